@@ -1,0 +1,80 @@
+"""Command line: the GUI by default, plus headless subcommands.
+
+Each subcommand lives in ``attnviz.commands.<name>`` with ``register(subparsers)`` and
+``run(args) -> int``; it is imported only when asked for, so starting the GUI stays fast.
+Bad arguments exit with status 2 and a one-line message (argparse's convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from attnviz import __version__
+
+#: Subcommand name → module under attnviz.commands.
+COMMANDS: dict[str, str] = {}
+
+
+def _parser(command: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="attnviz",
+        description="Live, touchable panels for transformer attention. "
+        "With no command, opens the desktop application.",
+    )
+    parser.add_argument("--version", action="version", version=f"attnviz {__version__}")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="build every panel offscreen, export one PNG, check it and exit",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        if command in (None, name):
+            importlib.import_module(f"attnviz.commands.{module}").register(sub)
+        else:
+            sub.add_parser(name)
+    return parser
+
+
+def _display_problem() -> str | None:
+    """A message when no display is reachable on Linux, instead of Qt's abort."""
+    if not sys.platform.startswith("linux"):
+        return None
+    if (
+        os.environ.get("QT_QPA_PLATFORM")
+        or os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return None
+    cmds = ", ".join(f"attnviz {c}" for c in COMMANDS) or "attnviz --self-test"
+    return (
+        "attnviz: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+        "  Run it in a desktop session, or on a server under a virtual display:\n"
+        "      xvfb-run attnviz\n"
+        f"  Headless commands need no display: {cmds}, attnviz --self-test."
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``attnviz`` command; returns the process exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command is not None and command not in COMMANDS:
+        command = None  # let argparse report the unknown command
+    args = _parser(command).parse_args(argv)
+    if args.command:
+        return int(importlib.import_module(f"attnviz.commands.{COMMANDS[args.command]}").run(args))
+    if args.self_test:
+        from attnviz.ui.self_test import run_self_test
+
+        return run_self_test()
+    problem = _display_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
+    from attnviz.ui.app import run_app
+
+    return run_app()

@@ -1,0 +1,297 @@
+"""Scaled dot-product attention, its backward pass and the softmax Jacobian, in numpy.
+
+Shapes follow the chapter: ``q`` is ``(..., n_q, d_k)``, ``k`` is ``(..., n_k, d_k)``,
+``v`` is ``(..., n_k, d_v)``; leading batch/head dimensions broadcast. float32 inputs stay
+float32, everything else is computed in float64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.core._validate import as_float_array, check_temperature, result_dtype
+
+
+@dataclass(frozen=True)
+class AttentionResult:
+    """Everything one attention call computes.
+
+    Attributes
+    ----------
+    scores : scaled scores ``q kᵀ / √d_k / T``, before the mask
+    weights : ``softmax`` of the masked scores (rows of fully masked queries are 0)
+    output : ``weights @ v``
+    entropy : Shannon entropy of each weight row, in nats (0 for a fully masked row)
+    fully_masked : True for each query row that may attend to no key
+    """
+
+    scores: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+    entropy: np.ndarray
+    fully_masked: np.ndarray
+
+    @property
+    def any_fully_masked(self) -> bool:
+        """True when at least one query row had no key to attend to."""
+        return bool(self.fully_masked.any())
+
+
+@dataclass(frozen=True)
+class AttentionGradients:
+    """Gradients of a scalar loss through one attention call (see :func:`attention_backward`)."""
+
+    dq: np.ndarray
+    dk: np.ndarray
+    dv: np.ndarray
+    dscores: np.ndarray
+
+
+@dataclass(frozen=True)
+class GradientCheck:
+    """Largest absolute difference between analytic and central-difference gradients."""
+
+    dq: float
+    dk: float
+    dv: float
+
+    @property
+    def max_error(self) -> float:
+        """The worst of the three errors."""
+        return max(self.dq, self.dk, self.dv)
+
+
+def _qk(q, k):
+    q = as_float_array(q, "q")
+    k = as_float_array(k, "k")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share d_k (last dimension): q {q.shape} vs k {k.shape}")
+    return q, k
+
+
+def _scale_factor(d_k: int, scale: bool, temperature: float) -> float:
+    if not isinstance(scale, (bool, np.bool_)):
+        raise ValueError(f"scale must be True or False, got {scale!r}")
+    t = check_temperature(temperature)
+    return (1.0 / np.sqrt(d_k) if scale else 1.0) / t
+
+
+def scaled_scores(q, k, *, scale: bool = True, temperature: float = 1.0) -> np.ndarray:
+    """Return ``q @ kᵀ / (√d_k if scale else 1) / temperature``.
+
+    Parameters
+    ----------
+    q, k : array_like, shapes ``(..., n_q, d_k)`` and ``(..., n_k, d_k)``
+    scale : divide by √d_k (the divisor the lesson argues for)
+    temperature : extra softmax temperature, > 0
+
+    Returns
+    -------
+    ndarray of shape ``(..., n_q, n_k)``
+    """
+    q, k = _qk(q, k)
+    c = _scale_factor(q.shape[-1], scale, temperature)
+    dtype = result_dtype(q, k)
+    return (np.matmul(q, np.swapaxes(k, -1, -2)) * c).astype(dtype, copy=False)
+
+
+def softmax(s, axis: int = -1) -> np.ndarray:
+    """Max-subtracted softmax along ``axis``.
+
+    ``−inf`` entries (masked scores) get weight 0; a row whose entries are all ``−inf``
+    gives zeros, not NaN. NaN or ``+inf`` raise ``ValueError``.
+    """
+    s = as_float_array(s, "scores", min_ndim=1, allow_neg_inf=True)
+    m = np.max(s, axis=axis, keepdims=True)
+    # A fully masked row has max −inf; shifting by 0 keeps exp(−inf) = 0 without NaN.
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(s - m)
+    total = np.sum(e, axis=axis, keepdims=True)
+    safe = np.where(total > 0, total, 1.0)
+    return (e / safe).astype(s.dtype, copy=False)
+
+
+def _check_mask(mask, scores_shape) -> np.ndarray | None:
+    if mask is None:
+        return None
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        if np.issubdtype(m.dtype, np.integer) and np.isin(m, (0, 1)).all():
+            m = m.astype(bool)
+        else:
+            raise ValueError(f"mask must be boolean (True = may attend), got dtype {m.dtype}")
+    try:
+        np.broadcast_shapes(m.shape, scores_shape)
+    except ValueError as exc:
+        raise ValueError(
+            f"mask of shape {m.shape} does not broadcast to the scores' shape {scores_shape}"
+        ) from exc
+    if np.broadcast_shapes(m.shape, scores_shape) != tuple(scores_shape):
+        raise ValueError(f"mask of shape {m.shape} would enlarge the scores' shape {scores_shape}")
+    return m
+
+
+def row_entropy(weights: np.ndarray) -> np.ndarray:
+    """Entropy in nats of each row of ``weights`` (0·log 0 taken as 0)."""
+    w = np.asarray(weights)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
+    return (-terms.sum(axis=-1)).astype(w.dtype, copy=False)
+
+
+def _forward(q, k, v, mask, scale, temperature):
+    q, k = _qk(q, k)
+    v = as_float_array(v, "v")
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"k and v must have the same number of keys: k {k.shape} vs v {v.shape}")
+    try:
+        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError as exc:
+        raise ValueError(
+            f"leading (batch/head) dimensions do not broadcast: q {q.shape}, k {k.shape}, "
+            f"v {v.shape}"
+        ) from exc
+    c = _scale_factor(q.shape[-1], scale, temperature)
+    dtype = result_dtype(q, k, v)
+    scores = (np.matmul(q, np.swapaxes(k, -1, -2)) * c).astype(dtype, copy=False)
+    m = _check_mask(mask, scores.shape)
+    logits = scores if m is None else np.where(m, scores, -np.inf).astype(dtype, copy=False)
+    weights = softmax(logits)
+    return q, k, v, c, m, scores, weights
+
+
+def attention(
+    q, k, v, *, mask=None, scale: bool = True, temperature: float = 1.0
+) -> AttentionResult:
+    """Scaled dot-product attention ``softmax(mask(q kᵀ/√d_k/T)) v``.
+
+    Parameters
+    ----------
+    q, k, v : array_like, shapes ``(..., n_q, d_k)``, ``(..., n_k, d_k)``, ``(..., n_k, d_v)``
+    mask : boolean array broadcastable to ``(..., n_q, n_k)``, True = may attend
+        (see :mod:`attnviz.core.masks`); masked scores become −inf before the softmax
+    scale : divide the scores by √d_k
+    temperature : softmax temperature, > 0
+
+    Returns
+    -------
+    AttentionResult
+        A fully masked query row gets zero weights, zero output and entropy 0, and is
+        flagged in ``fully_masked``.
+    """
+    q, k, v, _c, m, scores, weights = _forward(q, k, v, mask, scale, temperature)
+    output = np.matmul(weights, v).astype(weights.dtype, copy=False)
+    if m is None:
+        fully = np.zeros(scores.shape[:-1], dtype=bool)
+    else:
+        fully = ~np.broadcast_to(m, scores.shape).any(axis=-1)
+    return AttentionResult(
+        scores=scores,
+        weights=weights,
+        output=output,
+        entropy=row_entropy(weights),
+        fully_masked=fully,
+    )
+
+
+def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum ``grad`` over the leading axes that broadcasting added or stretched."""
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad
+
+
+def attention_backward(
+    d_output, q, k, v, *, mask=None, scale: bool = True, temperature: float = 1.0
+) -> AttentionGradients:
+    """Backward pass of one attention call, as the chapter writes it.
+
+    ``dV = Aᵀ dO``, ``dA = dO Vᵀ``, ``dS = A ⊙ (dA − rowsum(dA ⊙ A))``,
+    ``dQ = c · dS K``, ``dK = c · dSᵀ Q`` with ``c = 1/(√d_k · T)`` (or ``1/T`` unscaled).
+    ``dscores`` is the gradient with respect to the scaled scores; each of its rows sums
+    to 0, and it is 0 wherever the mask hides a key.
+    """
+    q, k, v, c, _m, _scores, a = _forward(q, k, v, mask, scale, temperature)
+    d_o = as_float_array(d_output, "d_output")
+    expected = np.broadcast_shapes(a.shape[:-2], v.shape[:-2]) + (a.shape[-2], v.shape[-1])
+    try:
+        fits = np.broadcast_shapes(d_o.shape, expected) == expected
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"d_output must have the output's shape {expected}, got {d_o.shape}")
+    d_o = np.broadcast_to(d_o, expected)
+    dv = np.matmul(np.swapaxes(a, -1, -2), d_o)
+    da = np.matmul(d_o, np.swapaxes(v, -1, -2))
+    ds = a * (da - np.sum(da * a, axis=-1, keepdims=True))
+    dq = np.matmul(ds, k) * c
+    dk = np.matmul(np.swapaxes(ds, -1, -2), q) * c
+    dtype = result_dtype(q, k, v, d_o)
+    return AttentionGradients(
+        dq=_unbroadcast(dq, q.shape).astype(dtype, copy=False),
+        dk=_unbroadcast(dk, k.shape).astype(dtype, copy=False),
+        dv=_unbroadcast(dv, v.shape).astype(dtype, copy=False),
+        dscores=ds.astype(dtype, copy=False),
+    )
+
+
+def softmax_jacobian(a) -> np.ndarray:
+    """Jacobian ``∂a/∂s = diag(a) − a aᵀ`` of the softmax at one weight row ``a``."""
+    a = as_float_array(a, "a", min_ndim=1)
+    if a.ndim != 1:
+        raise ValueError(f"softmax_jacobian takes one row (1-D), got shape {a.shape}")
+    return np.diag(a) - np.outer(a, a)
+
+
+def finite_difference_check(
+    q,
+    k,
+    v,
+    d_output,
+    *,
+    mask=None,
+    scale: bool = True,
+    temperature: float = 1.0,
+    eps: float = 1e-6,
+) -> GradientCheck:
+    """Compare :func:`attention_backward` with central finite differences.
+
+    The loss is ``sum(output · d_output)``, so its exact gradient is what the backward
+    pass returns. Runs in float64; costs two forward passes per input entry, so keep the
+    inputs small.
+    """
+    q64, k64, v64 = (
+        as_float_array(x, n).astype(np.float64) for x, n in ((q, "q"), (k, "k"), (v, "v"))
+    )
+    d_o = as_float_array(d_output, "d_output").astype(np.float64)
+    grads = attention_backward(d_o, q64, k64, v64, mask=mask, scale=scale, temperature=temperature)
+
+    def loss(qq, kk, vv) -> float:
+        out = attention(qq, kk, vv, mask=mask, scale=scale, temperature=temperature).output
+        return float(np.sum(out * d_o))
+
+    def numeric(which: int) -> np.ndarray:
+        args = [q64.copy(), k64.copy(), v64.copy()]
+        x = args[which]
+        g = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            orig = x[idx]
+            x[idx] = orig + eps
+            plus = loss(*args)
+            x[idx] = orig - eps
+            minus = loss(*args)
+            x[idx] = orig
+            g[idx] = (plus - minus) / (2 * eps)
+        return g
+
+    return GradientCheck(
+        dq=float(np.max(np.abs(grads.dq - numeric(0)))),
+        dk=float(np.max(np.abs(grads.dk - numeric(1)))),
+        dv=float(np.max(np.abs(grads.dv - numeric(2)))),
+    )

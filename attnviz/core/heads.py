@@ -1,0 +1,130 @@
+"""Synthetic heads of the three kinds the chapter reads in a real sentence.
+
+Each generator returns Q, K, V for a sequence of ``n`` tokens, width ``d_k`` and a seed,
+deterministically. The constructions make the intended pattern exact rather than hoped
+for, so a lecturer can rely on them:
+
+- ``content``: tokens with the same text share a random embedding, and q = gain · e,
+  k = e, so a query attends to the keys of equal or similar tokens;
+- ``previous``: q_i and k_j are multi-frequency rotary codes of positions i − 1 and j, so
+  q_i · k_j peaks at j = i − 1 (exactly orthogonal elsewhere for n ≤ 2·d_k);
+- ``decay``: q_i · k_j = −λ (i − j)² · √d_k up to a per-row constant, so after the √d_k
+  divisor the weights fall off as a Gaussian of the distance.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.core._validate import check_choice, check_positive_int
+
+HEAD_KINDS = ("content", "previous", "decay")
+
+#: Largest n and d_k the generators accept: beyond this the arrays stop fitting a laptop.
+MAX_N = 1 << 20
+MAX_D_K = 4096
+
+
+@dataclass(frozen=True)
+class HeadQKV:
+    """Q, K, V of one synthetic head; shapes ``(n, d_k)``."""
+
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+
+
+def _token_vector(token: str, d_k: int, seed: int) -> np.ndarray:
+    # crc32 instead of hash(): Python salts str hashes per process, and presets must repeat.
+    rng = np.random.default_rng([seed, zlib.crc32(token.casefold().encode("utf-8"))])
+    e = rng.normal(size=d_k)
+    return e / np.linalg.norm(e)
+
+
+def content_head(n: int, d_k: int, *, seed: int = 0, tokens=None, gain: float = 4.0) -> HeadQKV:
+    """A content-matching head: equal tokens attend to each other."""
+    rng = np.random.default_rng(seed)
+    if tokens is None:
+        emb = rng.normal(size=(n, d_k))
+        emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    else:
+        emb = np.stack([_token_vector(t, d_k, seed) for t in tokens])
+    # √d_k keeps the scaled score of a perfect match at `gain` whatever d_k is.
+    q = gain * np.sqrt(d_k) * emb
+    k = emb.copy()
+    v = rng.normal(size=(n, d_k))
+    return HeadQKV(q, k, v)
+
+
+def _rotary_code(positions: np.ndarray, d_k: int) -> np.ndarray:
+    """Unit-norm multi-frequency code whose dot products depend only on position gaps.
+
+    With P pairs at the midpoint frequencies ω_p = π(p + ½)/P, the sum of cos(ω_p Δ) is
+    exactly 0 for every integer gap Δ that is not a multiple of 2P, so codes of positions
+    fewer than 2P apart are orthogonal (exact previous-token pattern for n ≤ 2·d_k).
+    """
+    pairs = max(d_k // 2, 1)
+    freqs = np.pi * (np.arange(pairs) + 0.5) / pairs
+    ang = positions[:, None] * freqs[None, :]
+    code = np.zeros((positions.size, d_k))
+    code[:, 0 : 2 * pairs : 2] = np.cos(ang)
+    if d_k >= 2:
+        code[:, 1 : 2 * pairs : 2] = np.sin(ang)
+    return code / np.sqrt(pairs)
+
+
+def previous_token_head(n: int, d_k: int, *, seed: int = 0, gain: float = 6.0) -> HeadQKV:
+    """A previous-token head: query i attends to key i − 1 (the first token to itself)."""
+    pos = np.arange(n, dtype=np.float64)
+    target = np.maximum(pos - 1, 0)
+    q = gain * np.sqrt(d_k) * _rotary_code(target, d_k)
+    k = _rotary_code(pos, d_k)
+    v = np.random.default_rng(seed).normal(size=(n, d_k))
+    return HeadQKV(q, k, v)
+
+
+def distance_decay_head(n: int, d_k: int, *, seed: int = 0, rate: float = 0.5) -> HeadQKV:
+    """A distance-decay head: weights fall off with |i − j| (Gaussian, width ~ 1/√rate)."""
+    if d_k < 3:
+        raise ValueError(f"the distance-decay head needs d_k ≥ 3, got {d_k}")
+    pos = np.arange(n, dtype=np.float64)
+    # Centre positions so the quadratic terms stay small for long sequences.
+    c = pos - (n - 1) / 2
+    s = np.sqrt(d_k) * rate
+    q = np.zeros((n, d_k))
+    k = np.zeros((n, d_k))
+    # q_i·k_j = s(2 c_i c_j − c_j²) = −s (c_i − c_j)² + s c_i²  (the last term is per-row).
+    q[:, 0] = 2 * s * c
+    q[:, 1] = -s
+    k[:, 0] = c
+    k[:, 1] = c**2
+    v = np.random.default_rng(seed).normal(size=(n, d_k))
+    return HeadQKV(q, k, v)
+
+
+def generate_head(kind: str, n: int, d_k: int, *, seed: int = 0, tokens=None) -> HeadQKV:
+    """Q, K, V for a head of ``kind`` in :data:`HEAD_KINDS` over ``n`` tokens.
+
+    ``tokens`` (a list of ``n`` strings) is used by the content head to match equal words.
+    Raises ``ValueError`` on an unknown kind, n or d_k out of range, or a token list of the
+    wrong length.
+    """
+    check_choice(kind, HEAD_KINDS, "head kind")
+    n = check_positive_int(n, "n")
+    d_k = check_positive_int(d_k, "d_k")
+    if n > MAX_N:
+        raise ValueError(f"n={n} is too large for a generated head (at most {MAX_N})")
+    if d_k > MAX_D_K:
+        raise ValueError(f"d_k={d_k} is too large for a generated head (at most {MAX_D_K})")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if tokens is not None and len(tokens) != n:
+        raise ValueError(f"got {len(tokens)} tokens for n={n}")
+    if kind == "content":
+        return content_head(n, d_k, seed=seed, tokens=tokens)
+    if kind == "previous":
+        return previous_token_head(n, d_k, seed=seed)
+    return distance_decay_head(n, d_k, seed=seed)

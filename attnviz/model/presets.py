@@ -1,0 +1,180 @@
+"""Presets: the documents' worked examples as data files in ``resources/presets``.
+
+One function, :func:`load_preset`, turns a preset file into arrays ready for the core.
+A preset gives Q, K and V explicitly (rows of numbers, or ``{"fill": x, "length": d}``
+for a constant row), by a seeded draw (``"random"``), or by a synthetic head
+(``"head": {"kind": ..., "seed": ...}`` with ``"d_k"``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from functools import cache
+
+import numpy as np
+
+from attnviz.core.heads import generate_head
+from attnviz.paths import resource
+
+_FORMAT = 1
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+def tokenize(text: str) -> list[str]:
+    """Split on whitespace and punctuation: words stay whole, each punctuation mark is a token."""
+    return _TOKEN_RE.findall(text)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A one-click edit a preset suggests (e.g. give "praça" another value)."""
+
+    id: str
+    title: str
+    edit: dict
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A worked example: tokens, Q/K/V and the settings to view them with."""
+
+    id: str
+    title: str
+    source: str
+    tokens: list[str]
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    scale: bool = True
+    temperature: float = 1.0
+    selected_query: int = 0
+    masks: dict = field(default_factory=dict)
+    head: dict | None = None
+    value_labels: list[str] | None = None
+    d_output: np.ndarray | None = None
+    experiments: tuple[Experiment, ...] = ()
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def d_k(self) -> int:
+        """Width of the queries and keys."""
+        return int(self.q.shape[-1])
+
+    def with_experiment(self, experiment_id: str) -> Preset:
+        """Return a copy of this preset with one of its experiments applied."""
+        exp = next((e for e in self.experiments if e.id == experiment_id), None)
+        if exp is None:
+            known = ", ".join(e.id for e in self.experiments) or "none"
+            raise ValueError(
+                f"preset {self.id!r} has no experiment {experiment_id!r} (known: {known})"
+            )
+        arrays = {"q": self.q.copy(), "k": self.k.copy(), "v": self.v.copy()}
+        for name, rows in exp.edit.items():
+            for row, values in rows.items():
+                arrays[name][int(row)] = values
+        return replace(self, **arrays)
+
+
+def _row(entry) -> list[float]:
+    if isinstance(entry, dict):
+        return [float(entry["fill"])] * int(entry["length"])
+    return [float(x) for x in entry]
+
+
+def _matrix(rows, name: str) -> np.ndarray:
+    arr = np.array([_row(r) for r in rows], dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"preset field {name!r} must be a list of equal-length rows")
+    return arr
+
+
+@cache
+def preset_ids() -> tuple[str, ...]:
+    """The ids of every shipped preset, sorted."""
+    return tuple(sorted(p.stem for p in resource("presets").glob("*.json")))
+
+
+def load_preset(preset_id: str) -> Preset:
+    """Load the preset ``preset_id`` (see :func:`preset_ids`) into arrays.
+
+    Raises ``ValueError`` for an unknown id or a malformed file.
+    """
+    if preset_id not in preset_ids():
+        raise ValueError(f"unknown preset {preset_id!r}; known: {', '.join(preset_ids())}")
+    with resource("presets", f"{preset_id}.json").open(encoding="utf-8") as fh:
+        data = json.load(fh)
+    return preset_from_dict(data)
+
+
+def preset_from_dict(data: dict) -> Preset:
+    """Build a :class:`Preset` from its JSON form (see the module docstring)."""
+    if data.get("format") != _FORMAT:
+        raise ValueError(
+            f"preset format {data.get('format')!r} is not supported (expected {_FORMAT})"
+        )
+    tokens = list(data["tokens"]) if "tokens" in data else tokenize(data["text"])
+    d_output = None
+    if "random" in data:
+        spec = data["random"]
+        rng = np.random.default_rng(spec["seed"])
+        drawn = {name: rng.normal(size=tuple(spec["shape"])) for name in spec["draws"]}
+        q, k, v = drawn["q"], drawn["k"], drawn["v"]
+        d_output = drawn.get("d_output")
+    elif "head" in data:
+        h = generate_head(
+            data["head"]["kind"],
+            len(tokens),
+            int(data["d_k"]),
+            seed=int(data["head"].get("seed", 0)),
+            tokens=tokens,
+        )
+        q, k, v = h.q, h.k, h.v
+    else:
+        q, k, v = (_matrix(data[name], name) for name in ("q", "k", "v"))
+    for name, arr in (("q", q), ("k", k), ("v", v)):
+        if arr.shape[0] != len(tokens):
+            raise ValueError(
+                f"preset {data['id']!r}: {name} has {arr.shape[0]} rows for {len(tokens)} tokens"
+            )
+    known = {
+        "format",
+        "id",
+        "title",
+        "source",
+        "tokens",
+        "text",
+        "q",
+        "k",
+        "v",
+        "random",
+        "head",
+        "d_k",
+        "scale",
+        "temperature",
+        "selected_query",
+        "masks",
+        "value_labels",
+        "experiments",
+    }
+    return Preset(
+        id=data["id"],
+        title=data.get("title", data["id"]),
+        source=data.get("source", ""),
+        tokens=tokens,
+        q=q,
+        k=k,
+        v=v,
+        scale=bool(data.get("scale", True)),
+        temperature=float(data.get("temperature", 1.0)),
+        selected_query=int(data.get("selected_query", 0)),
+        masks=dict(data.get("masks", {})),
+        head=data.get("head"),
+        value_labels=data.get("value_labels"),
+        d_output=d_output,
+        experiments=tuple(
+            Experiment(e["id"], e["title"], e["edit"]) for e in data.get("experiments", [])
+        ),
+        extra={key: val for key, val in data.items() if key not in known},
+    )
