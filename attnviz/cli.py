@@ -1,7 +1,8 @@
 """Command line: the GUI by default, plus headless subcommands.
 
-Each subcommand lives in ``attnviz.commands.<name>`` with ``register(subparsers)`` and
-``run(args) -> int``; it is imported only when asked for, so starting the GUI stays fast.
+Each subcommand is a module ``attnviz.commands.<name>`` with ``register(subparsers)`` and
+``run(args) -> int``, found by listing that package; a module is imported only when its
+command is asked for (or for ``--help``), so starting the GUI stays fast.
 Bad arguments exit with status 2 and a one-line message (argparse's convention).
 """
 
@@ -10,12 +11,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import pkgutil
 import sys
 
-from attnviz import __version__
+from attnviz import __version__, commands
 
-#: Subcommand name → module under attnviz.commands.
-COMMANDS: dict[str, str] = {}
+#: Subcommand name → module under attnviz.commands (modules starting with "_" are helpers).
+COMMANDS: dict[str, str] = {
+    m.name: m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")
+}
 
 
 def _parser(command: str | None) -> argparse.ArgumentParser:

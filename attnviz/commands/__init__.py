@@ -1,0 +1,1 @@
+"""Headless subcommands of the ``attnviz`` command line, one module each."""
