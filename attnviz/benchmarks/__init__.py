@@ -1,0 +1,1 @@
+"""Figures measured by ``attnviz bench``, one module per area."""
