@@ -178,3 +178,32 @@ def preset_from_dict(data: dict) -> Preset:
         ),
         extra={key: val for key, val in data.items() if key not in known},
     )
+
+
+def preset_state_values(p: Preset) -> dict:
+    """The :class:`~attnviz.model.state.AttentionState` fields that show preset ``p``.
+
+    Every mask and selection is reset, so applying a preset always gives the same view.
+    """
+    n = len(p.tokens)
+    masks = p.masks
+    return {
+        "tokens": tuple(p.tokens),
+        "head": p.head["kind"] if p.head else "manual",
+        "seed": int(p.head.get("seed", 0)) if p.head else 0,
+        "d_k": p.d_k,
+        "q": p.q,
+        "k": p.k,
+        "v": p.v,
+        "scale": p.scale,
+        "temperature": p.temperature,
+        "causal": bool(masks.get("causal", False)),
+        "padding": tuple(bool(x) for x in masks.get("padding", [True] * n)),
+        "segments": tuple(int(x) for x in masks.get("segments", [0] * n)),
+        "window": int(masks.get("window", 0)),
+        "window_causal": bool(masks.get("window_causal", True)),
+        "selected_query": p.selected_query,
+        "selected_cell": None,
+        "value_labels": tuple(p.value_labels or ()),
+        "preset_id": p.id,
+    }

@@ -1,0 +1,133 @@
+"""The Qt-free state, the resolver's dependency tracking, and presets applied to the state."""
+
+import numpy as np
+import pytest
+
+from attnviz.model.presets import load_preset, preset_state_values
+from attnviz.model.resolve import Resolver, build_mask
+from attnviz.model.state import AttentionState, StateError
+
+
+def test_default_state_is_banco_and_resolves_to_the_chapter_numbers():
+    s = AttentionState()
+    r = Resolver(s)
+    st = r.results.steps
+    assert st.token == "banco"
+    np.testing.assert_array_equal(st.raw, [1, 3, 4])
+    np.testing.assert_allclose(st.scaled.round(2), [0.71, 2.12, 2.83])
+    np.testing.assert_allclose(st.weights.round(2), [0.07, 0.31, 0.62])
+    np.testing.assert_allclose(st.output.round(2), [0.85, 0.15])
+
+
+def test_one_event_per_update_with_changed_names():
+    s = AttentionState()
+    seen = []
+    s.changed.connect(seen.append)
+    s.update(scale=False, temperature=2.0)
+    s.d_k = 2  # unchanged: no event
+    s.causal = True
+    assert seen == [frozenset({"scale", "temperature"}), frozenset({"causal"})]
+
+
+def test_invalid_update_changes_nothing():
+    s = AttentionState()
+    before = s.snapshot()
+    for bad in (
+        {"temperature": 0.0},
+        {"temperature": float("nan")},
+        {"tokens": []},
+        {"tokens": ["a", " "]},
+        {"q": [[np.inf, 0], [0, 0], [0, 0]]},
+        {"selected_query": 7},
+        {"head": "nope"},
+        {"d_k": 5000, "head": "content"},
+        {"levels": (1, 0)},
+        {"window": -1},
+        {"nonexistent": 1},
+    ):
+        with pytest.raises(StateError):
+            s.update(**bad)
+    after = s.snapshot()
+    for key, val in before.items():
+        assert np.array_equal(val, after[key]) if isinstance(val, np.ndarray) else val == after[key]
+
+
+def test_manual_vectors_follow_tokens_and_d_k():
+    s = AttentionState()
+    s.tokens = ("sentei", "banco", "praça", "hoje")
+    assert s.q.shape == (4, 2) and np.all(s.q[3] == 0) and len(s.padding) == 4
+    s.d_k = 3
+    assert s.q.shape == (4, 3) and s.k.shape == (4, 3) and s.v.shape == (4, 2)
+    np.testing.assert_array_equal(s.q[1], [1, 2, 0])
+    s.tokens = ("a",)
+    assert s.q.shape == (1, 3) and s.selected_query == 0
+
+
+def test_synthetic_head_regenerates_on_seed_and_d_k():
+    s = AttentionState()
+    s.update(head="previous", tokens=tuple("abcdef"), d_k=8)
+    q1 = s.q.copy()
+    assert q1.shape == (6, 8)
+    s.seed = 5  # previous-token q/k do not depend on the seed, v does
+    assert not np.array_equal(s.v, q1)
+    s.d_k = 16
+    assert s.q.shape == (6, 16)
+
+
+def test_resolver_recomputes_only_what_depends():
+    s = AttentionState()
+    r = Resolver(s)
+    events = []
+    r.resolved.connect(lambda res, names: events.append(names))
+    att0 = r.results.attention
+    s.selected_query = 0
+    assert events[-1] == frozenset({"steps"}) and r.results.attention is att0
+    s.colormap = "cividis"
+    assert events[-1] == frozenset({"colormap"}) and r.results.attention is att0
+    s.causal = True
+    assert {"mask", "attention", "steps"} <= events[-1]
+    assert r.results.generation == 3
+    assert np.all(np.triu(r.results.attention.weights, 1) == 0)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"causal": True},
+        {"padding": (True, True, False)},
+        {"segments": (0, 0, 1)},
+        {"window": 1},
+        {"window": 2, "window_causal": False},
+    ],
+)
+def test_every_mask_kind_reaches_the_weights(settings):
+    s = AttentionState()
+    r = Resolver(s)
+    s.update(**settings)
+    m = build_mask(s)
+    w = r.results.attention.weights
+    assert m is not None and np.all(w[~m] == 0)
+    np.testing.assert_allclose(w[m.any(axis=1)].sum(axis=1), 1)
+
+
+def test_experiment_praca_money_through_the_state():
+    p = load_preset("banco").with_experiment("praca-money")
+    s = AttentionState(**preset_state_values(p))
+    r = Resolver(s)
+    np.testing.assert_allclose(r.results.steps.output.round(2), [0.23, 0.77])
+
+
+@pytest.mark.parametrize("pid", ["banco", "lesson-sqrt-dk", "gato", "long-sentence", "blog-2d"])
+def test_presets_apply_to_state(pid):
+    s = AttentionState(**preset_state_values(load_preset(pid)))
+    r = Resolver(s)
+    assert s.preset_id == pid
+    assert np.all(np.isfinite(r.results.attention.weights))
+
+
+def test_lesson_preset_toggling_divisor():
+    s = AttentionState(**preset_state_values(load_preset("lesson-sqrt-dk")))
+    r = Resolver(s)
+    np.testing.assert_allclose(r.results.steps.weights.round(3), [0.419, 0.326, 0.254])
+    s.scale = False
+    np.testing.assert_allclose(r.results.steps.weights.round(4), [0.9817, 0.0180, 0.0003])
