@@ -1,0 +1,39 @@
+"""Shared fixtures for the UI tests: isolated QSettings, a fresh state and resolver."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QSettings
+
+from attnviz.model.resolve import Resolver
+from attnviz.model.state import AttentionState
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path_factory):
+    """Point every QSettings of the test at a fresh temporary folder (INI files).
+
+    Autouse, so no UI test can read or write the user's real settings, even by accident.
+    Returns the folder.
+    """
+    folder = tmp_path_factory.mktemp("settings")
+    QCoreApplication.setOrganizationName("attnviz-tests")
+    QCoreApplication.setApplicationName("attnviz-tests")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    for fmt in (QSettings.Format.IniFormat, QSettings.Format.NativeFormat):
+        for scope in (QSettings.Scope.UserScope, QSettings.Scope.SystemScope):
+            QSettings.setPath(fmt, scope, str(folder))
+    yield folder
+    QSettings().clear()
+
+
+@pytest.fixture
+def state():
+    """A fresh state: the default is the chapter's hand-worked example (banco)."""
+    return AttentionState()
+
+
+@pytest.fixture
+def resolver(state):
+    """A resolver listening to ``state``."""
+    return Resolver(state)
