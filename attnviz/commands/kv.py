@@ -1,0 +1,316 @@
+"""``attnviz kv``: KV-cache, weights and score-matrix memory of a model, as a table or JSON.
+
+Either a shipped card (``--model llama-3-8b``) or a card given by flags (``--layers 32
+--kv-heads 8 --head-dim 128 --heads 32``). The figures come from :func:`attnviz.core.kvcache.
+kv_report`; this module only parses and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+
+from attnviz.core.kvcache import DTYPE_BYTES, ModelCard, kv_report, model_card, model_cards
+from attnviz.core.kvcache import parse_tokens as _parse_tokens
+
+#: Card flags (dest names), which cannot be mixed with --model.
+_CARD_FLAGS = (
+    "layers",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "kv_lora_rank",
+    "rope_head_dim",
+    "attention_layers",
+    "sliding_window",
+    "sliding_layers",
+    "params",
+)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be ≥ 1, got {value}")
+    return value
+
+
+def _tokens(text: str) -> int:
+    try:
+        return _parse_tokens(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _params(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number like 8.03e9, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be finite and > 0, got {text!r}")
+    return value
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``kv`` subcommand to the ``attnviz`` parser."""
+    p = subparsers.add_parser(
+        "kv",
+        help="KV-cache and score-matrix memory of a model",
+        description="KV-cache bytes per token and at a context, weights and the n×n score "
+        "matrix of a model, compared with the same model as MHA, GQA, MQA and MLA. "
+        "Give --model NAME, or the card's shape with --layers, --kv-heads and --head-dim.",
+    )
+    p.add_argument("--model", metavar="NAME", help="a shipped model card (see --list-models)")
+    p.add_argument("--list-models", action="store_true", help="list the shipped cards and exit")
+    card = p.add_argument_group("a card given by its shape (instead of --model)")
+    card.add_argument("--layers", type=_positive_int, metavar="L", help="every layer")
+    card.add_argument(
+        "--heads", type=_positive_int, metavar="N", help="query heads (default: --kv-heads)"
+    )
+    card.add_argument("--kv-heads", type=_positive_int, metavar="H", help="key/value heads")
+    card.add_argument("--head-dim", type=_positive_int, metavar="D", help="width of one head")
+    card.add_argument("--kv-lora-rank", type=_positive_int, metavar="R", help="MLA latent rank")
+    card.add_argument(
+        "--rope-head-dim", type=_positive_int, metavar="P", help="MLA decoupled RoPE key width"
+    )
+    card.add_argument(
+        "--attention-layers",
+        type=_positive_int,
+        metavar="A",
+        help="layers with a KV cache, for hybrids (default: all)",
+    )
+    card.add_argument(
+        "--sliding-window",
+        type=_positive_int,
+        metavar="W",
+        help="tokens a sliding-window layer keeps",
+    )
+    card.add_argument(
+        "--sliding-layers",
+        type=_positive_int,
+        metavar="S",
+        help="attention layers that use the window (default: all of them)",
+    )
+    card.add_argument(
+        "--params", type=_params, metavar="COUNT", help="parameter count, e.g. 8.03e9"
+    )
+    p.add_argument(
+        "--context",
+        type=_tokens,
+        metavar="N",
+        help="tokens per sequence: 131072, 128k, 1M (default: the card's context)",
+    )
+    p.add_argument(
+        "--batch",
+        type=_positive_int,
+        default=1,
+        metavar="B",
+        help="sequences held at once (default 1)",
+    )
+    p.add_argument(
+        "--dtype",
+        choices=tuple(DTYPE_BYTES),
+        default="bf16",
+        help="element type of the cache and weights (default bf16)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(_kv_parser=p)
+    return p
+
+
+def _card(args, parser: argparse.ArgumentParser) -> ModelCard:
+    given = [f"--{name.replace('_', '-')}" for name in _CARD_FLAGS if getattr(args, name)]
+    if args.model:
+        if given:
+            parser.error(f"--model cannot be combined with {', '.join(given)}")
+        try:
+            return model_card(args.model)
+        except ValueError as exc:
+            parser.error(str(exc))
+    missing = [
+        f"--{n.replace('_', '-')}"
+        for n in ("layers", "kv_heads", "head_dim")
+        if getattr(args, n) is None
+    ]
+    if missing:
+        parser.error(
+            "give --model NAME, or a card with --layers, --kv-heads and --head-dim "
+            f"(missing: {', '.join(missing)})"
+        )
+    attention = args.attention_layers or args.layers
+    sliding = args.sliding_layers
+    if args.sliding_window and sliding is None:
+        sliding = attention  # a window with no layer count most often means every layer
+    try:
+        return ModelCard(
+            name="custom",
+            layers=args.layers,
+            n_heads=args.heads or args.kv_heads,
+            n_kv_heads=args.kv_heads,
+            head_dim=args.head_dim,
+            kv_lora_rank=args.kv_lora_rank,
+            rope_head_dim=args.rope_head_dim,
+            attention_layers=attention,
+            sliding_window=args.sliding_window,
+            sliding_layers=sliding or 0,
+            params=args.params,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def format_binary(n: float) -> str:
+    """``131072`` → ``"128 KiB"``, ``17179869184`` → ``"16 GiB"`` (powers of 1024)."""
+    return _scaled(n, 1024, ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"))
+
+
+def format_decimal(n: float) -> str:
+    """``34359738368`` → ``"34.36 GB"`` (powers of 1000, as disk and GPU makers count)."""
+    return _scaled(n, 1000, ("bytes", "kB", "MB", "GB", "TB", "PB"))
+
+
+def _scaled(n: float, base: int, units) -> str:
+    value, unit = float(n), units[0]
+    for unit in units:
+        if abs(value) < base or unit == units[-1]:
+            break
+        value /= base
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{text} {unit}"
+
+
+def _both(n: float) -> str:
+    return f"{format_binary(n)} = {format_decimal(n)}"
+
+
+def _count(params: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if params >= scale:
+            return f"{params / scale:.3g}{suffix}"
+    return f"{params:,.0f}"
+
+
+def _shape(card: dict, kind: str) -> list[str]:
+    layers = f"{card['layers']} layers"
+    if card["attention_layers"] == card["layers"]:
+        layers += ", all with attention"
+    else:
+        rest = card["layers"] - card["attention_layers"]
+        layers += f", {card['attention_layers']} with attention ({rest} linear/state-space)"
+    if card["sliding_layers"]:
+        layers += (
+            f", {card['sliding_layers']} of them sliding-window ({card['sliding_window']:,} tokens)"
+        )
+    if kind == "MLA":
+        heads = (
+            f"{card['n_heads']} query heads · MLA latent {card['kv_lora_rank']} + "
+            f"{card['rope_head_dim'] or 0} per layer"
+        )
+    else:
+        heads = (
+            f"{card['n_heads']} query heads, {card['n_kv_heads']} KV heads ({kind}) · "
+            f"head_dim {card['head_dim']}"
+        )
+    return [layers, heads]
+
+
+def format_report(r: dict) -> str:
+    """The readable table of ``attnviz kv`` for one :func:`kv_report` result."""
+    card, dtype, n = r["model"], r["dtype"], r["context"]
+    title = card["name"] + (f"  [{card['id']}]" if card.get("id") else "")
+    lines = [title, *("  " + s for s in _shape(card, r["attention"]))]
+    bpe = r["bytes_per_element"]
+    lines.append(
+        f"  {dtype} ({bpe} byte{'' if bpe == 1 else 's'} per element) · context {n:,} "
+        f"tokens · batch {r['batch']}"
+    )
+    rows = [
+        (
+            "KV cache per token",
+            f"{r['kv_bytes_per_token']:,} bytes = {format_binary(r['kv_bytes_per_token'])}",
+        ),
+        ("KV cache at context", f"{r['kv_cache_bytes']:,} bytes = {_both(r['kv_cache_bytes'])}"),
+    ]
+    sliding = r["cached_tokens_per_layer"]["sliding"]
+    if sliding is not None:
+        rows.append(("", f"(sliding layers hold {sliding:,} tokens, the others {n:,})"))
+    if r["weights_bytes"] is not None:
+        rows.append(
+            (
+                f"weights ({_count(card['params'])} params)",
+                f"{r['weights_bytes']:,.0f} bytes = {_both(r['weights_bytes'])}",
+            )
+        )
+    else:
+        rows.append(("weights", "unknown (no parameter count)"))
+    s = r["score_matrix"]
+    rows.append(("score matrix S", f"{n:,}² = {s['entries']:,} entries"))
+    rows.append(
+        ("", f"one head of one layer in {8 * s['bytes_per_element']}-bit: {_both(s['bytes'])}")
+    )
+    width = max(len(label) for label, _ in rows) + 3
+    lines.append("")
+    lines += [f"  {label.ljust(width)}{value}" for label, value in rows]
+    lines += ["", f"  The same model with other attention designs ({dtype}, {n:,} tokens):"]
+    table = [("design", "cached per layer and token", "per token", "at context", "vs card")]
+    for v in r["variants"]:
+        if v["latent"]:
+            what = f"latent {v['latent'][0]} + {v['latent'][1]}"
+        else:
+            what = f"{v['n_kv_heads']} KV head" + ("s" if v["n_kv_heads"] > 1 else "")
+        table.append(
+            (
+                v["design"] + (" *" if v["is_card"] else ""),
+                what,
+                format_binary(v["kv_bytes_per_token"]),
+                _both(v["kv_cache_bytes"]),
+                f"{v['ratio']:.3g}×",
+            )
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        lines.append(
+            "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        )
+    lines.append("  (* = this card)")
+    if card.get("source"):
+        lines.append("")
+        lines += textwrap.wrap(
+            "source: " + card["source"], 96, initial_indent="  ", subsequent_indent="    "
+        )
+    return "\n".join(lines)
+
+
+def _list_models() -> str:
+    cards = model_cards()
+    width = max(map(len, cards))
+    return "\n".join(
+        f"{cid.ljust(width)}  {c.name} ({c.attention_kind}, {c.layers} layers)"
+        for cid, c in sorted(cards.items())
+    )
+
+
+def run(args) -> int:
+    """Print the report for the card the arguments describe; 0 on success."""
+    parser = args._kv_parser
+    if args.list_models:
+        print(_list_models())
+        return 0
+    card = _card(args, parser)
+    context = args.context or card.context
+    if context is None:
+        parser.error("--context is required (this card has no context of its own)")
+    report = kv_report(card, context, batch=args.batch, dtype=args.dtype)
+    try:
+        print(json.dumps(report, indent=2) if args.json else format_report(report), flush=True)
+    except BrokenPipeError:
+        # `attnviz kv ... | head` closed the pipe early: not an error of ours (Python docs recipe).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0

@@ -1,0 +1,203 @@
+"""``attnviz kv``: the printed table, the JSON and the exit codes."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from attnviz.cli import main
+
+GIB = 2**30
+IDS = (
+    "llama-3-8b",
+    "llama-3-70b",
+    "mistral-7b",
+    "qwen2.5-7b",
+    "qwen3-8b",
+    "qwen3.8-27b",
+    "deepseek-v3",
+)
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "attnviz", "kv", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _json(capsys, line: str) -> dict:
+    """Run ``attnviz kv <line> --json`` in this process and parse what it prints."""
+    assert main(["kv", *line.split(), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _error(capsys, *args) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(["kv", *args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("attnviz kv: error: ")
+    return err.splitlines()[-1]
+
+
+def test_llama3_8b_table_in_a_subprocess():
+    r = _cli("--model", "llama-3-8b", "--context", "131072")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "131,072 bytes = 128 KiB" in out
+    assert "17,179,869,184 bytes = 16 GiB = 17.18 GB" in out
+    assert "34.36 GB" in out  # the score matrix at 128k, 16-bit
+    assert "weights (8.03B params)" in out
+    rows = {
+        line.split()[0]: line
+        for line in out.splitlines()
+        if line[2:5] in ("MHA", "GQA", "MQA", "MLA")
+    }
+    assert set(rows) == {"MHA", "GQA", "MQA", "MLA"}
+    assert "512 KiB" in rows["MHA"] and "64 GiB" in rows["MHA"] and rows["MHA"].endswith("4×")
+    assert rows["GQA"].split()[1] == "*"  # the card itself
+    assert "source:" in out and "config.json" in out
+
+
+def test_128k_is_the_same_as_131072(capsys):
+    assert main(["kv", "--model", "llama-3-8b", "--context", "131072"]) == 0
+    first = capsys.readouterr().out
+    assert main(["kv", "--model", "llama-3-8b", "--context", "128k"]) == 0
+    assert capsys.readouterr().out == first
+
+
+def test_json(capsys):
+    r = _json(capsys, "--model llama-3-8b --context 128k")
+    assert r["kv_bytes_per_token"] == 131_072
+    assert r["kv_cache_bytes"] == 16 * GIB
+    assert r["context"] == 131_072 and r["batch"] == 1 and r["dtype"] == "bf16"
+    assert r["weights_bytes"] == 2 * 8_030_261_248
+    assert r["score_matrix"] == {
+        "n": 131_072,
+        "entries": 17_179_869_184,
+        "bytes_per_element": 2,
+        "bytes": 34_359_738_368,
+    }
+    by_design = {v["design"]: v for v in r["variants"]}
+    assert by_design["MHA"]["kv_bytes_per_token"] == 4 * 131_072
+    assert by_design["MHA"]["ratio"] == 4.0
+    assert by_design["MQA"]["n_kv_heads"] == 1
+    assert by_design["MLA"]["latent"] == [512, 64]
+    assert r["model"]["id"] == "llama-3-8b" and "config.json" in r["model"]["source"]
+
+
+def test_json_in_a_subprocess():
+    r = _cli("--model", "deepseek-v3", "--context", "1000", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["attention"] == "MLA"
+    assert data["kv_bytes_per_token"] == 61 * (512 + 64) * 2
+    assert data["kv_cache_bytes"] == 1000 * 61 * (512 + 64) * 2
+
+
+def test_batch_and_dtype(capsys):
+    one = _json(capsys, "--model qwen3-8b --context 32k")
+    four = _json(capsys, "--model qwen3-8b --context 32k --batch 4")
+    assert four["kv_cache_bytes"] == 4 * one["kv_cache_bytes"]
+    fp8 = _json(capsys, "--model qwen3-8b --context 32k --dtype fp8")
+    assert fp8["kv_bytes_per_token"] * 2 == one["kv_bytes_per_token"]
+    assert fp8["bytes_per_element"] == 1
+    int4 = _json(capsys, "--model qwen3-8b --context 32k --dtype int4")
+    assert int4["bytes_per_element"] == 0.5
+    assert int4["kv_bytes_per_token"] * 4 == one["kv_bytes_per_token"]
+
+
+def test_context_defaults_to_the_card(capsys):
+    r = _json(capsys, "--model qwen3.8-27b")
+    assert r["context"] == 262_144
+    assert r["score_matrix"]["entries"] == 68_719_476_736
+    assert r["kv_bytes_per_token"] == 16 * 2 * 4 * 256 * 2
+    assert r["weights_bytes"] is None
+
+
+def test_hybrid_and_sliding_tables(capsys):
+    assert main(["kv", "--model", "qwen3.8-27b"]) == 0
+    out = capsys.readouterr().out
+    assert "16 with attention (48 linear/state-space)" in out
+    assert "weights" in out and "unknown" in out
+    assert main(["kv", "--model", "mistral-7b", "--context", "128k"]) == 0
+    out = capsys.readouterr().out
+    assert "512 MiB" in out and "sliding layers hold 4,096 tokens" in out
+
+
+LLAMA_FLAGS = "--layers 32 --heads 32 --kv-heads 8 --head-dim 128"
+
+
+def test_card_given_by_flags_matches_the_preset(capsys):
+    preset = _json(capsys, "--model llama-3-8b --context 128k")
+    flags = _json(capsys, f"{LLAMA_FLAGS} --params 8030261248 --context 128k")
+    for key in ("kv_bytes_per_token", "kv_cache_bytes", "weights_bytes", "variants"):
+        assert flags[key] == preset[key]
+    assert flags["model"]["name"] == "custom"
+
+
+def test_flags_for_mla_hybrid_and_window(capsys):
+    mla = _json(
+        capsys,
+        "--layers 61 --heads 128 --kv-heads 128 --head-dim 128 "
+        "--kv-lora-rank 512 --rope-head-dim 64 --context 10",
+    )
+    assert mla["kv_bytes_per_token"] == 61 * 576 * 2 and mla["attention"] == "MLA"
+    hybrid = _json(
+        capsys,
+        "--layers 64 --heads 24 --kv-heads 4 --head-dim 256 --attention-layers 16 --context 256k",
+    )
+    assert hybrid["kv_cache_bytes"] == 16 * GIB
+    window = _json(capsys, f"{LLAMA_FLAGS} --sliding-window 4096 --context 128k")
+    assert window["kv_cache_bytes"] == 4096 * 131_072  # every layer slides by default
+    some = _json(capsys, f"{LLAMA_FLAGS} --sliding-window 4096 --sliding-layers 16 --context 8k")
+    assert some["kv_cache_bytes"] == (16 * 8192 + 16 * 4096) * 4096
+
+
+def test_unknown_model_exits_2_and_lists_the_ids():
+    r = _cli("--model", "gpt-5", "--context", "1000")
+    assert r.returncode == 2
+    last = r.stderr.strip().splitlines()[-1]
+    assert "unknown model 'gpt-5'" in last
+    assert all(model_id in last for model_id in IDS)
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "llama-3-8b", "--context", "0"], "--context"),
+        (["--model", "llama-3-8b", "--context", "lots"], "cannot read a token count"),
+        (["--model", "llama-3-8b", "--context", "1k", "--batch", "0"], "--batch"),
+        (["--model", "llama-3-8b", "--dtype", "int8"], "invalid choice: 'int8'"),
+        (["--model", "llama-3-8b", "--layers", "4"], "cannot be combined with --layers"),
+        (["--layers", "32", "--kv-heads", "8", "--context", "1k"], "missing: --head-dim"),
+        (["--context", "1k"], "give --model NAME"),
+        (["--layers", "32", "--heads", "30", "--kv-heads", "8", "--head-dim", "128"], "divide"),
+        (["--layers", "4", "--kv-heads", "8", "--head-dim", "128"], "--context is required"),
+        (["--layers", "4", "--kv-heads", "2", "--head-dim", "8", "--context", "9",
+          "--attention-layers", "5"], "exceeds layers"),
+        (["--layers", "4", "--kv-heads", "2", "--head-dim", "8", "--context", "9",
+          "--rope-head-dim", "64"], "kv_lora_rank"),
+        (["--layers", "4", "--kv-heads", "2", "--head-dim", "8", "--context", "9",
+          "--params", "-1"], "--params"),
+    ],
+)  # fmt: skip
+def test_bad_arguments_exit_2_with_one_line(capsys, args, message):
+    assert message in _error(capsys, *args)
+
+
+def test_bad_arguments_in_a_subprocess():
+    r = _cli("--layers", "32", "--heads", "30", "--kv-heads", "8", "--head-dim", "128")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1].startswith("attnviz kv: error: n_kv_heads (8)")
+
+
+def test_list_models(capsys):
+    assert main(["kv", "--list-models"]) == 0
+    out = capsys.readouterr().out
+    assert all(model_id in out for model_id in IDS)
