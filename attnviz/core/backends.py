@@ -1,0 +1,451 @@
+"""The same attention functions on numpy, on torch's CPU, or on a CUDA GPU.
+
+``get_backend(name)`` returns an object with ``attention``, ``tiled_attention``,
+``attention_overview`` and ``attention_block`` taking the arguments of the numpy functions
+(:mod:`attnviz.core.attention`, :mod:`attnviz.core.tiled`; the backend object takes the
+place of the ``backend=`` argument) and returning numpy arrays. The torch backends also
+accept torch tensors.
+
+torch is optional and slow to import, so it is imported only when a torch backend is asked
+for (or "auto" has to look for a GPU), never when this module is imported.
+
+Errors: a missing torch or CUDA raises :class:`BackendUnavailableError` (a ``RuntimeError``)
+whose message names the fix (``pip install "attnviz[torch]"``, or another backend); running
+out of memory raises :class:`BackendOutOfMemoryError` (a ``MemoryError``) suggesting a smaller n
+or the CPU. Bad arguments raise ``ValueError`` as everywhere in the core.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import math
+import sys
+
+import numpy as np
+
+from attnviz.core import attention as _attention
+from attnviz.core import tiled as _tiled
+from attnviz.core._validate import as_float_array, check_choice, check_temperature
+
+INSTALL_HINT = 'pip install "attnviz[torch]"'
+NAMES = ("numpy", "torch", "cuda", "auto")
+_DTYPES = {
+    "numpy": (None, "float32", "float64"),
+    "torch": (None, "float32", "float64"),
+    "cuda": (None, "float32", "bfloat16"),
+}
+
+
+class BackendUnavailableError(RuntimeError):
+    """The backend asked for cannot run here (torch not installed, or no CUDA device)."""
+
+
+class BackendOutOfMemoryError(MemoryError):
+    """The device ran out of memory; the message suggests a smaller n or the CPU."""
+
+
+def _import_torch():
+    try:
+        return importlib.import_module("torch")
+    except ImportError as exc:
+        raise BackendUnavailableError(
+            f"this backend needs PyTorch, which is not installed; install it with: {INSTALL_HINT}"
+            " (or use get_backend('numpy'))"
+        ) from exc
+
+
+def _torch_installed() -> bool:
+    if "torch" in sys.modules:
+        return sys.modules["torch"] is not None
+    try:
+        return importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+class NumpyBackend:
+    """The exact numpy functions; ``dtype`` ("float32"/"float64") casts inputs when set."""
+
+    name = "numpy"
+    device = "cpu"
+
+    def __init__(self, dtype: str | None = None):
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"NumpyBackend(dtype={self.dtype!r})"
+
+    def _cast(self, *xs):
+        if self.dtype is None:
+            return xs
+        return tuple(np.asarray(x, dtype=self.dtype) for x in xs)
+
+    def attention(self, q, k, v, *, mask=None, scale=True, temperature=1.0):
+        """:func:`attnviz.core.attention.attention`."""
+        q, k, v = self._cast(q, k, v)
+        return _attention.attention(q, k, v, mask=mask, scale=scale, temperature=temperature)
+
+    def tiled_attention(self, q, k, v, *, block_q, block_k, causal=False, scale=True):
+        """:func:`attnviz.core.tiled.tiled_attention`."""
+        q, k, v = self._cast(q, k, v)
+        return _tiled.tiled_attention(
+            q, k, v, block_q=block_q, block_k=block_k, causal=causal, scale=scale
+        )
+
+    def attention_overview(self, q, k, *, bins, reduce="mean", causal=False, scale=True):
+        """:func:`attnviz.core.tiled.attention_overview` with ``backend="numpy"``."""
+        q, k = self._cast(q, k)
+        return _tiled.attention_overview(
+            q, k, bins=bins, reduce=reduce, causal=causal, scale=scale, backend="numpy"
+        )
+
+    def attention_block(self, q, k, rows, cols, *, lse, causal=False, scale=True):
+        """:func:`attnviz.core.tiled.attention_block`."""
+        q, k = self._cast(q, k)
+        return _tiled.attention_block(q, k, rows, cols, lse=lse, causal=causal, scale=scale)
+
+
+def _guard_memory(method):
+    """Turn torch's out-of-memory errors into :class:`BackendOutOfMemoryError` with a way out."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except RuntimeError as exc:
+            oom = getattr(self.torch, "OutOfMemoryError", ())
+            text = str(exc)
+            if not (isinstance(exc, oom) or "out of memory" in text or "not enough memory" in text):
+                raise
+            where = "the GPU" if self.device.startswith("cuda") else "the CPU"
+            fix = "or the CPU backend (get_backend('numpy'))" if where == "the GPU" else ""
+            raise BackendOutOfMemoryError(
+                f"{where} ran out of memory in {method.__name__} ({text.splitlines()[0]}); "
+                f"try a smaller n (fewer tokens) {fix}".rstrip()
+            ) from exc
+
+    return wrapper
+
+
+class TorchBackend:
+    """torch on the CPU (float32/float64) or a CUDA device (float32/bfloat16).
+
+    ``dtype=None`` follows the inputs on the CPU (float32 stays float32, anything else is
+    float64) and means float32 on CUDA. Outputs are numpy (bfloat16 comes back as float32).
+    """
+
+    def __init__(self, device: str = "cpu", dtype: str | None = None):
+        self.torch = _import_torch()
+        self.device = device
+        self.name = "cuda" if device.startswith("cuda") else "torch"
+        self.dtype = dtype
+        self.ops = _TorchOps(self.torch, device)
+
+    def __repr__(self) -> str:
+        return f"TorchBackend(device={self.device!r}, dtype={self.dtype!r})"
+
+    def _inputs(self, *named):
+        """Validate and move ``(array_or_tensor, name)`` pairs to one device and dtype."""
+        arrays = [self.ops.validate(x, name) for x, name in named]
+        if self.dtype is not None:
+            dtype = getattr(self.torch, self.dtype)
+        elif self.name == "cuda":
+            dtype = self.torch.float32
+        else:
+            all32 = all(a.dtype in (np.float32, self.torch.float32) for a in arrays)
+            dtype = self.torch.float32 if all32 else self.torch.float64
+        return [self.ops.to_tensor(a, dtype) for a in arrays]
+
+    @staticmethod
+    def _check_shapes(q, k, v=None):
+        if q.shape[-1] != k.shape[-1]:
+            raise ValueError(
+                f"q and k must share d_k (last dimension): q {tuple(q.shape)} vs k {tuple(k.shape)}"
+            )
+        if v is not None and v.shape[-2] != k.shape[-2]:
+            raise ValueError(
+                f"k and v must have the same number of keys: k {tuple(k.shape)} vs v "
+                f"{tuple(v.shape)}"
+            )
+        shapes = [tuple(x.shape[:-2]) for x in (q, k, v) if x is not None]
+        try:
+            return np.broadcast_shapes(*shapes)
+        except ValueError as exc:
+            raise ValueError(f"leading (batch/head) dimensions do not broadcast: {shapes}") from exc
+
+    @_guard_memory
+    def attention(self, q, k, v, *, mask=None, scale=True, temperature=1.0):
+        """:func:`attnviz.core.attention.attention` in torch (dense: it returns n×n arrays)."""
+        q, k, v = self._inputs((q, "q"), (k, "k"), (v, "v"))
+        batch = self._check_shapes(q, k, v)
+        c = _scale(q.shape[-1], scale) / check_temperature(temperature)
+        shape = batch + (q.shape[-2], k.shape[-2])
+        # The mask rules (dtype, broadcasting) are attention()'s own; reuse them.
+        m = _attention._check_mask(mask, shape)
+        parts = self.ops.dense(q, k, v, c, m)
+        return _attention.AttentionResult(**{n: self.ops.numpy(t) for n, t in parts.items()})
+
+    @_guard_memory
+    def tiled_attention(self, q, k, v, *, block_q, block_k, causal=False, scale=True):
+        """:func:`attnviz.core.tiled.tiled_attention`: torch's ``scaled_dot_product_attention``
+        for the output, row strips of ``block_q`` queries for the log-sum-exp."""
+        _tiled._blocks(block_q, block_k)
+        _tiled._check_flag(causal, "causal")
+        q, k, v = self._inputs((q, "q"), (k, "k"), (v, "v"))
+        batch = self._check_shapes(q, k, v)
+        c = _scale(q.shape[-1], scale)
+        out = self.ops.sdpa(q, k, v, batch, c, causal)
+        lse = self.ops.row_lse(q, k, batch, c, causal)
+        return self.ops.numpy(out), self.ops.numpy(lse)
+
+    @_guard_memory
+    def attention_overview(self, q, k, *, bins, reduce="mean", causal=False, scale=True):
+        """:func:`attnviz.core.tiled.attention_overview` by strips of query rows in torch."""
+        check_choice(reduce, ("mean", "max"), "reduce")
+        _tiled._check_flag(causal, "causal")
+        q, k = self._inputs((q, "q"), (k, "k"))
+        batch = self._check_shapes(q, k)
+        bins = _tiled._check_bins(bins, q.shape[-2], k.shape[-2])
+        c = _scale(q.shape[-1], scale)
+        return self.ops.numpy(self.ops.overview(q, k, batch, c, bins, reduce, causal))
+
+    @_guard_memory
+    def attention_block(self, q, k, rows, cols, *, lse, causal=False, scale=True):
+        """:func:`attnviz.core.tiled.attention_block` in torch."""
+        _tiled._check_flag(causal, "causal")
+        q, k = self._inputs((q, "q"), (k, "k"))
+        self._check_shapes(q, k)
+        # bfloat16 would round lse to 3 digits: keep it in (at least) float32.
+        lse_dtype = self.torch.float32 if q.dtype == self.torch.bfloat16 else q.dtype
+        lse = self.ops.to_tensor(self.ops.validate(lse, "lse", min_ndim=1), lse_dtype)
+        n_q, n_k = q.shape[-2], k.shape[-2]
+        ri, ci = _tiled._indices(rows, n_q, "rows"), _tiled._indices(cols, n_k, "cols")
+        if lse.shape[-1] != n_q:
+            raise ValueError(f"lse must have one entry per query ({n_q}), got {tuple(lse.shape)}")
+        c = _scale(q.shape[-1], scale)
+        return self.ops.numpy(self.ops.block(q, k, ri, ci, lse, c, causal))
+
+
+class _TorchOps:
+    """The torch computations behind :class:`TorchBackend`, on one device."""
+
+    def __init__(self, torch, device: str):
+        self.torch = torch
+        self.device = device
+        # Scores held at once: a cache-sized strip on the CPU, a much larger one on a GPU,
+        # where each kernel launch should have millions of elements to chew on.
+        self.budget = (1 << 27) if device.startswith("cuda") else _tiled.STRIP_ELEMENTS
+
+    def validate(self, x, name: str, min_ndim: int = 2):
+        """numpy's checks for arrays; the same rules, in torch, for tensors."""
+        torch = self.torch
+        if not isinstance(x, torch.Tensor):
+            return as_float_array(x, name, min_ndim=min_ndim)
+        x = x.detach()
+        if x.is_complex():
+            raise ValueError(f"{name}: complex values are not supported")
+        if not x.is_floating_point():
+            x = x.to(torch.float64)
+        if x.ndim < min_ndim:
+            raise ValueError(
+                f"{name}: expected at least {min_ndim} dimensions, got {tuple(x.shape)}"
+            )
+        if x.numel() == 0:
+            raise ValueError(f"{name}: empty tensor (shape {tuple(x.shape)})")
+        if not bool(torch.isfinite(x).all()):
+            raise ValueError(f"{name}: holds non-finite values")
+        return x
+
+    def to_tensor(self, a, dtype):
+        if not isinstance(a, self.torch.Tensor):
+            a = self.torch.from_numpy(np.ascontiguousarray(a))
+        return a.to(device=self.device, dtype=dtype)
+
+    def numpy(self, t) -> np.ndarray:
+        if t.dtype in (self.torch.bfloat16, self.torch.float16):
+            t = t.float()
+        return t.detach().cpu().numpy()
+
+    def _flat(self, x, batch):
+        """``(..., n, d)`` broadcast to ``batch`` and flattened to ``(B, n, d)``."""
+        return x.expand(batch + tuple(x.shape[-2:])).reshape(-1, *x.shape[-2:])
+
+    def _hide_above_diagonal(self, s, a, b, end, off):
+        """Set ``s[..., i − a, j] = −inf`` where key j is in the future of query i."""
+        lo = a + off + 1
+        if end > lo:
+            t = self.torch
+            hide = t.arange(lo, end, device=self.device)[None, :] > (
+                t.arange(a, b, device=self.device)[:, None] + off
+            )
+            s[..., lo:end].masked_fill_(hide, -math.inf)
+
+    def dense(self, q, k, v, c, m):
+        t = self.torch
+        s = t.matmul(q * c, k.transpose(-1, -2))
+        if m is None:
+            logits = s
+            fully = t.zeros(s.shape[:-1], dtype=t.bool, device=self.device)
+        else:
+            mt = t.as_tensor(np.ascontiguousarray(m), device=self.device)
+            logits = s.masked_fill(~mt, -math.inf)
+            fully = ~mt.expand(s.shape).any(dim=-1)
+        # softmax of an all −inf row is NaN; attention() defines it as zeros.
+        w = t.softmax(logits, dim=-1).masked_fill(fully[..., None], 0.0)
+        entropy = -t.special.xlogy(w, w).sum(dim=-1)
+        return {
+            "scores": s,
+            "weights": w,
+            "output": t.matmul(w, v),
+            "entropy": entropy,
+            "fully_masked": fully,
+        }
+
+    def sdpa(self, q, k, v, batch, c, causal):
+        t = self.torch
+        n_q, n_k = q.shape[-2], k.shape[-2]
+        q4, k4, v4 = (self._flat(x, batch)[:, None] for x in (q, k, v))
+        mask = None
+        if causal and n_q < n_k:
+            # SDPA's is_causal aligns the diagonal top-left; ours is bottom-right (decoding).
+            from torch.nn.attention.bias import causal_lower_right
+
+            mask = causal_lower_right(n_q, n_k)
+        out = t.nn.functional.scaled_dot_product_attention(
+            q4, k4, v4, attn_mask=mask, is_causal=causal and mask is None, scale=c
+        )
+        return out.reshape(batch + (n_q, v.shape[-1]))
+
+    def _scores(self, qa, kb, buf):
+        """``qa @ kbᵀ`` as float32/64; into ``buf`` (reused, no page faults) when possible."""
+        if qa.dtype == self.torch.bfloat16:
+            return self.torch.matmul(qa, kb.transpose(-1, -2)).float()
+        s = buf[: qa.shape[-2] * kb.shape[-2] * qa.shape[0]].view(qa.shape[0], qa.shape[-2], -1)
+        return self.torch.matmul(qa, kb.transpose(-1, -2), out=s)
+
+    def _strips(self, q, k, c, causal):
+        """Yield ``(a, b, e, total, top)`` as :func:`attnviz.core.tiled._strips`, batched."""
+        t = self.torch
+        n_batch, n_q, n_k = q.shape[0], q.shape[-2], k.shape[-2]
+        off = max(n_k - n_q, 0)
+        step = max(1, min(n_q, self.budget // (n_k * n_batch)))
+        dtype = t.float32 if q.dtype == t.bfloat16 else q.dtype
+        buf = t.empty(step * n_k * n_batch, dtype=dtype, device=self.device)
+        qc = q * c
+        for a in range(0, n_q, step):
+            b = min(a + step, n_q)
+            end = min(n_k, b + off) if causal else n_k
+            e = self._scores(qc[:, a:b], k[:, :end], buf)
+            if causal:
+                self._hide_above_diagonal(e, a, b, end, off)
+            top = e.amax(dim=-1)
+            e.sub_(top[..., None]).exp_()
+            yield a, b, e, e.sum(dim=-1), top
+
+    def row_lse(self, q, k, batch, c, causal):
+        qf, kf = self._flat(q, batch), self._flat(k, batch)
+        lse = self.torch.empty(qf.shape[:-1], dtype=self.torch.float64, device=self.device)
+        for a, b, _e, total, top in self._strips(qf, kf, c, causal):
+            lse[:, a:b] = top + total.log()
+        return lse.reshape(batch + (q.shape[-2],)).to(_real(self.torch, q.dtype))
+
+    def overview(self, q, k, batch, c, bins, reduce, causal):
+        t = self.torch
+        qf, kf = self._flat(q, batch), self._flat(k, batch)
+        n_q, n_k = q.shape[-2], k.shape[-2]
+        _r0, row_sizes = _tiled._split_starts(n_q, bins)
+        col_starts, col_sizes = _tiled._split_starts(n_k, bins)
+        group = np.repeat(np.arange(bins), row_sizes)
+        col_group = t.as_tensor(np.repeat(np.arange(bins), col_sizes), device=self.device)
+        acc = t.zeros(qf.shape[0], bins, bins, dtype=t.float64, device=self.device)
+        for a, b, e, total, _top in self._strips(qf, kf, c, causal):
+            g0, g1 = int(group[a]), int(group[b - 1])
+            rel = t.as_tensor(group[a:b] - g0, device=self.device)
+            if reduce == "mean":
+                # Σ_i w_ij over the strip's rows of each row group: one small matmul.
+                p = t.zeros(qf.shape[0], g1 - g0 + 1, b - a, dtype=e.dtype, device=self.device)
+                p[:, rel, t.arange(b - a, device=self.device)] = 1.0 / total
+                u = t.matmul(p, e).to(t.float64)
+                acc[:, g0 : g1 + 1].index_add_(2, col_group[: e.shape[-1]], u)
+            else:
+                w = (self._bin_max(e, n_k, bins) / total[..., None]).to(t.float64)
+                index = rel[None, :, None].expand_as(w)
+                acc[:, g0 : g1 + 1].scatter_reduce_(1, index, w, "amax", include_self=True)
+        if reduce == "mean":
+            sizes = np.outer(row_sizes, col_sizes).astype(np.float64)
+            acc /= t.as_tensor(sizes, device=self.device)
+        return acc.reshape(batch + (bins, bins)).to(_real(t, q.dtype))
+
+    def _bin_max(self, e, n_k, bins):
+        """Max over each column group: the first ``n_k % bins`` groups are one wider."""
+        if e.shape[-1] < n_k:  # causal strip: the keys it never reached weigh 0
+            e = self.torch.nn.functional.pad(e, (0, n_k - e.shape[-1]))
+        size, wide = divmod(n_k, bins)
+        split = wide * (size + 1)
+        head = e[..., :split].reshape(*e.shape[:-1], wide, size + 1).amax(dim=-1)
+        tail = e[..., split:].reshape(*e.shape[:-1], bins - wide, size).amax(dim=-1)
+        return self.torch.cat([head, tail], dim=-1)
+
+    def block(self, q, k, ri, ci, lse, c, causal):
+        t = self.torch
+        n_q, n_k = q.shape[-2], k.shape[-2]
+        rt, ct = t.as_tensor(ri, device=self.device), t.as_tensor(ci, device=self.device)
+        s = t.matmul(q[..., rt, :] * c, k[..., ct, :].transpose(-1, -2)).to(lse.dtype)
+        if causal:
+            # Hide before exp: a hidden score may exceed the row's lse and overflow.
+            s = s.masked_fill(ct[None, :] > rt[:, None] + max(n_k - n_q, 0), -math.inf)
+        return t.exp(s - lse[..., rt, None])
+
+
+def _real(torch, dtype):
+    """The dtype results come back in: float32 for bfloat16 inputs."""
+    return torch.float32 if dtype == torch.bfloat16 else dtype
+
+
+def _scale(d_k: int, scale) -> float:
+    _tiled._check_flag(scale, "scale")
+    return 1.0 / math.sqrt(d_k) if scale else 1.0
+
+
+def get_backend(name: str = "auto", *, dtype: str | None = None):
+    """Return the attention functions on ``name``.
+
+    Parameters
+    ----------
+    name : "numpy" (exact reference, always available), "torch" (torch on the CPU),
+        "cuda" (torch on the first CUDA device) or "auto" (CUDA when available, else numpy;
+        torch is imported only to look for a GPU, and only if it is installed)
+    dtype : None (follow the inputs; float32 on CUDA), "float32", "float64" (numpy, torch)
+        or "bfloat16" (cuda)
+
+    Returns
+    -------
+    NumpyBackend or TorchBackend, with ``name``, ``device``, ``dtype`` and the methods
+    ``attention``, ``tiled_attention``, ``attention_overview``, ``attention_block``.
+
+    Raises
+    ------
+    BackendUnavailableError
+        torch is not installed (the message says ``pip install "attnviz[torch]"``), or no
+        CUDA device is visible.
+    ValueError
+        unknown name or a dtype the backend does not run.
+    """
+    check_choice(name, NAMES, "backend")
+    if name == "auto":
+        cuda = _torch_installed() and _import_torch().cuda.is_available()
+        name = "cuda" if cuda else "numpy"
+    check_choice(dtype, _DTYPES[name], f"dtype for the {name} backend")
+    if name == "numpy":
+        return NumpyBackend(dtype)
+    torch = _import_torch()
+    if name == "cuda" and not torch.cuda.is_available():
+        raise BackendUnavailableError(
+            f"CUDA is not available (torch {torch.__version__}, "
+            f"built for CUDA {torch.version.cuda or 'none'}; no GPU visible); "
+            "use get_backend('torch') for torch on the CPU or get_backend('numpy'), or install "
+            "a CUDA build of torch (https://pytorch.org/get-started/locally/)"
+        )
+    return TorchBackend("cuda" if name == "cuda" else "cpu", dtype)
