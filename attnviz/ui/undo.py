@@ -1,0 +1,218 @@
+"""Undo and redo of every state edit, recorded automatically from the state's events.
+
+Controls only write the state; :class:`UndoController` listens to
+``AttentionState.changed``, keeps the last known value of every field and pushes one
+:class:`StateCommand` per change holding the before/after values of the fields that
+changed. Consecutive changes of the same fields in quick succession (a slider drag) merge
+into one step, and so does everything written inside :meth:`UndoController.merging`.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
+
+from attnviz.model.state import FIELD_NAMES, AttentionState
+
+#: Changes of the same fields closer together than this (seconds) form one undo step:
+#: long enough to span the pauses of a hand-held drag, short enough that two deliberate
+#: edits stay apart.
+MERGE_INTERVAL = 0.6
+
+_MERGE_ID = 0x41545456  # any constant other than -1 lets Qt try mergeWith
+
+# The name an undo step gets, by the most telling field it changed (first match wins).
+_LABELS = (
+    ("preset_id", "Preset"),
+    ("tokens", "Tokens"),
+    ("head", "Head type"),
+    ("seed", "Seed"),
+    ("d_k", "d_k"),
+    ("q", "Query vectors"),
+    ("k", "Key vectors"),
+    ("v", "Value vectors"),
+    ("scale", "√d_k scaling"),
+    ("temperature", "Temperature"),
+    ("causal", "Causal mask"),
+    ("padding", "Padding mask"),
+    ("segments", "Document segments"),
+    ("window", "Sliding window"),
+    ("window_causal", "Window direction"),
+    ("selected_query", "Selected query"),
+    ("selected_cell", "Selected cell"),
+    ("matrix", "Matrix"),
+    ("colormap", "Colormap"),
+    ("levels_auto", "Automatic levels"),
+    ("levels", "Levels"),
+    ("value_labels", "Value labels"),
+    ("backend", "Backend"),
+)
+
+
+def change_label(names) -> str:
+    """The translated name of a change to the fields ``names`` (e.g. "Temperature")."""
+    for field, text in _LABELS:
+        if field in names:
+            return QCoreApplication.translate("UndoController", text)
+    return QCoreApplication.translate("UndoController", "Edit")
+
+
+def _copy(value):
+    # Arrays are copied so an in-place edit elsewhere can never rewrite history.
+    return value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value)
+
+
+class StateCommand(QUndoCommand):
+    """One undoable change: the before and after values of the fields it touched."""
+
+    def __init__(self, controller: UndoController, before: dict, after: dict, group) -> None:
+        super().__init__(controller.label_for(before))
+        self._controller = controller
+        self.before = before
+        self.after = after
+        self.group = group
+        self.epoch = controller._epoch
+        self.time = controller.clock()
+        self._pushed = False
+
+    def id(self) -> int:
+        return _MERGE_ID
+
+    def mergeWith(self, other) -> bool:
+        if not isinstance(other, StateCommand) or other.epoch != self.epoch:
+            return False
+        if self.group is not None or other.group is not None:
+            same = other.group is self.group
+        else:
+            same = set(other.after) == set(self.after) and (other.time - self.time < MERGE_INTERVAL)
+        if not same:
+            return False
+        for name, value in other.before.items():
+            self.before.setdefault(name, value)
+        self.after.update(other.after)
+        self.time = other.time
+        if all(_same(self.before[n], self.after[n]) for n in self.after):
+            # A drag that came back to where it started is no step at all.
+            self.setObsolete(True)
+        return True
+
+    def redo(self) -> None:
+        if not self._pushed:
+            # QUndoStack.push calls redo(); the change has already happened.
+            self._pushed = True
+            return
+        self._controller._apply(self.after)
+
+    def undo(self) -> None:
+        self._controller._apply(self.before)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b))
+        )
+    return a == b
+
+
+class UndoController(QObject):
+    """Records every change of ``state`` on a :class:`QUndoStack`.
+
+    Parameters
+    ----------
+    state : AttentionState
+        The state to watch; undo and redo write it back without being recorded.
+    parent : QObject, optional
+        Qt parent.
+
+    Attributes
+    ----------
+    stack : QUndoStack
+        The undo history; its clean state is "saved" for the session controller.
+    clock : callable
+        Returns seconds; replaceable in tests so merging never depends on real time.
+    """
+
+    def __init__(self, state: AttentionState, parent=None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.stack = QUndoStack(self)
+        self.clock = time.monotonic
+        self._last = {name: _copy(getattr(state, name)) for name in FIELD_NAMES}
+        self._applying = False
+        self._group = None
+        self._group_label = None
+        self._epoch = 0
+        state.changed.connect(self._on_state_changed)
+        # Explicit disconnect: psygnal does not know when the C++ side of a QObject dies.
+        self.destroyed.connect(lambda *_: state.changed.disconnect(self._on_state_changed))
+
+    # --- recording ---------------------------------------------------------------------
+    def _on_state_changed(self, names: frozenset) -> None:
+        after = {n: _copy(getattr(self.state, n)) for n in names}
+        before = {n: self._last[n] for n in names}
+        self._last.update({n: _copy(v) for n, v in after.items()})
+        if self._applying:
+            return
+        self.stack.push(StateCommand(self, before, after, self._group))
+
+    def label_for(self, values: dict) -> str:
+        """The text of a step changing ``values`` (the :meth:`merging` label if one is set)."""
+        return self._group_label or change_label(values)
+
+    @contextmanager
+    def merging(self, label: str | None = None) -> Iterator[None]:
+        """Make every state change inside the block one undo step, named ``label``.
+
+        Use around a drag (press … release) or a compound edit such as opening a session.
+        """
+        outer = self._group, self._group_label
+        self._group, self._group_label = object(), label
+        try:
+            yield
+        finally:
+            self._group, self._group_label = outer
+            self._epoch += 1  # the next change starts a step of its own
+
+    def _apply(self, values: dict) -> None:
+        self._applying = True
+        try:
+            self.state.update(**{n: _copy(v) for n, v in values.items()})
+        finally:
+            self._applying = False
+            self._epoch += 1  # never merge a new edit into a step just undone or redone
+
+    # --- public ------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Forget the history (e.g. after opening a session) and mark the state clean."""
+        self.stack.clear()
+        self.resync()
+        self.stack.setClean()
+
+    def resync(self) -> None:
+        """Re-read every field, after changes made with the state's signal blocked."""
+        self._last = {name: _copy(getattr(self.state, name)) for name in FIELD_NAMES}
+        self._epoch += 1
+
+    def create_undo_action(self, parent) -> QAction:
+        """An "Undo <change>" action with the platform's undo shortcut."""
+        action = self.stack.createUndoAction(parent, self.tr("Undo"))
+        action.setShortcut(QKeySequence(QKeySequence.StandardKey.Undo))
+        action.setObjectName("action_undo")
+        return action
+
+    def create_redo_action(self, parent) -> QAction:
+        """A "Redo <change>" action with the platform's redo shortcut."""
+        action = self.stack.createRedoAction(parent, self.tr("Redo"))
+        action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
+        action.setObjectName("action_redo")
+        return action
