@@ -1,0 +1,252 @@
+"""Open, save and recent session files for the main window, with an unsaved-changes prompt.
+
+"Modified" means the undo stack is not at its clean index: saving marks it clean, and
+undoing back to the saved state clears the window's modified marker again. Every dialog
+goes through a small method (``_ask_open_path``, ``_ask_save_path``, ``_ask_unsaved``,
+``_show_error``) so tests can replace it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from attnviz.model.session import SUFFIX, SessionError, read_session, save_session
+from attnviz.model.state import AttentionState, StateError
+from attnviz.ui.undo import UndoController
+
+RECENT_KEY = "sessions/recent"
+MAX_RECENT = 8
+
+
+def session_paths(mime) -> list[Path]:
+    """The local ``.attnviz`` files among the URLs of a drag's mime data."""
+    if not mime.hasUrls():
+        return []
+    paths = [Path(u.toLocalFile()) for u in mime.urls() if u.isLocalFile()]
+    return [p for p in paths if p.suffix.lower() == SUFFIX]
+
+
+class SessionController(QObject):
+    """File actions of the window: Open, Save, Save As, recent files, drag-and-drop.
+
+    Parameters
+    ----------
+    window : QMainWindow
+        Parent of the dialogs; its title shows the file name and modified marker, and a
+        session file dropped onto it is opened.
+    state : AttentionState
+        What a session holds.
+    undo : UndoController
+        Its stack's clean state is "saved"; opening a file starts a fresh history.
+
+    Attributes
+    ----------
+    layout_provider : callable
+        Returns the layout name stored in a saved session (the window sets it).
+    """
+
+    sigPathChanged = Signal(object)  # noqa: N815 (Qt naming): Path or None
+    sigLayoutLoaded = Signal(str)  # noqa: N815 (Qt naming): layout name of an opened file
+
+    def __init__(self, window, state: AttentionState, undo: UndoController) -> None:
+        super().__init__(window)
+        self.window = window
+        self.state = state
+        self.undo = undo
+        self.path: Path | None = None
+        self.layout_provider = lambda: ""
+        self.open_action = self._action(self.tr("&Open…"), QKeySequence.StandardKey.Open)
+        self.open_action.triggered.connect(self._on_q_open)
+        self.save_action = self._action(self.tr("&Save"), QKeySequence.StandardKey.Save)
+        self.save_action.triggered.connect(self.save)
+        self.save_as_action = self._action(self.tr("Save &As…"), QKeySequence.StandardKey.SaveAs)
+        self.save_as_action.triggered.connect(self.save_as)
+        self.recent_menu = QMenu(self.tr("Open &Recent"), window)
+        self.recent_menu.setObjectName("menu_recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        undo.stack.cleanChanged.connect(self._update_title)
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+        self._update_title()
+
+    def _action(self, text: str, key) -> QAction:
+        action = QAction(text, self.window)
+        action.setShortcut(QKeySequence(key))
+        self.window.addAction(action)
+        return action
+
+    # --- files -------------------------------------------------------------------------
+    def open_path(self, path) -> bool:
+        """Open the session at ``path`` (no prompt); show why and change nothing on failure."""
+        path = Path(path)
+        try:
+            values, layout = read_session(path)
+            self.state.update(**values)
+        except (SessionError, StateError) as exc:
+            self._show_error(self.tr("Could not open the session"), str(exc))
+            if not path.exists():
+                self._forget_recent(path)
+            return False
+        self.undo.clear()
+        self._set_path(path)
+        self.sigLayoutLoaded.emit(layout)
+        return True
+
+    def save_to(self, path) -> bool:
+        """Save to ``path`` atomically; on failure show why (the old file stays intact)."""
+        path = Path(path)
+        try:
+            save_session(self.state, path, layout=self.layout_provider() or "")
+        except SessionError as exc:
+            self._show_error(self.tr("Could not save the session"), str(exc))
+            return False
+        self.undo.stack.setClean()
+        self._set_path(path)
+        return True
+
+    def save(self) -> bool:
+        """Save to the current file, or ask for one."""
+        if self.path is None:
+            return self.save_as()
+        return self.save_to(self.path)
+
+    def save_as(self) -> bool:
+        """Ask for a file name and save there."""
+        chosen = self._ask_save_path()
+        if not chosen:
+            return False
+        path = Path(chosen)
+        if path.suffix.lower() != SUFFIX:
+            path = path.with_name(path.name + SUFFIX)
+        return self.save_to(path)
+
+    def maybe_save(self) -> bool:
+        """Ask to save unsaved changes; False means the user cancelled (keep the window)."""
+        if self.undo.stack.isClean():
+            return True
+        answer = self._ask_unsaved()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _on_q_open(self) -> None:
+        if not self.maybe_save():
+            return
+        chosen = self._ask_open_path()
+        if chosen:
+            self.open_path(chosen)
+
+    def _set_path(self, path: Path | None) -> None:
+        self.path = path
+        if path is not None:
+            self._remember(path)
+        self._update_title()
+        self.sigPathChanged.emit(path)
+
+    def _update_title(self, clean: bool | None = None) -> None:
+        # cleanChanged passes the flag: the stack may already be going away when it fires.
+        if clean is None:
+            clean = self.undo.stack.isClean()
+        name = self.path.name if self.path else self.tr("Untitled")
+        self.window.setWindowFilePath(str(self.path) if self.path else "")
+        self.window.setWindowTitle(f"{name}[*] — attnviz")
+        self.window.setWindowModified(not clean)
+
+    # --- recent files ------------------------------------------------------------------
+    def recent_files(self) -> list[Path]:
+        """The remembered files that still exist, most recent first."""
+        stored = QSettings().value(RECENT_KEY, []) or []
+        if isinstance(stored, str):
+            stored = [stored]
+        paths = [Path(p) for p in stored]
+        kept = [p for p in paths if p.is_file()][:MAX_RECENT]
+        if kept != paths:
+            QSettings().setValue(RECENT_KEY, [str(p) for p in kept])
+        return kept
+
+    def _remember(self, path: Path) -> None:
+        path = path.resolve()
+        paths = [p for p in self.recent_files() if p.resolve() != path]
+        QSettings().setValue(RECENT_KEY, [str(p) for p in [path, *paths][:MAX_RECENT]])
+        self._fill_recent()
+
+    def _forget_recent(self, path: Path) -> None:
+        keep = [str(p) for p in self.recent_files() if p != path]
+        QSettings().setValue(RECENT_KEY, keep)
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        for i, path in enumerate(files, start=1):
+            action = self.recent_menu.addAction(f"&{i} {path.name}")
+            action.setToolTip(str(path))
+            action.setData(str(path))
+            action.triggered.connect(lambda _=False, p=path: self._open_recent(p))
+        if not files:
+            self.recent_menu.addAction(self.tr("(no recent sessions)")).setEnabled(False)
+        self.recent_menu.setEnabled(True)
+
+    def _open_recent(self, path: Path) -> None:
+        if self.maybe_save():
+            self.open_path(path)
+
+    # --- drag and drop -----------------------------------------------------------------
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.window:
+            kind = event.type()
+            if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
+                if session_paths(event.mimeData()):
+                    event.acceptProposedAction()
+                    return True
+            elif kind == QEvent.Type.Drop:
+                paths = session_paths(event.mimeData())
+                if paths:
+                    event.acceptProposedAction()
+                    if self.maybe_save():
+                        self.open_path(paths[0])
+                    return True
+        return super().eventFilter(obj, event)
+
+    # --- dialogs (replaced in tests) ---------------------------------------------------
+    def _file_filter(self) -> str:
+        return self.tr("attnviz sessions (*%1);;All files (*)").replace("%1", SUFFIX)
+
+    def _ask_open_path(self) -> str:
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, self.tr("Open session"), self._start_dir(), self._file_filter()
+        )
+        return path
+
+    def _ask_save_path(self) -> str:
+        start = str(self.path) if self.path else self._start_dir()
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, self.tr("Save session"), start, self._file_filter()
+        )
+        return path
+
+    def _start_dir(self) -> str:
+        recent = self.recent_files()
+        return str(recent[0].parent) if recent else str(Path.home())
+
+    def _ask_unsaved(self) -> QMessageBox.StandardButton:
+        buttons = (
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel
+        )
+        return QMessageBox.question(
+            self.window,
+            self.tr("Unsaved changes"),
+            self.tr("The session has changes that are not saved. Save them first?"),
+            buttons,
+            QMessageBox.StandardButton.Save,
+        )
+
+    def _show_error(self, title: str, message: str) -> None:
+        QMessageBox.warning(self.window, title, message)
