@@ -88,12 +88,17 @@ def _prepare(q, k, v=None, *, scale=True, causal=False):
     return q, k, v, batch, dtype
 
 
-def _walk(q, k, v, batch, block_q, block_k, causal):
-    """The online softmax, tile by tile; yields live (not copied) state after each tile."""
+def _walk(q, k, v, batch, block_q, block_k, causal, keep_scores=False):
+    """The online softmax, tile by tile; yields live (not copied) state after each tile.
+
+    The scores yielded are those of the tile (``keep_scores``) or overwritten by their
+    exponentials (faster); either way they live in a buffer reused by the next tile.
+    """
     n_q, n_k, dtype = q.shape[-2], k.shape[-2], q.dtype
     off = max(n_k - n_q, 0)  # causal diagonal aligned bottom-right, as masks.causal_mask
     kt = np.swapaxes(k, -1, -2)
     n_kb = -(-n_k // block_k)
+    buffers: dict = {}
     for bi, i0 in enumerate(range(0, n_q, block_q)):
         i1 = min(i0 + block_q, n_q)
         m = np.full(batch + (i1 - i0,), -np.inf, dtype)
@@ -105,19 +110,39 @@ def _walk(q, k, v, batch, block_q, block_k, causal):
             if causal and j0 > i1 - 1 + off:
                 yield (*tile, True, None, m, total, acc)
                 continue
-            s = np.matmul(q[..., i0:i1, :], kt[..., j0:j1])
+            s = _scores(q[..., i0:i1, :], kt[..., j0:j1], buffers)
             if causal and j1 - 1 > i0 + off:  # the tile crosses the diagonal
-                hide = np.arange(j0, j1)[None, :] > np.arange(i0, i1)[:, None] + off
-                s = np.where(hide, -np.inf, s)
+                s[..., np.arange(j0, j1)[None, :] > np.arange(i0, i1)[:, None] + off] = -np.inf
             m_new = np.maximum(m, s.max(axis=-1))
             # A row hidden in every tile so far keeps max −inf; shift by 0 to avoid −inf − −inf.
             shift = np.where(np.isfinite(m_new), m_new, 0.0)
-            p = np.exp(s - shift[..., None])
             alpha = np.exp(m - shift)
-            total = total * alpha + p.sum(axis=-1)
-            acc = acc * alpha[..., None] + np.matmul(p, v[..., j0:j1, :])
+            if keep_scores:  # the animation shows the scores; it gets p separately
+                p = np.exp(s - shift[..., None])
+            else:  # in place: a tile's worth of memory traffic instead of three
+                p = s
+                p -= shift[..., None]
+                np.exp(p, out=p)
+            total *= alpha
+            total += p.sum(axis=-1)
+            acc *= alpha[..., None]
+            acc += np.matmul(p, v[..., j0:j1, :])
             m = m_new
             yield (*tile, False, s, m, total, acc)
+
+
+def _scores(qb, kt_block, buffers: dict):
+    """``qb @ kt_block`` into a buffer reused for every tile of the same shape.
+
+    Fresh tile-sized arrays would each be mapped and faulted in anew by the allocator,
+    which on a cold process costs more than the arithmetic.
+    """
+    shape = np.broadcast_shapes(qb.shape[:-2], kt_block.shape[:-2])
+    shape += (qb.shape[-2], kt_block.shape[-1])
+    buf = buffers.get(shape)
+    if buf is None:
+        buf = buffers[shape] = np.empty(shape, qb.dtype)
+    return np.matmul(qb, kt_block, out=buf)
 
 
 def _blocks(block_q, block_k):
@@ -169,7 +194,7 @@ def tiled_attention_steps(
     block_q, block_k = _blocks(block_q, block_k)
     q, k, v, batch, _dtype = _prepare(q, k, v, scale=scale, causal=causal)
     for bi, bj, rows, cols, last, skipped, s, m, total, acc in _walk(
-        q, k, v, batch, block_q, block_k, causal
+        q, k, v, batch, block_q, block_k, causal, keep_scores=True
     ):
         safe = np.where(total > 0, total, 1.0)
         yield TileStep(

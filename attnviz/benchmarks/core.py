@@ -1,0 +1,200 @@
+"""Core figures: the n×n overview map on the CPU (and a GPU), tiled vs naive attention.
+
+Each heavy measurement runs in its own Python process (:func:`run_isolated`) so that its
+peak RSS is its own. Inputs are float32, seeded, standard normal, one head. Times are the
+best of ``repeats`` runs (the machine may be shared); GFLOP/s count ``4·n²·d`` (the two
+n×n×d matrix products of attention), whatever the method actually computes.
+"""
+
+from __future__ import annotations
+
+import time
+
+from attnviz.benchmarks import peak_rss_mib, run_isolated, skipped
+
+ORDER = 60  # after the UI figures, as DESIGN.md lists them
+TORCH_HINT = 'pip install "attnviz[torch]"'
+
+
+def _inputs(n: int, d: int, seed: int = 0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return tuple(rng.standard_normal((n, d), dtype=np.float32) for _ in range(3))
+
+
+def _best(fn, repeats: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def _mib(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _gflops(n: int, d: int, seconds: float) -> float:
+    return round(4 * n * n * d / seconds / 1e9, 2)
+
+
+def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
+    """Measure :func:`attention_overview` (numpy backend), then torch SDPA on the same q, k, v.
+
+    The peak RSS is read before torch is imported: torch alone weighs hundreds of MiB and
+    is not part of the overview's cost.
+    """
+    from attnviz.core.tiled import attention_overview
+
+    q, k, v = _inputs(n, d)
+    baseline = peak_rss_mib()
+    seconds, _map = _best(lambda: attention_overview(q, k, bins=bins, backend="numpy"), repeats)
+    result = {
+        "n": n,
+        "d": d,
+        "bins": bins,
+        "backend": "numpy",
+        "dtype": "float32",
+        "seconds": round(seconds, 4),
+        "peak_rss_mib": _mib(peak_rss_mib()),
+        "baseline_rss_mib": _mib(baseline),
+        "gflops": _gflops(n, d, seconds),
+    }
+    try:
+        import torch
+    except ImportError:
+        return {
+            **result,
+            "torch_sdpa_gflops": None,
+            "ratio": None,
+            "torch_sdpa_skipped": f"torch not installed ({TORCH_HINT})",
+        }
+    tq, tk, tv = (torch.from_numpy(x)[None, None] for x in (q, k, v))
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    with torch.inference_mode():
+        sdpa(tq[..., :256, :], tk, tv)  # first call pays one-off dispatch setup
+        t_sdpa, _out = _best(lambda: sdpa(tq, tk, tv), repeats)
+    torch_gflops = _gflops(n, d, t_sdpa)
+    return {
+        **result,
+        "torch_sdpa_seconds": round(t_sdpa, 4),
+        "torch_sdpa_gflops": torch_gflops,
+        "ratio": round(result["gflops"] / torch_gflops, 3),
+        "torch_version": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
+def overview(
+    *, quick: bool = False, n: int | None = None, d: int = 128, bins: int = 256, repeats: int = 3
+) -> dict:
+    """``overview``: a bins×bins map of the n×n weights at n = 32,768 (8,192 quick), d = 128.
+
+    Targets (DESIGN.md): peak RSS < 1.5 GiB, ``ratio`` = our GFLOP/s / torch SDPA's ≥ 0.5.
+    The map is computed by the numpy backend, the default on a machine without CUDA.
+    """
+    n = n or (8192 if quick else 32768)
+    return run_isolated(__name__, "overview_child", n=n, d=d, bins=min(bins, n), repeats=repeats)
+
+
+def overview_cuda_child(n: int, d: int, bins: int, repeats: int) -> dict:
+    """Time the CUDA backend's overview (float32), data made on the GPU."""
+    import torch
+
+    from attnviz.core.backends import get_backend
+
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    q, k = (torch.randn(n, d, device="cuda", generator=gen) for _ in range(2))
+    backend = get_backend("cuda")
+
+    backend.attention_overview(q[:4096], k[:4096], bins=min(bins, 4096))  # warm-up: cuBLAS
+    torch.cuda.reset_peak_memory_stats()
+    # The result comes back as numpy, so each timed call includes the GPU's synchronisation.
+    seconds, _map = _best(lambda: backend.attention_overview(q, k, bins=bins), repeats)
+    return {
+        "n": n,
+        "d": d,
+        "bins": bins,
+        "backend": "cuda",
+        "dtype": "float32",
+        "device": torch.cuda.get_device_name(),
+        "seconds": round(seconds, 4),
+        "gflops": _gflops(n, d, seconds),
+        "peak_gpu_mib": round(torch.cuda.max_memory_allocated() / 2**20, 1),
+    }
+
+
+def overview_cuda(
+    *, quick: bool = False, n: int | None = None, d: int = 256, bins: int = 512, repeats: int = 3
+) -> dict:
+    """``overview_cuda``: the map at n = 262,144, d = 256 on a GPU (65,536 quick); target < 2 s."""
+    try:
+        import torch
+    except ImportError:
+        return skipped(f"torch not installed ({TORCH_HINT})")
+    if not torch.cuda.is_available():
+        return skipped("no CUDA device")
+    n = n or (65536 if quick else 262144)
+    return run_isolated(
+        __name__, "overview_cuda_child", n=n, d=d, bins=min(bins, n), repeats=repeats
+    )
+
+
+def tiled_child(kind: str, n: int, d: int, block_q: int, block_k: int, repeats: int) -> dict:
+    """Time ``tiled_attention`` or the dense ``attention()``; only ``kind``'s RSS is counted."""
+    import numpy as np
+
+    from attnviz.core.attention import attention
+    from attnviz.core.tiled import tiled_attention
+
+    q, k, v = _inputs(n, d)
+    if kind == "tiled":
+        seconds, (out, _lse) = _best(
+            lambda: tiled_attention(q, k, v, block_q=block_q, block_k=block_k), repeats
+        )
+    else:
+        seconds, res = _best(lambda: attention(q, k, v), repeats)
+        out = res.output
+        del res
+    result = {"seconds": round(seconds, 4), "peak_rss_mib": _mib(peak_rss_mib())}
+    if kind == "tiled":  # after the RSS reading: the dense reference costs n² memory
+        ref = attention(q, k, v).output
+        result["max_abs_diff"] = float(np.abs(out - ref).max())
+    return result
+
+
+def tiled_vs_naive(
+    *,
+    quick: bool = False,
+    n: int = 4096,
+    d: int = 128,
+    block_q: int = 256,
+    block_k: int = 1024,
+    repeats: int = 3,
+) -> dict:
+    """``tiled_vs_naive``: exact tiled attention against the dense ``attention()`` at n = 4096.
+
+    Both are numpy float32 on the same q, k, v, each in its own process.
+    """
+    args = {"n": n, "d": d, "block_q": block_q, "block_k": block_k, "repeats": repeats}
+    tiled = run_isolated(__name__, "tiled_child", kind="tiled", **args)
+    naive = run_isolated(__name__, "tiled_child", kind="naive", **args)
+    return {
+        "n": n,
+        "d": d,
+        "block_q": block_q,
+        "block_k": block_k,
+        "dtype": "float32",
+        "tiled_seconds": tiled["seconds"],
+        "naive_seconds": naive["seconds"],
+        "speedup": round(naive["seconds"] / tiled["seconds"], 2),
+        "tiled_gflops": _gflops(n, d, tiled["seconds"]),
+        "tiled_peak_rss_mib": tiled["peak_rss_mib"],
+        "naive_peak_rss_mib": naive["peak_rss_mib"],
+        "max_abs_diff": tiled["max_abs_diff"],
+    }
+
+
+FIGURES = {"overview": overview, "overview_cuda": overview_cuda, "tiled_vs_naive": tiled_vs_naive}
