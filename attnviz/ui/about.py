@@ -1,0 +1,112 @@
+"""The About dialog: name, version, license, and the versions of what attnviz runs on."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import platform
+import sys
+
+from PySide6.QtCore import QCoreApplication, Qt, qVersion
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QVBoxLayout
+
+from attnviz import __version__
+from attnviz.ui.icon import app_icon
+
+_CONTEXT = "AboutDialog"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_CONTEXT, text)
+
+
+def _torch_version() -> str:
+    """torch's version if it is already loaded, else whether it is installed.
+
+    Importing torch takes seconds; the About box must open at once, so it only looks.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return str(getattr(torch, "__version__", "?"))
+    if importlib.util.find_spec("torch") is not None:
+        return _tr("installed, not loaded")
+    return _tr("not installed")
+
+
+def versions() -> list[tuple[str, str]]:
+    """(component, version) rows shown in the dialog, also handy for bug reports."""
+    import numpy
+    import PySide6
+
+    try:
+        import pyqtgraph
+
+        pg_version = pyqtgraph.__version__
+    except ImportError:  # the dialog must open even if a plotting import is broken
+        pg_version = _tr("not available")
+    return [
+        ("attnviz", __version__),
+        ("Python", platform.python_version()),
+        ("Qt", qVersion()),
+        ("PySide6", PySide6.__version__),
+        ("numpy", numpy.__version__),
+        ("pyqtgraph", pg_version),
+        ("torch", _torch_version()),
+    ]
+
+
+def about_html() -> str:
+    """The dialog's rich text: name, version, one-line description, license, versions."""
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td><td>&nbsp;&nbsp;{html.escape(ver)}</td></tr>"
+        for name, ver in versions()
+    )
+    frozen = _tr("packaged app") if getattr(sys, "frozen", False) else _tr("from source")
+    paragraphs = [
+        _tr("Live, touchable panels for the attention mechanism of transformers."),
+        _tr("Released under the MIT License."),
+    ]
+    return (
+        f"<h2>attnviz {html.escape(__version__)}</h2>"
+        + "".join(f"<p>{html.escape(text)}</p>" for text in paragraphs)
+        + f"<p><b>{html.escape(_tr('Running on'))}</b> ({html.escape(frozen)})</p>"
+        + f"<table>{rows}</table>"
+    )
+
+
+class AboutDialog(QDialog):
+    """A small modal dialog with the icon, the text of :func:`about_html` and a Close button."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("AboutDialog")
+        self.setWindowTitle(_tr("About attnviz"))
+        icon = QLabel()
+        icon.setObjectName("aboutIcon")
+        icon.setPixmap(app_icon().pixmap(96, 96))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.text = QLabel(about_html())
+        self.text.setObjectName("aboutText")
+        self.text.setTextFormat(Qt.TextFormat.RichText)
+        # Selectable, so that a user can paste the versions into a bug report.
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        top = QHBoxLayout()
+        top.addWidget(icon)
+        top.addWidget(self.text, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(buttons)
+
+
+def show_about(parent=None) -> AboutDialog:
+    """Open the About dialog, modal to ``parent``, without blocking; return it.
+
+    ``open()`` rather than ``exec()``: a nested event loop would stall the live panels (and
+    tests) while the box is up.
+    """
+    dialog = AboutDialog(parent)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog
