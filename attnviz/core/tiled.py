@@ -308,7 +308,8 @@ def attention_overview(
         group I) or "max" (the strongest single weight in the block)
     causal, scale : as in :func:`tiled_attention`
     backend : "auto", "numpy", "torch" or "cuda" (see :func:`attnviz.core.backends.get_backend`;
-        "auto" is CUDA when available, else numpy)
+        "auto" is CUDA when available, else numpy, and imports torch, when installed, to
+        look for a GPU: pass "numpy" where that first-call second matters)
 
     Returns
     -------
