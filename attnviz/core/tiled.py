@@ -110,7 +110,7 @@ def _walk(q, k, v, batch, block_q, block_k, causal, keep_scores=False):
             if causal and j0 > i1 - 1 + off:
                 yield (*tile, True, None, m, total, acc)
                 continue
-            s = _scores(q[..., i0:i1, :], kt[..., j0:j1], buffers)
+            s = _scores(q[..., i0:i1, :], kt[..., j0:j1], batch, buffers)
             if causal and j1 - 1 > i0 + off:  # the tile crosses the diagonal
                 s[..., np.arange(j0, j1)[None, :] > np.arange(i0, i1)[:, None] + off] = -np.inf
             m_new = np.maximum(m, s.max(axis=-1))
@@ -131,14 +131,14 @@ def _walk(q, k, v, batch, block_q, block_k, causal, keep_scores=False):
             yield (*tile, False, s, m, total, acc)
 
 
-def _scores(qb, kt_block, buffers: dict):
+def _scores(qb, kt_block, batch, buffers: dict):
     """``qb @ kt_block`` into a buffer reused for every tile of the same shape.
 
     Fresh tile-sized arrays would each be mapped and faulted in anew by the allocator,
-    which on a cold process costs more than the arithmetic.
+    which on a cold process costs more than the arithmetic. The buffer has the full batch
+    shape (v's leading dimensions included) so the in-place updates can broadcast.
     """
-    shape = np.broadcast_shapes(qb.shape[:-2], kt_block.shape[:-2])
-    shape += (qb.shape[-2], kt_block.shape[-1])
+    shape = batch + (qb.shape[-2], kt_block.shape[-1])
     buf = buffers.get(shape)
     if buf is None:
         buf = buffers[shape] = np.empty(shape, qb.dtype)

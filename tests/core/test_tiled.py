@@ -100,6 +100,9 @@ def test_tiled_broadcasts_heads_and_keeps_float32():
     ref = _dense(q, k, v, causal=True)
     assert out.shape == (2, 3, 13, 2) and lse.shape == (2, 3, 13)
     assert np.abs(out - ref.output).max() <= 1e-10
+    v_heads = rng.normal(size=(3, 13, 2))  # only v has a head dimension
+    out_v, _lse = tiled_attention(q[0, 0], k[0, 0], v_heads, block_q=4, block_k=5)
+    assert np.abs(out_v - attention(q[0, 0], k[0, 0], v_heads).output).max() <= 1e-10
     q32, k32, v32 = (x.astype(np.float32) for x in (q, k, v))
     out32, lse32 = tiled_attention(q32, k32, v32, block_q=5, block_k=4, causal=True)
     assert out32.dtype == lse32.dtype == np.float32
