@@ -1,0 +1,278 @@
+"""The token and vector editor: the sentence, its tokens, and every token's q, k and v.
+
+A sentence typed here is tokenized on whitespace and punctuation; tokens can be renamed,
+added, removed and reordered, and Q/K/V rows travel with their tokens. Vectors are typed
+into a table, or dragged as arrows when d_k = 2. A synthetic head (content, previous
+token, distance decay) generates Q/K/V from the tokens, d_k and the seed instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+from superqt.utils import qthrottled
+
+from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
+from attnviz.model.state import HEAD_SOURCES, MAX_D_K
+from attnviz.ui.widgets.log_slider import LogSlider
+from attnviz.ui.widgets.state_panel import StatePanel, blocked
+from attnviz.ui.widgets.token_list import TokenList
+from attnviz.ui.widgets.vector_plot import VectorPlot
+from attnviz.ui.widgets.vector_table import MAX_SHOWN, VectorTable
+
+_C = "EditorPanel"
+_HEAD_TEXT = {
+    "manual": QT_TRANSLATE_NOOP(_C, "manual (typed vectors)"),
+    "content": QT_TRANSLATE_NOOP(_C, "content matching"),
+    "previous": QT_TRANSLATE_NOOP(_C, "previous token"),
+    "decay": QT_TRANSLATE_NOOP(_C, "distance decay"),
+}
+THROTTLE_MS = 16
+
+
+def reorder_values(state, tokens: list[str], origins: list[int | None]) -> dict:
+    """State fields for a token edit that keep each token's vectors, flags and selection.
+
+    ``origins[i]`` is the previous index of new token ``i`` (None for a new token).
+    """
+    values: dict = {"tokens": tuple(tokens), "selected_cell": None}
+    if state.head == "manual":
+        for name in ("q", "k", "v"):
+            old = getattr(state, name)
+            rows = [old[o] if o is not None else np.zeros(old.shape[1]) for o in origins]
+            values[name] = np.array(rows, dtype=float).reshape(len(tokens), old.shape[1])
+    values["padding"] = tuple(state.padding[o] if o is not None else True for o in origins)
+    segments, last = [], state.segments[0] if state.segments else 0
+    for o in origins:
+        last = state.segments[o] if o is not None else last
+        segments.append(last)
+    values["segments"] = tuple(segments)
+    selected = state.selected_query
+    values["selected_query"] = origins.index(selected) if selected in origins else 0
+    return values
+
+
+class EditorPanel(StatePanel):
+    """Sentence, tokens, head type, d_k, seed, the Q/K/V table and the 2-D arrows."""
+
+    PANEL_ID = "editor"
+    TITLE = QT_TRANSLATE_NOOP("EditorPanel", "Tokens and vectors")
+
+    def __init__(self, state, resolver, parent=None) -> None:
+        super().__init__(state, resolver, parent)
+        layout = QVBoxLayout()
+        layout.addLayout(self._build_sentence())
+        layout.addLayout(self._build_head())
+        self.experiments = QHBoxLayout()
+        self.experiment_box = QWidget()
+        self.experiment_box.setLayout(self.experiments)
+        self.experiments.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.experiment_box)
+
+        self.tokens = TokenList()
+        self.tokens.sigEdited.connect(self._on_q_tokens_edited)
+        self.table = VectorTable()
+        self.table.setObjectName("vectors")
+        self.table.vectors.sigEdited.connect(self._on_q_cell_edited)
+        self.table_note = QLabel()
+        self.table_note.setObjectName("table_note")
+        self.plot = VectorPlot()
+        self.plot.sigDragged.connect(self._on_q_arrow_dragged)
+        self.plot_note = QLabel(self.tr("Arrows are drawn when d_k = 2."))
+        self.plot_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        right = QSplitter(Qt.Orientation.Vertical)
+        table_box = QWidget()
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.addWidget(self.table, 1)
+        table_layout.addWidget(self.table_note)
+        right.addWidget(table_box)
+        plot_box = QWidget()
+        plot_layout = QVBoxLayout(plot_box)
+        plot_layout.setContentsMargins(0, 0, 0, 0)
+        plot_layout.addWidget(self.plot, 1)
+        plot_layout.addWidget(self.plot_note)
+        right.addWidget(plot_box)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.tokens)
+        split.addWidget(right)
+        split.setStretchFactor(1, 3)
+        layout.addWidget(split, 1)
+        self._write_arrow = qthrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
+        self._write_d_k = qthrottled(self._write_d_k_now, timeout=THROTTLE_MS, parent=self)
+        self._finish(layout)
+
+    # --- building ----------------------------------------------------------------------
+    def _build_sentence(self) -> QHBoxLayout:
+        self.sentence = QLineEdit()
+        self.sentence.setObjectName("sentence")
+        self.sentence.setPlaceholderText(self.tr("Type a sentence and press Enter"))
+        self.sentence.setToolTip(self.tr("Split on spaces and punctuation into tokens"))
+        self.sentence.returnPressed.connect(self._on_q_sentence)
+        label = QLabel(self.tr("&Sentence"))
+        label.setBuddy(self.sentence)
+        go = QPushButton(self.tr("Tokenize"))
+        go.clicked.connect(self._on_q_sentence)
+        row = QHBoxLayout()
+        row.addWidget(label)
+        row.addWidget(self.sentence, 1)
+        row.addWidget(go)
+        return row
+
+    def _build_head(self) -> QFormLayout:
+        form = QFormLayout()
+        self.head = QComboBox()
+        self.head.setObjectName("head")
+        for name in HEAD_SOURCES:
+            self.head.addItem(QCoreApplication.translate(_C, _HEAD_TEXT.get(name, name)), name)
+        self.head.setToolTip(
+            self.tr("Type the vectors yourself, or let a synthetic head make them")
+        )
+        self.head.activated.connect(self._on_q_head)
+        self.d_k = LogSlider(1, MAX_D_K, integer=True, powers_of_two=True)
+        self.d_k.setObjectName("d_k")
+        self.d_k.valueChanged.connect(self._on_q_d_k)
+        self.seed = QSpinBox()
+        self.seed.setObjectName("seed")
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setKeyboardTracking(False)
+        self.seed.setToolTip(self.tr("The random draw behind a synthetic head"))
+        self.seed.valueChanged.connect(self._on_q_seed)
+        row = QHBoxLayout()
+        row.addWidget(self.head, 1)
+        seed_label = QLabel(self.tr("S&eed"))
+        seed_label.setBuddy(self.seed)
+        row.addWidget(seed_label)
+        row.addWidget(self.seed)
+        head_label = QLabel(self.tr("&Head"))
+        head_label.setBuddy(self.head)
+        form.addRow(head_label, row)
+        d_k_label = QLabel(self.tr("&d_k"))
+        d_k_label.setBuddy(self.d_k)
+        d_k_label.setToolTip(self.tr("Width of the queries and keys (slider: powers of two)"))
+        form.addRow(d_k_label, self.d_k)
+        return form
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_tokens_changed(self) -> None:
+        self.tokens.set_tokens(self.state.tokens)
+        with blocked(self.sentence):
+            if not self.sentence.hasFocus():
+                self.sentence.setText(" ".join(self.state.tokens))
+        self._refresh_vectors()
+
+    def _on_head_changed(self) -> None:
+        with blocked(self.head):
+            self.head.setCurrentIndex(self.head.findData(self.state.head))
+        self.seed.setEnabled(self.state.head != "manual")
+
+    def _on_seed_changed(self) -> None:
+        with blocked(self.seed):
+            self.seed.setValue(self.state.seed)
+
+    def _on_d_k_changed(self) -> None:
+        self.d_k.setValue(self.state.d_k)
+
+    def _refresh_vectors(self) -> None:
+        s = self.state
+        self.table.vectors.set_data(s.tokens, s.q, s.k, s.v, s.value_labels)
+        widths = (s.d_k, s.v.shape[1])
+        if max(widths) > MAX_SHOWN:
+            note = self.tr("Showing the first %1 dimensions of q and k (of %2) and of v (of %3).")
+            note = note.replace("%1", str(MAX_SHOWN)).replace("%2", str(widths[0]))
+            self.table_note.setText(note.replace("%3", str(widths[1])))
+        else:
+            self.table_note.setText(self.tr("Double-click or type into a cell to edit it."))
+        two_d = s.d_k == 2
+        self.plot.setVisible(two_d)
+        self.plot_note.setVisible(not two_d)
+        if two_d:
+            self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
+
+    _on_q_changed = _on_k_changed = _on_v_changed = _refresh_vectors
+    _on_value_labels_changed = _refresh_vectors
+
+    def _on_selected_query_changed(self) -> None:
+        s = self.state
+        if s.d_k == 2:
+            self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
+
+    def _on_preset_id_changed(self) -> None:
+        while self.experiments.count():
+            item = self.experiments.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        pid = self.state.preset_id
+        preset = load_preset(pid) if pid in preset_ids() else None
+        if preset is None:
+            self.experiment_box.hide()
+            return
+        self.experiments.addWidget(QLabel(self.tr("Try:")))
+        for exp in preset.experiments:
+            button = QPushButton(exp.title)
+            button.setObjectName(f"experiment_{exp.id}")
+            button.setToolTip(self.tr("Apply this change to the example, all else as shipped"))
+            button.clicked.connect(lambda _=False, e=exp.id: self.apply_experiment(e))
+            self.experiments.addWidget(button)
+        reset = QPushButton(self.tr("Reset example"))
+        reset.setObjectName("experiment_reset")
+        reset.clicked.connect(lambda: self.apply_experiment(None))
+        self.experiments.addWidget(reset)
+        self.experiments.addStretch(1)
+        self.experiment_box.show()
+
+    # --- view → model ------------------------------------------------------------------
+    def apply_experiment(self, experiment_id: str | None) -> bool:
+        """Show the current preset with one of its experiments (None: as shipped)."""
+        preset = load_preset(self.state.preset_id)
+        if experiment_id is not None:
+            preset = preset.with_experiment(experiment_id)
+        return self._write(self.experiment_box, **preset_state_values(preset))
+
+    def _on_q_sentence(self) -> None:
+        tokens = tokenize(self.sentence.text())
+        if not tokens:
+            self.show_error(self.tr("The sentence has no tokens."), self.sentence)
+            return
+        self._write(self.sentence, tokens=tuple(tokens), selected_cell=None)
+
+    def _on_q_tokens_edited(self, tokens: list, origins: list) -> None:
+        self._write(self.tokens, **reorder_values(self.state, tokens, origins))
+
+    def _on_q_cell_edited(self, name: str, row: int, dim: int, value: float) -> None:
+        arr = getattr(self.state, name).copy()
+        arr[row, dim] = value
+        # Typing a vector takes it out of the synthetic head's hands.
+        self._write(self.table, head="manual", **{name: arr})
+
+    def _on_q_arrow_dragged(self, name: str, row: int, x: float, y: float) -> None:
+        self._write_arrow(name, row, x, y)
+
+    def _write_arrow_now(self, name: str, row: int, x: float, y: float) -> None:
+        arr = getattr(self.state, name).copy()
+        arr[row, :2] = (x, y)
+        self._write(self.plot, head="manual", **{name: arr})
+
+    def _on_q_head(self, index: int) -> None:
+        self._write(self.head, head=self.head.itemData(index))
+
+    def _on_q_d_k(self, value: float) -> None:
+        self._write_d_k(int(value))
+
+    def _write_d_k_now(self, value: int) -> None:
+        self._write(self.d_k, d_k=value)
+
+    def _on_q_seed(self, value: int) -> None:
+        self._write(self.seed, seed=value)

@@ -1,0 +1,108 @@
+"""The base of every panel that edits or shows the state.
+
+It wires the model's events to per-field handlers (``_on_<field>_changed``), writes values
+back to the state and turns a rejected value (:class:`StateError`) into a visible message
+and a red frame on the control, then reverts the control to the state's value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from PySide6.QtCore import QCoreApplication, QSignalBlocker
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from attnviz.model.resolve import Resolver
+from attnviz.model.state import FIELD_NAMES, AttentionState, StateError
+from attnviz.ui.widgets.binding import INVALID_STYLE, bind, mark_invalid
+
+
+@contextmanager
+def blocked(*widgets: QWidget) -> Iterator[None]:
+    """Block the Qt signals of ``widgets`` while the view writes model values into them."""
+    blockers = [QSignalBlocker(w) for w in widgets]
+    try:
+        yield
+    finally:
+        for b in blockers:
+            b.unblock()
+
+
+class StatePanel(QWidget):
+    """A dock panel bound to one state and resolver.
+
+    Subclasses set :attr:`PANEL_ID`, :attr:`TITLE`, build their controls, then call
+    :meth:`_finish` with the layout; model events arrive at ``_on_<field>_changed``.
+    """
+
+    PANEL_ID = ""
+    TITLE = ""
+
+    def __init__(self, state: AttentionState, resolver: Resolver, parent=None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.resolver = resolver
+        self.setObjectName(f"panel_{self.PANEL_ID}")
+        self._invalid: set[QWidget] = set()
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #d62728; font-weight: bold;")
+        self.message.hide()
+        self.setStyleSheet(INVALID_STYLE)
+
+    @classmethod
+    def title(cls) -> str:
+        """The panel's translated title (dock tab, View menu)."""
+        return QCoreApplication.translate(cls.__name__, cls.TITLE)
+
+    def _finish(self, layout: QVBoxLayout) -> None:
+        """Add the message line, then start listening to the state and the resolver."""
+        layout.addWidget(self.message)
+        self.setLayout(layout)
+        bind(self, self.state.changed, self._on_state_changed)
+        self._refresh(FIELD_NAMES)
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_state_changed(self, names: frozenset) -> None:
+        self._refresh(names)
+
+    def _refresh(self, names: Iterable[str]) -> None:
+        done = set()
+        for name in FIELD_NAMES:
+            if name not in names:
+                continue
+            handler = getattr(self, f"_on_{name}_changed", None)
+            # Fields sharing one handler (q, k, v → one table) trigger it once.
+            key = getattr(handler, "__func__", handler)
+            if handler is not None and key not in done:
+                done.add(key)
+                handler()
+
+    # --- view → model ------------------------------------------------------------------
+    def _write(self, widget: QWidget | None, **values) -> bool:
+        """Write ``values`` to the state; on rejection show why and revert the controls."""
+        try:
+            self.state.update(**values)
+        except StateError as exc:
+            self.show_error(str(exc), widget)
+            self._refresh(set(values) | set(FIELD_NAMES))
+            return False
+        self.show_error(None)
+        return True
+
+    def show_error(self, message: str | None, widget: QWidget | None = None) -> None:
+        """Show ``message`` under the panel (and on ``widget``), or clear it when None."""
+        for w in list(self._invalid):
+            mark_invalid(w, None)
+        self._invalid.clear()
+        if message is None:
+            self.message.hide()
+            self.message.clear()
+            return
+        self.message.setText(message)
+        self.message.show()
+        if widget is not None:
+            mark_invalid(widget, message)
+            self._invalid.add(widget)

@@ -1,0 +1,73 @@
+"""A wrapping row of checkable tokens: which tokens are padding, or any per-token flag."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
+
+from attnviz.ui.widgets.state_panel import blocked
+
+
+class TokenChecklist(QListWidget):
+    """Tokens as checkable chips that wrap across lines.
+
+    Signals
+    -------
+    sigFlagsEdited(tuple)
+        The checked state of every token, emitted when the user toggles one.
+    """
+
+    sigFlagsEdited = Signal(tuple)  # noqa: N815 (Qt naming)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setFlow(QListView.Flow.LeftToRight)
+        self.setWrapping(True)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setSpacing(2)
+        self.setUniformItemSizes(False)
+        self.itemChanged.connect(self._on_q_item_changed)
+
+    def set_tokens(self, tokens, checked) -> None:
+        """Show ``tokens`` with the given checked flags (no signal)."""
+        with blocked(self):
+            if self.count() != len(tokens):
+                self.clear()
+                for _ in tokens:
+                    item = QListWidgetItem()
+                    item.setFlags(
+                        Qt.ItemFlag.ItemIsUserCheckable
+                        | Qt.ItemFlag.ItemIsEnabled
+                        | Qt.ItemFlag.ItemIsSelectable
+                    )
+                    self.addItem(item)
+            for i, (tok, on) in enumerate(zip(tokens, checked, strict=True)):
+                item = self.item(i)
+                item.setText(f"{i}: {tok}")
+                item.setToolTip(self.tr("Token %1 “%2”").replace("%1", str(i)).replace("%2", tok))
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self.updateGeometry()
+
+    def flags(self) -> tuple[bool, ...]:
+        """The checked state of every token."""
+        return tuple(
+            self.item(i).checkState() == Qt.CheckState.Checked for i in range(self.count())
+        )
+
+    def sizeHint(self) -> QSize:
+        # Tall enough for about two lines of chips; the rest scrolls.
+        hint = super().sizeHint()
+        line = self.fontMetrics().height() + 12
+        return QSize(hint.width(), 2 * line + 8)
+
+    def keyPressEvent(self, event) -> None:
+        # Space toggles the current chip, the usual keyboard access to a checkbox.
+        if event.key() == Qt.Key.Key_Space and self.currentItem() is not None:
+            item = self.currentItem()
+            on = item.checkState() == Qt.CheckState.Checked
+            item.setCheckState(Qt.CheckState.Unchecked if on else Qt.CheckState.Checked)
+            return
+        super().keyPressEvent(event)
+
+    def _on_q_item_changed(self, _item) -> None:
+        self.sigFlagsEdited.emit(self.flags())

@@ -1,0 +1,144 @@
+"""Every control of the controls panel reaches the state, and the state reaches it back."""
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from attnviz.model.state import MATRICES
+from attnviz.ui.panels.controls import ControlsPanel
+
+
+@pytest.fixture
+def panel(qtbot, state, resolver):
+    p = ControlsPanel(state, resolver)
+    qtbot.addWidget(p)
+    p.show()
+    return p
+
+
+def test_identity():
+    assert ControlsPanel.PANEL_ID == "controls" and ControlsPanel.title() == "Controls"
+
+
+def test_view_shows_the_state(panel, state):
+    assert panel.scale.isChecked() and panel.temperature.value() == 1.0
+    assert panel.matrix.checkedId() == MATRICES.index("weights")
+    state.update(scale=False, temperature=0.5, matrix="scores", colormap="diverging")
+    assert not panel.scale.isChecked()
+    assert panel.temperature.value() == 0.5
+    assert panel.matrix.checkedId() == MATRICES.index("scores")
+    assert panel.colormap.currentData() == "diverging"
+
+
+def test_scale_checkbox_by_keyboard(qtbot, panel, state):
+    panel.scale.setFocus()
+    qtbot.keyClick(panel.scale, Qt.Key.Key_Space)
+    assert state.scale is False
+
+
+def test_temperature_exact_entry(panel, state):
+    panel.temperature.spin.setValue(2.5)
+    assert state.temperature == 2.5
+    assert panel.temperature.slider.value() == panel.temperature.to_position(2.5)
+
+
+def test_temperature_slider_drag_is_throttled_to_the_latest_value(qtbot, panel, state):
+    written = []
+    state.changed.connect(lambda names: written.append(state.temperature))
+    positions = range(200, 320, 3)
+    for p in positions:
+        panel.temperature.slider.setValue(p)
+    assert written, "the first move is written at once (leading edge)"
+    last = panel.temperature.to_value(positions[-1])
+    qtbot.waitUntil(lambda: state.temperature == last)
+    assert written[-1] == last
+    assert len(written) <= len(positions)
+
+
+def test_matrix_colormap_and_levels(qtbot, panel, state):
+    panel.matrix.button(MATRICES.index("output")).click()
+    assert state.matrix == "output"
+    panel.colormap.setCurrentIndex(panel.colormap.findData("cividis"))
+    panel.colormap.activated.emit(panel.colormap.currentIndex())
+    assert state.colormap == "cividis"
+    state.matrix = "weights"
+    panel.levels_auto.setChecked(False)
+    assert state.levels_auto is False
+    lo, hi = state.levels  # fixed where the automatic levels were: the data's range
+    weights = resolver_weights(panel)
+    assert lo == pytest.approx(weights.min()) and hi == pytest.approx(weights.max())
+    assert panel.level_low.isEnabled()
+    panel.level_high.setValue(0.9)
+    qtbot.waitUntil(lambda: state.levels[1] == 0.9)
+
+
+def resolver_weights(panel):
+    return panel.resolver.results.attention.weights
+
+
+def test_rejected_levels_show_a_message_and_revert(qtbot, panel, state):
+    state.update(levels_auto=False, levels=(0.0, 1.0))
+    panel.level_high.setValue(-1.0)  # high below low
+    qtbot.waitUntil(lambda: panel.message.isVisible())
+    assert "low < high" in panel.message.text()
+    assert state.levels == (0.0, 1.0)
+    assert panel.level_high.value() == 1.0  # reverted to the state's value
+    assert panel.level_high.property("attnvizInvalid") is True
+    panel.level_high.setValue(0.5)
+    qtbot.waitUntil(lambda: state.levels == (0.0, 0.5))
+    assert not panel.message.isVisible()
+
+
+def test_causal_mask(panel, state):
+    panel.masks.causal.setChecked(True)
+    assert state.causal is True
+    state.causal = False
+    assert not panel.masks.causal.isChecked()
+
+
+def test_padding_mask(qtbot, panel, state):
+    chips = panel.masks.padding
+    assert chips.count() == 3
+    chips.item(2).setCheckState(Qt.CheckState.Checked)
+    assert state.padding == (True, True, False)
+    chips.setCurrentRow(0)
+    qtbot.keyClick(chips, Qt.Key.Key_Space)
+    assert state.padding == (False, True, False)
+    state.padding = (True, True, True)
+    assert chips.flags() == (False, False, False)
+
+
+def test_document_segments(qtbot, panel, state):
+    edit = panel.masks.segments
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "0 0 1")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert state.segments == (0, 0, 1)
+    edit.selectAll()
+    qtbot.keyClicks(edit, "0 1")  # one id short
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert state.segments == (0, 0, 1)
+    assert "2 document ids for 3 tokens" in panel.message.text()
+    state.update(segments=(0, 0, 0), selected_query=0)
+    assert edit.text() == "0 0 0"
+    split = next(
+        b for b in panel.masks.findChildren(QPushButton) if b.text() == "Split after query"
+    )
+    split.click()
+    assert state.segments == (0, 1, 1)
+
+
+def test_sliding_window(panel, state):
+    panel.masks.window.setValue(2)
+    assert state.window == 2 and state.window_causal is True
+    panel.masks.window_symmetric.setChecked(True)
+    assert state.window_causal is False
+    state.update(window=0, window_causal=True)
+    assert panel.masks.window.text() == "off" and not panel.masks.window_symmetric.isChecked()
+
+
+def test_mask_list_follows_the_tokens(panel, state):
+    state.tokens = ("o", "gato", "subiu", "no", "telhado")
+    assert panel.masks.padding.count() == 5
+    assert panel.masks.segments.text() == "0 0 0 0 0"

@@ -1,0 +1,194 @@
+"""The token and vector editor: edits reach the state and the steps, rows stay aligned."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDoubleSpinBox, QPushButton
+
+from attnviz.model.presets import load_preset, preset_state_values
+from attnviz.ui.panels.editor import EditorPanel
+from attnviz.ui.panels.steps import StepsPanel
+from attnviz.ui.widgets.vector_table import MAX_SHOWN
+
+
+@pytest.fixture
+def panel(qtbot, state, resolver):
+    p = EditorPanel(state, resolver)
+    qtbot.addWidget(p)
+    p.resize(900, 700)
+    p.show()
+    return p
+
+
+@pytest.fixture
+def steps(qtbot, state, resolver):
+    p = StepsPanel(state, resolver)
+    qtbot.addWidget(p)
+    return p
+
+
+def rows_by_token(state):
+    """Each token's (q, k, v) rows, to check that edits keep them together."""
+    return {
+        t: (state.q[i].tolist(), state.k[i].tolist(), state.v[i].tolist())
+        for i, t in enumerate(state.tokens)
+    }
+
+
+def test_identity_and_initial_view(panel):
+    assert EditorPanel.PANEL_ID == "editor" and EditorPanel.title() == "Tokens and vectors"
+    assert panel.tokens.tokens() == ["sentei", "banco", "praça"]
+    model = panel.table.vectors
+    assert model.rowCount() == 3 and model.columnCount() == 6
+    assert model.headerData(4, Qt.Orientation.Horizontal) == "v·seat"
+    assert panel.d_k.value() == 2 and not panel.plot.isHidden()
+
+
+def test_spin_box_edit_reaches_state_and_steps(qtbot, panel, steps, state):
+    view = panel.table
+    index = view.model().index(1, 0)  # q of "banco", first dimension
+    view.setCurrentIndex(index)
+    view.edit(index)
+    editor = view.viewport().findChild(QDoubleSpinBox)
+    assert editor is not None and editor.value() == 1.0
+    editor.selectAll()
+    qtbot.keyClicks(editor, "0")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)  # the delegate commits on the next event loop
+    qtbot.waitUntil(lambda: state.q[1, 0] == 0)
+    np.testing.assert_array_equal(state.q[1], [0, 2])
+    assert view.model().index(1, 0).data() == "0"
+    # q = [0, 2]: scores 0, 2, 4 → the steps panel follows.
+    assert steps.step_texts()[0] == ["0", "2", "4"]
+
+
+def test_editing_a_synthetic_head_makes_it_manual(panel, state):
+    state.update(head="content", d_k=4)
+    panel.table.model().setData(panel.table.model().index(0, 4), 0.5)  # k of token 0
+    assert state.head == "manual" and state.k[0, 0] == 0.5
+    assert panel.head.currentData() == "manual"
+
+
+def test_reorder_insert_delete_keep_rows_aligned(qtbot, panel, state):
+    before = rows_by_token(state)
+    tokens = panel.tokens
+    tokens.list.setCurrentRow(0)
+    tokens.move_down()
+    tokens.flush()
+    assert state.tokens == ("banco", "sentei", "praça")
+    assert rows_by_token(state) == before
+    assert state.selected_query == 0  # still "banco"
+
+    tokens.list.setFocus()
+    tokens.list.setCurrentRow(2)
+    qtbot.keyClick(tokens.list, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    tokens.flush()
+    assert state.tokens == ("banco", "praça", "sentei")
+    assert rows_by_token(state) == before
+
+    tokens.list.setCurrentRow(0)
+    tokens.insert()
+    tokens.flush()
+    assert state.tokens == ("banco", "new", "praça", "sentei")
+    assert rows_by_token(state)["new"] == ([0, 0], [0, 0], [0, 0])
+    assert {t: r for t, r in rows_by_token(state).items() if t != "new"} == before
+
+    tokens.list.setCurrentRow(1)
+    tokens.delete()
+    tokens.flush()
+    assert state.tokens == ("banco", "praça", "sentei")
+    assert rows_by_token(state) == before
+    assert panel.table.vectors.rowCount() == 3
+
+
+def test_delete_key_and_rename(qtbot, panel, state):
+    before = rows_by_token(state)
+    lst = panel.tokens.list
+    lst.setFocus()
+    lst.setCurrentRow(0)
+    qtbot.keyClick(lst, Qt.Key.Key_Delete)
+    panel.tokens.flush()
+    assert state.tokens == ("banco", "praça")
+    lst.item(1).setText("plaza")
+    panel.tokens.flush()
+    assert state.tokens == ("banco", "plaza")
+    assert rows_by_token(state)["plaza"] == before["praça"]
+
+
+def test_blank_token_is_rejected_and_reverted(panel, state):
+    panel.tokens.list.item(0).setText(" ")
+    panel.tokens.flush()
+    assert state.tokens == ("sentei", "banco", "praça")
+    assert panel.tokens.tokens() == ["sentei", "banco", "praça"]
+    assert "blank" in panel.message.text()
+
+
+def test_reorder_with_a_synthetic_head(panel, state):
+    state.update(head="previous", d_k=8)
+    panel.tokens.list.setCurrentRow(2)
+    panel.tokens.move_up()
+    panel.tokens.flush()
+    assert state.tokens == ("sentei", "praça", "banco") and state.q.shape == (3, 8)
+
+
+def test_sentence_is_tokenized_on_enter(qtbot, panel, state):
+    panel.sentence.clear()
+    qtbot.keyClicks(panel.sentence, "O gato, subiu.")
+    qtbot.keyClick(panel.sentence, Qt.Key.Key_Return)
+    assert state.tokens == ("O", "gato", ",", "subiu", ".")
+    assert panel.table.vectors.rowCount() == 5
+    panel.sentence.setText("  ")
+    qtbot.keyClick(panel.sentence, Qt.Key.Key_Return)
+    assert state.n == 5 and "no tokens" in panel.message.text()
+
+
+def test_head_d_k_and_seed(qtbot, panel, state):
+    panel.head.setCurrentIndex(panel.head.findData("content"))
+    panel.head.activated.emit(panel.head.currentIndex())
+    assert state.head == "content"
+    q_seed0 = state.q.copy()
+    panel.seed.setValue(7)
+    assert state.seed == 7 and not np.array_equal(state.q, q_seed0)
+    panel.d_k.spin.setValue(48)  # exact entry, not a power of two
+    qtbot.waitUntil(lambda: state.d_k == 48)
+    assert state.q.shape == (3, 48)
+    assert panel.table.vectors.columnCount() == 2 * MAX_SHOWN + min(state.v.shape[1], MAX_SHOWN)
+    assert "first 16" in panel.table_note.text()
+    assert panel.plot.isHidden()
+    panel.d_k.slider.setValue(3)  # 2**3; throttled, so it may land a frame later
+    qtbot.waitUntil(lambda: state.d_k == 8)
+
+
+def test_invalid_head_is_rejected_with_a_message(panel, state):
+    panel.head.setCurrentIndex(panel.head.findData("decay"))
+    panel.head.activated.emit(panel.head.currentIndex())
+    assert state.head == "manual"
+    assert panel.head.currentData() == "manual"  # reverted
+    assert "d_k ≥ 3" in panel.message.text() and panel.message.isVisible()
+
+
+def test_experiment_buttons(panel, state):
+    names = [b.objectName() for b in panel.experiment_box.findChildren(QPushButton)]
+    assert "experiment_praca-money" in names and "experiment_reset" in names
+    panel.findChild(QPushButton, "experiment_zero-query").click()
+    np.testing.assert_array_equal(state.q[1], [0, 0])
+    panel.findChild(QPushButton, "experiment_reset").click()
+    np.testing.assert_array_equal(state.q[1], [1, 2])
+    state.update(**preset_state_values(load_preset("gato")))
+    assert panel.experiment_box.isHidden() or not load_preset("gato").experiments
+
+
+def test_dragging_an_arrow_head_moves_the_query(panel, steps, state):
+    head = panel.plot.heads["q"][1]  # banco's query
+    head.setPos(1.0, 0.0)  # what a drag does, point by point
+    np.testing.assert_array_equal(state.q[1], [1, 0])
+    assert steps.step_texts()[2] == ["0.40", "0.40", "0.20"]
+    head.setPos(0.512, 0.013)  # snapped to the 0.05 grid
+    panel._write_arrow.flush()
+    np.testing.assert_allclose(state.q[1], [0.5, 0.0])
+
+
+def test_large_editor_stays_a_model(panel, state):
+    state.update(tokens=tuple(f"w{i}" for i in range(64)), d_k=16)
+    assert panel.table.vectors.rowCount() == 64
+    assert panel.table.vectors.columnCount() == 16 + 16 + 2
+    assert panel.tokens.list.count() == 64

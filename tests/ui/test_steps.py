@@ -1,0 +1,85 @@
+"""The steps panel shows the hand-worked example's numbers, live, read from its text."""
+
+import pytest
+from PySide6.QtCore import Qt
+
+from attnviz.model.presets import load_preset, preset_state_values
+from attnviz.ui.panels.steps import MAX_KEYS, StepsPanel
+
+
+@pytest.fixture
+def panel(qtbot, state, resolver):
+    p = StepsPanel(state, resolver)
+    qtbot.addWidget(p)
+    return p
+
+
+def test_banco_shows_the_documents_four_steps(panel):
+    assert panel.table.header_texts() == ["0: sentei", "1: banco", "2: praça"]
+    assert panel.step_texts() == [
+        ["1", "3", "4"],
+        ["0.71", "2.12", "2.83"],
+        ["0.07", "0.31", "0.62"],
+    ]
+    labels = panel.table.row_labels()
+    assert labels[0].startswith("①") and labels[2].startswith("③")
+    assert "√2 = 1.41" in labels[1]
+    assert panel.mix.header_texts() == ["seat", "money"]
+    assert panel.mix.texts() == [["0.85", "0.15"]]
+    assert "seat" in panel.verdict.text() and "0.85" in panel.verdict.text()
+    assert "[0.85, 0.15]" in panel.formula.text()
+    assert panel.query.currentText() == "1: banco"
+    assert panel.query_vector.text() == "q = [1, 2]"
+    assert panel.tooltip_of(1, 0).startswith("0.7071067811")
+
+
+def test_other_queries_match_the_documents_rows(panel, state):
+    state.selected_query = 0
+    assert panel.step_texts()[2] == ["0.45", "0.45", "0.11"]
+    assert panel.mix.texts() == [["0.78", "0.22"]]
+    state.selected_query = 2
+    assert panel.step_texts()[2] == ["0.14", "0.28", "0.58"]
+    assert panel.mix.texts() == [["0.86", "0.14"]]
+
+
+def test_choosing_the_query_in_the_panel_writes_the_state(qtbot, panel, state):
+    qtbot.keyClick(panel.query, Qt.Key.Key_Down)  # keyboard access: banco → praça
+    assert state.selected_query == 2
+    assert panel.step_texts()[0] == ["0", "1", "2"]
+
+
+def test_experiment_flips_the_verdict(panel, state):
+    preset = load_preset("banco").with_experiment("praca-money")
+    state.update(**preset_state_values(preset))
+    assert panel.step_texts()[2] == ["0.07", "0.31", "0.62"]  # weights unchanged
+    assert panel.mix.texts() == [["0.23", "0.77"]]
+    assert "money" in panel.verdict.text()
+
+
+def test_masked_keys_are_shown_as_masked(panel, state):
+    state.causal = True  # banco (query 1) may not see praça (key 2)
+    texts = panel.step_texts()
+    assert texts[1][2] == "−∞" and texts[2][2] == "0.00"
+    assert "masked" in panel.tooltip_of(2, 2)
+    assert panel.table.item(2, 2).font().italic()
+    assert float(texts[2][0]) + float(texts[2][1]) == pytest.approx(1.0, abs=0.01)
+
+
+def test_divisor_follows_scale_and_temperature(panel, state):
+    state.scale = False
+    assert panel.table.row_labels()[1].endswith("÷ 1")
+    assert panel.step_texts()[1] == ["1", "3", "4"]
+    state.update(scale=True, temperature=2.0)
+    assert "√2 × T 2 = 2.83" in panel.table.row_labels()[1]
+
+
+def test_long_sentence_shows_the_heaviest_keys_and_says_so(panel, state):
+    state.update(tokens=tuple(f"t{i}" for i in range(MAX_KEYS + 10)))
+    assert panel.table.columnCount() == MAX_KEYS
+    assert not panel.note.isHidden() and str(MAX_KEYS + 10) in panel.note.text()
+
+
+def test_unlabelled_values_name_the_largest_dimension(panel, state):
+    state.update(value_labels=(), head="content", d_k=4)
+    assert panel.mix.header_texts()[:2] == ["v1", "v2"]
+    assert "Largest component" in panel.verdict.text()
