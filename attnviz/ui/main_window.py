@@ -1,18 +1,235 @@
-"""The main window: a QMainWindow whose panels are dock widgets."""
+"""The main window: every panel is a dock widget around one state and one resolver.
+
+Docks have stable, untranslated object names (``dock-<PANEL_ID>``) so the layout saved in
+``QSettings`` (with :data:`LAYOUT_VERSION`) comes back on the next start, and panels can be
+floated, tabbed, closed and reopened from the View menu. Menus and the toolbar are built
+in :mod:`attnviz.ui.actions`.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QMainWindow
+import importlib
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QWidget,
+)
+
+from attnviz.model.presets import load_preset, preset_state_values
+from attnviz.model.resolve import Resolver
+from attnviz.model.state import AttentionState
+from attnviz.ui import actions
+from attnviz.ui.about import show_about
+from attnviz.ui.sessions import SessionController
+from attnviz.ui.theme import Theme, ThemeManager
+from attnviz.ui.undo import UndoController
+from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.state_panel import blocked
+
+#: Bump when the set or arrangement of docks changes, so an old saved layout is ignored.
+LAYOUT_VERSION = 1
+_LEFT, _RIGHT = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+#: (module, class, default area) of each panel, in the order they are docked.
+PANELS = (
+    ("attnviz.ui.panels.editor", "EditorPanel", _LEFT),
+    ("attnviz.ui.panels.controls", "ControlsPanel", _LEFT),
+    ("attnviz.ui.panels.heatmap", "HeatmapPanel", _RIGHT),
+    ("attnviz.ui.panels.steps", "StepsPanel", _RIGHT),
+)
+
+
+def panel_classes() -> list[tuple[type, Qt.DockWidgetArea]]:
+    """The panel classes that are installed, with their default dock area.
+
+    A panel module that does not exist (an optional or not yet shipped panel) is skipped;
+    any other import error is raised, so a broken panel is never silently hidden.
+    """
+    found = []
+    for module, name, area in PANELS:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        found.append((getattr(mod, name), area))
+    return found
 
 
 class MainWindow(QMainWindow):
-    """Top-level window of attnviz."""
+    """Top-level window of attnviz.
 
-    def __init__(self, parent=None) -> None:
+    Parameters
+    ----------
+    state, resolver : optional
+        The state to show and its resolver; a fresh ``banco`` state when omitted.
+    settings : QSettings, optional
+        Where layout and preferences are kept (the application's settings by default).
+    """
+
+    def __init__(self, state=None, resolver=None, parent=None, *, settings=None) -> None:
         super().__init__(parent)
         self.setObjectName("MainWindow")
-        self.setWindowTitle(self.tr("attnviz"))
-        self.resize(1280, 800)
-        welcome = QLabel(self.tr("attnviz — attention, live"))
-        welcome.setObjectName("welcome")
-        self.setCentralWidget(welcome)
+        self.setWindowTitle(self.tr("attnviz") + " [*]")
+        self.state = state if state is not None else AttentionState()
+        self.resolver = resolver if resolver is not None else Resolver(self.state)
+        self.settings = settings if settings is not None else QSettings()
+        self.themes = ThemeManager(QApplication.instance(), self.settings, self)
+        self.setDockOptions(
+            QMainWindow.DockOption.AnimatedDocks
+            | QMainWindow.DockOption.AllowNestedDocks
+            | QMainWindow.DockOption.AllowTabbedDocks
+            | QMainWindow.DockOption.GroupedDragging
+        )
+        self.undo = UndoController(self.state, self)
+        self.panels: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self._areas: dict[str, Qt.DockWidgetArea] = {}
+        for cls, area in panel_classes():
+            self._add_panel(cls, area)
+        self.session = SessionController(self, self.state, self.undo)
+
+        actions.build_file_menu(self, self.session)
+        actions.build_edit_menu(self, self.undo)
+        actions.build_view_menu(self, list(self.docks.values()), self.themes)
+        actions.build_help_menu(self)
+        self.preset_picker = actions.build_toolbar(self)
+        self.preset_picker.activated.connect(self._on_q_preset_activated)
+        self.hover_label = QLabel()
+        self.hover_label.setObjectName("hover_value")
+        self.statusBar().addWidget(self.hover_label, 1)
+        self.info_label = QLabel()
+        self.info_label.setObjectName("state_info")
+        self.statusBar().addPermanentWidget(self.info_label)
+        heatmap = self.panels.get("heatmap")
+        if heatmap is not None:
+            heatmap.sigHoverText.connect(self.hover_label.setText)
+
+        self.resize(1400, 880)
+        self._arrange_default()
+        self._restore_layout()
+        self.themes.sigThemeChanged.connect(self._on_q_theme_changed)
+        self._on_q_theme_changed(self.themes.theme)
+        bind(self, self.state.changed, self._on_state_changed)
+        self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
+
+    # --- docks and layout --------------------------------------------------------------
+    def _add_panel(self, cls, area: Qt.DockWidgetArea) -> None:
+        panel = cls(self.state, self.resolver, self)
+        dock = QDockWidget(cls.title(), self)
+        dock.setObjectName(f"dock-{cls.PANEL_ID}")
+        dock.setWidget(panel)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        self.panels[cls.PANEL_ID] = panel
+        self.docks[cls.PANEL_ID] = dock
+        self._areas[cls.PANEL_ID] = area
+
+    def _arrange_default(self) -> None:
+        """Editor over controls on the left, the heatmap over the steps on the right."""
+        for pid, dock in self.docks.items():
+            self.removeDockWidget(dock)
+            self.addDockWidget(self._areas[pid], dock)
+            dock.setFloating(False)
+            dock.show()
+        left = [d for p, d in self.docks.items() if self._areas[p] == _LEFT]
+        right = [d for p, d in self.docks.items() if self._areas[p] == _RIGHT]
+        if left and right:
+            self.resizeDocks([left[0], right[0]], [430, 970], Qt.Orientation.Horizontal)
+        if len(right) > 1:
+            self.resizeDocks(right[:2], [560, 320], Qt.Orientation.Vertical)
+
+    def reset_layout(self) -> None:
+        """Put every panel back in its first-start place (View → Reset Layout)."""
+        self.set_full_screen(False)
+        self._arrange_default()
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        layout = self.settings.value("window/state")
+        if layout is not None:
+            self.restoreState(layout, LAYOUT_VERSION)
+
+    def save_layout(self) -> None:
+        """Write the window geometry and dock layout to the settings."""
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
+        self.settings.sync()
+
+    def set_full_screen(self, on: bool) -> None:
+        """Enter or leave full screen (View → Full Screen, F11)."""
+        if on == self.isFullScreen():
+            return
+        if on:
+            self.showFullScreen()
+        else:
+            self.showNormal()
+        with blocked(self.full_screen_action):
+            self.full_screen_action.setChecked(on)
+
+    # --- presets, export, about --------------------------------------------------------
+    def apply_preset(self, preset_id: str) -> None:
+        """Show preset ``preset_id`` (one undoable state update)."""
+        self.state.update(**preset_state_values(load_preset(preset_id)))
+
+    def _on_q_preset_activated(self, index: int) -> None:
+        self.apply_preset(self.preset_picker.itemData(index))
+
+    def show_export_dialog(self) -> None:
+        """Open the export dialog for the heatmap (File → Export…)."""
+        from attnviz.ui.export_dialog import ExportDialog
+
+        dialog = ExportDialog(self.state, self.resolver, self.themes.theme.name, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        # open(), not exec(): a nested event loop would stall the live panels meanwhile.
+        dialog.open()
+
+    def copy_image(self) -> None:
+        """Put the heatmap on the clipboard as a 1920×1080 image in the current theme."""
+        from attnviz.ui.export import ExportSpec, copy_to_clipboard
+
+        copy_to_clipboard(
+            self.state, self.resolver.results, ExportSpec(theme=self.themes.theme.name)
+        )
+        self.statusBar().showMessage(self.tr("Heatmap copied to the clipboard"), 3000)
+
+    def about(self) -> None:
+        """Help → About."""
+        show_about(self)
+
+    # --- model and theme events --------------------------------------------------------
+    def _on_state_changed(self, names: frozenset) -> None:
+        if "preset_id" in names:
+            with blocked(self.preset_picker):
+                self.preset_picker.setCurrentIndex(
+                    self.preset_picker.findData(self.state.preset_id)
+                )
+        if names & {"tokens", "d_k", "preset_id"}:
+            self.info_label.setText(
+                self.tr("n = %1 tokens · d_k = %2")
+                .replace("%1", str(self.state.n))
+                .replace("%2", str(self.state.d_k))
+            )
+
+    def _on_q_theme_changed(self, theme: Theme) -> None:
+        for panel in self.panels.values():
+            apply = getattr(panel, "apply_theme", None)
+            if apply is not None:
+                apply(theme)
+
+    def closeEvent(self, event) -> None:
+        if not self.session.maybe_save():
+            event.ignore()
+            return
+        self.save_layout()
+        super().closeEvent(event)

@@ -1,0 +1,163 @@
+"""UI figures: slider step → repainted heatmap, start-up to first paint, a 4K PNG export.
+
+``heatmap_update`` and ``export_4k`` run in this process on Qt's offscreen platform (unless
+another platform is chosen); ``startup`` starts the real ``attnviz`` command in a child
+process and reads the moment its window was first painted. Targets (DESIGN.md): median
+≤ 8 ms and p95 ≤ 16 ms per step at n = 512, d_k = 256; start-up ≤ 1.5 s from source
+(≤ 2 s frozen); 4K export ≤ 1 s.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ORDER = 10  # DESIGN.md lists the UI figures first
+
+
+def _app():
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from PySide6.QtWidgets import QApplication
+
+    from attnviz.ui.app import guard_singleton_refcounts
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    guard_singleton_refcounts()
+    return app
+
+
+def _ms(seconds: list[float], q: float) -> float:
+    ordered = sorted(seconds)
+    return round(1000 * ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 3)
+
+
+def heatmap_update(*, quick: bool = False, n: int = 512, d_k: int = 256, steps: int = 200) -> dict:
+    """Temperature slider steps on a content head, each timed from ``state.update`` to the
+    end of the heatmap's synchronous repaint (the real panel, 900×700 pixels).
+
+    ``model_median_ms`` is the part spent in the state and resolver (attention recomputed
+    by the core), ``view_median_ms`` the part spent in the panel and the paint.
+    """
+    app = _app()
+    from attnviz.model.resolve import Resolver
+    from attnviz.model.state import AttentionState
+    from attnviz.ui.panels.heatmap import HeatmapPanel
+    from attnviz.ui.theme import theme_named
+
+    steps = 60 if quick else steps
+    state = AttentionState(tokens=tuple(f"t{i}" for i in range(n)), head="content", d_k=d_k)
+    resolver = Resolver(state)
+    panel = HeatmapPanel(state, resolver)
+    panel.apply_theme(theme_named("light"))
+    panel.resize(900, 700)
+    panel.show()
+    app.processEvents()
+    viewport = panel.view.viewport()
+    total, model = [], []
+    try:
+        for i in range(steps + 10):
+            temperature = 1.0 + 0.01 * (i % 40 + 1) * (1 if i % 2 else -1)
+            t0 = time.perf_counter()
+            state.update(temperature=temperature)
+            t1 = time.perf_counter()
+            viewport.repaint()
+            t2 = time.perf_counter()
+            if i >= 10:  # the first steps warm caches and allocate buffers
+                total.append(t2 - t0)
+                model.append(t1 - t0)
+            app.processEvents()
+    finally:
+        panel.close()
+        panel.deleteLater()
+    view = [t - m for t, m in zip(total, model, strict=True)]
+    return {
+        "median_ms": _ms(total, 0.5),
+        "p95_ms": _ms(total, 0.95),
+        "n": n,
+        "d_k": d_k,
+        "steps": steps,
+        "model_median_ms": round(1000 * statistics.median(model), 3),
+        "view_median_ms": round(1000 * statistics.median(view), 3),
+        "view_p95_ms": _ms(view, 0.95),
+        "target": "median ≤ 8 ms, p95 ≤ 16 ms",
+    }
+
+
+def _startup_command() -> list[str]:
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "attnviz"]
+
+
+def startup(*, quick: bool = False, runs: int = 3) -> dict:
+    """Seconds from starting ``attnviz`` (a new process) to its first painted window.
+
+    The child uses a throw-away settings folder and quits right after the first paint
+    (``ATTNVIZ_QUIT_AFTER_FIRST_PAINT=1``); the median of ``runs`` starts is reported.
+    """
+    runs = 1 if quick else runs
+    root = str(Path(__file__).resolve().parents[2])
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ)
+        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+        env["ATTNVIZ_QUIT_AFTER_FIRST_PAINT"] = "1"
+        env["XDG_CONFIG_HOME"] = tmp  # never the user's settings
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        for _ in range(runs):
+            t0 = time.time()
+            done = subprocess.run(
+                _startup_command(), capture_output=True, text=True, env=env, timeout=120
+            )
+            marks = [ln for ln in done.stdout.splitlines() if ln.startswith("first-paint ")]
+            if done.returncode != 0 or not marks:
+                tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                raise RuntimeError(f"attnviz did not start (exit {done.returncode}): {tail}")
+            times.append(float(marks[-1].split()[1]) - t0)
+    return {
+        "seconds": round(statistics.median(times), 3),
+        "best_seconds": round(min(times), 3),
+        "runs": runs,
+        "frozen": bool(getattr(sys, "frozen", False)),
+        "target": "≤ 1.5 s from source, ≤ 2 s frozen",
+    }
+
+
+def export_4k(*, quick: bool = False, repeats: int = 3) -> dict:
+    """Seconds to render and write a 3840×2160 PNG of the ``banco`` heatmap (best of
+    ``repeats``), and the same for a 512-token content head."""
+    _app()
+    from attnviz.model.resolve import Resolver
+    from attnviz.model.state import AttentionState
+    from attnviz.ui.export import ExportSpec, write_png
+
+    repeats = 1 if quick else repeats
+    spec = ExportSpec(3840, 2160)
+    cases = {
+        "seconds": AttentionState(),
+        "seconds_n512": AttentionState(
+            tokens=tuple(f"t{i}" for i in range(512)), head="content", d_k=64
+        ),
+    }
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.png"
+        for key, state in cases.items():
+            results = Resolver(state, auto=False).results
+            best = float("inf")
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                write_png(state, results, path, spec)
+                best = min(best, time.perf_counter() - t0)
+            out[key] = round(best, 3)
+        out["bytes"] = path.stat().st_size
+    return {**out, "width": 3840, "height": 2160, "target": "≤ 1 s"}
+
+
+FIGURES = {"heatmap_update": heatmap_update, "startup": startup, "export_4k": export_4k}

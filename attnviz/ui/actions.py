@@ -1,0 +1,179 @@
+"""Menus, actions and the toolbar of the main window.
+
+Kept apart from :mod:`attnviz.ui.main_window` so the window module holds behaviour and
+this one holds the wiring. Every action has a stable, untranslated ``objectName``
+(``action_<name>``) so tests and scripts can find it whatever the language.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMenu, QToolBar
+
+from attnviz.model.presets import load_preset, preset_ids
+from attnviz.ui.theme import MODES
+
+_C = "MainWindow"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+def _action(window, name: str, text: str, slot=None, shortcut=None, tip: str = "") -> QAction:
+    action = QAction(text, window)
+    action.setObjectName(f"action_{name}")
+    if shortcut is not None:
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            action.setShortcuts(QKeySequence.keyBindings(shortcut))
+        else:
+            action.setShortcut(QKeySequence(shortcut))
+    if tip:
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+    if slot is not None:
+        action.triggered.connect(slot)
+    return action
+
+
+def preset_titles() -> list[tuple[str, str]]:
+    """``(id, title)`` of every shipped preset, in the order of :func:`preset_ids`."""
+    out = []
+    for pid in preset_ids():
+        try:
+            out.append((pid, load_preset(pid).title))
+        except (ValueError, KeyError, OSError):
+            continue  # a broken preset file must not keep the window from opening
+    return out
+
+
+def build_file_menu(window: QMainWindow, session) -> QMenu:
+    """File: Open, Save, Save As, recent files, Export…, Copy image, Quit."""
+    menu = window.menuBar().addMenu(_tr("&File"))
+    menu.setObjectName("menu_file")
+    if session is not None:
+        menu.addAction(session.open_action)
+        menu.addAction(session.save_action)
+        menu.addAction(session.save_as_action)
+        menu.addMenu(session.recent_menu)
+        menu.addSeparator()
+    window.export_action = _action(
+        window,
+        "export",
+        _tr("&Export…"),
+        window.show_export_dialog,
+        "Ctrl+E",
+        _tr("Save the heatmap as PNG or SVG at slide size, or its matrix as CSV or NPY"),
+    )
+    menu.addAction(window.export_action)
+    window.copy_image_action = _action(
+        window,
+        "copy_image",
+        _tr("&Copy Heatmap Image"),
+        window.copy_image,
+        "Ctrl+Shift+C",
+        _tr("Copy the heatmap as a 1920×1080 image to the clipboard"),
+    )
+    menu.addAction(window.copy_image_action)
+    menu.addSeparator()
+    quit_action = _action(window, "quit", _tr("&Quit"), window.close, QKeySequence.StandardKey.Quit)
+    if quit_action.shortcut().isEmpty():  # Windows has no standard Quit key
+        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+    quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+    menu.addAction(quit_action)
+    return menu
+
+
+def build_edit_menu(window: QMainWindow, undo) -> QMenu:
+    """Edit: Undo and Redo (from the undo controller, when there is one)."""
+    menu = window.menuBar().addMenu(_tr("&Edit"))
+    menu.setObjectName("menu_edit")
+    if undo is not None:
+        menu.addAction(undo.create_undo_action(window))
+        menu.addAction(undo.create_redo_action(window))
+    return menu
+
+
+def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
+    """View: one toggle per panel, Reset layout, Full screen, Theme, Large fonts."""
+    menu = window.menuBar().addMenu(_tr("&View"))
+    menu.setObjectName("menu_view")
+    for dock in docks:
+        toggle = dock.toggleViewAction()
+        toggle.setObjectName(f"action_show_{dock.objectName().removeprefix('dock-')}")
+        menu.addAction(toggle)
+    menu.addSeparator()
+    menu.addAction(
+        _action(
+            window,
+            "reset_layout",
+            _tr("&Reset Layout"),
+            window.reset_layout,
+            tip=_tr("Put every panel back where it was at first start"),
+        )
+    )
+    full = _action(
+        window, "full_screen", _tr("&Full Screen"), None, QKeySequence.StandardKey.FullScreen
+    )
+    if full.shortcut().isEmpty():
+        full.setShortcut(QKeySequence("F11"))
+    full.setCheckable(True)
+    full.toggled.connect(window.set_full_screen)
+    window.full_screen_action = full
+    menu.addAction(full)
+    menu.addSeparator()
+    theme_menu = menu.addMenu(_tr("&Theme"))
+    theme_menu.setObjectName("menu_theme")
+    group = QActionGroup(window)
+    names = {"system": _tr("Follow the &System"), "light": _tr("&Light"), "dark": _tr("&Dark")}
+    for mode in MODES:
+        act = _action(window, f"theme_{mode}", names[mode])
+        act.setCheckable(True)
+        act.setChecked(themes.mode == mode)
+        act.triggered.connect(lambda _=False, m=mode: themes.set_mode(m))
+        group.addAction(act)
+        theme_menu.addAction(act)
+    large = _action(
+        window,
+        "large_fonts",
+        _tr("&Large Fonts (Projector)"),
+        tip=_tr("Bigger text everywhere, for the back row of a lecture hall"),
+    )
+    large.setShortcut(QKeySequence("Ctrl+Shift+L"))
+    large.setCheckable(True)
+    large.setChecked(themes.large_fonts)
+    large.toggled.connect(themes.set_large_fonts)
+    menu.addAction(large)
+    return menu
+
+
+def build_help_menu(window: QMainWindow) -> QMenu:
+    """Help: About."""
+    menu = window.menuBar().addMenu(_tr("&Help"))
+    menu.setObjectName("menu_help")
+    about = _action(window, "about", _tr("&About attnviz"), window.about)
+    about.setMenuRole(QAction.MenuRole.AboutRole)
+    menu.addAction(about)
+    return menu
+
+
+def build_toolbar(window: QMainWindow) -> QComboBox:
+    """The main toolbar: the preset picker and Export; returns the preset combo box."""
+    bar = QToolBar(_tr("Main Toolbar"), window)
+    bar.setObjectName("toolbar-main")
+    bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+    label = QLabel(_tr("&Preset: "))
+    combo = QComboBox()
+    combo.setObjectName("preset_picker")
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setToolTip(_tr("Load one of the documents' worked examples"))
+    for pid, title in preset_titles():
+        combo.addItem(title, pid)
+    label.setBuddy(combo)
+    bar.addWidget(label)
+    bar.addWidget(combo)
+    bar.addSeparator()
+    bar.addAction(window.export_action)
+    return combo

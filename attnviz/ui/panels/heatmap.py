@@ -1,0 +1,234 @@
+"""The heatmap panel: S, A or O of the whole sequence, read by rows, live.
+
+Which matrix, which colormap and which levels come from the state (the controls panel
+writes them); this panel only draws. A recompute (``attention`` or ``mask`` from the
+resolver) sets new image data; a restyle key (colormap, levels) only restyles; token
+labels are rebuilt only when the tokens change. The functions at the top describe a
+heatmap for a state and are shared with the exporter, so a slide shows what the screen does.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
+from PySide6.QtGui import QFont, QFontInfo
+from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout
+
+from attnviz.model.resolve import Resolver, Results
+from attnviz.model.state import AttentionState
+from attnviz.ui.theme import Theme
+from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.heatmap_view import HeatmapView
+from attnviz.ui.widgets.state_panel import StatePanel
+
+_C = "HeatmapPanel"
+#: pyqtgraph maps behind the state's colormap names; the diverging one is for scores.
+PG_COLORMAPS = {"diverging": "CET-D1"}
+SYMBOLS = {"scores": "S", "weights": "A", "output": "O"}
+_NOTES = {
+    "scores": QT_TRANSLATE_NOOP(_C, "how well each query matches each key"),
+    "weights": QT_TRANSLATE_NOOP(_C, "each row is a probability distribution over the keys"),
+    "output": QT_TRANSLATE_NOOP(_C, "each row is the query's mix of the values"),
+}
+
+
+def _fill(text: str, *args) -> str:
+    """Qt-style ``%1``, ``%2`` … placeholders, so translators can reorder them."""
+    for i, arg in enumerate(args, 1):
+        text = text.replace(f"%{i}", str(arg))
+    return text
+
+
+@cache
+def colormap_for(name: str) -> pg.ColorMap:
+    """The pyqtgraph colour map behind a state colormap name (viridis, …, diverging)."""
+    return pg.colormap.get(PG_COLORMAPS.get(name, name))
+
+
+def auto_levels(values: np.ndarray, allowed: np.ndarray | None, diverging: bool) -> tuple:
+    """Levels spanning the visible (unmasked) values; symmetric about 0 when ``diverging``."""
+    shown = values[allowed] if allowed is not None and allowed.shape == values.shape else values
+    shown = shown[np.isfinite(shown)] if shown.dtype.kind == "f" else shown
+    if shown.size == 0:
+        return (-1.0, 1.0) if diverging else (0.0, 1.0)
+    lo, hi = float(shown.min()), float(shown.max())
+    if diverging:
+        m = max(abs(lo), abs(hi)) or 1.0
+        return (-m, m)
+    if hi - lo < 1e-12:
+        return (lo - 0.5, hi + 0.5)
+    return (lo, hi)
+
+
+def view_levels(state: AttentionState, values: np.ndarray, allowed) -> tuple[float, float]:
+    """The colour levels the state asks for: automatic, or its fixed ``levels``."""
+    if not state.levels_auto:
+        return state.levels
+    return auto_levels(values, allowed, state.colormap == "diverging")
+
+
+def shown_mask(state: AttentionState, results: Results) -> np.ndarray | None:
+    """The may-attend mask to hatch: S and A are query × key; O's columns are not keys."""
+    return None if state.matrix == "output" else results.mask
+
+
+def column_labels(state: AttentionState, matrix: str, d_v: int) -> tuple[str, ...]:
+    """Keys for S and A; the value dimensions (named when the preset names them) for O."""
+    if matrix != "output":
+        return state.tokens
+    if len(state.value_labels) == d_v:
+        return state.value_labels
+    return tuple(f"v{j + 1}" for j in range(d_v))
+
+
+def formula(state: AttentionState, matrix: str) -> str:
+    """The formula of the matrix as the state computes it, e.g. ``S = QKᵀ / √d_k``."""
+    if matrix == "scores":
+        text = "S = QKᵀ / √d_k" if state.scale else "S = QKᵀ"
+        if state.temperature != 1.0:
+            text += f" / T   (T = {state.temperature:g})"
+        return text
+    return "A = softmax(S)" if matrix == "weights" else "O = A·V"
+
+
+def configure_view(view: HeatmapView, state: AttentionState, results: Results) -> None:
+    """Fill ``view`` with everything the state shows (used for exports and first paint)."""
+    matrix = state.matrix
+    values = results.matrix(matrix)
+    allowed = shown_mask(state, results)
+    view.set_colormap(colormap_for(state.colormap))
+    view.set_labels(state.tokens, column_labels(state, matrix, values.shape[1]))
+    tr = QCoreApplication.translate
+    if matrix == "output":
+        cols = tr("HeatmapPanel", "value dimension")
+    else:
+        cols = tr("HeatmapPanel", "key")
+    view.set_axis_titles(tr("HeatmapPanel", "query"), cols, tr("HeatmapPanel", "entropy (nats)"))
+    view.set_matrix(
+        values,
+        view_levels(state, values, allowed),
+        allowed=allowed,
+        entropy=results.attention.entropy,
+        max_entropy=math.log(max(state.n, 1)),
+    )
+
+
+class HeatmapPanel(StatePanel):
+    """The matrix chosen in the state, with hover values and click-to-select a query."""
+
+    PANEL_ID = "heatmap"
+    TITLE = QT_TRANSLATE_NOOP("HeatmapPanel", "Attention matrix")
+    #: The hover text (formatted), for the status bar; empty when the mouse leaves.
+    sigHoverText = Signal(str)
+
+    def __init__(self, state: AttentionState, resolver: Resolver, parent=None) -> None:
+        super().__init__(state, resolver, parent)
+        layout = QVBoxLayout()
+        layout.setContentsMargins(2, 2, 2, 2)
+        self.caption = QLabel()
+        self.caption.setObjectName("caption")
+        self.caption.setWordWrap(True)
+        layout.addWidget(self.caption)
+        self.view = HeatmapView(self)
+        self.view.setObjectName("heatmap_view")
+        self.view.sigHover.connect(self._on_q_hover)
+        self.view.sigClicked.connect(self._on_q_clicked)
+        layout.addWidget(self.view, 1)
+        self._theme: Theme | None = None
+        self._finish(layout)
+        bind(self, resolver.resolved, self._on_resolved)
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_resolved(self, _results, names: frozenset) -> None:
+        if "attention" in names or "mask" in names:
+            self._on_attention_changed()
+
+    def _on_attention_changed(self) -> None:
+        res = self.resolver.results
+        values = res.matrix(self.state.matrix)
+        allowed = shown_mask(self.state, res)
+        self.view.set_matrix(
+            values,
+            view_levels(self.state, values, allowed),
+            allowed=allowed,
+            entropy=res.attention.entropy,
+            max_entropy=math.log(max(self.state.n, 1)),
+        )
+
+    def _on_matrix_changed(self) -> None:
+        configure_view(self.view, self.state, self.resolver.results)
+        self._on_scale_changed()
+
+    def _on_tokens_changed(self) -> None:
+        d_v = self.resolver.results.attention.output.shape[1]
+        cols = column_labels(self.state, self.state.matrix, d_v)
+        self.view.set_labels(self.state.tokens, cols)
+
+    _on_value_labels_changed = _on_tokens_changed
+
+    def _on_colormap_changed(self) -> None:
+        self.view.set_colormap(colormap_for(self.state.colormap))
+        self._on_levels_changed()
+
+    def _on_levels_changed(self) -> None:
+        res = self.resolver.results
+        values = res.matrix(self.state.matrix)
+        self.view.set_levels(view_levels(self.state, values, shown_mask(self.state, res)))
+
+    _on_levels_auto_changed = _on_levels_changed
+
+    def _on_selected_query_changed(self) -> None:
+        self.view.set_selection(self.state.selected_query, self.state.selected_cell)
+
+    _on_selected_cell_changed = _on_selected_query_changed
+
+    def _on_scale_changed(self) -> None:
+        matrix = self.state.matrix
+        note = QCoreApplication.translate(_C, _NOTES[matrix])
+        text = f"<b>{formula(self.state, matrix)}</b> — {note}"
+        if text != self.caption.text():
+            self.caption.setText(text)
+
+    _on_temperature_changed = _on_scale_changed
+
+    # --- style -------------------------------------------------------------------------
+    def apply_theme(self, theme: Theme) -> None:
+        """Restyle the view for ``theme`` (colours and the current application font)."""
+        self._theme = theme
+        font = QFont(QApplication.font())
+        # A little larger than the interface font: these labels are read from a distance.
+        font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.15)))
+        self.view.set_style(theme, font)
+        configure_view(self.view, self.state, self.resolver.results)
+
+    # --- view → model ------------------------------------------------------------------
+    def hover_text(self, row: int, col: int) -> str:
+        """What the status bar and tooltip say about cell (``row``, ``col``)."""
+        if row < 0:
+            return ""
+        matrix = self.state.matrix
+        symbol, query = SYMBOLS[matrix], self.state.tokens[row]
+        value = self.view.value_at(row, col)
+        if matrix == "output":
+            d_v = self.resolver.results.attention.output.shape[1]
+            dim = column_labels(self.state, matrix, d_v)[col]
+            text = self.tr("%1  query “%2”, dimension “%3” = %4")
+            return _fill(text, symbol, query, dim, f"{value:.6g}")
+        key = self.state.tokens[col]
+        if math.isnan(value):
+            text = self.tr("%1  query “%2” → key “%3”: masked (this query may not see this key)")
+            return _fill(text, symbol, query, key)
+        return _fill(self.tr("%1  query “%2” → key “%3” = %4"), symbol, query, key, f"{value:.6g}")
+
+    def _on_q_hover(self, row: int, col: int, _value: float) -> None:
+        text = self.hover_text(row, col)
+        self.view.image.setToolTip(text)
+        self.sigHoverText.emit(text)
+
+    def _on_q_clicked(self, row: int, col: int) -> None:
+        square = self.state.matrix != "output" and col >= 0
+        self._write(self.view, selected_query=row, selected_cell=(row, col) if square else None)

@@ -1,0 +1,203 @@
+"""Light and dark themes: the Qt palette, pyqtgraph colours and a large-font mode.
+
+The theme follows the system colour scheme (``QStyleHints.colorScheme``) unless the user
+picks one in View → Theme; the choice and the large-font flag live in ``QSettings``. Views
+that draw with pyqtgraph listen to :attr:`ThemeManager.sigThemeChanged` and restyle
+themselves from the :class:`Theme` they receive, because pyqtgraph's global config only
+reaches items created after it is set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QStyleFactory
+
+MODES = ("system", "light", "dark")
+#: Font growth in large-font (projector) mode.
+LARGE_FONT_FACTOR = 1.5
+
+
+@dataclass(frozen=True)
+class Theme:
+    """Colours (as ``#rrggbb`` strings) and font scale that every view draws with."""
+
+    name: str
+    background: str
+    foreground: str
+    muted: str
+    masked_fill: str
+    masked_hatch: str
+    highlight: str
+    entropy: str
+    font_scale: float = 1.0
+
+    @property
+    def dark(self) -> bool:
+        """True for the dark theme."""
+        return self.name == "dark"
+
+
+LIGHT = Theme(
+    name="light",
+    background="#ffffff",
+    foreground="#1a1a1a",
+    muted="#6b6b6b",
+    masked_fill="#d0d0d0",
+    masked_hatch="#7a7a7a",
+    highlight="#d62728",
+    entropy="#4c72b0",
+)
+DARK = Theme(
+    name="dark",
+    background="#1e1f22",
+    foreground="#e8e8e8",
+    muted="#a0a0a0",
+    masked_fill="#3a3b3f",
+    masked_hatch="#8a8a8a",
+    highlight="#ff5c5c",
+    entropy="#7fa7e8",
+)
+
+
+def theme_named(name: str, *, large_fonts: bool = False) -> Theme:
+    """The built-in theme ``"light"`` or ``"dark"``, optionally with large fonts."""
+    if name not in ("light", "dark"):
+        raise ValueError(f"unknown theme {name!r}; expected light or dark")
+    base = DARK if name == "dark" else LIGHT
+    return replace(base, font_scale=LARGE_FONT_FACTOR) if large_fonts else base
+
+
+def _dark_palette() -> QPalette:
+    pal = QPalette()
+    colors = {
+        QPalette.ColorRole.Window: "#2b2d30",
+        QPalette.ColorRole.WindowText: "#e8e8e8",
+        QPalette.ColorRole.Base: "#1e1f22",
+        QPalette.ColorRole.AlternateBase: "#2b2d30",
+        QPalette.ColorRole.ToolTipBase: "#3c3f41",
+        QPalette.ColorRole.ToolTipText: "#f0f0f0",
+        QPalette.ColorRole.PlaceholderText: "#8c8c8c",
+        QPalette.ColorRole.Text: "#e8e8e8",
+        QPalette.ColorRole.Button: "#3c3f41",
+        QPalette.ColorRole.ButtonText: "#e8e8e8",
+        QPalette.ColorRole.BrightText: "#ff6b6b",
+        QPalette.ColorRole.Link: "#7fa7e8",
+        QPalette.ColorRole.Highlight: "#3d6fb4",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Light: "#4a4d50",
+        QPalette.ColorRole.Midlight: "#3f4245",
+        QPalette.ColorRole.Mid: "#323437",
+        QPalette.ColorRole.Dark: "#1b1c1e",
+        QPalette.ColorRole.Shadow: "#111111",
+    }
+    for role, color in colors.items():
+        pal.setColor(role, QColor(color))
+    # Disabled widgets must stay readable but look disabled on a projector too.
+    for role in (
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+    ):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    return pal
+
+
+def system_scheme() -> str:
+    """``"dark"`` when the platform reports a dark colour scheme, else ``"light"``."""
+    app = QGuiApplication.instance()
+    if app is None:
+        return "light"
+    scheme = app.styleHints().colorScheme()
+    return "dark" if scheme == Qt.ColorScheme.Dark else "light"
+
+
+class ThemeManager(QObject):
+    """Applies the chosen theme to the application and tells views when it changes.
+
+    Parameters
+    ----------
+    app : QApplication
+        The application whose style, palette and font are set.
+    settings : QSettings, optional
+        Where the mode and large-font flag are read from and saved to.
+    """
+
+    sigThemeChanged = Signal(object)
+
+    def __init__(self, app: QApplication, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self._app = app
+        self._settings = settings
+        mode = str(settings.value("view/theme", "system")) if settings else "system"
+        self._mode = mode if mode in MODES else "system"
+        large = settings.value("view/large_fonts", False, type=bool) if settings else False
+        self._large = bool(large)
+        self._base_font = QFont(app.font())
+        # Fusion draws the same on every platform and honours a dark palette everywhere.
+        style = QStyleFactory.create("Fusion")
+        if style is not None:
+            app.setStyle(style)
+        self._light_palette = app.style().standardPalette()
+        app.styleHints().colorSchemeChanged.connect(self._on_q_color_scheme_changed)
+        self.theme = self._resolve()
+        self._apply()
+
+    @property
+    def mode(self) -> str:
+        """``"system"``, ``"light"`` or ``"dark"``."""
+        return self._mode
+
+    @property
+    def large_fonts(self) -> bool:
+        """True in large-font (projector) mode."""
+        return self._large
+
+    def set_mode(self, mode: str) -> None:
+        """Choose ``"system"``, ``"light"`` or ``"dark"`` and apply it."""
+        if mode not in MODES:
+            raise ValueError(f"unknown theme mode {mode!r}; expected one of {', '.join(MODES)}")
+        self._mode = mode
+        self._save("view/theme", mode)
+        self._refresh()
+
+    def set_large_fonts(self, on: bool) -> None:
+        """Turn large-font mode on or off."""
+        self._large = bool(on)
+        self._save("view/large_fonts", self._large)
+        self._refresh()
+
+    def _save(self, key: str, value) -> None:
+        if self._settings is not None:
+            self._settings.setValue(key, value)
+
+    def _resolve(self) -> Theme:
+        name = system_scheme() if self._mode == "system" else self._mode
+        return theme_named(name, large_fonts=self._large)
+
+    def _refresh(self) -> None:
+        self.theme = self._resolve()
+        self._apply()
+        self.sigThemeChanged.emit(self.theme)
+
+    def _apply(self) -> None:
+        t = self.theme
+        self._app.setPalette(_dark_palette() if t.dark else self._light_palette)
+        font = QFont(self._base_font)
+        if t.font_scale != 1.0 and font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * t.font_scale)
+        self._app.setFont(font)
+        pg.setConfigOptions(background=t.background, foreground=t.foreground)
+        # Under a widget with a style sheet, rich-text labels keep the palette they were
+        # polished with; setting the sheet again re-polishes them with the new one.
+        for widget in self._app.allWidgets():
+            sheet = widget.styleSheet()
+            if sheet:
+                widget.setStyleSheet(sheet)
+
+    def _on_q_color_scheme_changed(self, _scheme) -> None:
+        if self._mode == "system":
+            self._refresh()

@@ -1,0 +1,410 @@
+"""A reusable heatmap of one matrix: rows are queries, columns keys (or value dimensions).
+
+One :class:`HeatmapView` holds a pyqtgraph ``ImageItem`` (``row-major``: row = query,
+column = key) with a colour bar, token labels on both axes (thinned out when they would
+collide), masked cells drawn as a grey hatch above the image (never as 0), the selected
+query row outlined, the numbers printed in the cells of small matrices, and a per-row
+entropy strip beside it. Every item is created once; :meth:`HeatmapView.set_matrix` is the
+hot path and only converts the data, sets the image with explicit levels and redraws the
+entropy strip.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+
+# Imported by module, not through pyqtgraph's lazy attributes, so a frozen bundle has them.
+from pyqtgraph.graphicsItems.ColorBarItem import ColorBarItem
+from pyqtgraph.graphicsItems.ImageItem import ImageItem
+from pyqtgraph.graphicsItems.TextItem import TextItem
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
+
+from attnviz.ui.theme import LIGHT, Theme
+
+#: Matrices up to this many cells get their numbers printed inside the cells.
+MAX_CELL_TEXT = 144
+#: Longer tokens are shortened on the axes (the hover text gives them whole).
+LABEL_CHARS = 14
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+class _MaskOverlay(QGraphicsPathItem):
+    """Masked cells: an opaque grey fill with a hatch on top, so no colour can mean 0."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._fill = QBrush(QColor(LIGHT.masked_fill))
+        self._hatch = QBrush(QColor(LIGHT.masked_hatch), Qt.BrushStyle.BDiagPattern)
+
+    def set_colors(self, fill: str, hatch: str) -> None:
+        self._fill = QBrush(QColor(fill))
+        self._hatch = QBrush(QColor(hatch), Qt.BrushStyle.BDiagPattern)
+        self.update()
+
+    def set_allowed(self, allowed: np.ndarray | None) -> None:
+        """Cover every cell where ``allowed`` is False (one rectangle per run in a row)."""
+        path = QPainterPath()
+        if allowed is not None and not allowed.all():
+            blocked = np.zeros((allowed.shape[0], allowed.shape[1] + 2), np.int8)
+            blocked[:, 1:-1] = ~allowed
+            edges = np.diff(blocked, axis=1)
+            rows, starts = np.nonzero(edges == 1)
+            _, ends = np.nonzero(edges == -1)
+            for r, c0, c1 in zip(rows.tolist(), starts.tolist(), ends.tolist(), strict=True):
+                path.addRect(QRectF(c0, r, c1 - c0, 1))
+        self.setPath(path)
+
+    def paint(self, painter, option, widget=None) -> None:
+        path = self.path()
+        painter.fillPath(path, self._fill)
+        painter.fillPath(path, self._hatch)
+
+
+class HeatmapView(pg.GraphicsLayoutWidget):
+    """A matrix heatmap with colour bar, token labels, mask hatch and entropy strip.
+
+    Signals
+    -------
+    sigHover(row, col, value)
+        The cell under the mouse and its exact value (NaN for a masked cell); ``(-1, -1,
+        nan)`` when the mouse leaves the matrix.
+    sigClicked(row, col)
+        A cell was clicked; ``col`` is -1 when only the row changed (arrow keys).
+    """
+
+    sigHover = Signal(int, int, float)
+    sigClicked = Signal(int, int)
+
+    def __init__(self, parent=None, *, show_title: bool = False) -> None:
+        super().__init__(parent)
+        self._values = np.zeros((1, 1))
+        self._allowed: np.ndarray | None = None
+        self._row_labels: tuple[str, ...] = ()
+        self._col_labels: tuple[str, ...] = ()
+        self._hover = (-1, -1)
+        self._selected_row = -1
+        self._cmap = pg.colormap.get("viridis")
+        self._levels = (0.0, 1.0)
+        self._cell_texts: list[TextItem] = []
+        self._theme = LIGHT
+        self._font = QFont()
+        self.ci.setContentsMargins(4, 4, 4, 4)
+        self.title = self.addLabel("", row=0, col=0, colspan=3) if show_title else None
+
+        self.plot = self.addPlot(row=1, col=0)
+        self.plot.invertY(True)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.image = ImageItem(axisOrder="row-major")
+        # Give the image data before the colour bar touches its levels: levels set on an
+        # empty ImageItem are deferred and would overwrite those of the first real image.
+        self.image.setImage(np.zeros((1, 1), np.float32), autoLevels=False, levels=self._levels)
+        self.plot.addItem(self.image)
+        self.mask_item = _MaskOverlay()
+        self.mask_item.setZValue(1)
+        self.plot.addItem(self.mask_item)
+        self.row_box = QGraphicsRectItem()
+        self.row_box.setZValue(3)
+        self.plot.addItem(self.row_box)
+        self.cell_box = QGraphicsRectItem()
+        self.cell_box.setZValue(4)
+        self.plot.addItem(self.cell_box)
+
+        self.entropy_plot = self.addPlot(row=1, col=1)
+        self.entropy_plot.hideAxis("left")
+        self.entropy_plot.invertY(True)
+        self.entropy_plot.hideButtons()
+        self.entropy_plot.setMenuEnabled(False)
+        self.entropy_plot.setMouseEnabled(x=False, y=False)
+        self.entropy_plot.setYLink(self.plot)
+        self.entropy_item = QGraphicsPathItem()
+        self.entropy_plot.addItem(self.entropy_item)
+        self.entropy_max = pg.InfiniteLine(angle=90, movable=False)
+        self.entropy_plot.addItem(self.entropy_max)
+
+        self.colorbar = ColorBarItem(
+            values=self._levels, colorMap=self._cmap, interactive=False, colorMapMenu=False
+        )
+        self.colorbar.setImageItem(self.image)
+        self.addItem(self.colorbar, row=1, col=2)
+        self.ci.layout.setColumnStretchFactor(0, 1)
+
+        self.scene().sigMouseMoved.connect(self._on_q_mouse_moved)
+        self.scene().sigMouseClicked.connect(self._on_q_mouse_clicked)
+        self.plot.vb.sigResized.connect(self.refresh_ticks)
+        self.plot.vb.sigRangeChanged.connect(self.refresh_ticks)
+        self.set_style(LIGHT, QFont())
+        self._set_shape(1, 1)
+
+    # --- content --------------------------------------------------------------------
+    def set_labels(self, rows: Sequence[str], cols: Sequence[str]) -> None:
+        """Token labels of the rows (queries) and columns; a no-op when unchanged."""
+        rows, cols = tuple(rows), tuple(cols)
+        if rows == self._row_labels and cols == self._col_labels:
+            return
+        self._row_labels, self._col_labels = rows, cols
+        self.refresh_ticks()
+
+    def set_axis_titles(self, rows: str, cols: str, entropy: str) -> None:
+        """The words under/beside the axes (e.g. "query", "key", "entropy (nats)")."""
+        style = {"color": self._theme.muted, "font-size": f"{self._font.pixelSize()}px"}
+        self.plot.setLabel("left", rows, **style)
+        self.plot.setLabel("bottom", cols, **style)
+        self.entropy_plot.setLabel("bottom", entropy, **style)
+
+    def set_title(self, text: str) -> None:
+        """The title above the figure (only when built with ``show_title``)."""
+        if self.title is not None:
+            size = f"{round(self._font.pixelSize() * 1.4)}px"
+            self.title.setText(text, color=self._theme.foreground, size=size, bold=True)
+
+    def set_matrix(
+        self,
+        values: np.ndarray,
+        levels: tuple[float, float],
+        *,
+        allowed: np.ndarray | None = None,
+        entropy: np.ndarray | None = None,
+        max_entropy: float = 1.0,
+        update_mask: bool = True,
+    ) -> None:
+        """Show ``values`` (rows × cols) with colour ``levels``; the hot path.
+
+        ``allowed`` (rows × cols, bool) hatches the cells where it is False; pass
+        ``update_mask=False`` to keep the current hatch. ``entropy`` fills the side strip.
+        """
+        values = np.asarray(values)
+        rows, cols = values.shape
+        reshaped = (rows, cols) != self._values.shape
+        self._values = values
+        self.image.setImage(
+            np.ascontiguousarray(values, dtype=np.float32), autoLevels=False, levels=levels
+        )
+        self._levels = (float(levels[0]), float(levels[1]))
+        # setImage does not tell the colour bar about new levels; say it (no re-render).
+        self.colorbar.setLevels(self._levels, update_items=False)
+        if reshaped:
+            self._set_shape(rows, cols)
+        if update_mask or reshaped:
+            self._allowed = allowed
+            self.mask_item.set_allowed(allowed)
+        self._set_entropy(entropy, max_entropy, rows)
+        if self._cell_texts:
+            self._update_cell_texts()
+        if self._hover[0] >= 0:
+            self._emit_hover(*self._hover)
+
+    def set_levels(self, levels: tuple[float, float]) -> None:
+        """Colour levels (low, high) without new data."""
+        self._levels = (float(levels[0]), float(levels[1]))
+        self.colorbar.setLevels(self._levels)
+        if self._cell_texts:
+            self._update_cell_texts()
+
+    def set_colormap(self, cmap: pg.ColorMap) -> None:
+        """The colour map of the image and the colour bar."""
+        self._cmap = cmap
+        self.colorbar.setColorMap(cmap)
+        if self._cell_texts:
+            self._update_cell_texts()
+
+    def set_selection(self, row: int, cell: tuple[int, int] | None = None) -> None:
+        """Outline query ``row`` (-1 for none) and, optionally, one cell."""
+        rows, cols = self._values.shape
+        self._selected_row = row if 0 <= row < rows else -1
+        self.row_box.setVisible(self._selected_row >= 0)
+        self.row_box.setRect(QRectF(0, max(row, 0), cols, 1))
+        ok = cell is not None and 0 <= cell[0] < rows and 0 <= cell[1] < cols
+        self.cell_box.setVisible(ok)
+        if ok:
+            self.cell_box.setRect(QRectF(cell[1], cell[0], 1, 1))
+
+    def value_at(self, row: int, col: int) -> float:
+        """The exact value of a cell (NaN when masked)."""
+        if self._allowed is not None and not self._allowed[row, col]:
+            return math.nan
+        return float(self._values[row, col])
+
+    def cell_texts(self) -> list[list[str]]:
+        """The numbers printed in the cells (empty lists when the matrix is too large)."""
+        if not self._cell_texts:
+            return []
+        cols = self._values.shape[1]
+        texts = [item.toPlainText() for item in self._cell_texts]
+        return [texts[i : i + cols] for i in range(0, len(texts), cols)]
+
+    def hover_cell(self, row: int, col: int) -> None:
+        """Act as if the mouse were over cell (``row``, ``col``); -1 clears."""
+        self._hover = (row, col)
+        self._emit_hover(row, col)
+
+    # --- style ----------------------------------------------------------------------
+    def set_style(self, theme: Theme, font: QFont) -> None:
+        """Colours from ``theme``; ``font`` (pixel-sized) for ticks, labels and numbers."""
+        self._theme = theme
+        font = QFont(font)
+        if font.pixelSize() <= 0:
+            font.setPixelSize(max(8, round(QFontMetricsF(font).height() * 0.8)))
+        self._font = font
+        self.setBackground(theme.background)
+        fg, muted = QColor(theme.foreground), QColor(theme.muted)
+        plots = (self.plot, self.entropy_plot, self.colorbar)
+        for plot in plots:
+            for name in ("left", "bottom", "right", "top"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(muted))
+                axis.setTextPen(pg.mkPen(fg))
+                axis.setStyle(
+                    tickFont=font,
+                    tickTextOffset=max(3, font.pixelSize() // 3),
+                    tickLength=max(3, font.pixelSize() // 4),  # outward: never over cells
+                )
+        # Equal bottom-axis heights keep the entropy rows level with the matrix rows.
+        height = round(QFontMetricsF(font).height() * 2.4) + 8
+        for plot in plots:
+            plot.getAxis("bottom").setHeight(height)
+        self.colorbar.axis.setWidth(round(QFontMetricsF(font).horizontalAdvance("−0.000")) + 12)
+        self.colorbar.layout.setColumnFixedWidth(1, max(16, font.pixelSize()))
+        self.entropy_plot.setFixedWidth(max(70, font.pixelSize() * 6))
+        self.mask_item.set_colors(theme.masked_fill, theme.masked_hatch)
+        self.entropy_item.setBrush(QBrush(QColor(theme.entropy)))
+        self.entropy_item.setPen(QPen(Qt.PenStyle.NoPen))
+        self.entropy_max.setPen(pg.mkPen(muted, style=Qt.PenStyle.DashLine))
+        self.row_box.setPen(pg.mkPen(theme.highlight, width=3))
+        self.cell_box.setPen(pg.mkPen(theme.foreground, width=2, style=Qt.PenStyle.DashLine))
+        for item in self._cell_texts:
+            item.setFont(font)
+        self.refresh_ticks()
+        if self._cell_texts:
+            self._update_cell_texts()
+
+    # --- internals ------------------------------------------------------------------
+    def _set_shape(self, rows: int, cols: int) -> None:
+        self.plot.setLimits(
+            xMin=0, xMax=cols, yMin=0, yMax=rows, minXRange=min(cols, 4), minYRange=min(rows, 4)
+        )
+        self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
+        for item in self._cell_texts:
+            self.plot.removeItem(item)
+        self._cell_texts = []
+        if rows * cols <= MAX_CELL_TEXT:
+            for r in range(rows):
+                for c in range(cols):
+                    item = TextItem(anchor=(0.5, 0.5))
+                    item.setFont(self._font)
+                    item.setPos(c + 0.5, r + 0.5)
+                    item.setZValue(2)
+                    self.plot.addItem(item)
+                    self._cell_texts.append(item)
+        self.set_selection(self._selected_row)
+        self.refresh_ticks()
+
+    def _update_cell_texts(self) -> None:
+        rows, cols = self._values.shape
+        lo, hi = self._levels
+        norm = np.clip((self._values - lo) / ((hi - lo) or 1.0), 0.0, 1.0)
+        colors = self._cmap.map(norm.ravel(), mode="float")
+        luminance = colors[:, :3] @ np.array([0.2126, 0.7152, 0.0722])
+        blocked = np.zeros_like(norm, bool) if self._allowed is None else ~self._allowed
+        for i, item in enumerate(self._cell_texts):
+            r, c = divmod(i, cols)
+            if blocked[r, c]:
+                item.setText("")
+                continue
+            ink = "#000000" if luminance[i] > 0.5 else "#ffffff"
+            item.setText(f"{self._values[r, c]:.2f}", color=ink)
+
+    def _set_entropy(self, entropy, max_entropy: float, rows: int) -> None:
+        if entropy is None:
+            self.entropy_item.setPath(QPainterPath())
+            return
+        e = np.asarray(entropy, dtype=np.float64)
+        # One closed rectangle per row, drawn as a single path: fast at any n.
+        y0 = np.arange(rows, dtype=np.float64) + 0.12
+        y1 = y0 + 0.76
+        zero = np.zeros(rows)
+        x = np.stack([zero, e, e, zero, zero], axis=1).ravel()
+        y = np.stack([y0, y0, y1, y1, y0], axis=1).ravel()
+        connect = np.ones((rows, 5), dtype=np.int32)
+        connect[:, -1] = 0
+        self.entropy_item.setPath(pg.arrayToQPath(x, y, connect=connect.ravel()))
+        top = max(float(max_entropy), 1e-9)
+        if top != self.entropy_max.value():
+            self.entropy_max.setValue(top)
+            self.entropy_plot.setXRange(0, top * 1.05, padding=0)
+            # Two ticks say all there is: 0 (one key takes everything) and ln n (uniform).
+            self.entropy_plot.getAxis("bottom").setTicks([[(0, "0"), (top, f"{top:.2g}")]])
+
+    def refresh_ticks(self, *_args) -> None:
+        """Place the token labels again for the current size and range (thinned out)."""
+        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
+        metrics = QFontMetricsF(self._font)
+        rect = self.plot.vb.boundingRect()
+        row_step = self._step(y1 - y0, rect.height(), metrics.height() * 1.1)
+        widest = max((metrics.horizontalAdvance(_short(s)) for s in self._col_labels), default=0)
+        col_step = self._step(x1 - x0, rect.width(), widest + metrics.height())
+        left = self.plot.getAxis("left")
+        left.setTicks(self._ticks(self._row_labels, row_step))
+        self.plot.getAxis("bottom").setTicks(self._ticks(self._col_labels, col_step))
+        # pyqtgraph underestimates the room a rotated axis title needs next to long tick
+        # labels, so the left axis gets an explicit width.
+        widest = max((metrics.horizontalAdvance(_short(s)) for s in self._row_labels), default=0)
+        offset = left.style["tickTextOffset"][0] + max(0, left.style["tickLength"])
+        left.setWidth(round(widest + offset + metrics.height() * 1.6 + 6))
+
+    @staticmethod
+    def _step(count: float, pixels: float, per_label: float) -> int:
+        if pixels <= 0 or count <= 0:
+            return 1
+        fits = max(1.0, pixels / max(per_label, 1.0))
+        return max(1, math.ceil(count / fits))
+
+    @staticmethod
+    def _ticks(labels: Sequence[str], step: int) -> list:
+        return [[(i + 0.5, _short(labels[i])) for i in range(0, len(labels), step)]]
+
+    def _cell(self, scene_pos: QPointF) -> tuple[int, int]:
+        if not self.plot.vb.sceneBoundingRect().contains(scene_pos):
+            return (-1, -1)
+        p = self.plot.vb.mapSceneToView(scene_pos)
+        rows, cols = self._values.shape
+        r, c = math.floor(p.y()), math.floor(p.x())
+        return (r, c) if 0 <= r < rows and 0 <= c < cols else (-1, -1)
+
+    def _emit_hover(self, row: int, col: int) -> None:
+        value = self.value_at(row, col) if row >= 0 else math.nan
+        self.sigHover.emit(row, col, value)
+
+    def _on_q_mouse_moved(self, scene_pos) -> None:
+        cell = self._cell(scene_pos)
+        if cell != self._hover:
+            self.hover_cell(*cell)
+
+    def _on_q_mouse_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        row, col = self._cell(event.scenePos())
+        if row >= 0:
+            self.sigClicked.emit(row, col)
+
+    def leaveEvent(self, event) -> None:
+        if self._hover != (-1, -1):
+            self.hover_cell(-1, -1)
+        super().leaveEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        step = {Qt.Key.Key_Up: -1, Qt.Key.Key_Down: 1}.get(event.key())
+        rows = self._values.shape[0]
+        if step is not None and rows:
+            self.sigClicked.emit(min(max(self._selected_row + step, 0), rows - 1), -1)
+            return
+        super().keyPressEvent(event)
