@@ -76,7 +76,7 @@ def test_reorder_insert_delete_keep_rows_aligned(qtbot, panel, state):
     tokens.flush()
     assert state.tokens == ("banco", "sentei", "praça")
     assert rows_by_token(state) == before
-    assert state.selected_query == 0  # still "banco"
+    assert state.tokens[state.selected_query] == "sentei"  # picked, then moved along
 
     tokens.list.setFocus()
     tokens.list.setCurrentRow(2)
@@ -98,6 +98,13 @@ def test_reorder_insert_delete_keep_rows_aligned(qtbot, panel, state):
     assert state.tokens == ("banco", "praça", "sentei")
     assert rows_by_token(state) == before
     assert panel.table.vectors.rowCount() == 3
+
+
+def test_picking_a_token_selects_its_query(panel, steps, state):
+    panel.tokens.list.setCurrentRow(2)
+    assert state.selected_query == 2 and steps.query.currentText() == "2: praça"
+    state.selected_query = 0
+    assert panel.tokens.list.currentRow() == 0
 
 
 def test_delete_key_and_rename(qtbot, panel, state):

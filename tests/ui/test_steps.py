@@ -2,6 +2,7 @@
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
 
 from attnviz.model.presets import load_preset, preset_state_values
 from attnviz.ui.panels.steps import MAX_KEYS, StepsPanel
@@ -83,3 +84,21 @@ def test_unlabelled_values_name_the_largest_dimension(panel, state):
     state.update(value_labels=(), head="content", d_k=4)
     assert panel.mix.header_texts()[:2] == ["v1", "v2"]
     assert "Largest component" in panel.verdict.text()
+
+
+def test_large_type_follows_a_change_of_the_application_font(qapp, panel):
+    """The projector's large-font mode changes the application font while panels exist."""
+    base = qapp.font()
+    table_size = panel.table.font().pointSizeF()
+    verdict_size = panel.verdict.font().pointSizeF()
+    bigger = QFont(base)
+    bigger.setPointSizeF(base.pointSizeF() * 1.5)
+    qapp.setFont(bigger)
+    try:
+        qapp.processEvents()
+        assert panel.table.font().pointSizeF() == pytest.approx(table_size * 1.5)
+        assert panel.verdict.font().pointSizeF() == pytest.approx(verdict_size * 1.5)
+        assert panel.verdict.font().bold()
+        assert panel.step_texts()[2] == ["0.07", "0.31", "0.62"]
+    finally:
+        qapp.setFont(base)

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QRadioButton,
+    QToolButton,
     QVBoxLayout,
 )
 from superqt.utils import qthrottled
@@ -68,7 +68,7 @@ class ControlsPanel(StatePanel):
             self._write_temperature_now, timeout=THROTTLE_MS, parent=self
         )
         self._write_levels = qthrottled(self._write_levels_now, timeout=THROTTLE_MS, parent=self)
-        self._finish(layout)
+        self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
     def _build_scores(self) -> QGroupBox:
@@ -84,13 +84,14 @@ class ControlsPanel(StatePanel):
         self.temperature = LogSlider(lo, hi, decimals=3)
         self.temperature.spin.setPrefix("T = ")
         self.temperature.valueChanged.connect(self._on_q_temperature)
-        reset = QPushButton(self.tr("T = 1"))
+        reset = QToolButton()
+        reset.setText(self.tr("T = 1"))
         reset.setToolTip(self.tr("Back to the plain softmax (temperature 1)"))
         reset.clicked.connect(lambda: self._write(self.temperature, temperature=1.0))
         row = QHBoxLayout()
         row.addWidget(self.temperature, 1)
         row.addWidget(reset)
-        label = QLabel(self.tr("&Temperature"))
+        label = QLabel(self.tr("Te&mperature"))
         label.setBuddy(self.temperature)
         label.setToolTip(self.tr("Scores are divided by T: below 1 sharpens, above 1 flattens"))
         form.addRow(label, row)

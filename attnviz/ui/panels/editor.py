@@ -83,6 +83,7 @@ class EditorPanel(StatePanel):
 
         self.tokens = TokenList()
         self.tokens.sigEdited.connect(self._on_q_tokens_edited)
+        self.tokens.sigCurrentChanged.connect(self._on_q_token_picked)
         self.table = VectorTable()
         self.table.setObjectName("vectors")
         self.table.vectors.sigEdited.connect(self._on_q_cell_edited)
@@ -105,10 +106,13 @@ class EditorPanel(StatePanel):
         plot_layout.addWidget(self.plot, 1)
         plot_layout.addWidget(self.plot_note)
         right.addWidget(plot_box)
+        right.setStretchFactor(1, 2)  # the arrows want the room; a few rows of numbers do not
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.tokens)
         split.addWidget(right)
         split.setStretchFactor(1, 3)
+        # Tokens are short words: give the width to the numbers and the arrows.
+        split.setSizes([self.fontMetrics().horizontalAdvance("M" * 10), 10 * 80])
         layout.addWidget(split, 1)
         self._write_arrow = qthrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
         self._write_d_k = qthrottled(self._write_d_k_now, timeout=THROTTLE_MS, parent=self)
@@ -168,9 +172,11 @@ class EditorPanel(StatePanel):
     # --- model → view ------------------------------------------------------------------
     def _on_tokens_changed(self) -> None:
         self.tokens.set_tokens(self.state.tokens)
+        self.tokens.set_current(self.state.selected_query)
         with blocked(self.sentence):
             if not self.sentence.hasFocus():
                 self.sentence.setText(" ".join(self.state.tokens))
+                self.sentence.setCursorPosition(0)
         self._refresh_vectors()
 
     def _on_head_changed(self) -> None:
@@ -206,6 +212,7 @@ class EditorPanel(StatePanel):
 
     def _on_selected_query_changed(self) -> None:
         s = self.state
+        self.tokens.set_current(s.selected_query)
         if s.d_k == 2:
             self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
 
@@ -250,6 +257,10 @@ class EditorPanel(StatePanel):
 
     def _on_q_tokens_edited(self, tokens: list, origins: list) -> None:
         self._write(self.tokens, **reorder_values(self.state, tokens, origins))
+
+    def _on_q_token_picked(self, row: int) -> None:
+        if row != self.state.selected_query:
+            self._write(self.tokens, selected_query=row)
 
     def _on_q_cell_edited(self, name: str, row: int, dim: int, value: float) -> None:
         arr = getattr(self.state, name).copy()

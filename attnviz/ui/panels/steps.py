@@ -15,12 +15,14 @@ from attnviz.model.resolve import QuerySteps
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import fmt, fmt_row, fmt_vector
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
-from attnviz.ui.widgets.steps_table import StepsTable, scaled_font
+from attnviz.ui.widgets.steps_table import StepsTable
 
 #: Beyond this many keys the table keeps the ones with the largest weights.
 MAX_KEYS = 48
-#: Value dimensions shown in step ④.
+#: Value dimensions shown in step ④ (the largest ones when there are more).
 MAX_DIMS = 16
+#: Entries of the query vector written out beside the query's name.
+QUERY_DIMS = 4
 
 
 class StepsPanel(StatePanel):
@@ -35,15 +37,15 @@ class StepsPanel(StatePanel):
         top = QHBoxLayout()
         self.query = QComboBox()
         self.query.setObjectName("query")
-        self.query.setFont(scaled_font(self.font(), 1.3))
+        self.scale_font(self.query, 1.3)
         self.query.setToolTip(self.tr("The query whose row of attention is worked out below"))
         self.query.activated.connect(self._on_q_query)
         label = QLabel(self.tr("&Query"))
-        label.setFont(scaled_font(self.font(), 1.3))
+        self.scale_font(label, 1.3)
         label.setBuddy(self.query)
         self.query_vector = QLabel()
         self.query_vector.setObjectName("query_vector")
-        self.query_vector.setFont(scaled_font(self.font(), 1.3))
+        self.scale_font(self.query_vector, 1.3)
         top.addWidget(label)
         top.addWidget(self.query, 1)
         top.addWidget(self.query_vector, 1)
@@ -51,6 +53,7 @@ class StepsPanel(StatePanel):
 
         self.table = StepsTable()
         self.table.setObjectName("steps_table")
+        self.scale_font(self.table, 1.5)
         layout.addWidget(self.table)
         self.note = QLabel()
         self.note.setObjectName("note")
@@ -58,21 +61,23 @@ class StepsPanel(StatePanel):
         layout.addWidget(self.note)
 
         self.mix_title = QLabel()
-        self.mix_title.setFont(scaled_font(self.font(), 1.3, bold=True))
+        self.mix_title.setWordWrap(True)
+        self.scale_font(self.mix_title, 1.3, bold=True)
         layout.addWidget(self.mix_title)
         self.mix = StepsTable()
         self.mix.setObjectName("mix_table")
+        self.scale_font(self.mix, 1.5)
         layout.addWidget(self.mix)
         self.formula = QLabel()
         self.formula.setObjectName("formula")
         self.formula.setWordWrap(True)
-        self.formula.setFont(scaled_font(self.font(), 1.2))
+        self.scale_font(self.formula, 1.2)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.formula)
         self.verdict = QLabel()
         self.verdict.setObjectName("verdict")
         self.verdict.setWordWrap(True)
-        self.verdict.setFont(scaled_font(self.font(), 1.6, bold=True))
+        self.scale_font(self.verdict, 1.6, bold=True)
         layout.addWidget(self.verdict)
         help_text = QLabel(
             self.tr(
@@ -111,7 +116,12 @@ class StepsPanel(StatePanel):
 
     def _on_steps_changed(self, st: QuerySteps) -> None:
         tokens = self.state.tokens
-        self.query_vector.setText(f"q = {fmt_vector(self.state.q[st.query][:MAX_DIMS])}")
+        q = self.state.q[st.query]
+        shown = fmt_vector(q[:QUERY_DIMS])
+        if q.size > QUERY_DIMS:
+            shown = shown[:-1] + ", …]"
+        self.query_vector.setText(f"q = {shown}")
+        self.query_vector.setToolTip(f"q = {fmt_vector(q, 4)}")
         keys = np.arange(len(tokens))
         if keys.size > MAX_KEYS:
             keys = np.sort(np.argsort(-st.weights, kind="stable")[:MAX_KEYS])
@@ -127,7 +137,7 @@ class StepsPanel(StatePanel):
             (self.tr("③ weight aⱼ"), st.weights[keys], None),
         ]
         headers = [f"{int(j)}: {tokens[j]}" for j in keys]
-        self.table.show_rows(headers, rows, st.allowed[keys])
+        self.table.show_rows(headers, rows, st.allowed[keys], bars=True)
         self._show_mix(st)
 
     def _divisor_text(self, st: QuerySteps) -> str:
@@ -142,12 +152,16 @@ class StepsPanel(StatePanel):
         return " × ".join(parts) + f" = {fmt(st.divisor)}"
 
     def _show_mix(self, st: QuerySteps) -> None:
-        out = st.output[:MAX_DIMS]
         labels = self._value_labels(st.output.size)
-        self.mix_title.setText(
-            self.tr("④ mix = Σ aⱼ vⱼ, the output of “%1”").replace("%1", st.token)
-        )
-        self.mix.show_rows(labels[: out.size], [(self.tr("output"), out, None)], None)
+        dims = np.arange(st.output.size)
+        title = self.tr("④ mix = Σ aⱼ vⱼ, the output of “%1”").replace("%1", st.token)
+        if dims.size > MAX_DIMS:
+            dims = np.sort(np.argsort(-st.output, kind="stable")[:MAX_DIMS])
+            more = self.tr("(the %1 largest of %2 components)")
+            title += " " + more.replace("%1", str(MAX_DIMS)).replace("%2", str(st.output.size))
+        self.mix_title.setText(title)
+        out = st.output[dims]
+        self.mix.show_rows([labels[d] for d in dims], [(self.tr("output"), out, None)], None)
         n, d_v = st.weights.size, st.output.size
         if n <= 4 and d_v <= 4:
             v = self.state.v
@@ -175,6 +189,10 @@ class StepsPanel(StatePanel):
             return text.replace("%1", st.token).replace("%2", labels[big]).replace("%3", value)
         text = self.tr("Largest component of the output: %1 = %2.")
         return text.replace("%1", labels[big]).replace("%2", value)
+
+    def _on_font_changed(self) -> None:
+        if hasattr(self, "verdict"):  # the panel may get a font before it is built
+            self._on_steps_changed(self.resolver.results.steps)
 
     # --- view → model ------------------------------------------------------------------
     def _on_q_query(self, index: int) -> None:

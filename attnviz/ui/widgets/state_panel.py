@@ -10,12 +10,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import QCoreApplication, QSignalBlocker
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from attnviz.model.resolve import Resolver
 from attnviz.model.state import FIELD_NAMES, AttentionState, StateError
 from attnviz.ui.widgets.binding import INVALID_STYLE, bind, mark_invalid
+
+
+def scaled_font(font: QFont, factor: float, *, bold: bool = False) -> QFont:
+    """A copy of ``font`` enlarged by ``factor`` (points or pixels, whichever it uses)."""
+    out = QFont(font)
+    if out.pointSizeF() > 0:
+        out.setPointSizeF(out.pointSizeF() * factor)
+    else:
+        out.setPixelSize(round(out.pixelSize() * factor))
+    out.setBold(bold)
+    return out
 
 
 @contextmanager
@@ -45,6 +57,7 @@ class StatePanel(QWidget):
         self.resolver = resolver
         self.setObjectName(f"panel_{self.PANEL_ID}")
         self._invalid: set[QWidget] = set()
+        self._scaled: list[tuple[QWidget, float, bool]] = []
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
@@ -57,12 +70,43 @@ class StatePanel(QWidget):
         """The panel's translated title (dock tab, View menu)."""
         return QCoreApplication.translate(cls.__name__, cls.TITLE)
 
-    def _finish(self, layout: QVBoxLayout) -> None:
-        """Add the message line, then start listening to the state and the resolver."""
+    def _finish(self, layout: QVBoxLayout, *, scroll: bool = False) -> None:
+        """Add the message line, then start listening to the state.
+
+        With ``scroll`` the controls sit in a scroll area, so a small dock never squeezes
+        them below their readable size; the message line stays visible below it.
+        """
+        if scroll:
+            inner = QWidget()
+            inner.setLayout(layout)
+            area = QScrollArea()
+            area.setWidgetResizable(True)
+            area.setFrameShape(QFrame.Shape.NoFrame)
+            area.setWidget(inner)
+            layout = QVBoxLayout()
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(area, 1)
         layout.addWidget(self.message)
         self.setLayout(layout)
         bind(self, self.state.changed, self._on_state_changed)
         self._refresh(FIELD_NAMES)
+
+    # --- fonts -------------------------------------------------------------------------
+    def scale_font(self, widget: QWidget, factor: float, *, bold: bool = False) -> None:
+        """Keep ``widget``'s font ``factor`` times the panel's, also after a font change
+        (the projector's large-font mode changes the application font at run time)."""
+        self._scaled.append((widget, factor, bold))
+        widget.setFont(scaled_font(self.font(), factor, bold=bold))
+
+    def changeEvent(self, event) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.ApplicationFontChange):
+            for widget, factor, bold in self._scaled:
+                widget.setFont(scaled_font(self.font(), factor, bold=bold))
+            self._on_font_changed()
+        super().changeEvent(event)
+
+    def _on_font_changed(self) -> None:
+        """Redraw what depends on the font (override)."""
 
     # --- model → view ------------------------------------------------------------------
     def _on_state_changed(self, names: frozenset) -> None:

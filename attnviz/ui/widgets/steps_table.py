@@ -1,27 +1,41 @@
-"""A read-only table of numbered steps in large type, with masked cells hatched."""
+"""A read-only table of numbered steps in large type, with masked cells hatched.
+
+Columns stretch to the panel when they fit and scroll when they do not; the table is
+exactly as tall as its rows, so the steps below it never drift down the panel.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QFont, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyledItemDelegate,
+    QTableWidget,
+    QTableWidgetItem,
+)
 
 from attnviz.ui.widgets.numbers import exact, fmt_row
+from attnviz.ui.widgets.state_panel import scaled_font
 
-#: Size of the step numbers relative to the application font: read from the back row.
-FONT_SCALE = 1.5
+#: Item data role holding the fraction (0…1) of a cell drawn as a bar behind its number.
+BAR_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def scaled_font(font: QFont, factor: float, *, bold: bool = False) -> QFont:
-    """A copy of ``font`` enlarged by ``factor`` (points or pixels, whichever it uses)."""
-    out = QFont(font)
-    if out.pointSizeF() > 0:
-        out.setPointSizeF(out.pointSizeF() * factor)
-    else:
-        out.setPixelSize(round(out.pixelSize() * factor))
-    out.setBold(bold)
-    return out
+class BarDelegate(QStyledItemDelegate):
+    """Paints a weight as a bar filling that fraction of its cell, then the number on top."""
+
+    def paint(self, painter, option, index) -> None:
+        fraction = index.data(BAR_ROLE)
+        if fraction is not None:
+            color = QColor(option.palette.color(QPalette.ColorRole.Highlight))
+            color.setAlpha(110)
+            rect = QRectF(option.rect)
+            rect.setWidth(rect.width() * float(min(max(fraction, 0.0), 1.0)))
+            painter.fillRect(rect, color)
+        super().paint(painter, option, index)
 
 
 class StepsTable(QTableWidget):
@@ -29,22 +43,34 @@ class StepsTable(QTableWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.setFont(scaled_font(self.font(), FONT_SCALE))
-        self.horizontalHeader().setFont(scaled_font(self.font(), 1.0, bold=True))
-        self.verticalHeader().setFont(scaled_font(self.font(), 0.8, bold=True))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustToContents)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.setWordWrap(False)
+        self.setItemDelegate(BarDelegate(self))
+        self._header_fonts()
 
-    def show_rows(self, headers, rows, allowed) -> None:
+    def _header_fonts(self) -> None:
+        self.horizontalHeader().setFont(scaled_font(self.font(), 0.8, bold=True))
+        self.verticalHeader().setFont(scaled_font(self.font(), 0.75, bold=True))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self._header_fonts()
+            self._fit()
+        super().changeEvent(event)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def show_rows(self, headers, rows, allowed, *, bars: bool = False) -> None:
         """Show ``rows`` = [(label, values, texts or None)] under ``headers``.
 
         ``allowed`` (bool per column, or None) marks masked columns: they are hatched and
-        their tooltips say so. The largest entry of the last row is set in bold.
+        their tooltips say so. The largest entry of the last row is set in bold, and with
+        ``bars`` each entry of the last row is underlaid with a bar of its size (0…1).
         """
         self.setUpdatesEnabled(False)
         try:
@@ -52,12 +78,14 @@ class StepsTable(QTableWidget):
             self.setRowCount(len(rows))
             self.setHorizontalHeaderLabels(list(headers))
             self.setVerticalHeaderLabels([label for label, _, _ in rows])
-            hatch = QBrush(self.palette().color(QPalette.ColorRole.Mid), Qt.BrushStyle.BDiagPattern)
-            muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+            pal = self.palette()
+            hatch = QBrush(pal.color(QPalette.ColorRole.Mid), Qt.BrushStyle.BDiagPattern)
+            muted = pal.color(QPalette.ColorRole.PlaceholderText)
             for r, (_label, values, texts) in enumerate(rows):
                 values = np.asarray(values, dtype=float)
                 texts = texts or fmt_row(values)
-                best = int(np.argmax(values)) if r == len(rows) - 1 and values.size else -1
+                last = r == len(rows) - 1
+                best = int(np.argmax(values)) if last and values.size else -1
                 for c, (value, text) in enumerate(zip(values, texts, strict=True)):
                     item = self.item(r, c)
                     if item is None:
@@ -71,6 +99,7 @@ class StepsTable(QTableWidget):
                     font.setItalic(masked)
                     item.setFont(font)
                     item.setBackground(hatch if masked else QBrush())
+                    item.setData(BAR_ROLE, float(value) if bars and last and not masked else None)
                     item.setForeground(QBrush(muted) if masked else QBrush())
                     tip = exact(value)
                     if masked:
@@ -79,7 +108,22 @@ class StepsTable(QTableWidget):
                     item.setToolTip(tip)
         finally:
             self.setUpdatesEnabled(True)
-        self.updateGeometry()
+        self._fit()
+
+    def _fit(self) -> None:
+        """Stretch the columns when their contents fit, and fit the height to the rows."""
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.resizeColumnsToContents()
+        pad = self.fontMetrics().horizontalAdvance("0")
+        for c in range(self.columnCount()):
+            self.setColumnWidth(c, self.columnWidth(c) + pad)
+        fits = header.length() <= self.viewport().width()
+        if fits:
+            header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        scroll = 0 if fits else self.horizontalScrollBar().sizeHint().height()
+        height = header.sizeHint().height() + self.verticalHeader().length() + 2 * self.frameWidth()
+        self.setFixedHeight(height + scroll)
 
     def texts(self) -> list[list[str]]:
         """Every cell's text, row by row."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QFont, QPalette
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
 
 from attnviz.ui.widgets.state_panel import blocked
@@ -46,6 +47,7 @@ class TokenChecklist(QListWidget):
                 item.setText(f"{i}: {tok}")
                 item.setToolTip(self.tr("Token %1 “%2”").replace("%1", str(i)).replace("%2", tok))
                 item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+                self._style(item)
         self.updateGeometry()
 
     def flags(self) -> tuple[bool, ...]:
@@ -69,5 +71,17 @@ class TokenChecklist(QListWidget):
             return
         super().keyPressEvent(event)
 
-    def _on_q_item_changed(self, _item) -> None:
+    def _style(self, item: QListWidgetItem) -> None:
+        # A checked chip is hatched and struck through, visible on any palette even where
+        # the style draws a low-contrast check box.
+        on = item.checkState() == Qt.CheckState.Checked
+        font = QFont(self.font())
+        font.setStrikeOut(on)
+        item.setFont(font)
+        color = self.palette().color(QPalette.ColorRole.Highlight)
+        item.setBackground(QBrush(color, Qt.BrushStyle.BDiagPattern) if on else QBrush())
+
+    def _on_q_item_changed(self, item) -> None:
+        with blocked(self):
+            self._style(item)
         self.sigFlagsEdited.emit(self.flags())

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
-    QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +38,7 @@ class TokenList(QWidget):
     """
 
     sigEdited = Signal(list, list)  # noqa: N815 (Qt naming)
+    sigCurrentChanged = Signal(int)  # noqa: N815 (Qt naming): the user picked a token
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -63,6 +64,7 @@ class TokenList(QWidget):
         for signal in (model.rowsInserted, model.rowsRemoved, model.rowsMoved, model.dataChanged):
             signal.connect(self._on_q_model_changed)
         self.list.installEventFilter(self)
+        self.list.currentRowChanged.connect(self._on_q_current_row)
         buttons = QHBoxLayout()
         self.buttons = {}
         for key, text, tip, slot in (
@@ -76,7 +78,8 @@ class TokenList(QWidget):
             ("up", self.tr("▲"), self.tr("Move this token earlier (Alt+Up)"), self.move_up),
             ("down", self.tr("▼"), self.tr("Move this token later (Alt+Down)"), self.move_down),
         ):
-            button = QPushButton(text)
+            button = QToolButton()
+            button.setText(text)
             button.setToolTip(tip)
             button.setObjectName(f"token_{key}")
             button.clicked.connect(slot)
@@ -111,6 +114,15 @@ class TokenList(QWidget):
             self._setting = False
         self.buttons["delete"].setEnabled(len(tokens) > 1)
 
+    def set_current(self, row: int) -> None:
+        """Highlight token ``row`` (no signal)."""
+        with blocked(self.list):
+            self.list.setCurrentRow(row)
+
+    def _on_q_current_row(self, row: int) -> None:
+        if not self._setting and row >= 0 and not self._timer.isActive():
+            self.sigCurrentChanged.emit(row)
+
     def tokens(self) -> list[str]:
         """The tokens as the list shows them."""
         return [self.list.item(i).text() for i in range(self.list.count())]
@@ -126,8 +138,9 @@ class TokenList(QWidget):
         item = QListWidgetItem(self.tr("new"))
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         item.setData(_ORIGIN, None)
-        self.list.insertItem(row, item)
-        self.list.setCurrentRow(row)
+        with blocked(self.list):
+            self.list.insertItem(row, item)
+            self.list.setCurrentRow(row)
         self._edit_row = row
 
     def delete(self) -> None:
@@ -135,7 +148,8 @@ class TokenList(QWidget):
         row = self.list.currentRow()
         if row < 0 or self.list.count() <= 1:
             return
-        self.list.takeItem(row)
+        with blocked(self.list):
+            self.list.takeItem(row)
 
     def move_up(self) -> None:
         """Move the current token one place earlier."""
@@ -150,9 +164,10 @@ class TokenList(QWidget):
         dest = row + step
         if row < 0 or not 0 <= dest < self.list.count():
             return
-        item = self.list.takeItem(row)
-        self.list.insertItem(dest, item)
-        self.list.setCurrentRow(dest)
+        with blocked(self.list):  # the current row follows the token, not the user's pick
+            item = self.list.takeItem(row)
+            self.list.insertItem(dest, item)
+            self.list.setCurrentRow(dest)
 
     def flush(self) -> None:
         """Emit :attr:`sigEdited` now if an edit is pending."""

@@ -16,6 +16,12 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 SNAP = 0.05
 _COLORS = {"q": (31, 119, 180), "k": (255, 127, 14)}
 _SYMBOLS = {"q": "o", "k": "s"}
+#: Query labels sit above and right of their head, key labels below and right, so a query
+#: and a key at nearby points do not print over each other (offsets in pixels).
+_LABEL_OPTS = {
+    "q": {"anchor": (0, 1), "offset": (6, -6)},
+    "k": {"anchor": (0, 0), "offset": (6, 6)},
+}
 
 
 class VectorPlot(QWidget):
@@ -36,7 +42,7 @@ class VectorPlot(QWidget):
         super().__init__(parent)
         self.plot = pg.PlotWidget()
         self.plot.setAspectLocked(True)
-        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.getPlotItem().setMouseEnabled(x=False, y=False)
@@ -56,6 +62,7 @@ class VectorPlot(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
         self._apply_palette()
+        self._apply_font()
 
     # --- model → view ------------------------------------------------------------------
     def set_vectors(self, tokens, q: np.ndarray, k: np.ndarray, selected: int) -> None:
@@ -79,11 +86,7 @@ class VectorPlot(QWidget):
             self.plot.removeItem(heads.pop())
         while len(heads) < len(tokens):
             row = len(heads)
-            head = pg.TargetItem(
-                symbol=_SYMBOLS[name],
-                size=14,
-                labelOpts={"anchor": (0, 1), "offset": (6, -4)},
-            )
+            head = pg.TargetItem(symbol=_SYMBOLS[name], size=14)
             head.sigPositionChanged.connect(lambda item, n=name, r=row: self._on_q_moved(n, r))
             head.sigPositionChangeFinished.connect(lambda *_: self._on_q_finished())
             self.plot.addItem(head)
@@ -91,7 +94,12 @@ class VectorPlot(QWidget):
         for row, (head, tok) in enumerate(zip(heads, tokens, strict=True)):
             x, y = self._vectors[name][row]
             head.setPos(x, y)
-            head.setLabel(f"{name}·{tok}")
+            text = f"{name}·{tok}"
+            if head.label() is None:
+                head.setLabel(text, _LABEL_OPTS[name])
+                head.label().setFont(self.font())
+            elif head.label().format() != text:
+                head.label().setFormat(text)
             head.setToolTip(f"{name}[{tok}] = [{x!r}, {y!r}]")
 
     def _restyle(self) -> None:
@@ -119,8 +127,11 @@ class VectorPlot(QWidget):
     def _fit(self) -> None:
         both = np.vstack([self._vectors["q"], self._vectors["k"], np.zeros((1, 2))])
         reach = float(np.max(np.abs(both))) if both.size else 1.0
-        reach = max(reach, 1.0) * 1.25
-        self.plot.setRange(xRange=(-reach, reach), yRange=(-reach, reach), padding=0)
+        reach = max(reach, 1.0) * 1.2
+        # Extra room at both sides for the labels beside the heads.
+        self.plot.setRange(
+            xRange=(-1.6 * reach, 1.6 * reach), yRange=(-reach, reach), padding=0
+        )
 
     # --- Qt events ---------------------------------------------------------------------
     def _on_q_moved(self, name: str, row: int) -> None:
@@ -141,7 +152,18 @@ class VectorPlot(QWidget):
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self._apply_palette()
+        elif event.type() == QEvent.Type.FontChange:
+            self._apply_font()
         super().changeEvent(event)
+
+    def _apply_font(self) -> None:
+        # pyqtgraph items are not widgets: the application's font reaches them only here.
+        for heads in self.heads.values():
+            for head in heads:
+                if head.label() is not None:
+                    head.label().setFont(self.font())
+        for axis in ("left", "bottom"):
+            self.plot.getPlotItem().getAxis(axis).setStyle(tickFont=self.font())
 
     def _apply_palette(self) -> None:
         pal = self.palette()

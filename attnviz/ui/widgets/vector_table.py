@@ -146,6 +146,7 @@ class VectorTable(QTableView):
         )
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setDefaultSectionSize(self.fontMetrics().horizontalAdvance("−00.00") + 16)
+        header.setDefaultSectionSize(self.fontMetrics().horizontalAdvance("−00.00") + 12)
+        header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("v·money"))
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.setAlternatingRowColors(False)
