@@ -19,6 +19,7 @@ from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 
 from attnviz.model.state import FIELD_NAMES, AttentionState
+from attnviz.ui.widgets.binding import bind
 
 #: Changes of the same fields closer together than this (seconds) form one undo step:
 #: long enough to span the pauses of a hand-held drag, short enough that two deliberate
@@ -152,9 +153,11 @@ class UndoController(QObject):
         self._group = None
         self._group_label = None
         self._epoch = 0
-        state.changed.connect(self._on_state_changed)
-        # Explicit disconnect: psygnal does not know when the C++ side of a QObject dies.
-        self.destroyed.connect(lambda *_: state.changed.disconnect(self._on_state_changed))
+        bind(self, state.changed, self._on_state_changed)
+        # Qt deletes the stack after this object's ``destroyed``: silence it first, so its
+        # last cleanChanged never reaches a window that is itself half destroyed.
+        stack = self.stack
+        self.destroyed.connect(lambda *_: stack.blockSignals(True))
 
     # --- recording ---------------------------------------------------------------------
     def _on_state_changed(self, names: frozenset) -> None:

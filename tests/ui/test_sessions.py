@@ -207,3 +207,17 @@ def test_dropping_another_file_is_ignored(setup, state, tmp_path):
     assert not controller.eventFilter(window, enter)
     assert not controller.eventFilter(window, drop)
     assert controller.path is None and not state.causal
+
+
+def test_closing_a_window_with_unsaved_history_is_quiet(qtbot, qapp):
+    """Window, undo stack and session controller die together without touching each other."""
+    state = AttentionState()
+    window = QMainWindow()
+    undo = UndoController(state, window)
+    controller = SessionController(window, state, undo)
+    controller._show_error = lambda *a: pytest.fail("no dialog while closing")
+    state.causal = True
+    assert window.isWindowModified()
+    window.deleteLater()
+    qapp.sendPostedEvents(None, 0)  # DeferredDelete; pytest-qt fails on any slot exception
+    state.causal = False  # nobody listens any more, nothing raises

@@ -156,3 +156,4 @@ def test_history_holds_copies_not_live_arrays(state, undo):
     np.testing.assert_array_equal(state.q, q0)
     undo.stack.redo()
     assert state.q[0, 0] == 9
+
