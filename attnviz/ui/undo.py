@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 
 from attnviz.model.state import FIELD_NAMES, AttentionState
@@ -30,29 +30,29 @@ _MERGE_ID = 0x41545456  # any constant other than -1 lets Qt try mergeWith
 
 # The name an undo step gets, by the most telling field it changed (first match wins).
 _LABELS = (
-    ("preset_id", "Preset"),
-    ("tokens", "Tokens"),
-    ("head", "Head type"),
-    ("seed", "Seed"),
-    ("d_k", "d_k"),
-    ("q", "Query vectors"),
-    ("k", "Key vectors"),
-    ("v", "Value vectors"),
-    ("scale", "√d_k scaling"),
-    ("temperature", "Temperature"),
-    ("causal", "Causal mask"),
-    ("padding", "Padding mask"),
-    ("segments", "Document segments"),
-    ("window", "Sliding window"),
-    ("window_causal", "Window direction"),
-    ("selected_query", "Selected query"),
-    ("selected_cell", "Selected cell"),
-    ("matrix", "Matrix"),
-    ("colormap", "Colormap"),
-    ("levels_auto", "Automatic levels"),
-    ("levels", "Levels"),
-    ("value_labels", "Value labels"),
-    ("backend", "Backend"),
+    ("preset_id", QT_TRANSLATE_NOOP("UndoController", "Preset")),
+    ("tokens", QT_TRANSLATE_NOOP("UndoController", "Tokens")),
+    ("head", QT_TRANSLATE_NOOP("UndoController", "Head type")),
+    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
+    ("d_k", QT_TRANSLATE_NOOP("UndoController", "d_k")),
+    ("q", QT_TRANSLATE_NOOP("UndoController", "Query vectors")),
+    ("k", QT_TRANSLATE_NOOP("UndoController", "Key vectors")),
+    ("v", QT_TRANSLATE_NOOP("UndoController", "Value vectors")),
+    ("scale", QT_TRANSLATE_NOOP("UndoController", "√d_k scaling")),
+    ("temperature", QT_TRANSLATE_NOOP("UndoController", "Temperature")),
+    ("causal", QT_TRANSLATE_NOOP("UndoController", "Causal mask")),
+    ("padding", QT_TRANSLATE_NOOP("UndoController", "Padding mask")),
+    ("segments", QT_TRANSLATE_NOOP("UndoController", "Document segments")),
+    ("window", QT_TRANSLATE_NOOP("UndoController", "Sliding window")),
+    ("window_causal", QT_TRANSLATE_NOOP("UndoController", "Window direction")),
+    ("selected_query", QT_TRANSLATE_NOOP("UndoController", "Selected query")),
+    ("selected_cell", QT_TRANSLATE_NOOP("UndoController", "Selected cell")),
+    ("matrix", QT_TRANSLATE_NOOP("UndoController", "Matrix")),
+    ("colormap", QT_TRANSLATE_NOOP("UndoController", "Colormap")),
+    ("levels_auto", QT_TRANSLATE_NOOP("UndoController", "Automatic levels")),
+    ("levels", QT_TRANSLATE_NOOP("UndoController", "Levels")),
+    ("value_labels", QT_TRANSLATE_NOOP("UndoController", "Value labels")),
+    ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
 )
 
 

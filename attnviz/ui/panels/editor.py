@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt import QFlowLayout
 from superqt.utils import qthrottled
 
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
@@ -75,9 +76,9 @@ class EditorPanel(StatePanel):
         layout = QVBoxLayout()
         layout.addLayout(self._build_sentence())
         layout.addLayout(self._build_head())
-        self.experiments = QHBoxLayout()
+        # A flow layout: the experiment buttons wrap onto a second line in a narrow dock.
         self.experiment_box = QWidget()
-        self.experiment_box.setLayout(self.experiments)
+        self.experiments = QFlowLayout(self.experiment_box)
         self.experiments.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.experiment_box)
 
@@ -237,7 +238,6 @@ class EditorPanel(StatePanel):
         reset.setObjectName("experiment_reset")
         reset.clicked.connect(lambda: self.apply_experiment(None))
         self.experiments.addWidget(reset)
-        self.experiments.addStretch(1)
         self.experiment_box.show()
 
     # --- view → model ------------------------------------------------------------------

@@ -92,7 +92,7 @@ class StepsPanel(StatePanel):
         layout.addWidget(help_text)
         layout.addStretch(1)
         bind(self, resolver.resolved, self._on_resolved)
-        self._finish(layout)
+        self._finish(layout, scroll=True)
         self._on_steps_changed(resolver.results.steps)
 
     # --- model → view ------------------------------------------------------------------

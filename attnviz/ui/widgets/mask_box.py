@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -31,7 +32,7 @@ class MaskBox(QGroupBox):
     """Every mask kind with its parameters; writes through ``panel._write``."""
 
     def __init__(self, panel: StatePanel) -> None:
-        super().__init__(panel.tr("Masks"))
+        super().__init__(QCoreApplication.translate("MaskBox", "Masks"))
         self.panel = panel
         self.state = panel.state
         form = QFormLayout(self)

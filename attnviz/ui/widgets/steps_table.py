@@ -121,6 +121,10 @@ class StepsTable(QTableWidget):
         fits = header.length() <= self.viewport().width()
         if fits:
             header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.resizeRowsToContents()  # row heights are otherwise measured lazily
+        air = self.fontMetrics().height() // 4  # a little air between the rows of numbers
+        for r in range(self.rowCount()):
+            self.setRowHeight(r, self.rowHeight(r) + air)
         scroll = 0 if fits else self.horizontalScrollBar().sizeHint().height()
         height = header.sizeHint().height() + self.verticalHeader().length() + 2 * self.frameWidth()
         self.setFixedHeight(height + scroll)
