@@ -199,3 +199,12 @@ def test_large_editor_stays_a_model(panel, state):
     assert panel.table.vectors.rowCount() == 64
     assert panel.table.vectors.columnCount() == 16 + 16 + 2
     assert panel.tokens.list.count() == 64
+
+
+def test_many_two_dimensional_tokens_skip_the_arrows(panel, state):
+    from attnviz.ui.panels.editor import MAX_ARROWS
+
+    state.update(tokens=tuple(f"w{i}" for i in range(MAX_ARROWS + 1)), d_k=2)
+    assert panel.plot.isHidden() and str(MAX_ARROWS) in panel.plot_note.text()
+    state.tokens = ("a", "b")
+    assert not panel.plot.isHidden() and len(panel.plot.heads["q"]) == 2

@@ -41,6 +41,8 @@ _HEAD_TEXT = {
     "decay": QT_TRANSLATE_NOOP(_C, "distance decay"),
 }
 THROTTLE_MS = 16
+#: Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.
+MAX_ARROWS = 64
 
 
 def reorder_values(state, tokens: list[str], origins: list[int | None]) -> dict:
@@ -202,9 +204,14 @@ class EditorPanel(StatePanel):
             self.table_note.setText(note.replace("%3", str(widths[1])))
         else:
             self.table_note.setText(self.tr("Double-click or type into a cell to edit it."))
-        two_d = s.d_k == 2
+        two_d = s.d_k == 2 and s.n <= MAX_ARROWS
         self.plot.setVisible(two_d)
         self.plot_note.setVisible(not two_d)
+        if s.d_k == 2 and not two_d:
+            note = self.tr("Arrows are drawn for up to %1 tokens.").replace("%1", str(MAX_ARROWS))
+            self.plot_note.setText(note)
+        else:
+            self.plot_note.setText(self.tr("Arrows are drawn when d_k = 2."))
         if two_d:
             self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
 
@@ -214,7 +221,7 @@ class EditorPanel(StatePanel):
     def _on_selected_query_changed(self) -> None:
         s = self.state
         self.tokens.set_current(s.selected_query)
-        if s.d_k == 2:
+        if s.d_k == 2 and s.n <= MAX_ARROWS:
             self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
 
     def _on_preset_id_changed(self) -> None:
