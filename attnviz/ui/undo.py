@@ -28,6 +28,10 @@ MERGE_INTERVAL = 0.6
 
 _MERGE_ID = 0x41545456  # any constant other than -1 lets Qt try mergeWith
 
+#: Browsing (picking a query or a cell) is not an edit: it is neither an undo step nor a
+#: reason to ask "save changes?" on quit.
+SELECTION_FIELDS = frozenset({"selected_query", "selected_cell"})
+
 # The name an undo step gets, by the most telling field it changed (first match wins).
 _LABELS = (
     ("preset_id", QT_TRANSLATE_NOOP("UndoController", "Preset")),
@@ -164,7 +168,7 @@ class UndoController(QObject):
         after = {n: _copy(getattr(self.state, n)) for n in names}
         before = {n: self._last[n] for n in names}
         self._last.update({n: _copy(v) for n, v in after.items()})
-        if self._applying:
+        if self._applying or names <= SELECTION_FIELDS:
             return
         self.stack.push(StateCommand(self, before, after, self._group))
 

@@ -157,3 +157,18 @@ def test_history_holds_copies_not_live_arrays(state, undo):
     undo.stack.redo()
     assert state.q[0, 0] == 9
 
+
+
+def test_selection_alone_is_not_an_undo_step(qtbot):
+    from attnviz.model.state import AttentionState
+    from attnviz.ui.undo import UndoController
+
+    state = AttentionState()
+    undo = UndoController(state)
+    state.selected_query = 0
+    state.selected_cell = (1, 2)
+    assert undo.stack.count() == 0 and undo.stack.isClean()
+    state.temperature = 2.0
+    assert undo.stack.count() == 1
+    undo.stack.undo()
+    assert state.temperature == 1.0 and state.selected_cell == (1, 2)
