@@ -21,9 +21,11 @@ import numpy as np
 
 from attnviz.core._validate import as_float_array, check_choice, check_positive_int, result_dtype
 
-#: Scores held at once by the overview (one strip of query rows × every key): 4 MiB in
-#: float32, big enough for BLAS to run near peak and small enough to stay in the L3 cache.
+#: Scores the overview exponentiates and reduces at once (a strip of query rows × every
+#: key): 4 MiB in float32, small enough to stay in cache through its several passes.
 STRIP_ELEMENTS = 1 << 20
+#: Scores one matrix product of the overview computes (several strips): 32 MiB in float32.
+PANEL_ELEMENTS = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -211,29 +213,36 @@ def tiled_attention_steps(
         )
 
 
-def _strips(q, k, causal, budget):
+def _strips(q, k, causal):
     """Yield ``(a, b, e, total, top)`` for strips of query rows ``a:b`` against every key.
 
-    ``e = exp(s − top)`` (0 where hidden) is a reused buffer of width ``end``: keys at or past
-    ``end`` are hidden from the whole strip by causality and never computed.
+    ``e = exp(s − top)`` (0 where hidden) lives in a reused buffer of width ``end``: keys at
+    or past ``end`` are hidden from the whole panel by causality and never computed. One
+    matrix product fills a panel of several strips: each BLAS call is a fork/join of its
+    threads, which on a busy machine waits for a descheduled thread, so fewer and larger
+    calls; the elementwise passes then run strip by strip, in cache.
     """
     n_q, n_k = q.shape[0], k.shape[0]
     off = max(n_k - n_q, 0)
-    step = max(1, min(n_q, budget // n_k))
-    buf = np.empty(step * n_k, q.dtype)
-    for a in range(0, n_q, step):
-        b = min(a + step, n_q)
-        end = min(n_k, b + off) if causal else n_k
-        e = buf[: (b - a) * end].reshape(b - a, end)  # contiguous, so every pass is one stream
-        np.matmul(q[a:b], k[:end].T, out=e)
-        lo = a + off + 1
-        if causal and end > lo:
-            hide = np.arange(lo, end)[None, :] > np.arange(a, b)[:, None] + off
-            e[:, lo:end][hide] = -np.inf
-        top = e.max(axis=1)
-        e -= top[:, None]
-        np.exp(e, out=e)
-        yield a, b, e, e.sum(axis=1), top
+    step = max(1, min(n_q, STRIP_ELEMENTS // n_k))
+    panel_rows = max(step, min(n_q, PANEL_ELEMENTS // n_k) // step * step)
+    buf = np.empty(panel_rows * n_k, q.dtype)
+    for p0 in range(0, n_q, panel_rows):
+        p1 = min(p0 + panel_rows, n_q)
+        end = min(n_k, p1 + off) if causal else n_k
+        panel = buf[: (p1 - p0) * end].reshape(p1 - p0, end)  # contiguous: one stream per pass
+        np.matmul(q[p0:p1], k[:end].T, out=panel)
+        for a in range(p0, p1, step):
+            b = min(a + step, p1)
+            e = panel[a - p0 : b - p0]
+            lo = a + off + 1
+            if causal and end > lo:
+                hide = np.arange(lo, end)[None, :] > np.arange(a, b)[:, None] + off
+                e[:, lo:end][hide] = -np.inf
+            top = e.max(axis=1)
+            e -= top[:, None]
+            np.exp(e, out=e)
+            yield a, b, e, e.sum(axis=1), top
 
 
 def _split_starts(n: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -243,12 +252,12 @@ def _split_starts(n: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes
 
 
-def _overview_2d(q, k, bins, reduce, causal, budget):
+def _overview_2d(q, k, bins, reduce, causal):
     row_starts, row_sizes = _split_starts(q.shape[0], bins)
     col_starts, col_sizes = _split_starts(k.shape[0], bins)
     group = np.repeat(np.arange(bins), row_sizes)
     acc = np.zeros((bins, bins))
-    for a, b, e, total, _top in _strips(q, k, causal, budget):
+    for a, b, e, total, _top in _strips(q, k, causal):
         g = group[a:b]
         g0, ng = g[0], g[-1] - g[0] + 1
         nb = int(np.searchsorted(col_starts, e.shape[1]))  # column bins this strip reaches
@@ -297,8 +306,8 @@ def attention_overview(
 
     Rows (queries) and columns (keys) are split into ``bins`` contiguous groups as
     ``numpy.array_split`` does, and each cell is the mean (or max) of the exact weights in
-    its block; hidden (causal) cells count as 0. Memory is O(n·d + bins² + strip), with a
-    strip of :data:`STRIP_ELEMENTS` scores; there is one pass over the n² scores.
+    its block; hidden (causal) cells count as 0. Memory is O(n·d + bins² + panel), with a
+    panel of :data:`PANEL_ELEMENTS` scores; there is one pass over the n² scores.
 
     Parameters
     ----------
@@ -329,7 +338,7 @@ def attention_overview(
     kb = np.broadcast_to(k, batch + k.shape[-2:])
     out = np.empty(batch + (bins, bins), dtype)
     for idx in np.ndindex(batch):
-        out[idx] = _overview_2d(qb[idx], kb[idx], bins, reduce, causal, STRIP_ELEMENTS)
+        out[idx] = _overview_2d(qb[idx], kb[idx], bins, reduce, causal)
     return out
 
 
@@ -344,7 +353,7 @@ def row_logsumexp(q, k, *, causal: bool = False, scale: bool = True) -> np.ndarr
     kb = np.broadcast_to(k, batch + k.shape[-2:])
     out = np.empty(batch + (q.shape[-2],), dtype)
     for idx in np.ndindex(batch):
-        for a, b, _e, total, top in _strips(qb[idx], kb[idx], causal, STRIP_ELEMENTS):
+        for a, b, _e, total, top in _strips(qb[idx], kb[idx], causal):
             out[idx + (slice(a, b),)] = top + np.log(total)
     return out
 

@@ -150,11 +150,13 @@ def test_overview_matches_naive_reduction(reduce, causal, n_q, n_k, bins):
     assert np.abs(got - ref).max() <= 1e-12
 
 
-@pytest.mark.parametrize("strip", [1, 7, 50, 200])
+@pytest.mark.parametrize(("strip", "panel"), [(1, 1), (7, 7), (7, 100), (50, 200), (200, 1 << 23)])
 @pytest.mark.parametrize("reduce", ["mean", "max"])
-def test_overview_strips_crossing_row_groups(monkeypatch, strip, reduce):
-    """Strips of any height (one row, or several row groups and parts of others) agree."""
+def test_overview_strips_crossing_row_groups(monkeypatch, strip, panel, reduce):
+    """Strips and panels of any height (one row, or several row groups and parts of others,
+    a panel ending inside a strip's height) agree."""
     monkeypatch.setattr(tiled, "STRIP_ELEMENTS", strip)
+    monkeypatch.setattr(tiled, "PANEL_ELEMENTS", panel)
     q, k, v = _qkv(5, 41, 23, batch=(2,))
     for causal in (False, True):
         ref = _naive_overview(_dense(q, k, v, causal).weights, 6, reduce)
@@ -178,7 +180,8 @@ def test_overview_float32_stays_float32():
 
 
 def test_overview_never_holds_the_n_by_n_matrix(monkeypatch):
-    monkeypatch.setattr(tiled, "STRIP_ELEMENTS", 1 << 14)
+    monkeypatch.setattr(tiled, "STRIP_ELEMENTS", 1 << 13)
+    monkeypatch.setattr(tiled, "PANEL_ELEMENTS", 1 << 14)
     n = 1024
     q, k, v = _qkv(8, n, n, d=8)
     tracemalloc.start()
