@@ -53,9 +53,16 @@ def build_file_menu(window: QMainWindow, session) -> QMenu:
     menu = window.menuBar().addMenu(_tr("&File"))
     menu.setObjectName("menu_file")
     if session is not None:
-        menu.addAction(session.open_action)
-        menu.addAction(session.save_action)
-        menu.addAction(session.save_as_action)
+        for name, action in (
+            ("open", session.open_action),
+            ("save", session.save_action),
+            ("save_as", session.save_as_action),
+        ):
+            if not action.objectName():
+                action.setObjectName(f"action_{name}")
+            menu.addAction(action)
+        if not session.recent_menu.objectName():
+            session.recent_menu.setObjectName("menu_recent")
         menu.addMenu(session.recent_menu)
         menu.addSeparator()
     window.export_action = _action(

@@ -109,7 +109,8 @@ class MainWindow(QMainWindow):
         if heatmap is not None:
             heatmap.sigHoverText.connect(self.hover_label.setText)
 
-        self.resize(1400, 880)
+        screen = self.screen().availableGeometry()
+        self.resize(min(1400, int(screen.width() * 0.95)), min(880, int(screen.height() * 0.9)))
         self._arrange_default()
         self._restore_layout()
         self.themes.sigThemeChanged.connect(self._on_q_theme_changed)
@@ -134,7 +135,10 @@ class MainWindow(QMainWindow):
         self._areas[cls.PANEL_ID] = area
 
     def _arrange_default(self) -> None:
-        """Editor over controls on the left, the heatmap over the steps on the right."""
+        """Editor and controls as tabs on the left; the heatmap over the steps on the right.
+
+        Tabs rather than a stack on the left keep the window within a 1280×720 projector.
+        """
         for pid, dock in self.docks.items():
             self.removeDockWidget(dock)
             self.addDockWidget(self._areas[pid], dock)
@@ -142,6 +146,10 @@ class MainWindow(QMainWindow):
             dock.show()
         left = [d for p, d in self.docks.items() if self._areas[p] == _LEFT]
         right = [d for p, d in self.docks.items() if self._areas[p] == _RIGHT]
+        for dock in left[1:]:
+            self.tabifyDockWidget(left[0], dock)
+        if left:
+            left[0].raise_()
         if left and right:
             self.resizeDocks([left[0], right[0]], [430, 970], Qt.Orientation.Horizontal)
         if len(right) > 1:
@@ -232,4 +240,11 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
+        # Deleting a window whose history is not clean makes the undo stack emit
+        # cleanChanged while the window is half destroyed; nothing may react to it then.
+        self.undo.stack.blockSignals(True)
         super().closeEvent(event)
+
+    def showEvent(self, event) -> None:
+        self.undo.stack.blockSignals(False)
+        super().showEvent(event)

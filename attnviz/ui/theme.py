@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
@@ -194,9 +195,14 @@ class ThemeManager(QObject):
         # Under a widget with a style sheet, rich-text labels keep the palette they were
         # polished with; setting the sheet again re-polishes them with the new one.
         for widget in self._app.allWidgets():
-            sheet = widget.styleSheet()
-            if sheet:
-                widget.setStyleSheet(sheet)
+            if not shiboken6.isValid(widget):
+                continue  # a window of an earlier session being torn down
+            try:
+                sheet = widget.styleSheet()
+                if sheet:
+                    widget.setStyleSheet(sheet)
+            except RuntimeError:  # deleted between the check and the call
+                continue
 
     def _on_q_color_scheme_changed(self, _scheme) -> None:
         if self._mode == "system":

@@ -242,6 +242,11 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         texts = [item.toPlainText() for item in self._cell_texts]
         return [texts[i : i + cols] for i in range(0, len(texts), cols)]
 
+    def tick_labels(self, axis: str) -> list[str]:
+        """The labels placed now on the ``"left"`` (rows) or ``"bottom"`` (columns) axis."""
+        levels = self.plot.getAxis(axis)._tickLevels or [[]]
+        return [label for _pos, label in levels[0]]
+
     def hover_cell(self, row: int, col: int) -> None:
         """Act as if the mouse were over cell (``row``, ``col``); -1 clears."""
         self._hover = (row, col)

@@ -1,0 +1,207 @@
+"""Export for slides: exact PNG sizes, SVG, CSV/NPY equal to the matrix, the headless command."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QGuiApplication, QImage
+
+from attnviz.model.presets import load_preset, preset_ids, preset_state_values
+from attnviz.model.resolve import Resolver
+from attnviz.model.session import save_session
+from attnviz.model.state import AttentionState
+from attnviz.ui.export import ExportError, ExportSpec, export, render_image, write_csv
+from attnviz.ui.export_dialog import ExportDialog
+
+
+def _cli(*args, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def _distinct_colors(img: QImage, step: int = 5) -> int:
+    img = img.convertToFormat(QImage.Format.Format_ARGB32)
+    return len(
+        {img.pixel(x, y) for x in range(0, img.width(), step) for y in range(0, img.height(), step)}
+    )
+
+
+def test_cli_png_has_exactly_the_requested_size_and_is_not_blank(tmp_path):
+    out = tmp_path / "banco.png"
+    # No display and no platform chosen: the command must manage on its own.
+    r = _cli(
+        "--preset",
+        "banco",
+        "--panel",
+        "heatmap",
+        "--out",
+        str(out),
+        "--width",
+        "1280",
+        "--height",
+        "720",
+    )
+    assert r.returncode == 0, r.stderr
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (1280, 720)
+    assert _distinct_colors(img) > 30
+
+
+def test_cli_png_size_ignores_the_screen_scale(tmp_path):
+    out = tmp_path / "scaled.png"
+    r = _cli(
+        "--preset",
+        "gato",
+        "--out",
+        str(out),
+        "--width",
+        "999",
+        "--height",
+        "333",
+        "--theme",
+        "dark",
+        "--transparent",
+        env_extra={"QT_SCALE_FACTOR": "2"},
+    )
+    assert r.returncode == 0, r.stderr
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (999, 333)
+    assert img.hasAlphaChannel() and img.pixelColor(0, 0).alpha() == 0  # transparent corner
+    assert _distinct_colors(img) > 30
+
+
+def test_cli_svg_parses(tmp_path):
+    out = tmp_path / "banco.svg"
+    r = _cli("--preset", "banco", "--matrix", "scores", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    root = ET.parse(out).getroot()
+    assert root.tag.endswith("svg")
+    text = " ".join("".join(el.itertext()) for el in root.iter() if el.tag.endswith("text"))
+    assert "sentei" in text and "praça" in text and "2.83" in text
+
+
+def test_cli_csv_equals_the_weights(tmp_path):
+    out = tmp_path / "gato.csv"
+    r = _cli("--preset", "gato", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    with out.open(encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    state = AttentionState(**preset_state_values(load_preset("gato")))
+    weights = Resolver(state).results.attention.weights
+    assert rows[0][1:] == list(state.tokens)
+    assert [r[0] for r in rows[1:]] == list(state.tokens)
+    values = np.array([[float(x) for x in r[1:]] for r in rows[1:]])
+    assert np.array_equal(values, weights)  # exact: repr round-trips
+    assert values[0, 1] == 0.0  # causal: masked weights are 0 in the numbers
+
+
+def test_cli_npy_equals_the_matrix(tmp_path):
+    out = tmp_path / "o.npy"
+    r = _cli("--preset", "banco", "--matrix", "output", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    expected = Resolver(AttentionState()).results.attention.output
+    assert np.array_equal(np.load(out), expected)
+    np.testing.assert_allclose(np.load(out)[1], [0.85, 0.15], atol=0.005)
+
+
+def test_cli_applies_a_session(tmp_path):
+    session = tmp_path / "s.attnviz"
+    save_session(AttentionState(causal=True), session)
+    out = tmp_path / "s.npy"
+    r = _cli("--preset", "banco", "--session", str(session), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert np.load(out)[0, 1] == 0.0 and np.load(out)[0, 0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--preset", "nope", "--out", "x.png"], "known: " + ", ".join(preset_ids())),
+        (["--preset", "banco", "--panel", "nope", "--out", "x.png"], "unknown panel"),
+        (["--preset", "banco", "--out", "x.jpg"], "unsupported extension"),
+        (["--preset", "banco", "--out", "x.png", "--width", "9000"], "out of range"),
+        (["--preset", "banco", "--out", "x.png", "--height", "15"], "out of range"),
+        (["--preset", "banco", "--out", "x.png", "--matrix", "keys"], "invalid choice"),
+        (["--out", "x.png"], "--preset"),
+        (["--preset", "banco", "--session", "missing.attnviz", "--out", "x.csv"], "--session"),
+    ],
+)
+def test_cli_bad_arguments_exit_2_with_one_line(tmp_path, args, message):
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (3840, 2160), (333, 217), (16, 16)])
+def test_render_is_exactly_the_spec_size(qapp, state, resolver, size):
+    img = render_image(state, resolver.results, ExportSpec(*size))
+    assert (img.width(), img.height()) == size
+    if size[0] >= 333:
+        assert _distinct_colors(img) > 30
+
+
+def test_export_rejects_bad_specs(qapp, state, resolver, tmp_path):
+    with pytest.raises(ExportError, match="width"):
+        export(state, resolver.results, tmp_path / "a.png", ExportSpec(width=10))
+    with pytest.raises(ExportError, match="extension"):
+        export(state, resolver.results, tmp_path / "a.gif", ExportSpec())
+    with pytest.raises(ExportError, match="theme"):
+        export(state, resolver.results, tmp_path / "a.png", ExportSpec(theme="sepia"))
+
+
+def test_csv_of_the_output_uses_value_labels(state, resolver, tmp_path):
+    path = write_csv(state, resolver.results, tmp_path / "o.csv", "output")
+    header = path.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header[1:] == ["seat", "money"]
+
+
+def test_copy_to_the_clipboard(qapp, state, resolver):
+    dialog = ExportDialog(state, resolver)
+    dialog.size.setCurrentIndex(dialog.size.count() - 1)  # custom
+    dialog.width_spin.setValue(640)
+    dialog.height_spin.setValue(480)
+    dialog.copy_button.click()
+    img = QGuiApplication.clipboard().image()
+    assert (img.width(), img.height()) == (640, 480)
+
+
+def test_export_dialog_writes_the_chosen_file(qtbot, state, resolver, tmp_path, monkeypatch):
+    from attnviz.ui import export_dialog
+
+    dialog = ExportDialog(state, resolver, "dark")
+    qtbot.addWidget(dialog)
+    target = tmp_path / "slide"
+    monkeypatch.setattr(
+        export_dialog.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), "")
+    )
+    dialog.size.setCurrentIndex(1)  # 3840 × 2160
+    dialog.save_button.click()
+    img = QImage(str(target) + ".png")
+    assert (img.width(), img.height()) == (3840, 2160)
+    dialog = ExportDialog(state, resolver)
+    qtbot.addWidget(dialog)
+    dialog.format.setCurrentIndex(dialog.format.findData("npy"))
+    assert not dialog.size.isEnabled()
+    dialog.save_button.click()
+    assert np.array_equal(np.load(str(target) + ".npy"), resolver.results.attention.weights)

@@ -1,0 +1,175 @@
+"""The heatmap panel: state changes reach the pixels, exact values on hover, masks as masks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtTest import QTest
+
+from attnviz.model.presets import load_preset, preset_state_values
+from attnviz.ui.panels.heatmap import HeatmapPanel, auto_levels
+from attnviz.ui.theme import theme_named
+
+BANCO_A = [["0.45", "0.45", "0.11"], ["0.07", "0.31", "0.62"], ["0.14", "0.28", "0.58"]]
+
+
+@pytest.fixture
+def panel(qtbot, state, resolver):
+    p = HeatmapPanel(state, resolver)
+    qtbot.addWidget(p)
+    p.apply_theme(theme_named("light"))
+    p.resize(700, 520)
+    p.show()
+    qtbot.waitExposed(p)
+    return p
+
+
+def _grab(panel) -> QImage:
+    panel.view.viewport().repaint()
+    return panel.view.grab().toImage()
+
+
+def _cell_point(panel, row: float, col: float) -> QPoint:
+    """Viewport pixel of a point given in cell units (col + 0.5 is a column's centre)."""
+    scene = panel.view.plot.vb.mapViewToScene(QPointF(col, row))
+    return panel.view.mapFromScene(scene)
+
+
+def _pixel(image: QImage, panel, row: float, col: float) -> QColor:
+    p = _cell_point(panel, row, col)
+    ratio = image.devicePixelRatio()
+    return QColor(image.pixel(round(p.x() * ratio), round(p.y() * ratio)))
+
+
+def test_a_state_change_reaches_the_pixels(panel, state):
+    before = _grab(panel)
+    state.scale = False  # scores grow by √2: the weights sharpen
+    after = _grab(panel)
+    assert before.size() == after.size()
+    assert before != after
+    shown = panel.view.image.image
+    assert shown.dtype == np.float32 and shown.flags["C_CONTIGUOUS"]
+    np.testing.assert_allclose(shown, panel.resolver.results.attention.weights, rtol=1e-6)
+
+
+def test_banco_shows_a_with_the_documents_numbers(qtbot, panel, state):
+    assert state.matrix == "weights"
+    assert panel.view.cell_texts() == BANCO_A
+    texts = []
+    panel.sigHoverText.connect(texts.append)
+    # A real mouse move over cell (banco, praça): the status text carries the exact value.
+    QTest.mouseMove(panel.view.viewport(), _cell_point(panel, 1.5, 2.5))
+    qtbot.waitUntil(lambda: bool(texts) and "praça" in texts[-1])
+    assert "“banco”" in texts[-1] and texts[-1].startswith("A")
+    value = float(texts[-1].rsplit("=", 1)[1])
+    assert round(value, 2) == 0.62
+    assert panel.view.image.toolTip() == texts[-1]
+    row = [panel.view.value_at(1, c) for c in range(3)]
+    assert [round(v, 2) for v in row] == [0.07, 0.31, 0.62]
+    assert panel.hover_text(0, 0).endswith(f"= {panel.view.value_at(0, 0):.6g}")
+
+
+def test_scores_and_output_match_the_chapter(panel, state):
+    state.matrix = "scores"
+    assert panel.view.cell_texts()[1] == ["0.71", "2.12", "2.83"]
+    assert "S = QKᵀ / √d_k" in panel.caption.text()
+    state.matrix = "output"
+    assert panel.view.cell_texts() == [["0.78", "0.22"], ["0.85", "0.15"], ["0.86", "0.14"]]
+    assert "dimension “seat”" in panel.hover_text(1, 0)
+    assert panel.view.tick_labels("bottom") == ["seat", "money"]
+
+
+MASKS = {
+    "causal": {"causal": True},
+    "padding": {"padding": (True, True, False)},
+    "document": {"segments": (0, 0, 1)},
+    "sliding window": {"window": 1},
+    "window both ways": {"window": 1, "window_causal": False},
+}
+
+
+@pytest.mark.parametrize("kind", list(MASKS))
+def test_every_mask_kind_renders_masked_cells_apart_from_zero(panel, state, resolver, kind):
+    # Fixed levels: a weight of 0 gets the colormap's lowest colour, which a masked cell
+    # must never get.
+    state.update(levels_auto=False, levels=(0.0, 1.0), **MASKS[kind])
+    allowed = resolver.results.mask
+    assert allowed is not None and not allowed.all()
+    image = _grab(panel)
+    zero_color = QColor.fromRgbF(*panel.view._cmap.map(0.0, mode="float")[:3])
+    for r in range(3):
+        for c in range(3):
+            # Near a corner of the cell, away from the number printed at its centre.
+            color = _pixel(image, panel, r + 0.2, c + 0.2)
+            neutral = max(color.red(), color.green(), color.blue()) - min(
+                color.red(), color.green(), color.blue()
+            )
+            if allowed[r, c]:
+                assert neutral > 20, (r, c, color.name())  # a colormap colour
+            else:
+                assert neutral < 8, (r, c, color.name())  # grey fill or hatch
+                assert color.name() != zero_color.name()
+                assert math.isnan(panel.view.value_at(r, c))
+                assert "masked" in panel.hover_text(r, c)
+                assert resolver.results.attention.weights[r, c] == 0.0
+    texts = panel.view.cell_texts()
+    assert all(texts[r][c] == "" for r, c in zip(*np.nonzero(~allowed), strict=True))
+
+
+def test_restyle_keys_restyle_without_new_image_data(panel, state, monkeypatch):
+    calls = []
+    original = panel.view.set_matrix
+    monkeypatch.setattr(
+        panel.view, "set_matrix", lambda *a, **k: (calls.append(1), original(*a, **k))
+    )
+    lut_before = panel.view.image.lut
+    state.colormap = "cividis"
+    assert not np.array_equal(panel.view.image.lut, lut_before)
+    state.update(levels_auto=False, levels=(0.0, 0.5))
+    assert tuple(panel.view.image.levels) == (0.0, 0.5)
+    assert tuple(panel.view.colorbar.values) == (0.0, 0.5)
+    assert calls == []
+    state.temperature = 2.0  # a recompute key: new image data
+    assert calls == [1]
+
+
+def test_diverging_map_is_centred_on_zero_for_scores(panel, state):
+    state.update(matrix="scores", colormap="diverging", scale=False, q=[[-2, 0], [1, 2], [0, 1]])
+    lo, hi = panel.view.image.levels
+    assert lo == -hi and hi == pytest.approx(np.abs(panel.view.image.image).max(), rel=1e-6)
+    assert auto_levels(np.array([[1.0, 2.0]]), None, diverging=False) == (1.0, 2.0)
+
+
+def test_click_selects_the_query_and_cell(qtbot, panel, state):
+    QTest.mouseClick(
+        panel.view.viewport(), Qt.MouseButton.LeftButton, pos=_cell_point(panel, 2.5, 0.5)
+    )
+    assert state.selected_query == 2 and state.selected_cell == (2, 0)
+    box = panel.view.row_box
+    assert box.isVisible() and box.rect().top() == 2
+    panel.view.setFocus()
+    QTest.keyClick(panel.view, Qt.Key.Key_Up)
+    assert state.selected_query == 1 and state.selected_cell is None
+
+
+def test_labels_follow_tokens_and_thin_out(panel, state, monkeypatch):
+    tokens = tuple(f"token{i}" for i in range(300))
+    state.update(tokens=tokens, head="content", d_k=16)
+    labels = panel.view.tick_labels("left")
+    assert 1 < len(labels) < 300 and labels[0] == "token0"
+    left = panel.view.plot.getAxis("left")
+    calls = []
+    monkeypatch.setattr(left, "setTicks", lambda *a: calls.append(a))
+    state.temperature = 1.5  # no token change: the labels are left alone
+    assert calls == []
+    assert panel.view.cell_texts() == []  # too many cells for printed numbers
+
+
+def test_preset_change_updates_labels_and_image(panel, state):
+    state.update(**preset_state_values(load_preset("gato")))
+    assert panel.view.tick_labels("left") == list(state.tokens)
+    assert panel.view.image.image.shape == (state.n, state.n)

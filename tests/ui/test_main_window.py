@@ -1,0 +1,161 @@
+"""The main window: docks with stable names, menus, presets, status bar, layout that persists."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMenu
+
+from attnviz.model.presets import load_preset
+from attnviz.ui.main_window import LAYOUT_VERSION, MainWindow
+
+DOCKS = {"dock-editor", "dock-controls", "dock-heatmap", "dock-steps"}
+
+
+def _window(qtbot) -> MainWindow:
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+@pytest.fixture
+def window(qtbot):
+    return _window(qtbot)
+
+
+def _action(window, name: str) -> QAction:
+    action = window.findChild(QAction, f"action_{name}")
+    assert action is not None, name
+    return action
+
+
+def test_every_panel_is_a_dock_with_a_stable_name(window):
+    names = {d.objectName() for d in window.findChildren(QDockWidget)}
+    assert names == DOCKS
+    for pid, dock in window.docks.items():
+        assert dock.objectName() == f"dock-{pid}"
+        assert dock.widget() is window.panels[pid]
+        assert dock.windowTitle() == type(window.panels[pid]).title()
+        features = dock.features()
+        assert features & QDockWidget.DockWidgetFeature.DockWidgetClosable
+        assert features & QDockWidget.DockWidgetFeature.DockWidgetFloatable
+
+
+def test_a_closed_panel_reopens_from_the_view_menu(window):
+    dock = window.docks["steps"]
+    dock.close()
+    assert dock.isHidden()
+    toggle = _action(window, "show_steps")
+    assert toggle in window.findChild(QMenu, "menu_view").actions()
+    toggle.trigger()
+    assert dock.isVisible()
+
+
+def test_start_up_shows_the_banco_example(window):
+    assert window.preset_picker.currentData() == "banco"
+    assert window.preset_picker.currentText() == load_preset("banco").title
+    heatmap = window.panels["heatmap"]
+    assert heatmap.view.cell_texts()[1] == ["0.07", "0.31", "0.62"]
+    assert "n = 3" in window.info_label.text()
+
+
+def test_the_preset_picker_applies_a_preset_as_one_undo_step(window):
+    picker = window.preset_picker
+    picker.setCurrentIndex(picker.findData("gato"))
+    picker.activated.emit(picker.currentIndex())
+    gato = load_preset("gato")
+    assert window.state.tokens == tuple(gato.tokens) and window.state.causal
+    assert window.state.preset_id == "gato"
+    window.undo.stack.undo()
+    assert window.state.preset_id == "banco" and picker.currentData() == "banco"
+
+
+def test_hover_value_reaches_the_status_bar(window):
+    window.panels["heatmap"].view.hover_cell(1, 2)
+    text = window.hover_label.text()
+    assert "“banco” → key “praça”" in text
+    assert round(float(text.rsplit("=", 1)[1]), 2) == 0.62
+    window.panels["heatmap"].view.hover_cell(-1, -1)
+    assert window.hover_label.text() == ""
+
+
+def test_menus_have_the_standard_shortcuts(window):
+    def keys(name):
+        return _action(window, name).shortcuts()
+
+    assert QKeySequence(QKeySequence.StandardKey.Open) in keys("open")
+    assert QKeySequence(QKeySequence.StandardKey.Save) in keys("save")
+    assert QKeySequence(QKeySequence.StandardKey.Undo) in keys("undo")
+    assert keys("redo")
+    assert keys("quit") and keys("full_screen") and keys("export")
+    for menu in ("menu_file", "menu_edit", "menu_view", "menu_help"):
+        assert window.menuBar().findChild(QMenu, menu) is not None
+
+
+def test_full_screen_toggles(window):
+    _action(window, "full_screen").setChecked(True)
+    assert window.windowState() & Qt.WindowState.WindowFullScreen
+    _action(window, "full_screen").setChecked(False)
+    assert not window.windowState() & Qt.WindowState.WindowFullScreen
+
+
+def test_the_layout_persists_across_a_new_window(qtbot):
+    first = _window(qtbot)
+    first.resize(1210, 690)
+    first.docks["steps"].close()
+    first.docks["controls"].setFloating(True)
+    first.close()  # clean state: no prompt; saves geometry and layout
+    settings = QSettings()
+    assert settings.value("window/state") is not None
+    second = _window(qtbot)
+    assert second.docks["steps"].isHidden()
+    assert second.docks["controls"].isFloating()
+    # The offscreen screen is 800 px wide, so only the height comes back unclamped.
+    assert second.height() == 690
+    second.reset_layout()
+    assert second.docks["steps"].isVisible()
+    assert not second.docks["controls"].isFloating()
+
+
+def test_a_layout_of_another_version_is_ignored(qtbot):
+    first = _window(qtbot)
+    first.docks["steps"].close()
+    QSettings().setValue("window/state", first.saveState(LAYOUT_VERSION + 1))
+    second = _window(qtbot)
+    assert second.docks["steps"].isVisible()
+
+
+def test_unsaved_changes_can_keep_the_window_open(window, monkeypatch):
+    window.state.temperature = 2.0
+    monkeypatch.setattr(window.session, "maybe_save", lambda: False)
+    window.close()
+    assert window.isVisible()
+    monkeypatch.setattr(window.session, "maybe_save", lambda: True)
+    window.close()
+    assert not window.isVisible()
+
+
+def test_theme_override_is_saved_and_restyles_the_heatmap(qtbot, window):
+    assert window.themes.mode == "system"
+    _action(window, "theme_dark").trigger()
+    assert QSettings().value("view/theme") == "dark"
+    view = window.panels["heatmap"].view
+    assert view.backgroundBrush().color() == QColor("#1e1f22")
+    qtbot.waitUntil(lambda: window.palette().window().color().lightness() < 80)
+    second = _window(qtbot)
+    assert second.themes.mode == "dark"
+    _action(second, "theme_light").trigger()
+    assert second.panels["heatmap"].view.backgroundBrush().color() == QColor("#ffffff")
+
+
+def test_large_fonts_grow_the_heatmap_labels(window):
+    view = window.panels["heatmap"].view
+    before = view._font.pixelSize()
+    _action(window, "large_fonts").setChecked(True)
+    assert view._font.pixelSize() > before
+    assert QSettings().value("view/large_fonts", type=bool) is True
+    _action(window, "large_fonts").setChecked(False)
+    assert view._font.pixelSize() == before
