@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean package package-torch package-test package-torch-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,5 +32,26 @@ lint: $(VENV)/.installed-test
 bench: $(VENV)/.installed-run
 	$(PY) -m attnviz bench
 
+# --- the frozen desktop app (packaging/README.md) ---------------------------------------
+# The bundle is rebuilt when anything it is made from is newer than its executable.
+PACKAGE_INPUTS := $(shell find attnviz resources packaging -type f -not -name '*.pyc' \
+                    -not -path '*/__pycache__/*' 2>/dev/null) pyproject.toml
+
+dist/attnviz/attnviz: $(PACKAGE_INPUTS)
+	packaging/build.sh
+
+dist/attnviz-torch/attnviz: $(PACKAGE_INPUTS)
+	packaging/build.sh --torch
+
+package: dist/attnviz/attnviz
+
+package-torch: dist/attnviz-torch/attnviz
+
+package-test: dist/attnviz/attnviz
+	$(PYTHON) packaging/smoke_test.py dist/attnviz
+
+package-torch-test: dist/attnviz-torch/attnviz
+	$(PYTHON) packaging/smoke_test.py --torch dist/attnviz-torch
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) .venv-package .venv-package-torch build dist *.egg-info

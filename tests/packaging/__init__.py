@@ -1,0 +1,1 @@
+"""Tests of the frozen app (skipped unless a bundle is built)."""
