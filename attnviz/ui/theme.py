@@ -57,8 +57,8 @@ DARK = Theme(
     background="#1e1f22",
     foreground="#e8e8e8",
     muted="#a0a0a0",
-    masked_fill="#3a3b3f",
-    masked_hatch="#8a8a8a",
+    masked_fill="#55575c",
+    masked_hatch="#a0a0a0",
     highlight="#ff5c5c",
     entropy="#7fa7e8",
 )

@@ -173,3 +173,14 @@ def test_preset_change_updates_labels_and_image(panel, state):
     state.update(**preset_state_values(load_preset("gato")))
     assert panel.view.tick_labels("left") == list(state.tokens)
     assert panel.view.image.image.shape == (state.n, state.n)
+
+
+def test_key_labels_turn_upright_when_they_do_not_fit_side_by_side(panel, state):
+    assert not panel.view.cols_axis.rotated  # three short tokens fit
+    state.update(**preset_state_values(load_preset("long-sentence")))
+    assert panel.view.cols_axis.rotated
+    labels = panel.view.tick_labels("bottom")
+    step = round(state.n / len(labels))
+    assert step <= 2 and labels == list(state.tokens[::step])  # side by side: one in four
+    heights = {p.getAxis("bottom").height() for p in (panel.view.plot, panel.view.entropy_plot)}
+    assert len(heights) == 1  # the entropy rows stay level with the matrix rows

@@ -26,15 +26,10 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainterPath, QP
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.token_axis import TokenAxis
 
 #: Matrices up to this many cells get their numbers printed inside the cells.
 MAX_CELL_TEXT = 144
-#: Longer tokens are shortened on the axes (the hover text gives them whole).
-LABEL_CHARS = 14
-
-
-def _short(label: str) -> str:
-    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
 
 
 class _MaskOverlay(QGraphicsPathItem):
@@ -92,6 +87,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._col_labels: tuple[str, ...] = ()
         self._hover = (-1, -1)
         self._selected_row = -1
+        self._selection: tuple[int, tuple[int, int] | None] = (-1, None)
         self._cmap = pg.colormap.get("viridis")
         self._levels = (0.0, 1.0)
         self._cell_texts: list[TextItem] = []
@@ -100,7 +96,10 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.ci.setContentsMargins(4, 4, 4, 4)
         self.title = self.addLabel("", row=0, col=0, colspan=3) if show_title else None
 
-        self.plot = self.addPlot(row=1, col=0)
+        self.rows_axis, self.cols_axis = TokenAxis("left"), TokenAxis("bottom")
+        self.plot = self.addPlot(
+            row=1, col=0, axisItems={"left": self.rows_axis, "bottom": self.cols_axis}
+        )
         self.plot.invertY(True)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
@@ -219,6 +218,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
     def set_selection(self, row: int, cell: tuple[int, int] | None = None) -> None:
         """Outline query ``row`` (-1 for none) and, optionally, one cell."""
+        self._selection = (row, cell)  # kept, and applied again when the shape changes
         rows, cols = self._values.shape
         self._selected_row = row if 0 <= row < rows else -1
         self.row_box.setVisible(self._selected_row >= 0)
@@ -244,8 +244,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
     def tick_labels(self, axis: str) -> list[str]:
         """The labels placed now on the ``"left"`` (rows) or ``"bottom"`` (columns) axis."""
-        levels = self.plot.getAxis(axis)._tickLevels or [[]]
-        return [label for _pos, label in levels[0]]
+        return (self.rows_axis if axis == "left" else self.cols_axis).shown_labels()
 
     def hover_cell(self, row: int, col: int) -> None:
         """Act as if the mouse were over cell (``row``, ``col``); -1 clears."""
@@ -273,10 +272,6 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                     tickTextOffset=max(3, font.pixelSize() // 3),
                     tickLength=max(3, font.pixelSize() // 4),  # outward: never over cells
                 )
-        # Equal bottom-axis heights keep the entropy rows level with the matrix rows.
-        height = round(QFontMetricsF(font).height() * 2.4) + 8
-        for plot in plots:
-            plot.getAxis("bottom").setHeight(height)
         self.colorbar.axis.setWidth(round(QFontMetricsF(font).horizontalAdvance("−0.000")) + 12)
         self.colorbar.layout.setColumnFixedWidth(1, max(16, font.pixelSize()))
         self.entropy_plot.setFixedWidth(max(70, font.pixelSize() * 6))
@@ -310,7 +305,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                     item.setZValue(2)
                     self.plot.addItem(item)
                     self._cell_texts.append(item)
-        self.set_selection(self._selected_row)
+        self.set_selection(*self._selection)
         self.refresh_ticks()
 
     def _update_cell_texts(self) -> None:
@@ -333,9 +328,11 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             self.entropy_item.setPath(QPainterPath())
             return
         e = np.asarray(entropy, dtype=np.float64)
-        # One closed rectangle per row, drawn as a single path: fast at any n.
-        y0 = np.arange(rows, dtype=np.float64) + 0.12
-        y1 = y0 + 0.76
+        # One closed rectangle per row, drawn as a single path: fast at any n. Gaps between
+        # the bars only while rows are tall enough for them not to alias into stripes.
+        gap = 0.12 if rows <= 64 else 0.0
+        y0 = np.arange(rows, dtype=np.float64) + gap
+        y1 = y0 + 1.0 - 2 * gap
         zero = np.zeros(rows)
         x = np.stack([zero, e, e, zero, zero], axis=1).ravel()
         y = np.stack([y0, y0, y1, y1, y0], axis=1).ravel()
@@ -345,37 +342,24 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         top = max(float(max_entropy), 1e-9)
         if top != self.entropy_max.value():
             self.entropy_max.setValue(top)
-            self.entropy_plot.setXRange(0, top * 1.05, padding=0)
+            # Margins on both sides leave room for the two tick labels.
+            self.entropy_plot.setXRange(-0.2 * top, top * 1.2, padding=0)
             # Two ticks say all there is: 0 (one key takes everything) and ln n (uniform).
             self.entropy_plot.getAxis("bottom").setTicks([[(0, "0"), (top, f"{top:.2g}")]])
 
     def refresh_ticks(self, *_args) -> None:
         """Place the token labels again for the current size and range (thinned out)."""
-        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
-        metrics = QFontMetricsF(self._font)
-        rect = self.plot.vb.boundingRect()
-        row_step = self._step(y1 - y0, rect.height(), metrics.height() * 1.1)
-        widest = max((metrics.horizontalAdvance(_short(s)) for s in self._col_labels), default=0)
-        col_step = self._step(x1 - x0, rect.width(), widest + metrics.height())
-        left = self.plot.getAxis("left")
-        left.setTicks(self._ticks(self._row_labels, row_step))
-        self.plot.getAxis("bottom").setTicks(self._ticks(self._col_labels, col_step))
-        # pyqtgraph underestimates the room a rotated axis title needs next to long tick
-        # labels, so the left axis gets an explicit width.
-        widest = max((metrics.horizontalAdvance(_short(s)) for s in self._row_labels), default=0)
-        offset = left.style["tickTextOffset"][0] + max(0, left.style["tickLength"])
-        left.setWidth(round(widest + offset + metrics.height() * 1.6 + 6))
-
-    @staticmethod
-    def _step(count: float, pixels: float, per_label: float) -> int:
-        if pixels <= 0 or count <= 0:
-            return 1
-        fits = max(1.0, pixels / max(per_label, 1.0))
-        return max(1, math.ceil(count / fits))
-
-    @staticmethod
-    def _ticks(labels: Sequence[str], step: int) -> list:
-        return [[(i + 0.5, _short(labels[i])) for i in range(0, len(labels), step)]]
+        self.rows_axis.set_labels(self._row_labels, self._font)
+        self.cols_axis.set_labels(self._col_labels, self._font)
+        width = self.rows_axis.relayout()
+        if width != self.rows_axis.width():
+            self.rows_axis.setWidth(width)
+        height = self.cols_axis.relayout()
+        # Equal bottom-axis heights keep the entropy rows level with the matrix rows.
+        for plot in (self.plot, self.entropy_plot, self.colorbar):
+            axis = plot.getAxis("bottom")
+            if axis.height() != height:
+                axis.setHeight(height)
 
     def _cell(self, scene_pos: QPointF) -> tuple[int, int]:
         if not self.plot.vb.sceneBoundingRect().contains(scene_pos):
