@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ def _load_smoke():
         "smoke_test", ROOT / "packaging" / "smoke_test.py"
     )
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -100,3 +102,47 @@ def test_png_info_reads_size_and_blankness(tmp_path):
     busy = tmp_path / "busy.png"
     busy.write_bytes(png(4, 2, b"\x00\x10\x20\x30\x40\x00\x50\x60\x70\x80"))
     assert smoke.png_info(busy)[2] > 3
+
+
+def _fake_bundle(tmp_path, script: str) -> Path:
+    """A folder whose ``attnviz`` is a shell script, to test how runs are judged."""
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    exe = bundle / "attnviz"
+    exe.write_text("#!/bin/sh\n" + script + "\n")
+    exe.chmod(0o755)
+    return bundle
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shell scripts as executables")
+def test_a_segfault_fails_the_run(tmp_path):
+    bundle = _fake_bundle(tmp_path, "echo 'self-test: ok'; kill -SEGV $$")
+    with pytest.raises(smoke.CheckError, match=r"killed by SIGSEGV \(-11\)"):
+        smoke.run_frozen(bundle, ["--self-test"], tmp_path)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shell scripts as executables")
+def test_a_traceback_fails_the_run_even_with_exit_0(tmp_path):
+    script = (
+        "echo 'Traceback (most recent call last):' >&2\n"
+        "echo \"ModuleNotFoundError: No module named 'pyqtgraph.exporters'\" >&2\n"
+        "exit 0"
+    )
+    with pytest.raises(smoke.CheckError, match="Traceback"):
+        smoke.run_frozen(_fake_bundle(tmp_path, script), ["--self-test"], tmp_path)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shell scripts as executables")
+def test_a_hang_fails_the_run(tmp_path):
+    bundle = _fake_bundle(tmp_path, "exec sleep 30")
+    with pytest.raises(smoke.CheckError, match="hung"):
+        smoke.run_frozen(bundle, ["--self-test"], tmp_path, timeout=0.5)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shell scripts as executables")
+def test_the_run_sees_no_checkout_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("ATTNVIZ_RESOURCES", str(ROOT / "resources"))
+    script = 'echo "[$PYTHONPATH][$ATTNVIZ_RESOURCES][$QT_QPA_PLATFORM][$PYTHONFAULTHANDLER]"'
+    proc = smoke.run_frozen(_fake_bundle(tmp_path, script), [], tmp_path)
+    assert proc.stdout.strip() == "[][][offscreen][1]"
