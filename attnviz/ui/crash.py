@@ -128,6 +128,7 @@ class CrashHandler:
         self._native_file = None
         self._saved = (sys.stdout, sys.stderr, sys.excepthook, threading.excepthook)
         self._qt_handler_installed = False
+        self._console_handler: logging.Handler | None = None
         self.file_handler: logging.Handler = self._open_log(max_bytes)
 
     def _open_log(self, max_bytes: int) -> logging.Handler:
@@ -149,7 +150,14 @@ class CrashHandler:
 
     def install(self) -> None:
         """Attach the log file, replace missing stdio, and take over the exception hooks."""
-        logging.getLogger().addHandler(self.file_handler)
+        root = logging.getLogger()
+        if not root.handlers and not self.windowed:
+            # Once the root logger has a handler, Python's last-resort printing of warnings
+            # to stderr stops; keep it for console users.
+            self._console_handler = logging.StreamHandler()
+            self._console_handler.setLevel(logging.WARNING)
+            root.addHandler(self._console_handler)
+        root.addHandler(self.file_handler)
         if log.level == logging.NOTSET:
             log.setLevel(logging.INFO)
         if sys.stdout is None:
@@ -196,6 +204,8 @@ class CrashHandler:
         sys.stdout, sys.stderr, sys.excepthook, threading.excepthook = self._saved
         logging.getLogger().removeHandler(self.file_handler)
         self.file_handler.close()
+        if self._console_handler is not None:
+            logging.getLogger().removeHandler(self._console_handler)
         if self._native_file is not None:
             faulthandler.disable()
             self._native_file.close()

@@ -221,3 +221,18 @@ def test_install_app_icon(qapp):
     install_app_icon(qapp)
     assert not qapp.windowIcon().isNull()
     assert qapp.desktopFileName() == "attnviz"
+
+
+def test_console_warnings_still_reach_stderr(tmp_path, monkeypatch, capsys):
+    # Outside pytest the root logger has no handler and Python prints warnings to stderr
+    # itself; adding the log file must not silence that for console users.
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])
+    h = crash.install_crash_handler(tmp_path)
+    try:
+        logging.getLogger("attnviz.test").warning("visible on the console")
+    finally:
+        h.uninstall()
+    assert root.handlers == []
+    assert "visible on the console" in capsys.readouterr().err
+    assert "visible on the console" in h.log_path.read_text(encoding="utf-8")
