@@ -14,12 +14,6 @@ from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMenu, QToolBar
 from attnviz.model.presets import load_preset, preset_ids
 from attnviz.ui.theme import MODES
 
-_C = "MainWindow"
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(_C, text)
-
 
 def _action(window, name: str, text: str, slot=None, shortcut=None, tip: str = "") -> QAction:
     action = QAction(text, window)
@@ -50,7 +44,7 @@ def preset_titles() -> list[tuple[str, str]]:
 
 def build_file_menu(window: QMainWindow, session) -> QMenu:
     """File: Open, Save, Save As, recent files, Export…, Copy image, Quit."""
-    menu = window.menuBar().addMenu(_tr("&File"))
+    menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&File"))
     menu.setObjectName("menu_file")
     if session is not None:
         for name, action in (
@@ -68,23 +62,34 @@ def build_file_menu(window: QMainWindow, session) -> QMenu:
     window.export_action = _action(
         window,
         "export",
-        _tr("&Export…"),
+        QCoreApplication.translate("MainWindow", "&Export…"),
         window.show_export_dialog,
         "Ctrl+E",
-        _tr("Save the heatmap as PNG or SVG at slide size, or its matrix as CSV or NPY"),
+        QCoreApplication.translate(
+            "MainWindow",
+            "Save the heatmap as PNG or SVG at slide size, or its matrix as CSV or NPY",
+        ),
     )
     menu.addAction(window.export_action)
     window.copy_image_action = _action(
         window,
         "copy_image",
-        _tr("&Copy Heatmap Image"),
+        QCoreApplication.translate("MainWindow", "&Copy Heatmap Image"),
         window.copy_image,
         "Ctrl+Shift+C",
-        _tr("Copy the heatmap as a 1920×1080 image to the clipboard"),
+        QCoreApplication.translate(
+            "MainWindow", "Copy the heatmap as a 1920×1080 image to the clipboard"
+        ),
     )
     menu.addAction(window.copy_image_action)
     menu.addSeparator()
-    quit_action = _action(window, "quit", _tr("&Quit"), window.close, QKeySequence.StandardKey.Quit)
+    quit_action = _action(
+        window,
+        "quit",
+        QCoreApplication.translate("MainWindow", "&Quit"),
+        window.close,
+        QKeySequence.StandardKey.Quit,
+    )
     if quit_action.shortcut().isEmpty():  # Windows has no standard Quit key
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
     quit_action.setMenuRole(QAction.MenuRole.QuitRole)
@@ -94,7 +99,7 @@ def build_file_menu(window: QMainWindow, session) -> QMenu:
 
 def build_edit_menu(window: QMainWindow, undo) -> QMenu:
     """Edit: Undo and Redo (from the undo controller, when there is one)."""
-    menu = window.menuBar().addMenu(_tr("&Edit"))
+    menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&Edit"))
     menu.setObjectName("menu_edit")
     if undo is not None:
         menu.addAction(undo.create_undo_action(window))
@@ -104,7 +109,7 @@ def build_edit_menu(window: QMainWindow, undo) -> QMenu:
 
 def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     """View: one toggle per panel, Reset layout, Full screen, Theme, Large fonts."""
-    menu = window.menuBar().addMenu(_tr("&View"))
+    menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&View"))
     menu.setObjectName("menu_view")
     for dock in docks:
         toggle = dock.toggleViewAction()
@@ -115,13 +120,19 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
         _action(
             window,
             "reset_layout",
-            _tr("&Reset Layout"),
+            QCoreApplication.translate("MainWindow", "&Reset Layout"),
             window.reset_layout,
-            tip=_tr("Put every panel back where it was at first start"),
+            tip=QCoreApplication.translate(
+                "MainWindow", "Put every panel back where it was at first start"
+            ),
         )
     )
     full = _action(
-        window, "full_screen", _tr("&Full Screen"), None, QKeySequence.StandardKey.FullScreen
+        window,
+        "full_screen",
+        QCoreApplication.translate("MainWindow", "&Full Screen"),
+        None,
+        QKeySequence.StandardKey.FullScreen,
     )
     if full.shortcut().isEmpty():
         full.setShortcut(QKeySequence("F11"))
@@ -130,10 +141,14 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     window.full_screen_action = full
     menu.addAction(full)
     menu.addSeparator()
-    theme_menu = menu.addMenu(_tr("&Theme"))
+    theme_menu = menu.addMenu(QCoreApplication.translate("MainWindow", "&Theme"))
     theme_menu.setObjectName("menu_theme")
     group = QActionGroup(window)
-    names = {"system": _tr("Follow the &System"), "light": _tr("&Light"), "dark": _tr("&Dark")}
+    names = {
+        "system": QCoreApplication.translate("MainWindow", "Follow the &System"),
+        "light": QCoreApplication.translate("MainWindow", "&Light"),
+        "dark": QCoreApplication.translate("MainWindow", "&Dark"),
+    }
     for mode in MODES:
         act = _action(window, f"theme_{mode}", names[mode])
         act.setCheckable(True)
@@ -144,8 +159,10 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     large = _action(
         window,
         "large_fonts",
-        _tr("&Large Fonts (Projector)"),
-        tip=_tr("Bigger text everywhere, for the back row of a lecture hall"),
+        QCoreApplication.translate("MainWindow", "&Large Fonts (Projector)"),
+        tip=QCoreApplication.translate(
+            "MainWindow", "Bigger text everywhere, for the back row of a lecture hall"
+        ),
     )
     large.setShortcut(QKeySequence("Ctrl+Shift+L"))
     large.setCheckable(True)
@@ -157,9 +174,11 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
 
 def build_help_menu(window: QMainWindow) -> QMenu:
     """Help: About."""
-    menu = window.menuBar().addMenu(_tr("&Help"))
+    menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&Help"))
     menu.setObjectName("menu_help")
-    about = _action(window, "about", _tr("&About attnviz"), window.about)
+    about = _action(
+        window, "about", QCoreApplication.translate("MainWindow", "&About attnviz"), window.about
+    )
     about.setMenuRole(QAction.MenuRole.AboutRole)
     menu.addAction(about)
     return menu
@@ -167,15 +186,17 @@ def build_help_menu(window: QMainWindow) -> QMenu:
 
 def build_toolbar(window: QMainWindow) -> QComboBox:
     """The main toolbar: the preset picker and Export; returns the preset combo box."""
-    bar = QToolBar(_tr("Main Toolbar"), window)
+    bar = QToolBar(QCoreApplication.translate("MainWindow", "Main Toolbar"), window)
     bar.setObjectName("toolbar-main")
     bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
     window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-    label = QLabel(_tr("&Preset: "))
+    label = QLabel(QCoreApplication.translate("MainWindow", "&Preset: "))
     combo = QComboBox()
     combo.setObjectName("preset_picker")
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-    combo.setToolTip(_tr("Load one of the documents' worked examples"))
+    combo.setToolTip(
+        QCoreApplication.translate("MainWindow", "Load one of the documents' worked examples")
+    )
     for pid, title in preset_titles():
         combo.addItem(title, pid)
     label.setBuddy(combo)

@@ -30,9 +30,11 @@ _C = "HeatmapPanel"
 PG_COLORMAPS = {"diverging": "CET-D1"}
 SYMBOLS = {"scores": "S", "weights": "A", "output": "O"}
 _NOTES = {
-    "scores": QT_TRANSLATE_NOOP(_C, "how well each query matches each key"),
-    "weights": QT_TRANSLATE_NOOP(_C, "each row is a probability distribution over the keys"),
-    "output": QT_TRANSLATE_NOOP(_C, "each row is the query's mix of the values"),
+    "scores": QT_TRANSLATE_NOOP("HeatmapPanel", "how well each query matches each key"),
+    "weights": QT_TRANSLATE_NOOP(
+        "HeatmapPanel", "each row is a probability distribution over the keys"
+    ),
+    "output": QT_TRANSLATE_NOOP("HeatmapPanel", "each row is the query's mix of the values"),
 }
 
 
@@ -102,12 +104,15 @@ def configure_view(view: HeatmapView, state: AttentionState, results: Results) -
     allowed = shown_mask(state, results)
     view.set_colormap(colormap_for(state.colormap))
     view.set_labels(state.tokens, column_labels(state, matrix, values.shape[1]))
-    tr = QCoreApplication.translate
     if matrix == "output":
-        cols = tr("HeatmapPanel", "value dimension")
+        cols = QCoreApplication.translate("HeatmapPanel", "value dimension")
     else:
-        cols = tr("HeatmapPanel", "key")
-    view.set_axis_titles(tr("HeatmapPanel", "query"), cols, tr("HeatmapPanel", "entropy (nats)"))
+        cols = QCoreApplication.translate("HeatmapPanel", "key")
+    view.set_axis_titles(
+        QCoreApplication.translate("HeatmapPanel", "query"),
+        cols,
+        QCoreApplication.translate("HeatmapPanel", "entropy (nats)"),
+    )
     view.set_matrix(
         values,
         view_levels(state, values, allowed),
