@@ -156,6 +156,9 @@ def write_svg(state: AttentionState, results: Results, path, spec: ExportSpec) -
         gen = QSvgGenerator()
         gen.setFileName(str(path))
         gen.setSize(QSize(spec.width, spec.height))
+        # pyqtgraph's axes replay QPictures recorded at 96 dpi; any other resolution would
+        # scale them against the rest of the figure.
+        gen.setResolution(96)
         target = QRectF(0, 0, view.width(), view.height())
         gen.setViewBox(target)
         gen.setTitle(default_title(_state_for(state, spec.matrix)))

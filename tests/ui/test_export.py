@@ -89,6 +89,7 @@ def test_cli_svg_parses(tmp_path):
     assert r.returncode == 0, r.stderr
     root = ET.parse(out).getroot()
     assert root.tag.endswith("svg")
+    assert root.get("viewBox") == "0 0 1920 1080" and root.get("width") == "508mm"  # 96 dpi
     text = " ".join("".join(el.itertext()) for el in root.iter() if el.tag.endswith("text"))
     assert "sentei" in text and "praça" in text and "2.83" in text
 

@@ -22,7 +22,15 @@ from pyqtgraph.graphicsItems.ColorBarItem import ColorBarItem
 from pyqtgraph.graphicsItems.ImageItem import ImageItem
 from pyqtgraph.graphicsItems.TextItem import TextItem
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainterPath, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPaintEngine,
+    QPainterPath,
+    QPen,
+)
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
 from attnviz.ui.theme import LIGHT, Theme
@@ -61,7 +69,10 @@ class _MaskOverlay(QGraphicsPathItem):
     def paint(self, painter, option, widget=None) -> None:
         path = self.path()
         painter.fillPath(path, self._fill)
-        painter.fillPath(path, self._hatch)
+        # SVG has no device-pixel pattern brush (it becomes a blurred mask in viewers): the
+        # grey fill alone marks masked cells there.
+        if painter.paintEngine().type() != QPaintEngine.Type.SVG:
+            painter.fillPath(path, self._hatch)
 
 
 class HeatmapView(pg.GraphicsLayoutWidget):
