@@ -159,3 +159,17 @@ def test_large_fonts_grow_the_heatmap_labels(window):
     assert QSettings().value("view/large_fonts", type=bool) is True
     _action(window, "large_fonts").setChecked(False)
     assert view._font.pixelSize() == before
+
+
+def test_export_and_copy_from_the_menu(qtbot, window):
+    from PySide6.QtGui import QGuiApplication
+
+    from attnviz.ui.export_dialog import ExportDialog
+
+    _action(window, "export").trigger()
+    dialog = window.findChild(ExportDialog)
+    assert dialog is not None and dialog.isVisible()  # non-blocking: the panels stay live
+    dialog.reject()
+    _action(window, "copy_image").trigger()
+    image = QGuiApplication.clipboard().image()
+    assert (image.width(), image.height()) == (1920, 1080)
