@@ -108,7 +108,9 @@ def startup(*, quick: bool = False, runs: int = 3) -> dict:
         env = dict(os.environ)
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
         env["ATTNVIZ_QUIT_AFTER_FIRST_PAINT"] = "1"
-        env["XDG_CONFIG_HOME"] = tmp  # never the user's settings
+        env["XDG_CONFIG_HOME"] = tmp  # never the user's settings or logs
+        env["XDG_DATA_HOME"] = tmp
+        env["ATTNVIZ_LOG_DIR"] = tmp
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         for _ in range(runs):
             t0 = time.time()
