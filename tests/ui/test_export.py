@@ -206,3 +206,11 @@ def test_export_dialog_writes_the_chosen_file(qtbot, state, resolver, tmp_path, 
     assert not dialog.size.isEnabled()
     dialog.save_button.click()
     assert np.array_equal(np.load(str(target) + ".npy"), resolver.results.attention.weights)
+
+
+def test_the_4k_export_benchmark_reports_its_numbers(qapp):
+    from attnviz.benchmarks.ui import export_4k
+
+    result = export_4k(quick=True)
+    assert (result["width"], result["height"]) == (3840, 2160)
+    assert result["seconds"] > 0 and result["seconds_n512"] > 0 and result["bytes"] > 10_000

@@ -184,3 +184,14 @@ def test_key_labels_turn_upright_when_they_do_not_fit_side_by_side(panel, state)
     assert step <= 2 and labels == list(state.tokens[::step])  # side by side: one in four
     heights = {p.getAxis("bottom").height() for p in (panel.view.plot, panel.view.entropy_plot)}
     assert len(heights) == 1  # the entropy rows stay level with the matrix rows
+
+
+def test_the_update_benchmark_is_registered_and_reports_its_numbers(qapp):
+    from attnviz.benchmarks import figures
+    from attnviz.benchmarks.ui import heatmap_update
+
+    assert {"heatmap_update", "startup", "export_4k"} <= set(figures())
+    result = heatmap_update(quick=True, n=64, d_k=16)
+    assert result["n"] == 64 and result["d_k"] == 16 and result["steps"] == 60
+    assert 0 < result["median_ms"] <= result["p95_ms"]
+    assert result["model_median_ms"] > 0 and result["view_median_ms"] > 0

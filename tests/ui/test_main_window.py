@@ -172,3 +172,10 @@ def test_export_and_copy_from_the_menu(qtbot, window):
     _action(window, "copy_image").trigger()
     image = QGuiApplication.clipboard().image()
     assert (image.width(), image.height()) == (1920, 1080)
+
+
+def test_the_startup_benchmark_reaches_a_painted_window():
+    from attnviz.benchmarks.ui import startup
+
+    result = startup(quick=True)
+    assert result["runs"] == 1 and 0 < result["seconds"] == result["best_seconds"]
