@@ -25,10 +25,10 @@ def _app():
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     from PySide6.QtWidgets import QApplication
 
-    from attnviz.ui.app import guard_singleton_refcounts
+    from attnviz.ui.app import require_working_binding
 
+    require_working_binding()
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    guard_singleton_refcounts()
     return app
 
 

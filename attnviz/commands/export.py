@@ -101,30 +101,30 @@ def run(args) -> int:
     ext = _check(args, parser)
     state = _state(args, parser)
     from attnviz.model.resolve import Resolver
+    from attnviz.ui.app import require_working_binding
+    from attnviz.ui.export import ExportError
 
     results = Resolver(state, auto=False).results
     out = Path(args.out)
     try:
         if ext in ("csv", "npy"):
             # A matrix file needs no QApplication and no platform plugin.
-            from attnviz.ui.export import ExportError, write_csv, write_npy
+            from attnviz.ui.export import write_csv, write_npy
 
             (write_csv if ext == "csv" else write_npy)(state, results, out)
             print(f"wrote {out} ({state.matrix}, {results.matrix(state.matrix).shape})")
             return 0
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+        require_working_binding()
         from PySide6.QtWidgets import QApplication
 
-        from attnviz.ui.app import guard_singleton_refcounts
-
         app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841
-        guard_singleton_refcounts()
-        from attnviz.ui.export import ExportError, ExportSpec, export
+        from attnviz.ui.export import ExportSpec, export
 
         spec = ExportSpec(args.width, args.height, args.theme, args.transparent, None, args.title)
         export(state, results, out, spec)
-    except ExportError as exc:
+    except (ExportError, RuntimeError) as exc:
         print(f"attnviz export: {exc}", file=sys.stderr)
         return 1
     print(f"wrote {out} ({args.width}×{args.height}, {args.theme})")

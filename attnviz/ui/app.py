@@ -8,55 +8,24 @@ import sys
 # One binding for pyqtgraph, whatever else is installed.
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
-#: Added to the reference counts of the singletons when a leaking binding is detected:
-#: far more decrements than any session can make, so the count never reaches zero.
-_REFCOUNT_RESERVE = 1 << 40
-_guarded = False
+#: PySide6 builds that must not run on CPython < 3.12. 6.12.0 returns None/True from void
+#: methods and Signal.emit without taking a reference; on 3.10/3.11 the counts reach zero
+#: after a few thousand calls and the interpreter aborts ("bool_dealloc"). pyproject.toml
+#: excludes it; this check covers environments assembled by hand.
+_BROKEN_PYSIDE6 = ("6.12.0",)
 
 
-def _binding_leaks_singletons() -> bool:
-    """True when PySide6 hands out ``None``/``True`` without a reference (seen in 6.12.0).
+def require_working_binding() -> None:
+    """Raise ``RuntimeError`` with a clear remedy when the installed PySide6 is known broken."""
+    import PySide6
 
-    That build returns ``Py_None`` and ``Py_True`` from every void method and from
-    ``Signal.emit`` without increasing their reference count, which is harmless on
-    Python ≥ 3.12 (immortal singletons) but on 3.10/3.11 drives the counts to zero and
-    aborts the interpreter ("bool_dealloc") after a few thousand calls.
-    """
-    from PySide6.QtCore import QObject, Signal
-
-    class _Probe(QObject):
-        sig = Signal()
-
-    probe = _Probe()
-    none_before, true_before = sys.getrefcount(None), sys.getrefcount(True)
-    for _ in range(64):
-        probe.setObjectName("probe")
-        probe.sig.emit()
-    lost_none = none_before - sys.getrefcount(None)
-    lost_true = true_before - sys.getrefcount(True)
-    return lost_none >= 32 or lost_true >= 32
-
-
-def guard_singleton_refcounts() -> bool:
-    """Protect the interpreter from a PySide6 build that leaks references to singletons.
-
-    Only on CPython before 3.12 and only when the leak is detected, the reference counts
-    of ``None``, ``True``, ``False``, ``NotImplemented`` and ``Ellipsis`` get a huge
-    reserve (they are never freed anyway). Returns True when the guard was applied.
-    Safe to call more than once. The real fix is a PySide6 without the bug (6.11.x).
-    """
-    global _guarded
-    if _guarded or sys.implementation.name != "cpython" or sys.version_info >= (3, 12):
-        return False
-    if not _binding_leaks_singletons():
-        return False
-    import ctypes
-
-    for obj in (None, True, False, NotImplemented, Ellipsis):
-        # ob_refcnt is the first field of every object on CPython < 3.12.
-        ctypes.c_ssize_t.from_address(id(obj)).value += _REFCOUNT_RESERVE
-    _guarded = True
-    return True
+    if sys.implementation.name == "cpython" and sys.version_info < (3, 12):
+        if PySide6.__version__ in _BROKEN_PYSIDE6:
+            raise RuntimeError(
+                f"PySide6 {PySide6.__version__} crashes Python "
+                f"{sys.version_info[0]}.{sys.version_info[1]} (a reference-count bug); "
+                'install another version: pip install "PySide6-Essentials!=6.12.0"'
+            )
 
 
 def _load_translations(app) -> None:
@@ -82,7 +51,11 @@ def run_app(argv: list[str] | None = None, *, quit_after_first_paint: bool = Fal
     from attnviz.ui.crash import install_crash_handler
 
     install_crash_handler()  # first: a failure from here on is logged, not lost
-    guard_singleton_refcounts()
+    try:
+        require_working_binding()
+    except RuntimeError as exc:
+        print(f"attnviz: {exc}", file=sys.stderr)
+        return 1
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 

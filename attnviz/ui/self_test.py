@@ -45,10 +45,10 @@ def run_self_test() -> int:
         from PySide6.QtCore import QSettings
         from PySide6.QtWidgets import QApplication
 
-        from attnviz.ui.app import guard_singleton_refcounts
+        from attnviz.ui.app import require_working_binding
 
+        require_working_binding()
         app = QApplication.instance() or QApplication(sys.argv[:1])
-        guard_singleton_refcounts()
         from attnviz.ui.export import ExportSpec, write_png
         from attnviz.ui.main_window import PANELS, MainWindow
     except Exception as exc:  # any import failure is the answer

@@ -7,11 +7,13 @@ from PySide6.QtCore import QCoreApplication, QSettings
 
 from attnviz.model.resolve import Resolver
 from attnviz.model.state import AttentionState
-from attnviz.ui.app import guard_singleton_refcounts
+from attnviz.ui.app import require_working_binding
 
-# A PySide6 build that leaks references to None/True (6.12.0) aborts Python < 3.12 after a
-# few thousand Qt calls; the application guards itself at start, and so must the tests.
-guard_singleton_refcounts()
+# A PySide6 build known to abort Python < 3.12 would crash the run halfway: stop at once.
+try:
+    require_working_binding()
+except RuntimeError as exc:
+    pytest.exit(str(exc), returncode=3)
 
 
 @pytest.fixture(autouse=True)

@@ -236,3 +236,16 @@ def test_console_warnings_still_reach_stderr(tmp_path, monkeypatch, capsys):
     assert root.handlers == []
     assert "visible on the console" in capsys.readouterr().err
     assert "visible on the console" in h.log_path.read_text(encoding="utf-8")
+
+
+def test_known_broken_binding_is_refused_with_a_remedy(monkeypatch):
+    import PySide6
+
+    from attnviz.ui import app
+
+    monkeypatch.setattr(PySide6, "__version__", "6.12.0")
+    monkeypatch.setattr(sys, "version_info", (3, 11, 7))
+    with pytest.raises(RuntimeError, match="PySide6-Essentials!=6.12.0"):
+        app.require_working_binding()
+    monkeypatch.setattr(PySide6, "__version__", "6.11.3")
+    app.require_working_binding()
