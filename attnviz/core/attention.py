@@ -141,7 +141,27 @@ def row_entropy(weights: np.ndarray) -> np.ndarray:
     return (-terms.sum(axis=-1)).astype(w.dtype, copy=False)
 
 
-def _forward(q, k, v, mask, scale, temperature):
+def _softmax_entropy(logits: np.ndarray, masked: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Row softmax of ``logits`` (−inf = masked) and the entropy of each row, in nats.
+
+    The entropy uses log w = z − log Σe^z from the softmax itself, so no logarithm is
+    taken per entry: on the slider hot path that halves the cost of the pair.
+    """
+    m = np.max(logits, axis=-1, keepdims=True)
+    # A fully masked row has max −inf; shifting by 0 keeps exp(−inf) = 0 without NaN.
+    m = np.where(np.isfinite(m), m, 0.0)
+    z = logits - m
+    e = np.exp(z)
+    total = np.sum(e, axis=-1, keepdims=True)
+    total = np.where(total > 0, total, 1.0)
+    w = e / total
+    if masked:
+        z = np.where(np.isfinite(z), z, 0.0)  # w = 0 there; avoid 0·(−inf) = NaN
+    h = np.log(total[..., 0]) - np.einsum("...j,...j->...", w, z)
+    return w, np.maximum(h, 0.0)  # rounding can leave −1e-17 for a one-hot row
+
+
+def _validate_qkv(q, k, v):
     q, k = _qk(q, k)
     v = as_float_array(v, "v")
     if v.shape[-2] != k.shape[-2]:
@@ -153,13 +173,31 @@ def _forward(q, k, v, mask, scale, temperature):
             f"leading (batch/head) dimensions do not broadcast: q {q.shape}, k {k.shape}, "
             f"v {v.shape}"
         ) from exc
-    c = _scale_factor(q.shape[-1], scale, temperature)
-    dtype = result_dtype(q, k, v)
-    scores = (np.matmul(q, np.swapaxes(k, -1, -2)) * c).astype(dtype, copy=False)
-    m = _check_mask(mask, scores.shape)
-    logits = scores if m is None else np.where(m, scores, -np.inf).astype(dtype, copy=False)
-    weights = softmax(logits)
-    return q, k, v, c, m, scores, weights
+    return q, k, v
+
+
+def score_scale(d_k: int, scale: bool = True, temperature: float = 1.0) -> float:
+    """The factor ``c`` with scores ``= (q kᵀ) · c``: ``1/(√d_k · T)``, or ``1/T`` unscaled."""
+    return _scale_factor(d_k, scale, temperature)
+
+
+def _attend(scores: np.ndarray, v: np.ndarray, m) -> AttentionResult:
+    dtype = result_dtype(scores, v)
+    logits = scores if m is None else np.where(m, scores, -np.inf)
+    weights, entropy = _softmax_entropy(logits, m is not None)
+    weights = weights.astype(dtype, copy=False)
+    output = np.matmul(weights, v).astype(dtype, copy=False)
+    if m is None:
+        fully = np.zeros(scores.shape[:-1], dtype=bool)
+    else:
+        fully = ~np.broadcast_to(m, scores.shape).any(axis=-1)
+    return AttentionResult(
+        scores=scores,
+        weights=weights,
+        output=output,
+        entropy=entropy.astype(dtype, copy=False),
+        fully_masked=fully,
+    )
 
 
 def attention(
@@ -181,19 +219,24 @@ def attention(
         A fully masked query row gets zero weights, zero output and entropy 0, and is
         flagged in ``fully_masked``.
     """
-    q, k, v, _c, m, scores, weights = _forward(q, k, v, mask, scale, temperature)
-    output = np.matmul(weights, v).astype(weights.dtype, copy=False)
-    if m is None:
-        fully = np.zeros(scores.shape[:-1], dtype=bool)
-    else:
-        fully = ~np.broadcast_to(m, scores.shape).any(axis=-1)
-    return AttentionResult(
-        scores=scores,
-        weights=weights,
-        output=output,
-        entropy=row_entropy(weights),
-        fully_masked=fully,
-    )
+    q, k, v = _validate_qkv(q, k, v)
+    c = _scale_factor(q.shape[-1], scale, temperature)
+    scores = (np.matmul(q, np.swapaxes(k, -1, -2)) * c).astype(result_dtype(q, k, v), copy=False)
+    return _attend(scores, v, _check_mask(mask, scores.shape))
+
+
+def attention_from_scores(scores, v, *, mask=None) -> AttentionResult:
+    """The rest of :func:`attention` from already scaled ``scores`` (``(..., n_q, n_k)``).
+
+    For callers that keep ``q kᵀ`` and only rescale it (a temperature slider):
+    ``attention_from_scores(q @ kᵀ * score_scale(d_k, scale, T), v)`` equals
+    ``attention(q, k, v, scale=scale, temperature=T)`` exactly.
+    """
+    scores = as_float_array(scores, "scores")
+    v = as_float_array(v, "v")
+    if v.shape[-2] != scores.shape[-1]:
+        raise ValueError(f"scores have {scores.shape[-1]} keys but v has {v.shape[-2]} rows")
+    return _attend(scores, v, _check_mask(mask, scores.shape))
 
 
 def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -217,7 +260,10 @@ def attention_backward(
     ``dscores`` is the gradient with respect to the scaled scores; each of its rows sums
     to 0, and it is 0 wherever the mask hides a key.
     """
-    q, k, v, c, _m, _scores, a = _forward(q, k, v, mask, scale, temperature)
+    q, k, v = _validate_qkv(q, k, v)
+    c = _scale_factor(q.shape[-1], scale, temperature)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * c
+    a = _attend(scores, v, _check_mask(mask, scores.shape)).weights
     d_o = as_float_array(d_output, "d_output")
     expected = np.broadcast_shapes(a.shape[:-2], v.shape[:-2]) + (a.shape[-2], v.shape[-1])
     try:

@@ -19,10 +19,12 @@ import numpy as np
 from psygnal import Signal
 
 from attnviz.core import masks
-from attnviz.core.attention import AttentionResult, attention
+from attnviz.core.attention import AttentionResult, attention_from_scores, score_scale
 from attnviz.model.state import RECOMPUTE_KEYS, RESTYLE_KEYS, AttentionState
 
 MASK_KEYS = frozenset({"tokens", "causal", "padding", "segments", "window", "window_causal"})
+#: Fields that change q kᵀ itself; the others (scale, temperature, v, mask) reuse it.
+QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k"})
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class Resolver:
         self.state = state
         self.generation = 0
         self._mask = build_mask(state)
+        self._qk = state.q @ state.k.T
         self._attention = self._compute()
         self.results = Results(
             0, self._mask, self._attention, query_steps(state, self._attention, self._mask)
@@ -118,8 +121,11 @@ class Resolver:
             state.changed.connect(self.on_state_changed)
 
     def _compute(self) -> AttentionResult:
+        # Equal, bit for bit, to attention(q, k, v, ...): the same product times the same
+        # factor; keeping q kᵀ saves the largest product on every temperature/scale step.
         s = self.state
-        return attention(s.q, s.k, s.v, mask=self._mask, scale=s.scale, temperature=s.temperature)
+        c = score_scale(s.d_k, s.scale, s.temperature)
+        return attention_from_scores(self._qk * c, s.v, mask=self._mask)
 
     def on_state_changed(self, names: frozenset) -> None:
         """Recompute what ``names`` affect and emit :attr:`resolved`."""
@@ -130,6 +136,8 @@ class Resolver:
             if not _same(new_mask, self._mask):
                 done.add("mask")
             self._mask = new_mask
+        if names & QK_KEYS:
+            self._qk = self.state.q @ self.state.k.T
         if names & RECOMPUTE_KEYS:
             self._attention = self._compute()
             done.add("attention")

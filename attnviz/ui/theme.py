@@ -77,8 +77,10 @@ def _dark_palette() -> QPalette:
     colors = {
         QPalette.ColorRole.Window: "#2b2d30",
         QPalette.ColorRole.WindowText: "#e8e8e8",
-        QPalette.ColorRole.Base: "#1e1f22",
-        QPalette.ColorRole.AlternateBase: "#2b2d30",
+        # Lighter than Window: Fusion outlines check boxes in Window.darker(), so the box
+        # itself must stand out from the panel to be seen on a projector.
+        QPalette.ColorRole.Base: "#45484d",
+        QPalette.ColorRole.AlternateBase: "#3c3f44",
         QPalette.ColorRole.ToolTipBase: "#3c3f41",
         QPalette.ColorRole.ToolTipText: "#f0f0f0",
         QPalette.ColorRole.PlaceholderText: "#8c8c8c",

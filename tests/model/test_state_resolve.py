@@ -131,3 +131,25 @@ def test_lesson_preset_toggling_divisor():
     np.testing.assert_allclose(r.results.steps.weights.round(3), [0.419, 0.326, 0.254])
     s.scale = False
     np.testing.assert_allclose(r.results.steps.weights.round(4), [0.9817, 0.0180, 0.0003])
+
+
+def test_resolver_equals_attention_exactly_after_any_edit_sequence():
+    from attnviz.core.attention import attention
+
+    s = AttentionState(tokens=tuple("abcdefgh"), head="content", d_k=16, seed=2)
+    r = Resolver(s)
+    for edit in (
+        {"temperature": 0.37},
+        {"scale": False},
+        {"causal": True},
+        {"seed": 4},
+        {"head": "manual"},
+        {"q": s.q * 1.5},
+        {"v": s.v[:, :3]},
+        {"window": 3, "window_causal": False},
+    ):
+        s.update(**edit)
+        ref = attention(s.q, s.k, s.v, mask=build_mask(s), scale=s.scale, temperature=s.temperature)
+        got = r.results.attention
+        for name in ("scores", "weights", "output", "entropy"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
