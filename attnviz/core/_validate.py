@@ -55,6 +55,20 @@ def check_temperature(temperature) -> float:
     return t
 
 
+def check_number(value, name: str, *, minimum: float | None = None, above: float | None = None):
+    """Return ``value`` as a finite float (≥ ``minimum``, > ``above``) or raise ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if minimum is not None and v < minimum:
+        raise ValueError(f"{name} must be ≥ {minimum:g}, got {value!r}")
+    if above is not None and v <= above:
+        raise ValueError(f"{name} must be > {above:g}, got {value!r}")
+    return v
+
+
 def check_choice(value, options, name: str):
     """Raise ``ValueError`` listing ``options`` unless ``value`` is one of them."""
     if value not in options:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core._validate import check_choice, check_positive_int
+from attnviz.core._validate import check_choice, check_number, check_positive_int
 
 KINDS = ("rnn", "lstm", "attention")
 
@@ -67,17 +67,6 @@ class DecayFit:
         if self.factor >= 1.0:
             return math.inf
         return math.log(0.5) / math.log(self.factor)
-
-
-def _finite(value, name: str, *, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if minimum is not None and v < minimum:
-        raise ValueError(f"{name} must be ≥ {minimum:g}, got {value!r}")
-    return v
 
 
 def _orthogonal(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -191,8 +180,8 @@ def gradient_reach(
     T = check_positive_int(T, "T")
     check_choice(kind, KINDS, "kind")
     check_choice(reduce, REDUCTIONS, "reduce")
-    weight_scale = _finite(weight_scale, "weight_scale", minimum=0.0)
-    score_std = _finite(score_std, "score_std", minimum=0.0)
+    weight_scale = check_number(weight_scale, "weight_scale", minimum=0.0)
+    score_std = check_number(score_std, "score_std", minimum=0.0)
     burn_in = check_positive_int(burn_in, "burn_in", minimum=0)
     seed = check_positive_int(seed, "seed", minimum=0)
     rng = np.random.default_rng(seed)
@@ -202,12 +191,12 @@ def gradient_reach(
     hidden = check_positive_int(defaults["hidden"] if hidden is None else hidden, "hidden")
     if input_scale is None:
         input_scale = defaults["input_scale"]
-    input_scale = _finite(input_scale, "input_scale", minimum=0.0)
+    input_scale = check_number(input_scale, "input_scale", minimum=0.0)
     if kind == "rnn":
         return _rnn(T, hidden, weight_scale, input_scale, burn_in, rng)
     if forget_bias is None:
         forget_bias = LSTM_DEFAULTS["forget_bias"]
-    forget_bias = _finite(forget_bias, "forget_bias")
+    forget_bias = check_number(forget_bias, "forget_bias")
     return _lstm(T, hidden, weight_scale, input_scale, forget_bias, burn_in, rng, reduce)
 
 

@@ -16,23 +16,16 @@ import math
 
 import numpy as np
 
-from attnviz.core._validate import as_float_array, check_choice, check_positive_int, result_dtype
+from attnviz.core._validate import (
+    as_float_array,
+    check_choice,
+    check_number,
+    check_positive_int,
+    result_dtype,
+)
 
 ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "llama3", "yarn")
 LAYOUTS = ("interleaved", "half")
-
-
-def _number(value, name: str, *, minimum: float | None = None, above: float | None = None):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if minimum is not None and v < minimum:
-        raise ValueError(f"{name} must be ≥ {minimum:g}, got {value!r}")
-    if above is not None and v <= above:
-        raise ValueError(f"{name} must be > {above:g}, got {value!r}")
-    return v
 
 
 def _require(scaling: dict, key: str, rope_type: str):
@@ -51,8 +44,8 @@ def get_mscale(scale: float, mscale: float = 1.0) -> float:
 
     Returns 1 for ``scale ≤ 1`` (no extension, nothing to correct).
     """
-    scale = _number(scale, "scale")
-    mscale = _number(mscale, "mscale")
+    scale = check_number(scale, "scale")
+    mscale = check_number(mscale, "mscale")
     if scale <= 1:
         return 1.0
     return 0.1 * mscale * math.log(scale) + 1.0
@@ -66,28 +59,28 @@ def yarn_attention_factor(factor: float, mscale=None, mscale_all_dim=None) -> fl
     ``get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)``
     (``_compute_yarn_parameters``). Factor 4 gives 1.1386.
     """
-    factor = _number(factor, "factor", minimum=1.0)
+    factor = check_number(factor, "factor", minimum=1.0)
     if mscale and mscale_all_dim:
         return float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))
     return get_mscale(factor)
 
 
 def _yarn_factor(s: dict) -> tuple[float, float]:
-    orig = _number(_require(s, "original_max_position_embeddings", "yarn"),
+    orig = check_number(_require(s, "original_max_position_embeddings", "yarn"),
                    "original_max_position_embeddings", above=0)
     factor = s.get("factor")
     if factor is None:
         # transformers derives the factor from the context growth when it is left out
-        factor = _number(_require(s, "max_position_embeddings", "yarn"),
+        factor = check_number(_require(s, "max_position_embeddings", "yarn"),
                          "max_position_embeddings", above=0) / orig
-    return _number(factor, "factor", minimum=1.0), orig
+    return check_number(factor, "factor", minimum=1.0), orig
 
 
 def _yarn(dim: int, base: float, s: dict) -> np.ndarray:
     # transformers' _compute_yarn_parameters (the inverse frequencies; the factor is separate)
     factor, orig = _yarn_factor(s)
-    beta_fast = _number(s.get("beta_fast") or 32, "beta_fast")
-    beta_slow = _number(s.get("beta_slow") or 1, "beta_slow")
+    beta_fast = check_number(s.get("beta_fast") or 32, "beta_fast")
+    beta_slow = check_number(s.get("beta_slow") or 1, "beta_slow")
     if beta_fast <= 0 or beta_slow <= 0:
         raise ValueError(f"beta_fast and beta_slow must be > 0, got {beta_fast}, {beta_slow}")
     truncate = s.get("truncate", True)
@@ -112,12 +105,12 @@ def _yarn(dim: int, base: float, s: dict) -> np.ndarray:
 
 def _llama3(dim: int, base: float, s: dict) -> np.ndarray:
     # transformers' _compute_llama3_parameters
-    factor = _number(_require(s, "factor", "llama3"), "factor", minimum=1.0)
-    low = _number(_require(s, "low_freq_factor", "llama3"), "low_freq_factor", above=0)
-    high = _number(_require(s, "high_freq_factor", "llama3"), "high_freq_factor", above=0)
+    factor = check_number(_require(s, "factor", "llama3"), "factor", minimum=1.0)
+    low = check_number(_require(s, "low_freq_factor", "llama3"), "low_freq_factor", above=0)
+    high = check_number(_require(s, "high_freq_factor", "llama3"), "high_freq_factor", above=0)
     if high <= low:
         raise ValueError(f"high_freq_factor ({high}) must be > low_freq_factor ({low})")
-    old = _number(_require(s, "original_max_position_embeddings", "llama3"),
+    old = check_number(_require(s, "original_max_position_embeddings", "llama3"),
                   "original_max_position_embeddings", above=0)
     inv_freq = _default_inv_freq(dim, base)
     low_wavelen, high_wavelen = old / low, old / high
@@ -133,11 +126,11 @@ def _llama3(dim: int, base: float, s: dict) -> np.ndarray:
 def _dynamic(dim: int, base: float, s: dict, seq_len) -> np.ndarray:
     # transformers' _compute_dynamic_ntk_parameters; its config.max_position_embeddings is
     # read from the dict as original_max_position_embeddings (or max_position_embeddings)
-    factor = _number(_require(s, "factor", "dynamic"), "factor", minimum=1.0)
+    factor = check_number(_require(s, "factor", "dynamic"), "factor", minimum=1.0)
     key = "original_max_position_embeddings"
     if s.get(key) is None:
         key = "max_position_embeddings"
-    max_pos = _number(_require(s, key, "dynamic"), key, above=0)
+    max_pos = check_number(_require(s, key, "dynamic"), key, above=0)
     if seq_len is None or seq_len <= max_pos:
         seq_len = max_pos
     new_base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
@@ -184,17 +177,17 @@ def rope_frequencies(head_dim: int, base: float = 10000.0, scaling=None, *, seq_
     dim = check_positive_int(head_dim, "head_dim", minimum=2)
     if dim % 2:
         raise ValueError(f"head_dim must be even (dimensions rotate in pairs), got {dim}")
-    base = _number(base, "base", above=1.0)
+    base = check_number(base, "base", above=1.0)
     if seq_len is not None:
         seq_len = check_positive_int(seq_len, "seq_len")
     rope_type = _rope_type(scaling)
     if rope_type == "default":
         return _default_inv_freq(dim, base)
     if rope_type == "linear":
-        factor = _number(_require(scaling, "factor", "linear"), "factor", minimum=1.0)
+        factor = check_number(_require(scaling, "factor", "linear"), "factor", minimum=1.0)
         return _default_inv_freq(dim, base) / factor
     if rope_type == "ntk":
-        factor = _number(_require(scaling, "factor", "ntk"), "factor", minimum=1.0)
+        factor = check_number(_require(scaling, "factor", "ntk"), "factor", minimum=1.0)
         return _default_inv_freq(dim, base * factor ** (dim / (dim - 2)))
     if rope_type == "dynamic":
         return _dynamic(dim, base, scaling, seq_len)
@@ -211,7 +204,7 @@ def rope_attention_factor(scaling=None) -> float:
     if _rope_type(scaling) != "yarn":
         return 1.0
     if scaling.get("attention_factor") is not None:
-        return _number(scaling["attention_factor"], "attention_factor", above=0)
+        return check_number(scaling["attention_factor"], "attention_factor", above=0)
     factor, _orig = _yarn_factor(scaling)
     return yarn_attention_factor(factor, scaling.get("mscale"), scaling.get("mscale_all_dim"))
 
@@ -286,7 +279,7 @@ def apply_rope(
         raise ValueError(
             f"positions of shape {p.shape} do not match x's sequence axis {x.shape[:-1]}"
         ) from exc
-    scale = _number(attention_factor, "attention_factor", above=0)
+    scale = check_number(attention_factor, "attention_factor", above=0)
     ang = p[..., None] * f  # float64 so large positions keep their phase
     cos, sin = np.cos(ang) * scale, np.sin(ang) * scale
     if layout == "interleaved":

@@ -86,7 +86,8 @@ FIELD_NAMES = tuple(f.name for f in fields(_Fields))
 _ARRAYS = ("q", "k", "v")
 
 
-def _equal(a, b) -> bool:
+def values_equal(a, b) -> bool:
+    """Equality of two field values, arrays compared by shape and content."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (
             isinstance(a, np.ndarray)
@@ -165,7 +166,7 @@ class AttentionState:
             new[name] = _coerce(name, value)
         _follow(new, self._values, set(values))
         _check(new)
-        changed = frozenset(n for n in FIELD_NAMES if not _equal(new[n], self._values[n]))
+        changed = frozenset(n for n in FIELD_NAMES if not values_equal(new[n], self._values[n]))
         if changed:
             self._values = new
             self.changed.emit(changed)

@@ -18,7 +18,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
 
-from attnviz.model.state import FIELD_NAMES, AttentionState
+from attnviz.model.state import FIELD_NAMES, AttentionState, values_equal
 from attnviz.ui.widgets.binding import bind
 
 #: Changes of the same fields closer together than this (seconds) form one undo step:
@@ -102,7 +102,7 @@ class StateCommand(QUndoCommand):
             self.before.setdefault(name, value)
         self.after.update(other.after)
         self.time = other.time
-        if all(_same(self.before[n], self.after[n]) for n in self.after):
+        if all(values_equal(self.before[n], self.after[n]) for n in self.after):
             # A drag that came back to where it started is no step at all.
             self.setObsolete(True)
         return True
@@ -116,17 +116,6 @@ class StateCommand(QUndoCommand):
 
     def undo(self) -> None:
         self._controller._apply(self.before)
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (
-            isinstance(a, np.ndarray)
-            and isinstance(b, np.ndarray)
-            and a.shape == b.shape
-            and bool(np.array_equal(a, b))
-        )
-    return a == b
 
 
 class UndoController(QObject):
