@@ -16,6 +16,8 @@ import sys
 
 from attnviz import __version__, commands
 
+SESSION_SUFFIX = ".attnviz"
+
 #: Subcommand name → module under attnviz.commands (modules starting with "_" are helpers).
 COMMANDS: dict[str, str] = {
     m.name: m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")
@@ -26,7 +28,8 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="attnviz",
         description="Live, touchable panels for transformer attention. "
-        "With no command, opens the desktop application.",
+        "With no command, opens the desktop application; `attnviz FILE.attnviz` opens it "
+        "on a saved session.",
     )
     parser.add_argument("--version", action="version", version=f"attnviz {__version__}")
     parser.add_argument(
@@ -40,6 +43,13 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
             importlib.import_module(f"attnviz.commands.{module}").register(sub)
         else:
             sub.add_parser(name)
+    return parser
+
+
+def _session_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="attnviz", description="Open a session in attnviz.")
+    parser.add_argument("session", metavar="FILE.attnviz")
+    parser.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -66,9 +76,15 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``attnviz`` command; returns the process exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
-    if command is not None and command not in COMMANDS:
-        command = None  # let argparse report the unknown command
-    args = _parser(command).parse_args(argv)
+    if command is not None and command.endswith(SESSION_SUFFIX):
+        # A file manager's "open with attnviz": the GUI with that session.
+        args = _session_parser().parse_args(argv)
+        args.command = None
+    else:
+        if command is not None and command not in COMMANDS:
+            command = None  # let argparse report the unknown command
+        args = _parser(command).parse_args(argv)
+        args.session = None
     if args.command:
         return int(importlib.import_module(f"attnviz.commands.{COMMANDS[args.command]}").run(args))
     if args.self_test:
@@ -81,4 +97,4 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from attnviz.ui.app import run_app
 
-    return run_app()
+    return run_app(session=args.session)

@@ -28,7 +28,7 @@ for s in $sizes; do
 done
 cp "$res/attnviz.svg" "$icons/scalable/apps/attnviz.svg"
 # Quote the path for the Exec key (spaces in the folder name are common on laptops).
-sed -e "s|^Exec=.*|Exec=\"$exe\"|" -e "s|^TryExec=.*|TryExec=$exe|" \
+sed -e "s|^Exec=.*|Exec=\"$exe\" %f|" -e "s|^TryExec=.*|TryExec=$exe|" \
     "$here/attnviz.desktop" > "$apps/attnviz.desktop"
 command -v update-desktop-database >/dev/null && update-desktop-database -q "$apps" || true
 command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t "$icons" || true

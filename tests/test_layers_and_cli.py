@@ -64,3 +64,16 @@ def test_self_test_exits_zero():
     r = _cli("--self-test")
     assert r.returncode == 0, r.stderr
     assert "self-test: ok" in r.stdout
+
+
+def test_session_argument_opens_the_gui_on_it(monkeypatch, tmp_path):
+    import attnviz.ui.app
+    from attnviz import cli
+
+    opened = []
+    monkeypatch.setattr(attnviz.ui.app, "run_app", lambda **kw: opened.append(kw) or 0)
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    path = str(tmp_path / "lesson.attnviz")
+    assert cli.main([path]) == 0
+    assert opened == [{"session": path}]
+    assert cli.main([]) == 0 and opened[-1] == {"session": None}

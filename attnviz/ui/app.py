@@ -40,7 +40,12 @@ def _load_translations(app) -> None:
         app.installTranslator(translator)
 
 
-def run_app(argv: list[str] | None = None, *, quit_after_first_paint: bool = False) -> int:
+def run_app(
+    argv: list[str] | None = None,
+    *,
+    quit_after_first_paint: bool = False,
+    session: str | None = None,
+) -> int:
     """Create the QApplication, open the main window and run the event loop.
 
     With ``quit_after_first_paint`` (or ``ATTNVIZ_QUIT_AFTER_FIRST_PAINT=1`` in the
@@ -70,6 +75,9 @@ def run_app(argv: list[str] | None = None, *, quit_after_first_paint: bool = Fal
     install_app_icon(app)
     _load_translations(app)
     window = MainWindow()
+    if session:
+        # A file that cannot be read is explained in a dialog; the app still opens.
+        window.session.open_path(session)
     if quit_after_first_paint:
 
         class _FirstPaint(QObject):
