@@ -13,12 +13,6 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QV
 from attnviz import __version__
 from attnviz.ui.icon import app_icon
 
-_CONTEXT = "AboutDialog"
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(_CONTEXT, text)
-
 
 def _torch_version() -> str:
     """torch's version if it is already loaded, else whether it is installed.
@@ -29,8 +23,8 @@ def _torch_version() -> str:
     if torch is not None:
         return str(getattr(torch, "__version__", "?"))
     if importlib.util.find_spec("torch") is not None:
-        return _tr("installed, not loaded")
-    return _tr("not installed")
+        return QCoreApplication.translate("AboutDialog", "installed, not loaded")
+    return QCoreApplication.translate("AboutDialog", "not installed")
 
 
 def versions() -> list[tuple[str, str]]:
@@ -43,7 +37,7 @@ def versions() -> list[tuple[str, str]]:
 
         pg_version = pyqtgraph.__version__
     except ImportError:  # the dialog must open even if a plotting import is broken
-        pg_version = _tr("not available")
+        pg_version = QCoreApplication.translate("AboutDialog", "not available")
     return [
         ("attnviz", __version__),
         ("Python", platform.python_version()),
@@ -61,15 +55,22 @@ def about_html() -> str:
         f"<tr><td>{html.escape(name)}</td><td>&nbsp;&nbsp;{html.escape(ver)}</td></tr>"
         for name, ver in versions()
     )
-    frozen = _tr("packaged app") if getattr(sys, "frozen", False) else _tr("from source")
+    # Literal translate() calls throughout: pyside6-lupdate cannot see through a helper.
+    if getattr(sys, "frozen", False):
+        frozen = QCoreApplication.translate("AboutDialog", "packaged app")
+    else:
+        frozen = QCoreApplication.translate("AboutDialog", "from source")
+    running_on = QCoreApplication.translate("AboutDialog", "Running on")
     paragraphs = [
-        _tr("Live, touchable panels for the attention mechanism of transformers."),
-        _tr("Released under the MIT License."),
+        QCoreApplication.translate(
+            "AboutDialog", "Live, touchable panels for the attention mechanism of transformers."
+        ),
+        QCoreApplication.translate("AboutDialog", "Released under the MIT License."),
     ]
     return (
         f"<h2>attnviz {html.escape(__version__)}</h2>"
         + "".join(f"<p>{html.escape(text)}</p>" for text in paragraphs)
-        + f"<p><b>{html.escape(_tr('Running on'))}</b> ({html.escape(frozen)})</p>"
+        + f"<p><b>{html.escape(running_on)}</b> ({html.escape(frozen)})</p>"
         + f"<table>{rows}</table>"
     )
 
@@ -80,7 +81,7 @@ class AboutDialog(QDialog):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("AboutDialog")
-        self.setWindowTitle(_tr("About attnviz"))
+        self.setWindowTitle(QCoreApplication.translate("AboutDialog", "About attnviz"))
         icon = QLabel()
         icon.setObjectName("aboutIcon")
         icon.setPixmap(app_icon().pixmap(96, 96))

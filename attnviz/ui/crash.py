@@ -101,15 +101,21 @@ def show_crash_dialog(summary: str, details: str, log_path: Path) -> None:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QMessageBox
 
-    def tr(text: str) -> str:
-        return QCoreApplication.translate("CrashDialog", text)
-
     box = QMessageBox()
     box.setObjectName("CrashDialog")
     box.setIcon(QMessageBox.Icon.Critical)
-    box.setWindowTitle(tr("attnviz: unexpected error"))
-    box.setText(tr("Something went wrong, but attnviz is still running.") + "\n\n" + summary)
-    box.setInformativeText(tr("The details were written to:") + f"\n{log_path}")
+    box.setWindowTitle(QCoreApplication.translate("CrashDialog", "attnviz: unexpected error"))
+    # Literal translate() calls: pyside6-lupdate cannot see through a local helper.
+    box.setText(
+        QCoreApplication.translate(
+            "CrashDialog", "Something went wrong, but attnviz is still running."
+        )
+        + "\n\n"
+        + summary
+    )
+    box.setInformativeText(
+        QCoreApplication.translate("CrashDialog", "The details were written to:") + f"\n{log_path}"
+    )
     box.setDetailedText(details)
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.exec()

@@ -32,22 +32,25 @@ from attnviz.ui.widgets.state_panel import StatePanel, blocked
 #: Write at most once per frame of a 60 Hz display while a slider is dragged.
 THROTTLE_MS = 16
 
+# QT_TRANSLATE_NOOP below spells the context out: pyside6-lupdate does not resolve _C.
 _C = "ControlsPanel"
 _MATRIX_TEXT = {
     "scores": (
-        QT_TRANSLATE_NOOP(_C, "S  scores  QKᵀ / √d_k"),
-        QT_TRANSLATE_NOOP(_C, "S: the scaled score of every query with every key"),
+        QT_TRANSLATE_NOOP("ControlsPanel", "S  scores  QKᵀ / √d_k"),
+        QT_TRANSLATE_NOOP("ControlsPanel", "S: the scaled score of every query with every key"),
     ),
     "weights": (
-        QT_TRANSLATE_NOOP(_C, "A  weights  softmax(S)"),
-        QT_TRANSLATE_NOOP(_C, "A: each row is a probability distribution over the keys"),
+        QT_TRANSLATE_NOOP("ControlsPanel", "A  weights  softmax(S)"),
+        QT_TRANSLATE_NOOP(
+            "ControlsPanel", "A: each row is a probability distribution over the keys"
+        ),
     ),
     "output": (
-        QT_TRANSLATE_NOOP(_C, "O  output  A·V"),
-        QT_TRANSLATE_NOOP(_C, "O: each query's weighted mix of the values"),
+        QT_TRANSLATE_NOOP("ControlsPanel", "O  output  A·V"),
+        QT_TRANSLATE_NOOP("ControlsPanel", "O: each query's weighted mix of the values"),
     ),
 }
-_COLORMAP_TEXT = {"diverging": QT_TRANSLATE_NOOP(_C, "diverging (for scores)")}
+_COLORMAP_TEXT = {"diverging": QT_TRANSLATE_NOOP("ControlsPanel", "diverging (for scores)")}
 
 
 class ControlsPanel(StatePanel):

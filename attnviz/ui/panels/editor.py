@@ -33,12 +33,13 @@ from attnviz.ui.widgets.token_list import TokenList
 from attnviz.ui.widgets.vector_plot import VectorPlot
 from attnviz.ui.widgets.vector_table import MAX_SHOWN, VectorTable
 
+# QT_TRANSLATE_NOOP below spells the context out: pyside6-lupdate does not resolve _C.
 _C = "EditorPanel"
 _HEAD_TEXT = {
-    "manual": QT_TRANSLATE_NOOP(_C, "manual (typed vectors)"),
-    "content": QT_TRANSLATE_NOOP(_C, "content matching"),
-    "previous": QT_TRANSLATE_NOOP(_C, "previous token"),
-    "decay": QT_TRANSLATE_NOOP(_C, "distance decay"),
+    "manual": QT_TRANSLATE_NOOP("EditorPanel", "manual (typed vectors)"),
+    "content": QT_TRANSLATE_NOOP("EditorPanel", "content matching"),
+    "previous": QT_TRANSLATE_NOOP("EditorPanel", "previous token"),
+    "decay": QT_TRANSLATE_NOOP("EditorPanel", "distance decay"),
 }
 THROTTLE_MS = 16
 #: Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.
