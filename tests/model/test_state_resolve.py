@@ -153,3 +153,66 @@ def test_resolver_equals_attention_exactly_after_any_edit_sequence():
         got = r.results.attention
         for name in ("scores", "weights", "output", "entropy"):
             np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
+
+
+class _ManualRunner:
+    """Holds jobs until the test runs them, in any order (a thread pool, made explicit)."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def __call__(self, job, done):
+        self.jobs.append((job, done))
+
+    def finish(self, index):
+        job, done = self.jobs[index]
+        done(job())
+
+
+def _big_state():
+    from attnviz.model.resolve import ASYNC_CELLS
+
+    n = int(ASYNC_CELLS**0.5) + 1
+    return AttentionState(tokens=tuple(f"t{i}" for i in range(n)), head="previous", d_k=4)
+
+
+def test_large_recompute_goes_to_the_runner_and_stale_results_are_dropped():
+    from attnviz.core.attention import attention
+
+    s = _big_state()
+    runner = _ManualRunner()
+    r = Resolver(s, runner=runner)
+    busy, events = [], []
+    r.busy.connect(busy.append)
+    r.resolved.connect(lambda res, names: events.append(names))
+    first = r.results.attention
+    s.temperature = 2.0
+    s.temperature = 3.0
+    assert len(runner.jobs) == 2 and r.pending and busy == [True]
+    assert r.results.attention is first  # nothing published yet
+    runner.finish(1)  # the newer job ends first...
+    runner.finish(0)  # ...and the older one's result must not overwrite it
+    assert not r.pending and busy == [True, False] and len(events) == 1
+    ref = attention(s.q, s.k, s.v, temperature=3.0)
+    np.testing.assert_array_equal(r.results.attention.weights, ref.weights)
+
+
+def test_selection_during_a_pending_job_is_applied_when_it_finishes():
+    s = _big_state()
+    runner = _ManualRunner()
+    r = Resolver(s, runner=runner)
+    s.tokens = s.tokens + ("extra",)  # n grows: the old result has one row fewer
+    s.selected_query = s.n - 1  # must not index the old, smaller result
+    assert r.results.steps.query != s.n - 1
+    runner.finish(0)
+    assert r.results.steps.query == s.n - 1 and r.results.steps.token == "extra"
+    assert r.results.attention.weights.shape == (s.n, s.n)
+
+
+def test_small_matrices_stay_synchronous_even_with_a_runner():
+    s = AttentionState()
+    runner = _ManualRunner()
+    r = Resolver(s, runner=runner)
+    s.temperature = 2.0
+    assert not runner.jobs and not r.pending
+    np.testing.assert_allclose(r.results.attention.weights.sum(axis=1), 1)
