@@ -213,8 +213,8 @@ class HeatmapPanel(StatePanel):
     # --- view → model ------------------------------------------------------------------
     def hover_text(self, row: int, col: int) -> str:
         """What the status bar and tooltip say about cell (``row``, ``col``)."""
-        if row < 0:
-            return ""
+        if row < 0 or row >= self.state.n:
+            return ""  # a matrix still being recomputed for fewer or more tokens
         matrix = self.state.matrix
         symbol, query = SYMBOLS[matrix], self.state.tokens[row]
         value = self.view.value_at(row, col)
@@ -223,6 +223,8 @@ class HeatmapPanel(StatePanel):
             dim = column_labels(self.state, matrix, d_v)[col]
             text = self.tr("%1  query “%2”, dimension “%3” = %4")
             return _fill(text, symbol, query, dim, f"{value:.6g}")
+        if col >= self.state.n:
+            return ""
         key = self.state.tokens[col]
         if math.isnan(value):
             text = self.tr("%1  query “%2” → key “%3”: masked (this query may not see this key)")
