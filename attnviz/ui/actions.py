@@ -12,6 +12,8 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMenu, QToolBar
 
 from attnviz.model.presets import load_preset, preset_ids
+from attnviz.ui import language
+from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import MODES
 
 
@@ -32,11 +34,14 @@ def _action(window, name: str, text: str, slot=None, shortcut=None, tip: str = "
 
 
 def preset_titles() -> list[tuple[str, str]]:
-    """``(id, title)`` of every shipped preset, in the order of :func:`preset_ids`."""
+    """``(id, title)`` of every shipped preset, in the order of :func:`preset_ids`.
+
+    Titles are in the UI's language when the catalogue has them.
+    """
     out = []
     for pid in preset_ids():
         try:
-            out.append((pid, load_preset(pid).title))
+            out.append((pid, preset_text(load_preset(pid).title)))
         except (ValueError, KeyError, OSError):
             continue  # a broken preset file must not keep the window from opening
     return out
@@ -108,7 +113,7 @@ def build_edit_menu(window: QMainWindow, undo) -> QMenu:
 
 
 def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
-    """View: one toggle per panel, Reset layout, Full screen, Theme, Large fonts."""
+    """View: one toggle per panel, Reset layout, Full screen, Theme, Large fonts, Language."""
     menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&View"))
     menu.setObjectName("menu_view")
     for dock in docks:
@@ -169,6 +174,26 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     large.setChecked(themes.large_fonts)
     large.toggled.connect(themes.set_large_fonts)
     menu.addAction(large)
+    build_language_menu(window, menu)
+    return menu
+
+
+def build_language_menu(window: QMainWindow, view_menu: QMenu) -> QMenu:
+    """View → Language: the system's, or one of the shipped languages by its own name."""
+    menu = view_menu.addMenu(QCoreApplication.translate("MainWindow", "La&nguage"))
+    menu.setObjectName("menu_language")
+    group = QActionGroup(window)
+    # Each language is named in itself, with a fixed accelerator: &English, &Português.
+    names = {"system": QCoreApplication.translate("MainWindow", "Follow the &System")}
+    names |= {code: "&" + name for code, name in language.LANGUAGES.items()}
+    saved = language.saved_choice(window.settings)
+    for choice in language.CHOICES:
+        act = _action(window, f"language_{choice}", names[choice])
+        act.setCheckable(True)
+        act.setChecked(choice == saved)
+        act.triggered.connect(lambda _=False, c=choice: language.choose(window, c, window.settings))
+        group.addAction(act)
+        menu.addAction(act)
     return menu
 
 

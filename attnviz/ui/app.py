@@ -28,16 +28,21 @@ def require_working_binding() -> None:
             )
 
 
-def _load_translations(app) -> None:
-    """Install ``resources/translations/attnviz_<locale>.qm`` when one exists."""
-    from PySide6.QtCore import QLocale, QTranslator
+def _load_translations(app) -> str:
+    """Install the translators of the UI language; return that language (``en``, ``pt_BR``).
 
-    from attnviz.paths import resource
+    ``ATTNVIZ_LANG``, then View → Language, then the system locale decide
+    (:mod:`attnviz.ui.language`). Called after the application's name is set, so that the
+    saved choice is read from the right settings.
+    """
+    from attnviz.ui import language
 
-    folder = resource("translations")
-    translator = QTranslator(app)
-    if translator.load(QLocale(), "attnviz", "_", str(folder)):
-        app.installTranslator(translator)
+    lang = language.resolve_language()
+    if not language.install_translations(app, lang):
+        # A missing catalogue must not keep the app from starting: English is the source.
+        print(f"attnviz: no translation for {lang}; using English", file=sys.stderr)
+        return "en"
+    return lang
 
 
 def run_app(

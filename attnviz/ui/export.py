@@ -23,6 +23,7 @@ from attnviz.model.presets import load_preset, preset_ids
 from attnviz.model.resolve import Results
 from attnviz.model.state import MATRICES, AttentionState
 from attnviz.ui.panels.heatmap import SYMBOLS, column_labels, configure_view, formula
+from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
 
@@ -78,10 +79,10 @@ def _state_for(state: AttentionState, matrix: str | None) -> AttentionState:
 
 
 def default_title(state: AttentionState) -> str:
-    """The formula of the shown matrix, then the preset's title when there is one."""
+    """The formula of the shown matrix, then the preset's title (in the UI's language)."""
     text = formula(state, state.matrix)
     if state.preset_id in preset_ids():
-        text += "   ·   " + load_preset(state.preset_id).title
+        text += "   ·   " + preset_text(load_preset(state.preset_id).title)
     return text
 
 

@@ -27,6 +27,7 @@ from superqt.utils import qthrottled
 
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
 from attnviz.model.state import HEAD_SOURCES, MAX_D_K
+from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 from attnviz.ui.widgets.token_list import TokenList
@@ -237,7 +238,7 @@ class EditorPanel(StatePanel):
             return
         self.experiments.addWidget(QLabel(self.tr("Try:")))
         for exp in preset.experiments:
-            button = QPushButton(exp.title)
+            button = QPushButton(preset_text(exp.title))
             button.setObjectName(f"experiment_{exp.id}")
             button.setToolTip(self.tr("Apply this change to the example, all else as shipped"))
             button.clicked.connect(lambda _=False, e=exp.id: self.apply_experiment(e))
