@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test lint bench clean package package-torch package-test package-torch-test
+.PHONY: run test lint bench translations clean package package-torch package-test package-torch-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ lint: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-run
 	$(PY) -m attnviz bench
+
+# lupdate the marked UI strings into resources/translations/*.ts, lrelease them into the .qm
+# the app loads; commit both. `packaging/update_translations.py --check` fails on gaps.
+translations: $(VENV)/.installed-run
+	$(PY) packaging/update_translations.py
 
 # --- the frozen desktop app (packaging/README.md) ---------------------------------------
 # The bundle is rebuilt when anything it is made from is newer than its executable.
