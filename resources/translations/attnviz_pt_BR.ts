@@ -159,11 +159,11 @@
     <name>EditorPanel</name>
     <message>
         <source>manual (typed vectors)</source>
-        <translation>manual (vetores digitados)</translation>
+        <translation>manual (vetores à mão)</translation>
     </message>
     <message>
         <source>content matching</source>
-        <translation>correspondência de conteúdo</translation>
+        <translation>por conteúdo</translation>
     </message>
     <message>
         <source>previous token</source>
@@ -171,7 +171,7 @@
     </message>
     <message>
         <source>distance decay</source>
-        <translation>decaimento com a distância</translation>
+        <translation>decai com a distância</translation>
     </message>
     <message>
         <source>Tokens and vectors</source>
@@ -228,7 +228,7 @@
     </message>
     <message>
         <source>Double-click or type into a cell to edit it.</source>
-        <translation>Clique duas vezes numa célula, ou comece a digitar, para editá-la.</translation>
+        <translation>Duplo clique ou digite numa célula para editar.</translation>
     </message>
     <message>
         <source>Arrows are drawn for up to %1 tokens.</source>

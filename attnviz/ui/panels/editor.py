@@ -94,10 +94,13 @@ class EditorPanel(StatePanel):
         self.table.vectors.sigEdited.connect(self._on_q_cell_edited)
         self.table_note = QLabel()
         self.table_note.setObjectName("table_note")
+        # Wrapped: one long line would set the dock's minimum width (more so in Portuguese).
+        self.table_note.setWordWrap(True)
         self.plot = VectorPlot()
         self.plot.sigDragged.connect(self._on_q_arrow_dragged)
         self.plot_note = QLabel(self.tr("Arrows are drawn when d_k = 2."))
         self.plot_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.plot_note.setWordWrap(True)
         right = QSplitter(Qt.Orientation.Vertical)
         table_box = QWidget()
         table_layout = QVBoxLayout(table_box)
