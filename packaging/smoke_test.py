@@ -236,6 +236,7 @@ def check_files(bundle: Path, home: Path, ctx: dict) -> str:
         internal / "resources" / "presets" / "banco.json",
         internal / "resources" / "icons" / "attnviz.svg",
         internal / "resources" / "icons" / "attnviz-256.png",
+        internal / "resources" / "translations" / "attnviz_pt_BR.qm",
     ]
     if sys.platform.startswith("linux"):
         wanted += [bundle / "attnviz.desktop", bundle / "install-desktop.sh"]
