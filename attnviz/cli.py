@@ -79,12 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     if command is not None and command.endswith(SESSION_SUFFIX):
         # A file manager's "open with attnviz": the GUI with that session.
         args = _session_parser().parse_args(argv)
-        args.command = None
+        args.command, args.open_session = None, args.session
     else:
         if command is not None and command not in COMMANDS:
             command = None  # let argparse report the unknown command
         args = _parser(command).parse_args(argv)
-        args.session = None
+        args.open_session = None  # (a subcommand's own --session stays untouched)
     if args.command:
         return int(importlib.import_module(f"attnviz.commands.{COMMANDS[args.command]}").run(args))
     if args.self_test:
@@ -97,4 +97,4 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from attnviz.ui.app import run_app
 
-    return run_app(session=args.session)
+    return run_app(session=args.open_session)
