@@ -24,11 +24,13 @@ from attnviz.model.resolve import Resolver
 from attnviz.model.state import AttentionState
 from attnviz.ui import actions
 from attnviz.ui.about import show_about
+from attnviz.ui.busy import BusyIndicator
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.workers import qt_runner
 
 #: Bump when the set or arrangement of docks changes, so an old saved layout is ignored.
 LAYOUT_VERSION = 1
@@ -76,7 +78,9 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
         self.setWindowTitle(self.tr("attnviz") + " [*]")
         self.state = state if state is not None else AttentionState()
-        self.resolver = resolver if resolver is not None else Resolver(self.state)
+        self.resolver = (
+            resolver if resolver is not None else Resolver(self.state, runner=qt_runner)
+        )
         self.settings = settings if settings is not None else QSettings()
         self.themes = ThemeManager(QApplication.instance(), self.settings, self)
         self.setDockOptions(
@@ -105,6 +109,8 @@ class MainWindow(QMainWindow):
         self.info_label = QLabel()
         self.info_label.setObjectName("state_info")
         self.statusBar().addPermanentWidget(self.info_label)
+        self.busy = BusyIndicator(self.resolver, self.statusBar(), self)
+        self.statusBar().addPermanentWidget(self.busy)
         heatmap = self.panels.get("heatmap")
         if heatmap is not None:
             heatmap.sigHoverText.connect(self.hover_label.setText)

@@ -44,3 +44,19 @@ def state():
 def resolver(state):
     """A resolver listening to ``state``."""
     return Resolver(state)
+
+
+@pytest.fixture(autouse=True)
+def discard_on_close(monkeypatch):
+    """Closing a modified window in a test discards instead of opening a modal prompt.
+
+    Offscreen, nobody can answer QMessageBox.question: a test that edits the state of a
+    MainWindow would hang at teardown. Tests of the prompt itself patch it again.
+    """
+    from PySide6.QtWidgets import QMessageBox
+
+    from attnviz.ui.sessions import SessionController
+
+    monkeypatch.setattr(
+        SessionController, "_ask_unsaved", lambda self: QMessageBox.StandardButton.Discard
+    )

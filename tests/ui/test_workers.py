@@ -48,3 +48,37 @@ def test_a_failing_job_reports_and_keeps_the_last_results(qtbot, monkeypatch):
         s.temperature = 2.0
     assert "MemoryError" in blocker.args[0] and not r.pending
     assert r.results.attention is before
+
+
+def test_the_window_shows_work_in_progress_and_ends_on_the_result(qtbot):
+    from attnviz.ui.main_window import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    n = int(ASYNC_CELLS**0.5) + 8
+    with qtbot.waitSignal(w.resolver.busy, timeout=60000, check_params_cb=lambda b: b is False):
+        w.state.update(tokens=tuple(f"t{i}" for i in range(n)), head="content", d_k=8)
+    assert not w.busy.isVisible()
+    image = w.panels["heatmap"].view.image.image
+    assert image.shape == (n, n)
+
+
+def test_busy_indicator_appears_only_for_lasting_work(qtbot):
+    from PySide6.QtWidgets import QStatusBar
+
+    from attnviz.ui.busy import SHOW_AFTER_MS, BusyIndicator
+
+    r = Resolver(AttentionState())
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    ind = BusyIndicator(r, bar)
+    bar.addPermanentWidget(ind)
+    bar.show()
+    r.busy.emit(True)
+    assert not ind.isVisible()
+    qtbot.wait(SHOW_AFTER_MS + 100)
+    assert ind.isVisible()
+    r.busy.emit(False)
+    assert not ind.isVisible()
+    r.failed.emit("MemoryError: no room")
+    assert "no room" in bar.currentMessage()
