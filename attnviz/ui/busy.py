@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWi
 from attnviz.model.resolve import Resolver
 from attnviz.ui.widgets.binding import bind
 
-#: Shown only when work lasts longer than this (ms): quick jobs should not flicker.
+# Shown only when work lasts longer than this (ms): quick jobs should not flicker.
 SHOW_AFTER_MS = 150
 
 

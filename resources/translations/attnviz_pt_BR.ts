@@ -41,6 +41,21 @@
     </message>
 </context>
 <context>
+    <name>BusyIndicator</name>
+    <message>
+        <source>Computing…</source>
+        <translation>Calculando…</translation>
+    </message>
+    <message>
+        <source>The matrix is being recomputed; the last one stays shown.</source>
+        <translation>A matriz está sendo recalculada; a anterior continua na tela.</translation>
+    </message>
+    <message>
+        <source>Could not recompute: %1</source>
+        <translation>Não foi possível recalcular: %1</translation>
+    </message>
+</context>
+<context>
     <name>ControlsPanel</name>
     <message>
         <source>S  scores  QKᵀ / √d_k</source>
