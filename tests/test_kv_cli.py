@@ -7,17 +7,7 @@ import sys
 import pytest
 
 from attnviz.cli import main
-
-GIB = 2**30
-IDS = (
-    "llama-3-8b",
-    "llama-3-70b",
-    "mistral-7b",
-    "qwen2.5-7b",
-    "qwen3-8b",
-    "qwen3.8-27b",
-    "deepseek-v3",
-)
+from tests.core.test_kvcache import GIB, IDS  # the cards DESIGN.md names, listed once
 
 
 def _cli(*args):
