@@ -102,18 +102,8 @@ class EditorPanel(StatePanel):
         self.plot_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.plot_note.setWordWrap(True)
         right = QSplitter(Qt.Orientation.Vertical)
-        table_box = QWidget()
-        table_layout = QVBoxLayout(table_box)
-        table_layout.setContentsMargins(0, 0, 0, 0)
-        table_layout.addWidget(self.table, 1)
-        table_layout.addWidget(self.table_note)
-        right.addWidget(table_box)
-        plot_box = QWidget()
-        plot_layout = QVBoxLayout(plot_box)
-        plot_layout.setContentsMargins(0, 0, 0, 0)
-        plot_layout.addWidget(self.plot, 1)
-        plot_layout.addWidget(self.plot_note)
-        right.addWidget(plot_box)
+        right.addWidget(_with_note(self.table, self.table_note))
+        right.addWidget(_with_note(self.plot, self.plot_note))
         right.setStretchFactor(1, 2)  # the arrows want the room; a few rows of numbers do not
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.tokens)
@@ -299,3 +289,13 @@ class EditorPanel(StatePanel):
 
     def _on_q_seed(self, value: int) -> None:
         self._write(self.seed, seed=value)
+
+
+def _with_note(widget: QWidget, note: QWidget) -> QWidget:
+    """``widget`` taking the room, with its explanatory ``note`` underneath."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(widget, 1)
+    layout.addWidget(note)
+    return box
