@@ -13,6 +13,7 @@ two agree to about 1e-7 relative. ``scaling`` takes the same dict as a model con
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,6 +27,8 @@ from attnviz.core._validate import (
 
 ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "llama3", "yarn")
 LAYOUTS = ("interleaved", "half")
+#: How each dimension pair fares under a context-extension scaling (:func:`scaling_regions`).
+REGIONS = ("extrapolated", "interpolated", "blended")
 
 
 def _require(scaling: dict, key: str, rope_type: str):
@@ -76,8 +79,9 @@ def _yarn_factor(s: dict) -> tuple[float, float]:
     return check_number(factor, "factor", minimum=1.0), orig
 
 
-def _yarn(dim: int, base: float, s: dict) -> np.ndarray:
-    # transformers' _compute_yarn_parameters (the inverse frequencies; the factor is separate)
+def _yarn_ramp(dim: int, base: float, s: dict) -> tuple[np.ndarray, float]:
+    """YaRN's ramp per pair (0 = extrapolated, 1 = interpolated) and its factor."""
+    # transformers' _compute_yarn_parameters (find_correction_range and linear_ramp_factor)
     factor, orig = _yarn_factor(s)
     beta_fast = check_number(s.get("beta_fast") or 32, "beta_fast")
     beta_slow = check_number(s.get("beta_slow") or 1, "beta_slow")
@@ -96,6 +100,12 @@ def _yarn(dim: int, base: float, s: dict) -> np.ndarray:
     if low == high:
         high += 0.001  # transformers' guard against a zero-width ramp
     ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+    return ramp, factor
+
+
+def _yarn(dim: int, base: float, s: dict) -> np.ndarray:
+    # transformers' _compute_yarn_parameters (the inverse frequencies; the factor is separate)
+    ramp, factor = _yarn_ramp(dim, base, s)
     extrapolation_share = 1.0 - ramp
     pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
     extrapolated = 1.0 / pos_freqs
@@ -103,8 +113,7 @@ def _yarn(dim: int, base: float, s: dict) -> np.ndarray:
     return interpolated * (1 - extrapolation_share) + extrapolated * extrapolation_share
 
 
-def _llama3(dim: int, base: float, s: dict) -> np.ndarray:
-    # transformers' _compute_llama3_parameters
+def _llama3_params(s: dict) -> tuple[float, float, float, float]:
     factor = check_number(_require(s, "factor", "llama3"), "factor", minimum=1.0)
     low = check_number(_require(s, "low_freq_factor", "llama3"), "low_freq_factor", above=0)
     high = check_number(_require(s, "high_freq_factor", "llama3"), "high_freq_factor", above=0)
@@ -112,6 +121,12 @@ def _llama3(dim: int, base: float, s: dict) -> np.ndarray:
         raise ValueError(f"high_freq_factor ({high}) must be > low_freq_factor ({low})")
     old = check_number(_require(s, "original_max_position_embeddings", "llama3"),
                   "original_max_position_embeddings", above=0)
+    return factor, low, high, old
+
+
+def _llama3(dim: int, base: float, s: dict) -> np.ndarray:
+    # transformers' _compute_llama3_parameters
+    factor, low, high, old = _llama3_params(s)
     inv_freq = _default_inv_freq(dim, base)
     low_wavelen, high_wavelen = old / low, old / high
     wavelen = 2 * math.pi / inv_freq
@@ -291,3 +306,188 @@ def apply_rope(
         a, b = x[..., : d // 2], x[..., d // 2:]
         out = np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
     return out.astype(result_dtype(x), copy=False)
+
+
+# --- relative position and the scalings, for the positions panel ---------------------------
+
+
+def _qk(q, k, inv_freq) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    f = _inv_freq(inv_freq)
+    q = as_float_array(q, "q", min_ndim=1).astype(np.float64, copy=False)
+    k = as_float_array(k, "k", min_ndim=1).astype(np.float64, copy=False)
+    for name, v in (("q", q), ("k", k)):
+        if v.ndim != 1 or v.shape[0] != 2 * f.shape[0]:
+            raise ValueError(
+                f"{name} must be one vector of length head_dim = 2·len(inv_freq) "
+                f"= {2 * f.shape[0]}, got shape {v.shape}"
+            )
+    return q, k, f
+
+
+def _position_list(values, name: str) -> np.ndarray:
+    p = as_float_array(values, name, min_ndim=1).astype(np.float64, copy=False)
+    if p.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {p.shape}")
+    return p
+
+
+def relative_scores(q, k, inv_freq, distances, offsets=(0,), *, layout: str = "half"):
+    """Scores ``(R_m q)·(R_n k)`` with ``m = offset + distance`` and ``n = offset``.
+
+    RoPE's promise is that the score of a query at ``m`` and a key at ``n`` depends only on
+    ``m − n``: every row of the result (one per offset, i.e. the same pair of tokens moved
+    along the sequence) is the same, up to float64 rounding (~1e-12 relative).
+
+    Parameters
+    ----------
+    q, k : array_like of shape ``(head_dim,)``, one query and one key, before rotation
+    inv_freq : ``(head_dim/2,)`` inverse frequencies from :func:`rope_frequencies`
+    distances : 1-D array_like of ``m − n`` (negative: the key comes after the query)
+    offsets : 1-D array_like of key positions ``n``
+    layout : pairing of the dimensions, as :func:`apply_rope`
+
+    Returns
+    -------
+    ndarray of shape ``(len(offsets), len(distances))``, float64 (unscaled dot products)
+    """
+    check_choice(layout, LAYOUTS, "layout")
+    q, k, f = _qk(q, k, inv_freq)
+    dist = _position_list(distances, "distances")
+    off = _position_list(offsets, "offsets")
+    m = off[:, None] + dist[None, :]
+    rq = apply_rope(q[None], m.reshape(-1, 1), f, layout=layout).reshape(m.shape + q.shape)
+    rk = apply_rope(k[None], off[:, None], f, layout=layout).reshape(off.shape + k.shape)
+    return np.einsum("odh,oh->od", rq, rk)
+
+
+def relative_matrix(q, k, inv_freq, n: int, *, layout: str = "half") -> np.ndarray:
+    """The ``n × n`` matrix of ``q_m · k_n`` for positions ``0 … n−1`` (row = query at ``m``).
+
+    The same q and k put at every position: the matrix is Toeplitz (constant along each
+    diagonal ``m − n``), which is RoPE's relative-position property drawn as a heatmap.
+
+    Parameters
+    ----------
+    q, k : array_like of shape ``(head_dim,)``
+    inv_freq : ``(head_dim/2,)`` inverse frequencies
+    n : number of positions, ≥ 1
+    layout : as :func:`apply_rope`
+
+    Returns
+    -------
+    ndarray of shape ``(n, n)``, float64
+    """
+    check_choice(layout, LAYOUTS, "layout")
+    q, k, f = _qk(q, k, inv_freq)
+    n = check_positive_int(n, "n")
+    pos = np.arange(n, dtype=np.float64)
+    rq = apply_rope(np.broadcast_to(q, (n, q.shape[0])), pos, f, layout=layout)
+    rk = apply_rope(np.broadcast_to(k, (n, k.shape[0])), pos, f, layout=layout)
+    return rq @ rk.T
+
+
+@dataclass(frozen=True, eq=False)
+class ScalingRegions:
+    """What a context-extension scaling does to each dimension pair (:func:`scaling_regions`).
+
+    Attributes
+    ----------
+    rope_type : the scaling's type (``"default"`` when there is none)
+    factor : its context factor (1 when there is none)
+    wavelength_before, wavelength_after : tokens per turn, ``2π/θ_i``, without and with it
+    ratio : ``wavelength_after / wavelength_before`` (1: unchanged, ``factor``: θ divided
+        by the factor; exactly ``factor`` for ``"linear"``)
+    region : one of :data:`REGIONS` per pair
+    attention_factor : YaRN's magnitude correction on cos and sin (1.0 for the others)
+    """
+
+    rope_type: str
+    factor: float
+    wavelength_before: np.ndarray
+    wavelength_after: np.ndarray
+    ratio: np.ndarray
+    region: np.ndarray
+    attention_factor: float
+
+    def counts(self) -> dict[str, int]:
+        """Number of pairs in each region, every region named (0 when empty)."""
+        return {r: int(np.count_nonzero(self.region == r)) for r in REGIONS}
+
+
+def _regions_by_ratio(ratio: np.ndarray, factor: float, rtol: float) -> np.ndarray:
+    region = np.full(ratio.shape, "blended", dtype="<U12")
+    # "interpolated" first: with factor 1 every pair is unchanged, so "extrapolated" wins
+    region[np.isclose(ratio, factor, rtol=rtol, atol=0)] = "interpolated"
+    region[np.isclose(ratio, 1.0, rtol=rtol, atol=0)] = "extrapolated"
+    return region
+
+
+def scaling_regions(
+    head_dim: int, base: float = 10000.0, scaling=None, *, seq_len=None, rtol: float = 1e-9
+) -> ScalingRegions:
+    """Which pairs a ``rope_scaling`` keeps, which it slows down, and which it blends.
+
+    Each method's own definition decides the label:
+
+    - no scaling: every pair ``"extrapolated"`` (unchanged);
+    - ``"linear"`` (position interpolation): every pair ``"interpolated"`` (θ / factor);
+    - ``"ntk"`` and ``"dynamic"``: the base grows, so pair ``i``'s wavelength grows by a
+      smoothly varying ratio (``factor^(2i/(d−2))`` for static NTK, from 1 for the fastest
+      pair to ``factor`` for the slowest); labelled by that ratio: within ``rtol`` of 1
+      ``"extrapolated"``, within ``rtol`` of ``factor`` ``"interpolated"``, else
+      ``"blended"``. (``"dynamic"`` changes nothing until ``seq_len`` passes the original
+      context, and its ratio can pass ``factor``.)
+    - ``"llama3"``: by the original wavelength, as ``_compute_llama3_parameters``: shorter than
+      ``original_max_position_embeddings / high_freq_factor`` ``"extrapolated"``, longer
+      than ``… / low_freq_factor`` ``"interpolated"``, in between (bounds included)
+      ``"blended"``;
+    - ``"yarn"``: by its ramp between the dimensions that turn ``beta_fast`` and
+      ``beta_slow`` times in the original context: ramp 0 ``"extrapolated"``, ramp 1
+      ``"interpolated"``, in between ``"blended"``.
+
+    Parameters
+    ----------
+    head_dim, base, scaling, seq_len : as :func:`rope_frequencies`
+    rtol : relative tolerance of the ratio tests (NTK and dynamic only)
+
+    Returns
+    -------
+    ScalingRegions
+    """
+    rtol = check_number(rtol, "rtol", minimum=0.0)
+    plain = rope_frequencies(head_dim, base)
+    scaled = rope_frequencies(head_dim, base, scaling, seq_len=seq_len)
+    before, after = wavelengths(plain), wavelengths(scaled)
+    ratio = plain / scaled  # = after / before, with one rounding instead of three
+    rope_type = _rope_type(scaling)
+    factor = 1.0
+    if rope_type == "default":
+        region = np.full(ratio.shape, "extrapolated", dtype="<U12")
+    elif rope_type == "linear":
+        factor = float(scaling["factor"])
+        ratio = np.full(ratio.shape, factor)  # θ / factor for every pair, by definition
+        region = np.full(ratio.shape, "interpolated", dtype="<U12")
+    elif rope_type in ("ntk", "dynamic"):
+        factor = float(scaling["factor"])
+        region = _regions_by_ratio(ratio, factor, rtol)
+    elif rope_type == "llama3":
+        factor, low, high, old = _llama3_params(scaling)
+        region = np.full(ratio.shape, "blended", dtype="<U12")
+        region[before < old / high] = "extrapolated"
+        region[before > old / low] = "interpolated"
+    else:
+        ramp, factor = _yarn_ramp(int(head_dim), float(base), scaling)
+        region = np.where(
+            ramp == 0.0, "extrapolated", np.where(ramp == 1.0, "interpolated", "blended")
+        ).astype("<U12")
+    for arr in (before, after, ratio, region):
+        arr.setflags(write=False)
+    return ScalingRegions(
+        rope_type=rope_type,
+        factor=float(factor),
+        wavelength_before=before,
+        wavelength_after=after,
+        ratio=ratio,
+        region=region,
+        attention_factor=rope_attention_factor(scaling),
+    )

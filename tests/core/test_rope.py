@@ -9,11 +9,16 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from attnviz.core.rope import (
+    REGIONS,
+    ScalingRegions,
     apply_rope,
     get_mscale,
+    relative_matrix,
+    relative_scores,
     rope_attention_factor,
     rope_frequencies,
     rotation_angles,
+    scaling_regions,
     wavelengths,
     yarn_attention_factor,
 )
@@ -261,6 +266,158 @@ def test_legacy_type_key_is_accepted():
         rope_frequencies(32, scaling={"type": "linear", "factor": 2.0}),
         rope_frequencies(32, scaling={"rope_type": "linear", "factor": 2.0}),
     )
+
+
+# --- relative position: q_m·k_n depends only on m − n -------------------------------------
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("base, scaling", [(10000.0, None), (500000.0, LLAMA31)])
+def test_relative_scores_are_the_same_at_every_offset(layout, base, scaling):
+    rng = np.random.default_rng(7)
+    q, k = rng.normal(size=64), rng.normal(size=64)
+    f = rope_frequencies(64, base, scaling)
+    distances = np.arange(-40, 200)
+    offsets = [0, 1, 17, 1000, 4096]
+    s = relative_scores(q, k, f, distances, offsets, layout=layout)
+    assert s.shape == (5, 240) and s.dtype == np.float64
+    scale = np.linalg.norm(q) * np.linalg.norm(k)
+    np.testing.assert_allclose(s, np.broadcast_to(s[0], s.shape), rtol=0, atol=1e-12 * scale)
+    # and each entry is the plain definition (R_m q)·(R_n k)
+    m, n = offsets[3] + distances[50], offsets[3]
+    rq = apply_rope(q[None], [m], f, layout=layout)[0]
+    rk = apply_rope(k[None], [n], f, layout=layout)[0]
+    direct = rq @ rk
+    assert s[3, 50] == pytest.approx(direct, rel=1e-12, abs=1e-12 * scale)
+    # at distance 0 the rotations cancel: the unrotated score
+    assert s[2, 40] == pytest.approx(q @ k, abs=1e-12 * scale)
+
+
+def test_relative_scores_by_hand_for_one_pair():
+    # one pair, θ = 1: q = [1, 0], k = [1, 0] → cos((m − n)·θ)
+    s = relative_scores([1.0, 0.0], [1.0, 0.0], [1.0], [0, 1, 2, -3], offsets=[5, 9])
+    np.testing.assert_allclose(s, [np.cos([0, 1, 2, -3])] * 2, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_relative_matrix_is_toeplitz(layout):
+    rng = np.random.default_rng(8)
+    q, k = rng.normal(size=32), rng.normal(size=32)
+    f = rope_frequencies(32, 10000.0, YARN)
+    mat = relative_matrix(q, k, f, 64, layout=layout)
+    assert mat.shape == (64, 64)
+    scale = np.linalg.norm(q) * np.linalg.norm(k)
+    for offset in range(-63, 64):
+        diag = np.diagonal(mat, offset)
+        assert np.max(np.abs(diag - diag[0])) <= 1e-12 * scale
+    # row m, column n is q_m·k_n: the diagonal below the main one is distance m − n = 1
+    np.testing.assert_allclose(
+        np.diagonal(mat, -1)[0], relative_scores(q, k, f, [1], layout=layout)[0, 0], rtol=1e-12
+    )
+    np.testing.assert_allclose(np.diag(mat), q @ k, rtol=1e-12)
+
+
+def test_relative_functions_reject_bad_input():
+    f = rope_frequencies(8)
+    q = np.ones(8)
+    with pytest.raises(ValueError, match="q must be one vector"):
+        relative_scores(np.ones(6), q, f, [0])
+    with pytest.raises(ValueError, match="k must be one vector"):
+        relative_matrix(q, np.ones((2, 8)), f, 4)
+    with pytest.raises(ValueError, match="distances"):
+        relative_scores(q, q, f, [[0, 1]])
+    with pytest.raises(ValueError, match="non-finite"):
+        relative_scores(q, q, f, [0, np.nan])
+    with pytest.raises(ValueError, match="offsets"):
+        relative_scores(q, q, f, [0], offsets=[])
+    with pytest.raises(ValueError, match="layout"):
+        relative_scores(q, q, f, [0], layout="gptj")
+    with pytest.raises(ValueError, match="n must be"):
+        relative_matrix(q, q, f, 0)
+
+
+# --- which pairs a scaling keeps, slows down or blends ----------------------------------------
+
+
+def test_llama31_regions_follow_the_wavelength_thresholds():
+    r = scaling_regions(128, 500000.0, LLAMA31)
+    assert isinstance(r, ScalingRegions) and r.rope_type == "llama3" and r.factor == 8.0
+    # _compute_llama3_parameters, independently: wavelen = 2π / (1 / 500000^(2i/128)),
+    # kept when < 8192 / 4, divided by 8 when > 8192 / 1, smoothed in between
+    wavelen = [2 * math.pi * 500000.0 ** (i / 128) for i in range(0, 128, 2)]
+    kept = sum(w < 8192 / 4.0 for w in wavelen)
+    divided = sum(w > 8192 / 1.0 for w in wavelen)
+    assert r.counts() == {
+        "extrapolated": kept, "interpolated": divided, "blended": 64 - kept - divided
+    }
+    assert (kept, divided) == (29, 29)
+    assert list(r.region[:kept]) == ["extrapolated"] * kept  # the fast pairs come first
+    np.testing.assert_allclose(r.wavelength_before, wavelen, rtol=1e-13)
+    np.testing.assert_array_equal(r.ratio[r.region == "extrapolated"], 1.0)
+    np.testing.assert_array_equal(r.ratio[r.region == "interpolated"], 8.0)
+    blended = r.ratio[r.region == "blended"]
+    assert np.all((blended > 1.0) & (blended < 8.0)) and np.all(np.diff(blended) > 0)
+    np.testing.assert_allclose(r.wavelength_after / r.wavelength_before, r.ratio, rtol=1e-14)
+    assert r.attention_factor == 1.0
+
+
+def test_yarn_regions_follow_the_beta_ramp():
+    r = scaling_regions(128, 1000000.0, YARN)
+    assert round(r.attention_factor, 4) == 1.1386
+    _ref, low, high = _yarn_reference(128, 1000000.0, 4.0, 32768)
+    j = np.arange(64)
+    np.testing.assert_array_equal(r.region == "extrapolated", j <= low)
+    np.testing.assert_array_equal(r.region == "interpolated", j >= high)
+    assert r.counts() == {"extrapolated": 24, "interpolated": 24, "blended": 16}
+    # kept pairs turn more than beta_fast = 32 times in the original 32768 tokens,
+    # interpolated ones less than beta_slow = 1 time
+    turns = 32768 / r.wavelength_before
+    assert np.all(turns[r.region == "extrapolated"] > 32)
+    assert np.all(turns[r.region == "interpolated"] < 1)
+    np.testing.assert_allclose(r.ratio[r.region == "interpolated"], 4.0, rtol=1e-15)
+    np.testing.assert_allclose(r.ratio[r.region == "extrapolated"], 1.0, rtol=1e-15)
+
+
+def test_linear_regions_are_all_interpolated_by_exactly_the_factor():
+    for factor in (2.0, 3.0, 4.0, 7.5):
+        r = scaling_regions(64, 10000.0, {"rope_type": "linear", "factor": factor})
+        assert set(r.region) == {"interpolated"}
+        assert np.all(r.ratio == factor)
+        np.testing.assert_allclose(r.wavelength_after, r.wavelength_before * factor, rtol=1e-15)
+
+
+def test_ntk_regions_by_ratio():
+    d, factor = 128, 8.0
+    r = scaling_regions(d, 10000.0, {"rope_type": "ntk", "factor": factor})
+    # base · factor^(d/(d−2)): pair i's wavelength grows by factor^(2i/(d−2))
+    np.testing.assert_allclose(r.ratio, factor ** (2 * np.arange(64) / (d - 2)), rtol=1e-12)
+    assert r.region[0] == "extrapolated" and r.region[-1] == "interpolated"
+    assert set(r.region[1:-1]) == {"blended"}
+    # a looser tolerance calls the nearly unchanged fast pairs extrapolated
+    loose = scaling_regions(d, 10000.0, {"rope_type": "ntk", "factor": factor}, rtol=0.1)
+    assert loose.counts()["extrapolated"] == int(np.sum(r.ratio <= 1.1 + 1e-12))
+
+
+def test_no_scaling_and_dynamic_below_the_original_length_change_nothing():
+    dyn = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4096}
+    for scaling, seq_len in ((None, None), (dyn, None), (dyn, 4096)):
+        r = scaling_regions(64, 10000.0, scaling, seq_len=seq_len)
+        assert set(r.region) == {"extrapolated"} and np.all(r.ratio == 1.0)
+    r = scaling_regions(64, 10000.0, dyn, seq_len=16384)
+    assert r.region[0] == "extrapolated" and r.counts()["blended"] == 31  # 32 pairs
+    assert set(r.region) <= set(REGIONS)
+
+
+def test_scaling_regions_are_read_only_and_validated():
+    r = scaling_regions(16, 10000.0, LLAMA31)
+    with pytest.raises(ValueError):
+        r.ratio[0] = 2.0
+    with pytest.raises(ValueError, match="even"):
+        scaling_regions(7)
+    with pytest.raises(ValueError, match="rope_type"):
+        scaling_regions(8, scaling={"rope_type": "su"})
+    with pytest.raises(ValueError, match="rtol"):
+        scaling_regions(8, rtol=-1)
 
 
 # --- validation -----------------------------------------------------------------------------
