@@ -3,7 +3,8 @@
 Each subcommand is a module ``attnviz.commands.<name>`` with ``register(subparsers)`` and
 ``run(args) -> int``, found by listing that package; a module is imported only when its
 command is asked for (or for ``--help``), so starting the GUI stays fast.
-Bad arguments exit with status 2 and a one-line message (argparse's convention).
+Bad arguments exit with status 2 and a one-line message (``attnviz kv: error: ...``), without
+argparse's usage block; ``--help`` prints the full help.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pkgutil
 import sys
 
 from attnviz import __version__, commands
+from attnviz.commands._args import OneLineParser, shorten
 
 SESSION_SUFFIX = ".attnviz"
 
@@ -25,7 +27,9 @@ COMMANDS: dict[str, str] = {
 
 
 def _parser(command: str | None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    # OneLineParser: bad arguments print one line, not argparse's usage block; the
+    # subcommands' parsers inherit the class through add_subparsers.
+    parser = OneLineParser(
         prog="attnviz",
         description="Live, touchable panels for transformer attention. "
         "With no command, opens the desktop application; `attnviz FILE.attnviz` opens it "
@@ -43,11 +47,27 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
             importlib.import_module(f"attnviz.commands.{module}").register(sub)
         else:
             sub.add_parser(name)
+    for subparser in sub.choices.values():
+        subparser.set_defaults(_command_parser=subparser)
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parse_args``, but arguments nobody knows are reported by the subcommand's parser.
+
+    (argparse leaves them to the top-level parser: ``attnviz: error: unrecognized arguments``
+    even for ``attnviz kv --bogus``.)
+    """
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        owner = getattr(args, "_command_parser", None) or parser
+        shown = " ".join(a if len(a) <= 40 else shorten(a) for a in extras)
+        owner.error(f"unrecognized arguments: {shown}")
+    return args
+
+
 def _session_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="attnviz", description="Open a session in attnviz.")
+    parser = OneLineParser(prog="attnviz", description="Open a session in attnviz.")
     parser.add_argument("session", metavar="FILE.attnviz")
     parser.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -78,12 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     command = next((a for a in argv if not a.startswith("-")), None)
     if command is not None and command.endswith(SESSION_SUFFIX):
         # A file manager's "open with attnviz": the GUI with that session.
-        args = _session_parser().parse_args(argv)
+        args = _parse(_session_parser(), argv)
         args.command, args.open_session = None, args.session
     else:
         if command is not None and command not in COMMANDS:
             command = None  # let argparse report the unknown command
-        args = _parser(command).parse_args(argv)
+        args = _parse(_parser(command), argv)
         args.open_session = None  # (a subcommand's own --session stays untouched)
     if args.command:
         return int(importlib.import_module(f"attnviz.commands.{COMMANDS[args.command]}").run(args))

@@ -30,8 +30,9 @@ def _error(capsys, *args) -> str:
         main(["kv", *args])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.splitlines()[-1].startswith("attnviz kv: error: ")
-    return err.splitlines()[-1]
+    assert len(err.splitlines()) == 1, err  # one line, no usage block
+    assert err.startswith("attnviz kv: error: ")
+    return err.rstrip("\n")
 
 
 def test_llama3_8b_table_in_a_subprocess():
@@ -184,7 +185,8 @@ def test_bad_arguments_exit_2_with_one_line(capsys, args, message):
 def test_bad_arguments_in_a_subprocess():
     r = _cli("--layers", "32", "--heads", "30", "--kv-heads", "8", "--head-dim", "128")
     assert r.returncode == 2
-    assert r.stderr.strip().splitlines()[-1].startswith("attnviz kv: error: n_kv_heads (8)")
+    assert len(r.stderr.splitlines()) == 1
+    assert r.stderr.startswith("attnviz kv: error: n_kv_heads (8)")
 
 
 def test_list_models(capsys):

@@ -14,6 +14,8 @@ import json
 import sys
 import time
 
+from attnviz.commands._args import print_output
+
 
 def register(subparsers) -> None:
     """Add the ``bench`` subcommand."""
@@ -81,5 +83,7 @@ def run(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         results[name] = run_figure(available[name], quick=args.quick)
         print(f"bench: {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    print(json.dumps(results, indent=2) if args.json else format_table(results))
+    text = json.dumps(results, indent=2) if args.json else format_table(results)
+    if print_output(text, "attnviz bench"):
+        return 1
     return 1 if any("error" in r for r in results.values()) else 0

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import textwrap
 
-from attnviz.core.kvcache import DTYPE_BYTES, ModelCard, kv_report, model_card, model_cards
+from attnviz.commands._args import bounded_float, bounded_int, print_output
+from attnviz.core.kvcache import (
+    CARD_LIMITS,
+    DTYPE_BYTES,
+    MAX_BATCH,
+    MAX_PARAMS,
+    ModelCard,
+    kv_report,
+    model_card,
+    model_cards,
+)
 from attnviz.core.kvcache import parse_tokens as _parse_tokens
 
 #: Card flags (dest names), which cannot be mixed with --model.
@@ -31,16 +39,6 @@ _CARD_FLAGS = (
 )
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be ≥ 1, got {value}")
-    return value
-
-
 def _tokens(text: str) -> int:
     try:
         return _parse_tokens(text)
@@ -48,14 +46,12 @@ def _tokens(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _params(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number like 8.03e9, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be finite and > 0, got {text!r}")
-    return value
+_LAYERS = bounded_int(1, CARD_LIMITS["layers"])
+_HEADS = bounded_int(1, CARD_LIMITS["n_heads"])
+_WIDTH = bounded_int(1, CARD_LIMITS["head_dim"])
+_WINDOW = bounded_int(1, CARD_LIMITS["sliding_window"])
+_BATCH = bounded_int(1, MAX_BATCH)
+_PARAMS = bounded_float(0, MAX_PARAMS, what="a parameter count", example="8.03e9")
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -70,36 +66,34 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--model", metavar="NAME", help="a shipped model card (see --list-models)")
     p.add_argument("--list-models", action="store_true", help="list the shipped cards and exit")
     card = p.add_argument_group("a card given by its shape (instead of --model)")
-    card.add_argument("--layers", type=_positive_int, metavar="L", help="every layer")
+    card.add_argument("--layers", type=_LAYERS, metavar="L", help="every layer")
+    card.add_argument("--heads", type=_HEADS, metavar="N", help="query heads (default: --kv-heads)")
+    card.add_argument("--kv-heads", type=_HEADS, metavar="H", help="key/value heads")
+    card.add_argument("--head-dim", type=_WIDTH, metavar="D", help="width of one head")
+    card.add_argument("--kv-lora-rank", type=_WIDTH, metavar="R", help="MLA latent rank")
     card.add_argument(
-        "--heads", type=_positive_int, metavar="N", help="query heads (default: --kv-heads)"
-    )
-    card.add_argument("--kv-heads", type=_positive_int, metavar="H", help="key/value heads")
-    card.add_argument("--head-dim", type=_positive_int, metavar="D", help="width of one head")
-    card.add_argument("--kv-lora-rank", type=_positive_int, metavar="R", help="MLA latent rank")
-    card.add_argument(
-        "--rope-head-dim", type=_positive_int, metavar="P", help="MLA decoupled RoPE key width"
+        "--rope-head-dim", type=_WIDTH, metavar="P", help="MLA decoupled RoPE key width"
     )
     card.add_argument(
         "--attention-layers",
-        type=_positive_int,
+        type=_LAYERS,
         metavar="A",
         help="layers with a KV cache, for hybrids (default: all)",
     )
     card.add_argument(
         "--sliding-window",
-        type=_positive_int,
+        type=_WINDOW,
         metavar="W",
         help="tokens a sliding-window layer keeps",
     )
     card.add_argument(
         "--sliding-layers",
-        type=_positive_int,
+        type=_LAYERS,
         metavar="S",
         help="attention layers that use the window (default: all of them)",
     )
     card.add_argument(
-        "--params", type=_params, metavar="COUNT", help="parameter count, e.g. 8.03e9"
+        "--params", type=_PARAMS, metavar="COUNT", help="parameter count, e.g. 8.03e9"
     )
     p.add_argument(
         "--context",
@@ -109,7 +103,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--batch",
-        type=_positive_int,
+        type=_BATCH,
         default=1,
         metavar="B",
         help="sequences held at once (default 1)",
@@ -308,9 +302,5 @@ def run(args) -> int:
     if context is None:
         parser.error("--context is required (this card has no context of its own)")
     report = kv_report(card, context, batch=args.batch, dtype=args.dtype)
-    try:
-        print(json.dumps(report, indent=2) if args.json else format_report(report), flush=True)
-    except BrokenPipeError:
-        # `attnviz kv ... | head` closed the pipe early: not an error of ours (Python docs recipe).
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    text = json.dumps(report, indent=2) if args.json else format_report(report)
+    return print_output(text, parser.prog)

@@ -29,6 +29,54 @@ DTYPE_BYTES: dict[str, float] = {"bf16": 2, "fp16": 2, "fp8": 1, "fp32": 4, "int
 MLA_LATENT = (512, 64)
 _FORMAT = 1
 
+#: Longest context (and sliding window) accepted, in tokens: 2^40, far beyond any model, and
+#: small enough that every figure stays an exact int and a finite float.
+MAX_CONTEXT = 2**40
+#: Most sequences held at once.
+MAX_BATCH = 10**6
+#: Largest parameter count (a quadrillion; today's largest models have a few trillion).
+MAX_PARAMS = 1e15
+#: Largest bytes per element a caller may give.
+MAX_BYTES_PER_ELEMENT = 64
+#: Upper bound of each integer field of :class:`ModelCard` (the lower bound is 1, 0 for
+#: ``rope_head_dim`` and ``sliding_layers``). The command line and config readers use them too.
+CARD_LIMITS: dict[str, int] = {
+    "layers": 100_000,
+    "n_heads": 65_536,
+    "n_kv_heads": 65_536,
+    "head_dim": 65_536,
+    "kv_lora_rank": 65_536,
+    "rope_head_dim": 65_536,
+    "attention_layers": 100_000,
+    "sliding_window": MAX_CONTEXT,
+    "sliding_layers": 100_000,
+    "context": MAX_CONTEXT,
+}
+
+
+def show_number(value) -> str:
+    """``value`` for an error message; an int of hundreds of digits becomes its digit count.
+
+    (``str()`` of an int over 4300 digits raises in Python ≥ 3.11, and a screenful of digits
+    helps nobody.)
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = int(value)
+        if abs(value) >= 10**30:
+            digits = int(abs(value).bit_length() * math.log10(2)) + 1
+            return f"{'-' if value < 0 else ''}a number of about {digits} digits"
+        return str(value)
+    return repr(value)
+
+
+def check_int_range(value, name: str, low: int, high: int) -> int:
+    """Return ``value`` as a plain int in ``low..high`` or raise ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}"[:200])
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be from {low:,} to {high:,}, got {show_number(value)}")
+    return int(value)
+
 
 @dataclass(frozen=True)
 class ModelCard:
@@ -69,7 +117,7 @@ class ModelCard:
     def __post_init__(self):
         def put(name, minimum=1):
             # Stored as plain ints so that a card built from numpy values still dumps to JSON.
-            value = check_positive_int(getattr(self, name), name, minimum=minimum)
+            value = check_int_range(getattr(self, name), name, minimum, CARD_LIMITS[name])
             object.__setattr__(self, name, value)
 
         for name in ("layers", "n_heads", "n_kv_heads", "head_dim"):
@@ -108,7 +156,8 @@ class ModelCard:
                 f"({self.attention_layers})"
             )
         if self.params is not None:
-            object.__setattr__(self, "params", _check_number(self.params, "params"))
+            value = _check_number(self.params, "params", maximum=MAX_PARAMS)
+            object.__setattr__(self, "params", value)
         if self.context is not None:
             put("context")
 
@@ -134,23 +183,30 @@ class ModelCard:
         return asdict(self)
 
 
-def _check_number(value, name: str) -> int | float:
+def _check_number(value, name: str, maximum: float) -> int | float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
-    return int(value) if isinstance(value, numbers.Integral) else float(value)
+        raise ValueError(f"{name} must be a number, got {value!r}"[:200])
+    # Compared before any float(): a huge int would overflow the conversion.
+    if isinstance(value, numbers.Integral):
+        if not 0 < value <= maximum:
+            raise ValueError(f"{name} must be > 0 and ≤ {maximum:g}, got {show_number(value)}")
+        return int(value)
+    if not math.isfinite(value) or not 0 < value <= maximum:
+        raise ValueError(f"{name} must be finite, > 0 and ≤ {maximum:g}, got {value!r}")
+    return float(value)
 
 
 def _bpe(bytes_per_element) -> float:
     """Accept a byte count or a dtype name (``"bf16"``, ``"fp8"``, ...)."""
     if isinstance(bytes_per_element, str):
         return DTYPE_BYTES[check_choice(bytes_per_element, tuple(DTYPE_BYTES), "dtype")]
-    return _check_number(bytes_per_element, "bytes_per_element")
+    return _check_number(bytes_per_element, "bytes_per_element", MAX_BYTES_PER_ELEMENT)
 
 
 def _exact(x: float) -> int | float:
     # Byte counts stay exact ints; only int4 of an odd element count leaves a half byte.
+    if isinstance(x, numbers.Integral):
+        return int(x)
     return int(x) if float(x).is_integer() else float(x)
 
 
@@ -179,8 +235,8 @@ def kv_cache_bytes(card: ModelCard, context: int, batch: int = 1, bytes_per_elem
     Sliding-window layers hold ``min(context, sliding_window)`` tokens, the other attention
     layers the whole context; non-attention layers hold no per-token cache.
     """
-    context = check_positive_int(context, "context")
-    batch = check_positive_int(batch, "batch")
+    context = check_int_range(context, "context", 1, MAX_CONTEXT)
+    batch = check_int_range(batch, "batch", 1, MAX_BATCH)
     full = card.attention_layers - card.sliding_layers
     tokens = full * context
     if card.sliding_layers:
@@ -190,7 +246,7 @@ def kv_cache_bytes(card: ModelCard, context: int, batch: int = 1, bytes_per_elem
 
 def score_matrix_entries(n: int) -> int:
     """Entries of one head's n×n score matrix S = QKᵀ/√d_k (per layer, per sequence)."""
-    n = check_positive_int(n, "n")
+    n = check_int_range(n, "n", 1, MAX_CONTEXT)
     return n * n
 
 
@@ -252,7 +308,7 @@ def kv_report(card: ModelCard, context: int, *, batch: int = 1, dtype: str = "bf
     design of :func:`attention_variants` with its KV heads, latent, bytes and ratio to the card.
     """
     bpe = dtype_bytes(dtype)
-    context = check_positive_int(context, "context")
+    context = check_int_range(context, "context", 1, MAX_CONTEXT)
     total = kv_cache_bytes(card, context, batch, bpe)
     # Scores are computed in at least 16-bit even when the cache or weights are quantized.
     s_bpe = max(bpe, 2)
@@ -341,21 +397,39 @@ def model_card(model_id: str) -> ModelCard:
 
 
 _COUNT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+#: Characters a token count may have ("1,099,511,627,776" has 17): anything longer is refused
+#: before it is read.
+_COUNT_MAX_CHARS = 32
+
+
+def _quoted(text: str) -> str:
+    text = str(text)
+    if len(text) <= 24:
+        return repr(text)
+    return f"{text[:11] + '…' + text[-11:]!r} ({len(text)} characters)"
 
 
 def parse_tokens(text) -> int:
     """Read a token count: ``131072``, ``131_072``, ``131,072``, ``128k`` or ``1M``.
 
     ``k`` and ``M`` are binary (1024 and 1024²), as model cards use them: Llama 3.1's "128k"
-    context is 131,072 tokens. Raises ``ValueError`` for anything else or a count below 1.
+    context is 131,072 tokens. Raises ``ValueError`` for anything else, a count below 1 or
+    one above :data:`MAX_CONTEXT` (2^40).
     """
-    if isinstance(text, int) and not isinstance(text, bool):
-        return check_positive_int(text, "token count")
-    match = _COUNT_RE.match(str(text).replace("_", "").replace(",", ""))
+    if isinstance(text, numbers.Integral) and not isinstance(text, bool):
+        return check_int_range(text, "token count", 1, MAX_CONTEXT)
+    allowed = f"a whole number from 1 to {MAX_CONTEXT:,} (2^40)"
+    text = str(text)
+    if len(text) > _COUNT_MAX_CHARS:
+        raise ValueError(f"a token count must be {allowed}, got {_quoted(text)}")
+    match = _COUNT_RE.match(text.replace("_", "").replace(",", ""))
     if not match:
-        raise ValueError(f"cannot read a token count from {text!r} (e.g. 131072 or 128k)")
+        raise ValueError(
+            f"cannot read a token count from {_quoted(text)}: expected {allowed}, "
+            "e.g. 131072, 128k or 1M"
+        )
     number, unit = float(match.group(1)), match.group(2).lower()
     value = number * {"": 1, "k": 1024, "m": 1024**2}[unit]
-    if not value.is_integer() or value < 1:
-        raise ValueError(f"a token count must be a whole number ≥ 1, got {text!r}")
+    if not value.is_integer() or not 1 <= value <= MAX_CONTEXT:
+        raise ValueError(f"a token count must be {allowed}, got {_quoted(text)}")
     return int(value)

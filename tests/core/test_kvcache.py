@@ -10,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnviz.core.kvcache import (
+    CARD_LIMITS,
     DTYPE_BYTES,
+    MAX_BATCH,
+    MAX_CONTEXT,
     ModelCard,
     attention_variants,
     card_from_dict,
@@ -261,10 +264,55 @@ def test_parse_tokens(text, value):
     assert parse_tokens(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "abc", "0", "-5", "1.5", "12q", "1e5", True])
+@pytest.mark.parametrize(
+    "text",
+    ["", "abc", "0", "-5", "1.5", "12q", "1e5", True, "1" + "0" * 400, "9" * 5000,
+     "1099511627777", "1048577M", 2**40 + 1, pytest.param(10**5000, id="10**5000")],
+)  # fmt: skip
 def test_parse_tokens_rejects(text):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as err:
         parse_tokens(text)
+    assert len(str(err.value)) < 200 and "\n" not in str(err.value)
+
+
+def test_parse_tokens_upper_bound_is_2_pow_40():
+    assert parse_tokens("1048576M") == parse_tokens(str(2**40)) == MAX_CONTEXT == 2**40
+    with pytest.raises(ValueError, match="1,099,511,627,776"):
+        parse_tokens("1048577M")
+
+
+@pytest.mark.parametrize("field", ["layers", "n_heads", "head_dim", "attention_layers"])
+@pytest.mark.parametrize("exponent", [0, 400, 5000])
+def test_card_fields_have_upper_bounds(field, exponent):
+    base = {"name": "x", "layers": 4, "n_heads": 4, "n_kv_heads": 4, "head_dim": 8}
+    value = CARD_LIMITS[field] + 10**exponent
+    with pytest.raises(ValueError, match=f"{field} must be from 1 to") as err:
+        ModelCard(**{**base, field: value})
+    assert len(str(err.value)) < 120
+
+
+def test_huge_values_are_refused_not_overflowed(llama):
+    for bad in (10**400, 1e400, 2e15):
+        with pytest.raises(ValueError, match="params"):
+            ModelCard("x", 4, 4, 4, 8, params=bad)
+    with pytest.raises(ValueError, match="context must be from 1 to 1,099,511,627,776"):
+        kv_cache_bytes(llama, 10**400)
+    with pytest.raises(ValueError, match="batch must be from 1 to 1,000,000"):
+        kv_cache_bytes(llama, 10, batch=MAX_BATCH + 1)
+    with pytest.raises(ValueError, match="bytes_per_element"):
+        kv_bytes_per_token(llama, 10**400)
+    with pytest.raises(ValueError, match="n must be"):
+        score_matrix_entries(10**400)
+
+
+def test_the_largest_card_stays_exact_and_finite():
+    top = ModelCard(
+        "top", CARD_LIMITS["layers"], CARD_LIMITS["n_heads"], CARD_LIMITS["n_kv_heads"],
+        CARD_LIMITS["head_dim"], params=1e15,
+    )  # fmt: skip
+    r = kv_report(top, MAX_CONTEXT, batch=MAX_BATCH, dtype="fp32")
+    assert r["kv_cache_bytes"] == 2 * 100_000 * 65_536**2 * 2**40 * 10**6 * 4
+    json.dumps(r, allow_nan=False)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,144 @@
+"""Argument helpers shared by the subcommands: one-line errors and bounded numbers.
+
+DESIGN.md's contract for every command: bad arguments exit 2 with a one-line message. argparse
+prints its usage block before the error; :class:`OneLineParser` (or :func:`one_line_error` on a
+parser made elsewhere) prints only ``<prog>: error: <message>``. ``--help`` is untouched.
+
+Numbers typed on a command line can be of any length: :func:`bounded_int` and
+:func:`bounded_float` refuse out-of-range values with the allowed range in the message, and
+refuse a string of hundreds of digits before ``int()`` ever sees it (Python ≥ 3.11 raises for
+more than 4300 digits, and a huge int overflows the float arithmetic further on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+#: Digits a bounded number may have before it is refused unread (far above any maximum here).
+MAX_DIGITS = 30
+
+
+def shorten(text: str, limit: int = 24) -> str:
+    """``text`` as ``repr`` for a message, its middle elided when longer than ``limit``.
+
+    ``'10000000000…00000000000' (401 characters)`` keeps a pasted number of hundreds of digits
+    from turning the one-line message into a screenful.
+    """
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    half = max(limit // 2 - 1, 1)
+    return f"{text[:half] + '…' + text[-half:]!r} ({len(text)} characters)"
+
+
+def one_line(message: str) -> str:
+    """``message`` with every run of whitespace (newlines included) collapsed to one space."""
+    return " ".join(str(message).split())
+
+
+def one_line_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    """Print ``<prog>: error: <message>`` as one line on stderr and exit 2 (no usage block).
+
+    Usable as a bound method on a parser made elsewhere::
+
+        parser.error = one_line_error.__get__(parser)
+    """
+    print(f"{parser.prog}: error: {one_line(message)}", file=sys.stderr)
+    sys.exit(2)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line; subparsers it makes inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        one_line_error(self, message)
+
+
+def _grouped(value: float) -> str:
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:g}"
+
+
+def bounded_int(low: int, high: int, *, what: str = "a whole number") -> Callable[[str], int]:
+    """An argparse ``type=`` reading an int in ``low..high``; the message gives the range.
+
+    argparse prefixes the flag (``argument --layers: must be a whole number from 1 to
+    100,000, got '10…00' (401 characters)``).
+    """
+
+    def parse(text: str) -> int:
+        stripped = str(text).strip().replace("_", "")
+        if len(stripped) > MAX_DIGITS:
+            raise argparse.ArgumentTypeError(
+                f"must be {what} from {_grouped(low)} to {_grouped(high)}, got {shorten(text)}"
+            )
+        try:
+            value = int(stripped)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {what} from {_grouped(low)} to {_grouped(high)}, got {shorten(text)}"
+            ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"must be {what} from {_grouped(low)} to {_grouped(high)}, got {shorten(text)}"
+            )
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in its "invalid int value" fallback
+    return parse
+
+
+def bounded_float(
+    above: float, high: float, *, what: str = "a number", example: str = ""
+) -> Callable[[str], float]:
+    """An argparse ``type=`` reading a finite float with ``above < value ≤ high``."""
+    hint = f" (e.g. {example})" if example else ""
+    allowed = f"{what} > {_grouped(above)} and ≤ {high:g}{hint}"
+
+    def parse(text: str) -> float:
+        if len(str(text).strip()) > 2 * MAX_DIGITS:
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {shorten(text)}")
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {shorten(text)}") from None
+        if not (math.isfinite(value) and above < value <= high):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {shorten(text)}")
+        return value
+
+    parse.__name__ = "float"
+    return parse
+
+
+def print_output(text: str, prog: str) -> int:
+    """Print a command's result on stdout; 0, or 1 with a one-line reason when it cannot.
+
+    A reader that closed the pipe early (``attnviz kv ... | head``) is not an error; a full
+    disk or a closed stdout is (``attnviz kv: cannot write the output: [Errno 28] No space
+    left on device``). Either way stdout is pointed at the null device afterwards, so that
+    Python's own flush at exit adds no second message (the recipe of Python's signal docs).
+    """
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except OSError as exc:
+        _silence_stdout()
+        reason = f"[Errno {exc.errno}] {exc.strerror}" if exc.strerror else str(exc)
+        print(f"{prog}: cannot write the output: {one_line(reason)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _silence_stdout() -> None:
+    # When stdout is not a real file (a test's capture), nothing will flush it at exit.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -1,0 +1,177 @@
+"""Bad arguments on the command line: exit 2 and exactly one line on stderr, never a traceback.
+
+DESIGN.md's contract ("exit code 2 and a one-line message on bad arguments"), probed with the
+inputs that used to escape it: numbers of hundreds or thousands of digits (OverflowError, and
+Python's 4300-digit limit on ``int()``), unknown flags and commands (argparse's usage block).
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from attnviz.cli import main
+
+HUGE = "1" + "0" * 400  # a pasted number of 401 digits
+HUGER = "9" * 5000  # beyond Python's int() string limit of 4300 digits
+CARD = ["--layers", "32", "--heads", "32", "--kv-heads", "8", "--head-dim", "128"]
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "attnviz", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def _one_line_exit_2(capsys, *argv) -> str:
+    """Run ``attnviz <argv>`` in this process; assert exit 2 and one line; return the line."""
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert len(lines[0]) < 300, lines[0]  # the number itself is elided
+    return lines[0]
+
+
+# --- attnviz kv: numbers out of range, however long --------------------------------------------
+
+BOUNDED = [
+    ("--layers", "100,000"),
+    ("--heads", "65,536"),
+    ("--kv-heads", "65,536"),
+    ("--head-dim", "65,536"),
+    ("--kv-lora-rank", "65,536"),
+    ("--rope-head-dim", "65,536"),
+    ("--attention-layers", "100,000"),
+    ("--sliding-window", "1,099,511,627,776"),
+    ("--sliding-layers", "100,000"),
+    ("--batch", "1,000,000"),
+    ("--context", "1,099,511,627,776"),
+    ("--params", "1e+15"),
+]
+
+
+@pytest.mark.parametrize(("flag", "maximum"), BOUNDED)
+@pytest.mark.parametrize("value", [HUGE, HUGER, "-" + HUGE, "1e400"])
+def test_huge_numbers_name_the_flag_and_the_range(capsys, flag, maximum, value):
+    args = [*CARD, "--context", "1k"] if flag != "--context" else ["--model", "llama-3-8b"]
+    line = _one_line_exit_2(capsys, "kv", *args, flag, value)
+    assert line.startswith(f"attnviz kv: error: argument {flag}: "), line
+    assert maximum in line, line
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "maximum"),
+    [
+        ("--layers", "100001", "100,000"),
+        ("--heads", "65537", "65,536"),
+        ("--batch", "1000001", "1,000,000"),
+        ("--context", "1099511627777", "1,099,511,627,776"),
+        ("--context", "2000000000M", "1,099,511,627,776"),
+        ("--params", "1e16", "1e+15"),
+        ("--params", "inf", "1e+15"),
+        ("--params", "nan", "1e+15"),
+        ("--layers", "0", "100,000"),
+        ("--layers", "4.5", "100,000"),
+    ],
+)
+def test_just_out_of_range(capsys, flag, value, maximum):
+    args = [*CARD, "--context", "1k"] if flag != "--context" else ["--model", "llama-3-8b"]
+    line = _one_line_exit_2(capsys, "kv", *args, flag, value)
+    assert line.startswith(f"attnviz kv: error: argument {flag}: ") and maximum in line
+
+
+def test_the_largest_values_allowed_still_compute(capsys):
+    argv = ["kv", "--layers", "100000", "--heads", "65536", "--kv-heads", "65536"]
+    argv += ["--head-dim", "65536", "--context", str(2**40), "--batch", "1000000"]
+    argv += ["--params", "1e15", "--dtype", "fp32", "--json"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Infinity" not in out and "NaN" not in out
+
+
+def test_huge_number_in_a_subprocess_has_no_traceback():
+    r = _cli("kv", "--layers", HUGER, "--kv-heads", "8", "--head-dim", "128", "--context", "1k")
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("attnviz kv: error: argument --layers: ")
+    assert "5000 characters" in r.stderr
+
+
+# --- one line instead of argparse's usage block ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "prefix", "says"),
+    [
+        (["--bogus"], "attnviz: error: ", "unrecognized arguments: --bogus"),
+        (["nosuchcommand"], "attnviz: error: ", "invalid choice: 'nosuchcommand'"),
+        (["kv", "--bogus"], "attnviz kv: error: ", "unrecognized arguments: --bogus"),
+        (["kv", "--model", "llama-3-8b", "extra"], "attnviz kv: error: ", "unrecognized"),
+        (["kv", "--dtype", "int8"], "attnviz kv: error: ", "invalid choice: 'int8'"),
+        (["kv", "--context"], "attnviz kv: error: ", "expected one argument"),
+        (["kv", "--model", "llama-3-8b", "--batch", "two"], "attnviz kv: error: ", "--batch"),
+        (["kv"], "attnviz kv: error: ", "give --model NAME"),
+        (["bench", "--bogus"], "attnviz bench: error: ", "unrecognized arguments: --bogus"),
+        (["bench", "--only"], "attnviz bench: error: ", "expected one argument"),
+        (["lesson.attnviz", "--bogus"], "attnviz: error: ", "unrecognized arguments: --bogus"),
+        (["kv", HUGE], "attnviz kv: error: ", "(401 characters)"),
+    ],
+)
+def test_bad_arguments_are_one_line(capsys, argv, prefix, says):
+    line = _one_line_exit_2(capsys, *argv)
+    assert line.startswith(prefix) and says in line, line
+
+
+@pytest.mark.parametrize(
+    "argv", [["--bogus"], ["nosuchcommand"], ["kv", "--bogus"], ["bench", "-x"]]
+)
+def test_one_line_in_a_subprocess(argv):
+    r = _cli(*argv)
+    assert r.returncode == 2 and r.stdout == ""
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    assert "usage:" not in r.stderr
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["kv", "--help"], ["bench", "--help"]])
+def test_help_is_still_the_full_help(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: attnviz") and len(out.splitlines()) > 5
+
+
+# --- output that cannot be written -------------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_output_to_a_full_disk_says_why_in_one_line():
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(
+            [sys.executable, "-m", "attnviz", "kv", "--model", "llama-3-8b", "--json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "attnviz kv: cannot write the output: [Errno 28] No space left on device"
+    ]
+
+
+def test_closed_pipe_is_not_an_error():
+    r = subprocess.run(
+        f"{sys.executable} -m attnviz kv --model llama-3-8b | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and r.stdout.startswith("Llama 3 8B")
+    assert r.stderr == ""
