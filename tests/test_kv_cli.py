@@ -193,3 +193,70 @@ def test_list_models(capsys):
     assert main(["kv", "--list-models"]) == 0
     out = capsys.readouterr().out
     assert all(model_id in out for model_id in IDS)
+
+
+# --- --config: a Hugging Face config.json ----------------------------------------------------
+
+
+@pytest.fixture
+def llama_config(tmp_path):
+    from tests.core.test_hf_config import LLAMA_3_1_8B
+
+    folder = tmp_path / "Llama-3.1-8B"
+    folder.mkdir()
+    path = folder / "config.json"
+    path.write_text(json.dumps(LLAMA_3_1_8B), encoding="utf-8")
+    return str(path)
+
+
+def test_config_gives_the_shipped_numbers(capsys, llama_config):
+    preset = _json(capsys, "--model llama-3-8b --context 128k")
+    mine = _json(capsys, f"--config {llama_config} --context 128k")
+    for key in ("kv_bytes_per_token", "kv_cache_bytes", "weights_bytes", "variants"):
+        assert mine[key] == preset[key]
+    assert mine["model"]["name"] == "Llama-3.1-8B"
+    assert _json(capsys, f"--config {llama_config}")["context"] == 131_072  # the config's
+
+
+def test_config_table_in_a_subprocess(llama_config):
+    r = _cli("--config", llama_config, "--context", "131072")
+    assert r.returncode == 0, r.stderr
+    assert "131,072 bytes = 128 KiB" in r.stdout
+    assert "17,179,869,184 bytes = 16 GiB" in r.stdout
+    assert r.stdout.startswith("Llama-3.1-8B\n")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--model", "llama-3-8b"], "--config cannot be combined with --model"),
+        (["--layers", "4", "--kv-heads", "2"], "--config cannot be combined with --layers, "
+                                               "--kv-heads"),
+    ],
+)  # fmt: skip
+def test_config_is_exclusive(capsys, llama_config, extra, message):
+    assert message in _error(capsys, "--config", llama_config, *extra)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not valid JSON"),
+        ('{"num_hidden_layers": 32}', "missing key 'num_attention_heads'"),
+        ('{"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 3, '
+         '"head_dim": 8}', "num_key_value_heads (3) must divide num_attention_heads (32)"),
+        ('{"num_hidden_layers": 1' + "0" * 400 + ', "num_attention_heads": 32}',
+         "num_hidden_layers must be from 1 to 100,000"),
+    ],
+)  # fmt: skip
+def test_broken_config_exits_2_with_one_line(capsys, tmp_path, content, message):
+    path = tmp_path / "config.json"
+    path.write_text(content, encoding="utf-8")
+    line = _error(capsys, "--config", str(path), "--context", "1k")
+    assert line.startswith(f"attnviz kv: error: --config: {path}: ") and message in line
+
+
+def test_config_that_is_a_folder_in_a_subprocess(tmp_path):
+    r = _cli("--config", str(tmp_path), "--context", "1k")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == [f"attnviz kv: error: --config: {tmp_path}: not a regular file"]

@@ -1,6 +1,7 @@
 """``attnviz kv``: KV-cache, weights and score-matrix memory of a model, as a table or JSON.
 
-Either a shipped card (``--model llama-3-8b``) or a card given by flags (``--layers 32
+Either a shipped card (``--model llama-3-8b``), a Hugging Face ``config.json`` (``--config
+FILE``, read by :mod:`attnviz.core.hf_config`) or a card given by flags (``--layers 32
 --kv-heads 8 --head-dim 128 --heads 32``). The figures come from :func:`attnviz.core.kvcache.
 kv_report`; this module only parses and prints.
 """
@@ -12,6 +13,7 @@ import json
 import textwrap
 
 from attnviz.commands._args import bounded_float, bounded_int, print_output
+from attnviz.core.hf_config import load_hf_config
 from attnviz.core.kvcache import (
     CARD_LIMITS,
     DTYPE_BYTES,
@@ -61,9 +63,15 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="KV-cache and score-matrix memory of a model",
         description="KV-cache bytes per token and at a context, weights and the n×n score "
         "matrix of a model, compared with the same model as MHA, GQA, MQA and MLA. "
-        "Give --model NAME, or the card's shape with --layers, --kv-heads and --head-dim.",
+        "Give --model NAME, a Hugging Face config.json with --config FILE, or the card's "
+        "shape with --layers, --kv-heads and --head-dim.",
     )
     p.add_argument("--model", metavar="NAME", help="a shipped model card (see --list-models)")
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a Hugging Face config.json (instead of --model or the card flags)",
+    )
     p.add_argument("--list-models", action="store_true", help="list the shipped cards and exit")
     card = p.add_argument_group("a card given by its shape (instead of --model)")
     card.add_argument("--layers", type=_LAYERS, metavar="L", help="every layer")
@@ -121,6 +129,15 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def _card(args, parser: argparse.ArgumentParser) -> ModelCard:
     given = [f"--{name.replace('_', '-')}" for name in _CARD_FLAGS if getattr(args, name)]
+    if args.config is not None:
+        if args.model:
+            parser.error("--config cannot be combined with --model")
+        if given:
+            parser.error(f"--config cannot be combined with {', '.join(given)}")
+        try:
+            return load_hf_config(args.config)
+        except ValueError as exc:
+            parser.error(f"--config: {exc}")
     if args.model:
         if given:
             parser.error(f"--model cannot be combined with {', '.join(given)}")
@@ -135,7 +152,7 @@ def _card(args, parser: argparse.ArgumentParser) -> ModelCard:
     ]
     if missing:
         parser.error(
-            "give --model NAME, or a card with --layers, --kv-heads and --head-dim "
+            "give --model NAME, --config FILE, or a card with --layers, --kv-heads and --head-dim "
             f"(missing: {', '.join(missing)})"
         )
     attention = args.attention_layers or args.layers
