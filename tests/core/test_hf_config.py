@@ -19,38 +19,19 @@ from attnviz.core.kvcache import kv_bytes_per_token, kv_cache_bytes, kv_report, 
 GIB = 2**30
 
 # meta-llama/Llama-3.1-8B
-LLAMA_3_1_8B = {
-    "architectures": ["LlamaForCausalLM"],
-    "attention_bias": False,
-    "attention_dropout": 0.0,
-    "bos_token_id": 128000,
-    "eos_token_id": 128001,
-    "hidden_act": "silu",
-    "hidden_size": 4096,
-    "initializer_range": 0.02,
-    "intermediate_size": 14336,
-    "max_position_embeddings": 131072,
-    "mlp_bias": False,
-    "model_type": "llama",
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "pretraining_tp": 1,
-    "rms_norm_eps": 1e-05,
-    "rope_scaling": {
-        "factor": 8.0,
-        "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0,
-        "original_max_position_embeddings": 8192,
-        "rope_type": "llama3",
-    },
-    "rope_theta": 500000.0,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "transformers_version": "4.43.0.dev0",
-    "use_cache": True,
-    "vocab_size": 128256,
-}
+LLAMA_3_1_8B = json.loads(
+    """
+{"architectures": ["LlamaForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+"bos_token_id": 128000, "eos_token_id": 128001, "hidden_act": "silu", "hidden_size": 4096,
+"initializer_range": 0.02, "intermediate_size": 14336, "max_position_embeddings": 131072,
+"mlp_bias": false, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
+"num_key_value_heads": 8, "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_scaling":
+{"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+"original_max_position_embeddings": 8192, "rope_type": "llama3"}, "rope_theta": 500000.0,
+"tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version":
+"4.43.0.dev0", "use_cache": true, "vocab_size": 128256}
+"""
+)
 
 # meta-llama/Llama-3.1-70B
 LLAMA_3_1_70B = {
@@ -62,252 +43,116 @@ LLAMA_3_1_70B = {
 }
 
 # mistralai/Mistral-7B-v0.1
-MISTRAL_7B_V01 = {
-    "architectures": ["MistralForCausalLM"],
-    "bos_token_id": 1,
-    "eos_token_id": 2,
-    "hidden_act": "silu",
-    "hidden_size": 4096,
-    "initializer_range": 0.02,
-    "intermediate_size": 14336,
-    "max_position_embeddings": 32768,
-    "model_type": "mistral",
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "rms_norm_eps": 1e-05,
-    "rope_theta": 10000.0,
-    "sliding_window": 4096,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "transformers_version": "4.34.0.dev0",
-    "use_cache": True,
-    "vocab_size": 32000,
-}
+MISTRAL_7B_V01 = json.loads(
+    """
+{"architectures": ["MistralForCausalLM"], "bos_token_id": 1, "eos_token_id": 2, "hidden_act":
+"silu", "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336,
+"max_position_embeddings": 32768, "model_type": "mistral", "num_attention_heads": 32,
+"num_hidden_layers": 32, "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta":
+10000.0, "sliding_window": 4096, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+"transformers_version": "4.34.0.dev0", "use_cache": true, "vocab_size": 32000}
+"""
+)
 
 # Qwen/Qwen2.5-7B: a sliding_window is given, but use_sliding_window is false.
-QWEN2_5_7B = {
-    "architectures": ["Qwen2ForCausalLM"],
-    "attention_dropout": 0.0,
-    "bos_token_id": 151643,
-    "eos_token_id": 151643,
-    "hidden_act": "silu",
-    "hidden_size": 3584,
-    "initializer_range": 0.02,
-    "intermediate_size": 18944,
-    "max_position_embeddings": 131072,
-    "max_window_layers": 28,
-    "model_type": "qwen2",
-    "num_attention_heads": 28,
-    "num_hidden_layers": 28,
-    "num_key_value_heads": 4,
-    "rms_norm_eps": 1e-06,
-    "rope_theta": 1000000.0,
-    "sliding_window": 131072,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "transformers_version": "4.40.1",
-    "use_cache": True,
-    "use_mrope": False,
-    "use_sliding_window": False,
-    "vocab_size": 152064,
-}
+QWEN2_5_7B = json.loads(
+    """
+{"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+"eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 3584, "initializer_range": 0.02,
+"intermediate_size": 18944, "max_position_embeddings": 131072, "max_window_layers": 28,
+"model_type": "qwen2", "num_attention_heads": 28, "num_hidden_layers": 28,
+"num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window":
+131072, "tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version":
+"4.40.1", "use_cache": true, "use_mrope": false, "use_sliding_window": false, "vocab_size":
+152064}
+"""
+)
 
 # Qwen/Qwen3-8B (its own head_dim; max_position_embeddings 40960, the card says 32768)
-QWEN3_8B = {
-    "architectures": ["Qwen3ForCausalLM"],
-    "attention_bias": False,
-    "attention_dropout": 0.0,
-    "bos_token_id": 151643,
-    "eos_token_id": 151645,
-    "head_dim": 128,
-    "hidden_act": "silu",
-    "hidden_size": 4096,
-    "initializer_range": 0.02,
-    "intermediate_size": 12288,
-    "max_position_embeddings": 40960,
-    "max_window_layers": 36,
-    "model_type": "qwen3",
-    "num_attention_heads": 32,
-    "num_hidden_layers": 36,
-    "num_key_value_heads": 8,
-    "rms_norm_eps": 1e-06,
-    "rope_scaling": None,
-    "rope_theta": 1000000,
-    "sliding_window": None,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "transformers_version": "4.51.0",
-    "use_cache": True,
-    "use_sliding_window": False,
-    "vocab_size": 151936,
-}
+QWEN3_8B = json.loads(
+    """
+{"architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+"bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
+"hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 12288,
+"max_position_embeddings": 40960, "max_window_layers": 36, "model_type": "qwen3",
+"num_attention_heads": 32, "num_hidden_layers": 36, "num_key_value_heads": 8, "rms_norm_eps":
+1e-06, "rope_scaling": null, "rope_theta": 1000000, "sliding_window": null,
+"tie_word_embeddings": false, "torch_dtype": "bfloat16", "transformers_version": "4.51.0",
+"use_cache": true, "use_sliding_window": false, "vocab_size": 151936}
+"""
+)
 
 # google/gemma-2-9b: even layers slide over 4096 tokens, odd layers are global (no
 # layer_types in this config: transformers' Gemma2 alternates by default).
-GEMMA_2_9B = {
-    "architectures": ["Gemma2ForCausalLM"],
-    "attention_bias": False,
-    "attention_dropout": 0.0,
-    "attn_logit_softcapping": 50.0,
-    "bos_token_id": 2,
-    "cache_implementation": "hybrid",
-    "eos_token_id": 1,
-    "final_logit_softcapping": 30.0,
-    "head_dim": 256,
-    "hidden_act": "gelu_pytorch_tanh",
-    "hidden_activation": "gelu_pytorch_tanh",
-    "hidden_size": 3584,
-    "initializer_range": 0.02,
-    "intermediate_size": 14336,
-    "max_position_embeddings": 8192,
-    "model_type": "gemma2",
-    "num_attention_heads": 16,
-    "num_hidden_layers": 42,
-    "num_key_value_heads": 8,
-    "pad_token_id": 0,
-    "query_pre_attn_scalar": 256,
-    "rms_norm_eps": 1e-06,
-    "rope_theta": 10000.0,
-    "sliding_window": 4096,
-    "sliding_window_size": 4096,
-    "torch_dtype": "float32",
-    "transformers_version": "4.42.0.dev0",
-    "use_cache": True,
-    "vocab_size": 256000,
-}
+GEMMA_2_9B = json.loads(
+    """
+{"architectures": ["Gemma2ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+"attn_logit_softcapping": 50.0, "bos_token_id": 2, "cache_implementation": "hybrid",
+"eos_token_id": 1, "final_logit_softcapping": 30.0, "head_dim": 256, "hidden_act":
+"gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 3584,
+"initializer_range": 0.02, "intermediate_size": 14336, "max_position_embeddings": 8192,
+"model_type": "gemma2", "num_attention_heads": 16, "num_hidden_layers": 42,
+"num_key_value_heads": 8, "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps":
+1e-06, "rope_theta": 10000.0, "sliding_window": 4096, "sliding_window_size": 4096,
+"torch_dtype": "float32", "transformers_version": "4.42.0.dev0", "use_cache": true,
+"vocab_size": 256000}
+"""
+)
 
 # google/gemma-3-12b-it: multimodal; the text_config lists only what differs from
 # transformers' defaults (head_dim 256, one global layer in 6, 131072 positions).
-GEMMA_3_12B_IT = {
-    "architectures": ["Gemma3ForConditionalGeneration"],
-    "boi_token_index": 255999,
-    "eoi_token_index": 256000,
-    "eos_token_id": [1, 106],
-    "image_token_index": 262144,
-    "initializer_range": 0.02,
-    "mm_tokens_per_image": 256,
-    "model_type": "gemma3",
-    "text_config": {
-        "hidden_size": 3840,
-        "intermediate_size": 15360,
-        "model_type": "gemma3_text",
-        "num_attention_heads": 16,
-        "num_hidden_layers": 48,
-        "num_key_value_heads": 8,
-        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
-        "sliding_window": 1024,
-    },
-    "torch_dtype": "bfloat16",
-    "transformers_version": "4.50.0.dev0",
-    "vision_config": {
-        "hidden_size": 1152,
-        "image_size": 896,
-        "intermediate_size": 4304,
-        "model_type": "siglip_vision_model",
-        "num_attention_heads": 16,
-        "num_hidden_layers": 27,
-        "patch_size": 14,
-        "vision_use_head": False,
-    },
-}
+GEMMA_3_12B_IT = json.loads(
+    """
+{"architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999,
+"eoi_token_index": 256000, "eos_token_id": [1, 106], "image_token_index": 262144,
+"initializer_range": 0.02, "mm_tokens_per_image": 256, "model_type": "gemma3", "text_config":
+{"hidden_size": 3840, "intermediate_size": 15360, "model_type": "gemma3_text",
+"num_attention_heads": 16, "num_hidden_layers": 48, "num_key_value_heads": 8, "rope_scaling":
+{"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024}, "torch_dtype": "bfloat16",
+"transformers_version": "4.50.0.dev0", "vision_config": {"hidden_size": 1152, "image_size":
+896, "intermediate_size": 4304, "model_type": "siglip_vision_model", "num_attention_heads":
+16, "num_hidden_layers": 27, "patch_size": 14, "vision_use_head": false}}
+"""
+)
 
 # deepseek-ai/DeepSeek-V3 (quantization_config and auto_map left out)
-DEEPSEEK_V3 = {
-    "architectures": ["DeepseekV3ForCausalLM"],
-    "attention_bias": False,
-    "attention_dropout": 0.0,
-    "bos_token_id": 0,
-    "eos_token_id": 1,
-    "ep_size": 1,
-    "first_k_dense_replace": 3,
-    "hidden_act": "silu",
-    "hidden_size": 7168,
-    "initializer_range": 0.02,
-    "intermediate_size": 18432,
-    "kv_lora_rank": 512,
-    "max_position_embeddings": 163840,
-    "model_type": "deepseek_v3",
-    "moe_intermediate_size": 2048,
-    "moe_layer_freq": 1,
-    "n_group": 8,
-    "n_routed_experts": 256,
-    "n_shared_experts": 1,
-    "norm_topk_prob": True,
-    "num_attention_heads": 128,
-    "num_experts_per_tok": 8,
-    "num_hidden_layers": 61,
-    "num_key_value_heads": 128,
-    "num_nextn_predict_layers": 1,
-    "q_lora_rank": 1536,
-    "qk_nope_head_dim": 128,
-    "qk_rope_head_dim": 64,
-    "rms_norm_eps": 1e-06,
-    "rope_scaling": {
-        "beta_fast": 32,
-        "beta_slow": 1,
-        "factor": 40,
-        "mscale": 1.0,
-        "mscale_all_dim": 1.0,
-        "original_max_position_embeddings": 4096,
-        "type": "yarn",
-    },
-    "rope_theta": 10000,
-    "routed_scaling_factor": 2.5,
-    "scoring_func": "sigmoid",
-    "tie_word_embeddings": False,
-    "topk_group": 4,
-    "topk_method": "noaux_tc",
-    "torch_dtype": "bfloat16",
-    "transformers_version": "4.33.1",
-    "use_cache": True,
-    "v_head_dim": 128,
-    "vocab_size": 129280,
-}
+DEEPSEEK_V3 = json.loads(
+    """
+{"architectures": ["DeepseekV3ForCausalLM"], "attention_bias": false, "attention_dropout":
+0.0, "bos_token_id": 0, "eos_token_id": 1, "ep_size": 1, "first_k_dense_replace": 3,
+"hidden_act": "silu", "hidden_size": 7168, "initializer_range": 0.02, "intermediate_size":
+18432, "kv_lora_rank": 512, "max_position_embeddings": 163840, "model_type": "deepseek_v3",
+"moe_intermediate_size": 2048, "moe_layer_freq": 1, "n_group": 8, "n_routed_experts": 256,
+"n_shared_experts": 1, "norm_topk_prob": true, "num_attention_heads": 128,
+"num_experts_per_tok": 8, "num_hidden_layers": 61, "num_key_value_heads": 128,
+"num_nextn_predict_layers": 1, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
+"qk_rope_head_dim": 64, "rms_norm_eps": 1e-06, "rope_scaling": {"beta_fast": 32, "beta_slow":
+1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0, "original_max_position_embeddings":
+4096, "type": "yarn"}, "rope_theta": 10000, "routed_scaling_factor": 2.5, "scoring_func":
+"sigmoid", "tie_word_embeddings": false, "topk_group": 4, "topk_method": "noaux_tc",
+"torch_dtype": "bfloat16", "transformers_version": "4.33.1", "use_cache": true, "v_head_dim":
+128, "vocab_size": 129280}
+"""
+)
 
 # Qwen/Qwen3-Next-80B-A3B-Instruct: one full-attention layer in four, the rest Gated DeltaNet.
-QWEN3_NEXT_80B = {
-    "architectures": ["Qwen3NextForCausalLM"],
-    "attention_bias": False,
-    "attention_dropout": 0.0,
-    "bos_token_id": 151643,
-    "decoder_sparse_step": 1,
-    "eos_token_id": 151645,
-    "full_attention_interval": 4,
-    "head_dim": 256,
-    "hidden_act": "silu",
-    "hidden_size": 2048,
-    "initializer_range": 0.02,
-    "intermediate_size": 5120,
-    "linear_conv_kernel_dim": 4,
-    "linear_key_head_dim": 128,
-    "linear_num_key_heads": 16,
-    "linear_num_value_heads": 32,
-    "linear_value_head_dim": 128,
-    "max_position_embeddings": 262144,
-    "mlp_only_layers": [],
-    "model_type": "qwen3_next",
-    "moe_intermediate_size": 512,
-    "norm_topk_prob": True,
-    "num_attention_heads": 16,
-    "num_experts": 512,
-    "num_experts_per_tok": 10,
-    "num_hidden_layers": 48,
-    "num_key_value_heads": 2,
-    "output_router_logits": False,
-    "partial_rotary_factor": 0.25,
-    "rms_norm_eps": 1e-06,
-    "rope_scaling": None,
-    "rope_theta": 10000000,
-    "router_aux_loss_coef": 0.001,
-    "shared_expert_intermediate_size": 512,
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
-    "transformers_version": "4.57.0.dev0",
-    "use_cache": True,
-    "use_sliding_window": False,
-    "vocab_size": 151936,
-}
+QWEN3_NEXT_80B = json.loads(
+    """
+{"architectures": ["Qwen3NextForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+"bos_token_id": 151643, "decoder_sparse_step": 1, "eos_token_id": 151645,
+"full_attention_interval": 4, "head_dim": 256, "hidden_act": "silu", "hidden_size": 2048,
+"initializer_range": 0.02, "intermediate_size": 5120, "linear_conv_kernel_dim": 4,
+"linear_key_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+"linear_value_head_dim": 128, "max_position_embeddings": 262144, "mlp_only_layers": [],
+"model_type": "qwen3_next", "moe_intermediate_size": 512, "norm_topk_prob": true,
+"num_attention_heads": 16, "num_experts": 512, "num_experts_per_tok": 10, "num_hidden_layers":
+48, "num_key_value_heads": 2, "output_router_logits": false, "partial_rotary_factor": 0.25,
+"rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 10000000, "router_aux_loss_coef":
+0.001, "shared_expert_intermediate_size": 512, "tie_word_embeddings": false, "torch_dtype":
+"bfloat16", "transformers_version": "4.57.0.dev0", "use_cache": true, "use_sliding_window":
+false, "vocab_size": 151936}
+"""
+)
 
 # The lesson's Qwen3.8-27B (the shipped card qwen3.8-27b) written as a Qwen3.5-style
 # multimodal config: the language model under text_config, its layers listed by layer_types.
