@@ -46,7 +46,7 @@ def heatmap_update(*, quick: bool = False, n: int = 512, d_k: int = 256, steps: 
     """
     app = _app()
     from attnviz.model.resolve import Resolver
-    from attnviz.model.state import AttentionState
+    from attnviz.model.topics.attention import AttentionState
     from attnviz.ui.panels.heatmap import HeatmapPanel
     from attnviz.ui.theme import theme_named
 
@@ -136,7 +136,7 @@ def export_4k(*, quick: bool = False, repeats: int = 3) -> dict:
     ``repeats``), and the same for a 512-token content head."""
     _app()
     from attnviz.model.resolve import Resolver
-    from attnviz.model.state import AttentionState
+    from attnviz.model.topics.attention import AttentionState
     from attnviz.ui.export import ExportSpec, write_png
 
     repeats = 1 if quick else repeats

@@ -1,69 +1,88 @@
-"""``attnviz export``: a heatmap for slides (PNG, SVG) or its matrix (CSV, NPY), headless.
+"""``attnviz export``: any panel as PNG/SVG for slides, or its data arrays as CSV/NPY, headless.
 
-The figure is the one the app draws for the same preset (and session); no display is
-needed: Qt runs on its offscreen platform unless one is chosen. Bad arguments exit 2 with
-a one-line message: unknown preset (the known ones are listed), unknown panel,
-unsupported extension, size out of range.
+The document starts from the defaults, then ``--preset`` and ``--session`` apply, then every
+``--set TOPIC.FIELD=VALUE`` in order (VALUE is JSON when it parses, else text), so a slide
+series is a shell loop::
+
+    for d in 2 8 32 128; do
+        attnviz export --preset banco --set attention.d_k=$d --out banco-$d.png
+    done
+
+``--list-fields`` prints every topic's fields. The figure is the one the app draws; no
+display is needed (Qt runs offscreen unless a platform is chosen), and ``.csv``/``.npy``
+need no Qt at all. Bad arguments exit 2 with a one-line message naming what is wrong.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pkgutil
 import sys
 from pathlib import Path
 
+from attnviz.commands._args import one_line_error
+
 EXTENSIONS = ("png", "svg", "csv", "npy")
-PANELS = ("heatmap",)
 SIZE_RANGE = (16, 8192)
+
+
+def panel_ids() -> tuple[str, ...]:
+    """Every panel id, read from the module names of attnviz.ui.panels (no Qt import)."""
+    import attnviz.ui.panels as panels
+
+    return tuple(m.name for m in pkgutil.iter_modules(panels.__path__) if m.name[0] != "_")
 
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``export`` subcommand to the ``attnviz`` parser."""
     p = subparsers.add_parser(
         "export",
-        help="write a heatmap as PNG/SVG or its matrix as CSV/NPY, without a display",
-        description="Export the heatmap of a preset (optionally with a saved session "
-        "applied) as a PNG of an exact pixel size or an SVG, or its matrix as CSV (with "
-        "token headers) or NPY. The format follows the extension of --out.",
+        help="write a panel as PNG/SVG or its data as CSV/NPY, without a display",
+        description="Export a panel as a PNG of an exact pixel size or an SVG, or one of its "
+        "data arrays as CSV (with labels) or NPY. The document starts from the defaults; "
+        "--preset, --session and each --set apply in that order. The format follows the "
+        "extension of --out.",
     )
-    p.add_argument("--preset", metavar="NAME", help="a preset id, e.g. banco")
+    p.add_argument("--preset", metavar="NAME", help="a preset id, e.g. banco or rope-clock")
     p.add_argument("--session", metavar="FILE", help="an .attnviz session applied on top")
     p.add_argument(
-        "--panel", default="heatmap", metavar="PANEL", help="the panel to export (heatmap)"
+        "--set",
+        action="append",
+        default=[],
+        metavar="TOPIC.FIELD=VALUE",
+        help="set a field (repeatable); VALUE is JSON when it parses: 8, false, [0, 64]",
     )
     p.add_argument(
-        "--matrix",
-        choices=("scores", "weights", "output"),
-        help="S, A or O (default: what the preset or session shows)",
+        "--list-fields", action="store_true", help="print every topic's fields and exit"
     )
-    p.add_argument("--out", required=True, metavar="FILE", help="FILE.png, .svg, .csv or .npy")
+    p.add_argument("--panel", default="heatmap", metavar="PANEL", help="panel id (heatmap)")
+    p.add_argument(
+        "--matrix",
+        metavar="NAME",
+        help="the data array to write (heatmap: scores, weights, output, q, k, v)",
+    )
+    p.add_argument("--out", metavar="FILE", help="FILE.png, .svg, .csv or .npy")
     p.add_argument("--width", type=int, default=1920, metavar="W", help="pixels (default 1920)")
     p.add_argument("--height", type=int, default=1080, metavar="H", help="pixels (default 1080)")
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="default light")
     p.add_argument("--transparent", action="store_true", help="no background (PNG, SVG)")
     p.add_argument("--title", metavar="TEXT", help="figure title (default: formula and preset)")
-    p.error = _one_line_error.__get__(p)  # DESIGN: bad arguments get a one-line message
+    p.error = one_line_error.__get__(p)  # DESIGN: bad arguments get a one-line message
     p.set_defaults(_export_parser=p)
     return p
 
 
-def _one_line_error(parser: argparse.ArgumentParser, message: str):
-    """Exit 2 with ``attnviz export: error: <message>`` and nothing more."""
-    print(f"{parser.prog}: error: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
 def _check(args, parser: argparse.ArgumentParser) -> str:
     """Validate what argparse cannot; return the output format."""
-    from attnviz.model.presets import preset_ids
+    from attnviz.model.topic_presets import all_preset_ids
 
-    if args.preset is None and args.session is None:
-        parser.error("give --preset NAME (and optionally --session FILE)")
-    if args.preset is not None and args.preset not in preset_ids():
-        parser.error(f"unknown preset {args.preset!r}; known: {', '.join(preset_ids())}")
-    if args.panel not in PANELS:
-        parser.error(f"unknown panel {args.panel!r}; exportable: {', '.join(PANELS)}")
+    if args.preset is not None and args.preset not in all_preset_ids():
+        parser.error(f"unknown preset {args.preset!r}; known: {', '.join(all_preset_ids())}")
+    if args.panel not in panel_ids():
+        parser.error(f"unknown panel {args.panel!r}; panels: {', '.join(panel_ids())}")
+    if not args.out:
+        parser.error("give --out FILE.png, .svg, .csv or .npy")
     ext = Path(args.out).suffix.lower().lstrip(".")
     if ext not in EXTENSIONS:
         known = ", ".join(f".{e}" for e in EXTENSIONS)
@@ -76,56 +95,96 @@ def _check(args, parser: argparse.ArgumentParser) -> str:
     return ext
 
 
-def _state(args, parser: argparse.ArgumentParser):
-    from attnviz.model.presets import load_preset, preset_state_values
+def build_workspace(args, parser: argparse.ArgumentParser):
+    """The workspace the options describe: defaults, preset, session, then each --set."""
+    from attnviz.model.document import parse_value
+    from attnviz.model.fields import StateError
     from attnviz.model.session import SessionError, read_session
-    from attnviz.model.state import AttentionState, StateError
+    from attnviz.model.topic_presets import document_preset_values
+    from attnviz.model.workspace import Workspace
 
-    state = AttentionState()
+    workspace = Workspace()
+    document = workspace.document
     if args.preset is not None:
-        state.update(**preset_state_values(load_preset(args.preset)))
+        document.restore(document_preset_values(args.preset))
     if args.session is not None:
         try:
-            values, _layout = read_session(args.session)
-            state.update(**values)
+            snapshot, _layout = read_session(args.session)
+            document.restore(snapshot)
         except (SessionError, StateError) as exc:
             parser.error(f"--session: {exc}")
-    if args.matrix is not None:
-        state.update(matrix=args.matrix)
-    return state
+    for item in args.set:
+        path, sep, text = item.partition("=")
+        if not sep or not path.strip():
+            parser.error(f"--set {item!r}: write TOPIC.FIELD=VALUE, e.g. attention.d_k=8")
+        try:
+            document.set_field(path.strip(), parse_value(text))
+        except StateError as exc:
+            parser.error(f"--set {exc}")
+    return workspace
+
+
+def _matrix_name(args, parser, workspace) -> str | None:
+    from attnviz.model.panel_data import data_names
+
+    names = data_names(args.panel)
+    if args.matrix is None:
+        if args.panel == "heatmap":
+            return workspace.state.matrix
+        return names[0] if names else None
+    if args.matrix not in names:
+        known = ", ".join(names) or "none: this panel exports pictures only"
+        parser.error(f"unknown --matrix {args.matrix!r} for panel {args.panel}; known: {known}")
+    return args.matrix
 
 
 def run(args) -> int:
     """Write the file ``--out`` names; 0 on success, 1 when it cannot be written."""
     parser = args._export_parser
+    if args.list_fields:
+        from attnviz.model.document import field_listing
+
+        print(field_listing())
+        return 0
     ext = _check(args, parser)
-    state = _state(args, parser)
-    from attnviz.model.resolve import Resolver
-    from attnviz.ui.app import require_working_binding
-    from attnviz.ui.export import ExportError
-
-    results = Resolver(state, auto=False).results
+    workspace = build_workspace(args, parser)
+    matrix = _matrix_name(args, parser, workspace)
     out = Path(args.out)
+    if ext in ("csv", "npy"):
+        # A data file needs no QApplication and no platform plugin.
+        from attnviz.model.data_files import DataFileError, write_data
+        from attnviz.model.panel_data import panel_data
+
+        if matrix is None:
+            parser.error(f"panel {args.panel} has no data arrays; export it as .png or .svg")
+        data = panel_data(workspace, args.panel, matrix)
+        symbol = {"scores": "S", "weights": "A", "output": "O"}.get(matrix)
+        corner = f"{symbol}: query \\ column" if args.panel == "heatmap" and symbol else matrix
+        try:
+            write_data(data, out, corner=corner)
+        except DataFileError as exc:
+            print(f"attnviz export: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {out} ({args.panel} {matrix}, {data.values.shape})")
+        return 0
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from attnviz.ui.app import require_working_binding
+
+    require_working_binding()
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841
+    from attnviz.ui.export import ExportError, ExportSpec
+    from attnviz.ui.panel_export import export_panel
+
+    if args.panel == "heatmap" and args.matrix in ("scores", "weights", "output"):
+        workspace.state.update(matrix=args.matrix)
+    spec = ExportSpec(args.width, args.height, args.theme, args.transparent, None, args.title)
     try:
-        if ext in ("csv", "npy"):
-            # A matrix file needs no QApplication and no platform plugin.
-            from attnviz.ui.export import write_csv, write_npy
-
-            (write_csv if ext == "csv" else write_npy)(state, results, out)
-            print(f"wrote {out} ({state.matrix}, {results.matrix(state.matrix).shape})")
-            return 0
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
-        require_working_binding()
-        from PySide6.QtWidgets import QApplication
-
-        app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841
-        from attnviz.ui.export import ExportSpec, export
-
-        spec = ExportSpec(args.width, args.height, args.theme, args.transparent, None, args.title)
-        export(state, results, out, spec)
+        export_panel(workspace, args.panel, out, spec)
     except (ExportError, RuntimeError) as exc:
         print(f"attnviz export: {exc}", file=sys.stderr)
         return 1
-    print(f"wrote {out} ({args.width}×{args.height}, {args.theme})")
+    print(f"wrote {out} ({args.panel}, {args.width}×{args.height}, {args.theme})")
     return 0

@@ -4,8 +4,9 @@ Each generator returns Q, K, V for a sequence of ``n`` tokens, width ``d_k`` and
 deterministically. The constructions make the intended pattern exact rather than hoped
 for, so a lecturer can rely on them:
 
-- ``content``: tokens with the same text share a random embedding, and q = gain · e,
-  k = e, so a query attends to the keys of equal or similar tokens;
+- ``content``: tokens with the same text share a random embedding and a random value,
+  and q = gain · e, k = e, so a query attends to the keys of equal or similar tokens (and
+  reordering the sentence only reorders A and O);
 - ``previous``: q_i and k_j are multi-frequency rotary codes of positions i − 1 and j, so
   q_i · k_j peaks at j = i − 1 (exactly orthogonal elsewhere for n ≤ 2·d_k);
 - ``decay``: q_i · k_j = −λ (i − j)² · √d_k up to a per-row constant, so after the √d_k
@@ -37,11 +38,19 @@ class HeadQKV:
     v: np.ndarray
 
 
-def _token_vector(token: str, d_k: int, seed: int) -> np.ndarray:
+def _token_rng(token: str, seed: int, stream: int) -> np.random.Generator:
     # crc32 instead of hash(): Python salts str hashes per process, and presets must repeat.
-    rng = np.random.default_rng([seed, zlib.crc32(token.casefold().encode("utf-8"))])
-    e = rng.normal(size=d_k)
+    code = zlib.crc32(token.casefold().encode("utf-8", "surrogatepass"))
+    return np.random.default_rng([seed, code, stream])
+
+
+def _token_vector(token: str, d_k: int, seed: int) -> np.ndarray:
+    e = _token_rng(token, seed, 0).normal(size=d_k)
     return e / np.linalg.norm(e)
+
+
+def _token_value(token: str, d_v: int, seed: int) -> np.ndarray:
+    return _token_rng(token, seed, 1).normal(size=d_v)
 
 
 def content_head(n: int, d_k: int, *, seed: int = 0, tokens=None, gain: float = 4.0) -> HeadQKV:
@@ -50,12 +59,14 @@ def content_head(n: int, d_k: int, *, seed: int = 0, tokens=None, gain: float = 
     if tokens is None:
         emb = rng.normal(size=(n, d_k))
         emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+        v = rng.normal(size=(n, d_k))
     else:
         emb = np.stack([_token_vector(t, d_k, seed) for t in tokens])
+        # The value belongs to the token too: permuting the sentence permutes A and O.
+        v = np.stack([_token_value(t, d_k, seed) for t in tokens])
     # √d_k keeps the scaled score of a perfect match at `gain` whatever d_k is.
     q = gain * np.sqrt(d_k) * emb
     k = emb.copy()
-    v = rng.normal(size=(n, d_k))
     return HeadQKV(q, k, v)
 
 

@@ -1,110 +1,159 @@
-"""Session files (``.attnviz``): the whole state as JSON, saved atomically, read defensively.
+"""Session files (``.attnviz``): every topic of the document as JSON, saved atomically.
 
-A file that is corrupt, truncated, from a newer attnviz, of the wrong shape, too large or
-holding non-finite numbers is refused with :class:`SessionError`; nothing is overwritten
-when saving fails (the new content goes to a temporary file first, then replaces the old
-one in a single rename).
+Format 2 holds ``{"format_version": 2, "app": ..., "layout": ..., "topics": {name:
+{field: value}}}``; matrices of more than :data:`INLINE_ENTRIES` entries are written as
+base64 of little-endian float64 (exact and compact), smaller ones as rows of numbers.
+Arrays a topic regenerates (a synthetic head's Q/K/V) are left out. Format 1 files (the
+attention state alone, under ``"state"``) still open, into the ``attention`` topic.
+
+Reading is defensive: only a regular file is read, at most :data:`MAX_BYTES` of it (a pipe,
+a device, ``/proc`` or ``/dev/zero`` never hang or exhaust memory); huge or non-finite
+numbers, wrong types, unknown topics or fields, and values a topic refuses all become
+:class:`SessionError` with one line, before anything is applied. Saving goes through a
+temporary file and a rename (:mod:`attnviz.model.safe_io`), so a failed save leaves the
+old file as it was.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
-from attnviz import __version__
-from attnviz.model.state import FIELD_NAMES, MAX_TOKENS, AttentionState, StateError
+import numpy as np
 
-FORMAT_VERSION = 1
+from attnviz import __version__
+from attnviz.model.document import Document
+from attnviz.model.fields import StateError
+from attnviz.model.safe_io import FileRefused, atomic_write_text, read_text_limited
+from attnviz.model.topic import Topic
+from attnviz.model.topics import topic_classes
+
+FORMAT_VERSION = 2
 SUFFIX = ".attnviz"
-#: Larger files are refused before parsing: a real session of 4096 tokens × 1024 dims stays
-#: well below this, and a hostile file should not be able to exhaust memory.
-MAX_BYTES = 256 * 1024 * 1024
-#: Fields kept in the file; Q/K/V only when typed by hand (synthetic heads regenerate).
-_ARRAYS = ("q", "k", "v")
+#: Largest session file: Q, K and V of 4096 tokens × 1024 dimensions as base64 take 134 MB.
+MAX_BYTES = 160 * 1024 * 1024
+#: Most numbers a file written as rows of numbers may hold (counted before parsing, so a
+#: file of millions of tiny numbers cannot make the parser allocate gigabytes).
+MAX_NUMBERS = 3 * 4096 * 1024 + 65536
+#: Matrices up to this many entries are written as readable rows.
+INLINE_ENTRIES = 4096
+#: Longest integer literal accepted: more digits is no setting of ours.
+_MAX_DIGITS = 30
 
 
 class SessionError(ValueError):
     """A session file could not be read or written; the message says why."""
 
 
-def session_dict(state: AttentionState, *, layout: str = "") -> dict:
-    """The JSON-ready content of a session file for ``state``."""
-    values = state.snapshot()
-    out: dict = {
+def _topics(target) -> dict[str, Topic]:
+    if isinstance(target, Document):
+        return target.topics
+    if isinstance(target, Topic):
+        return {target.NAME: target}
+    raise TypeError(f"expected a Document or a Topic, got {type(target).__name__}")
+
+
+# --- writing ---------------------------------------------------------------------------
+def _encode(value):
+    if isinstance(value, np.ndarray):
+        if value.size <= INLINE_ENTRIES:
+            return value.tolist()
+        data = np.ascontiguousarray(value, dtype="<f8").tobytes()
+        return {
+            "dtype": "float64",
+            "shape": list(value.shape),
+            "base64": base64.b64encode(data).decode("ascii"),
+        }
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    return value
+
+
+def session_dict(target, *, layout: str = "") -> dict:
+    """The JSON-ready content of a session file for a document (or a lone topic)."""
+    topics = {}
+    for name, topic in _topics(target).items():
+        values = topic.snapshot()
+        skip = topic.regenerable(values)
+        topics[name] = {k: _encode(v) for k, v in values.items() if k not in skip}
+    return {
         "format_version": FORMAT_VERSION,
         "app": f"attnviz {__version__}",
         "layout": layout,
+        "topics": topics,
     }
-    fields = {}
-    for name in FIELD_NAMES:
-        val = values[name]
-        if name in _ARRAYS:
-            if values["head"] != "manual":
-                continue
-            val = val.tolist()
-        elif isinstance(val, tuple):
-            val = list(val)
-        fields[name] = val
-    out["state"] = fields
-    return out
 
 
-def save_session(state: AttentionState, path, *, layout: str = "") -> Path:
-    """Write ``state`` to ``path`` atomically (temporary file, fsync, rename)."""
-    path = Path(path)
-    text = json.dumps(session_dict(state, layout=layout), ensure_ascii=False, indent=1)
-    tmp = None
+def save_session(target, path, *, layout: str = "") -> Path:
+    """Write a document (or a lone topic) to ``path`` atomically; return the path written.
+
+    Through a symlink the link's target is written; an existing file keeps its mode.
+    """
+    if "\0" in str(path):
+        raise SessionError("cannot save: the file name holds a NUL character")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".attnviz-", suffix=".tmp", dir=path.parent or ".")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)
-        raise SessionError(f"could not save the session to {path}: {exc.strerror or exc}") from exc
-    return path
+        text = json.dumps(session_dict(target, layout=layout), ensure_ascii=False, indent=1)
+        return atomic_write_text(path, text)
+    except FileRefused as exc:
+        raise SessionError(str(exc)) from None
+    except (ValueError, UnicodeError) as exc:
+        raise SessionError(f"cannot save the session: {exc}") from None
 
 
-def _finite_hook(value: str):
-    raise SessionError(f"the file holds a non-finite number ({value})")
+# --- reading ---------------------------------------------------------------------------
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        raise SessionError(f"the file holds an integer of {len(text)} digits")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise SessionError(f"the file holds a number too large to use ({text[:40]})")
+    return value
+
+
+def _constant(name: str):
+    raise SessionError(f"the file holds a non-finite number ({name})")
 
 
 def read_session(path) -> tuple[dict, str]:
-    """Read and validate a session file; return ``(state_values, layout_name)``.
+    """Read and validate a session file; return ``({topic: values}, layout_name)``.
 
-    The values are checked by building a throwaway :class:`AttentionState`, so a file that
-    loads here can be applied to the live state without error.
+    The values are checked on throwaway topics, so a file that reads here applies to a
+    live document without error.
     """
-    path = Path(path)
+    name = Path(path).name if "\0" not in str(path) else "the file"
+    if "\0" in str(path):
+        raise SessionError("cannot open a file whose name holds a NUL character")
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise SessionError(f"cannot open {path}: {exc.strerror or exc}") from exc
-    if size > MAX_BYTES:
-        raise SessionError(f"{path.name} is {size / 2**20:.0f} MiB, larger than a session can be")
+        raw = read_text_limited(path, MAX_BYTES)
+    except FileRefused as exc:
+        raise SessionError(str(exc)) from None
+    if raw.count(",") > MAX_NUMBERS:
+        raise SessionError(f"{name} holds more numbers than a session can")
     try:
-        raw = path.read_bytes().decode("utf-8")
-        data = json.loads(raw, parse_constant=_finite_hook)
-    except UnicodeDecodeError as exc:
-        raise SessionError(f"{path.name} is not a text file: not an attnviz session") from exc
+        data = json.loads(raw, parse_int=_int, parse_float=_float, parse_constant=_constant)
+    except SessionError as exc:
+        raise SessionError(f"{name}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise SessionError(
-            f"{path.name} is damaged or truncated "
+            f"{name} is damaged or truncated "
             f"(JSON error at line {exc.lineno}, column {exc.colno})"
-        ) from exc
-    except RecursionError as exc:
-        raise SessionError(f"{path.name} is nested too deeply to be a session") from exc
-    return validate_session(data, name=path.name)
+        ) from None
+    except RecursionError:
+        raise SessionError(f"{name} is nested too deeply to be a session") from None
+    except (ValueError, MemoryError) as exc:
+        raise SessionError(f"{name} cannot be read as a session ({exc})") from None
+    return validate_session(data, name=name)
 
 
 def validate_session(data, *, name: str = "session") -> tuple[dict, str]:
-    """Check the parsed JSON of a session; return ``(state_values, layout_name)``."""
+    """Check the parsed JSON of a session; return ``({topic: values}, layout_name)``."""
     if not isinstance(data, dict) or "format_version" not in data:
         raise SessionError(f"{name} is not an attnviz session (no format_version)")
     version = data["format_version"]
@@ -117,47 +166,86 @@ def validate_session(data, *, name: str = "session") -> tuple[dict, str]:
         )
     if version < 1:
         raise SessionError(f"{name}: format_version {version} is not valid")
-    fields = data.get("state")
-    if not isinstance(fields, dict):
-        raise SessionError(f"{name}: the 'state' section is missing or not an object")
-    unknown = set(fields) - set(FIELD_NAMES)
-    if unknown:
-        raise SessionError(f"{name}: unknown field(s) {', '.join(sorted(unknown))}")
-    tokens = fields.get("tokens")
-    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
-        raise SessionError(f"{name}: 'tokens' must be a list of strings")
-    if len(tokens) > MAX_TOKENS:
-        raise SessionError(
-            f"{name}: {len(tokens)} tokens is more than attnviz holds ({MAX_TOKENS})"
-        )
-    for key in _ARRAYS:
-        if key in fields:
-            _check_matrix(fields[key], f"{name}: {key}")
+    if version == 1:
+        section = {"attention": data.get("state")}
+        if not isinstance(section["attention"], dict):
+            raise SessionError(f"{name}: the 'state' section is missing or not an object")
+    else:
+        section = data.get("topics")
+        if not isinstance(section, dict):
+            raise SessionError(f"{name}: the 'topics' section is missing or not an object")
     layout = data.get("layout", "")
     if not isinstance(layout, str) or len(layout) > 200:
         raise SessionError(f"{name}: 'layout' must be a short text")
-    values = dict(fields)
+    snapshot = _decode_topics(section, name)
+    return snapshot, layout
+
+
+def _decode_topics(section: dict, name: str) -> dict:
+    """Every topic's values, checked; topics the file lacks get their defaults."""
+    classes = {cls.NAME: cls for cls in topic_classes()}
+    unknown = set(section) - set(classes)
+    if unknown:
+        raise SessionError(f"{name}: unknown topic(s) {', '.join(sorted(map(str, unknown)))}")
+    snapshot = {}
+    for topic_name, cls in classes.items():
+        fields = section.get(topic_name, {})
+        if not isinstance(fields, dict):
+            raise SessionError(f"{name}: topic {topic_name!r} must be an object")
+        known = set(cls.field_names())
+        bad = set(fields) - known
+        if bad:
+            raise SessionError(
+                f"{name}: unknown field(s) of {topic_name}: {', '.join(sorted(bad))}"
+            )
+        values = {k: _decode_value(v, f"{name}: {topic_name}.{k}") for k, v in fields.items()}
+        try:
+            topic = cls(**values)
+        except StateError as exc:
+            raise SessionError(f"{name}: {topic_name}: {exc}") from None
+        snapshot[topic_name] = topic.snapshot()
+    return snapshot
+
+
+def _decode_value(value, label: str):
+    if isinstance(value, dict) and "base64" in value:
+        return _decode_array(value, label)
+    return value
+
+
+def _decode_array(spec: dict, label: str) -> np.ndarray:
+    if set(spec) != {"dtype", "shape", "base64"} or spec["dtype"] != "float64":
+        raise SessionError(f"{label}: an array needs dtype float64, shape and base64")
+    shape = spec["shape"]
+    if (
+        not isinstance(shape, list)
+        or len(shape) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 1 << 20
+                   for x in shape)
+    ):
+        raise SessionError(f"{label}: the array shape {shape!r} is not a matrix shape")
+    if not isinstance(spec["base64"], str):
+        raise SessionError(f"{label}: the array data must be base64 text")
     try:
-        AttentionState(**values)
-    except (StateError, ValueError, TypeError) as exc:
-        raise SessionError(f"{name}: {exc}") from exc
-    return values, layout
+        data = base64.b64decode(spec["base64"], validate=True)
+    except (binascii.Error, ValueError):
+        raise SessionError(f"{label}: the array data is not valid base64") from None
+    if len(data) != shape[0] * shape[1] * 8:
+        raise SessionError(f"{label}: the array data does not match its shape {shape}")
+    return np.frombuffer(data, dtype="<f8").reshape(shape).astype(np.float64)
 
 
-def _check_matrix(rows, label: str) -> None:
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
-        raise SessionError(f"{label} must be a non-empty list of rows")
-    width = len(rows[0])
-    for r in rows:
-        if len(r) != width:
-            raise SessionError(f"{label}: rows have different lengths")
-        for x in r:
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-                raise SessionError(f"{label}: {x!r} is not a finite number")
+def load_session(target, path) -> str:
+    """Apply the session at ``path`` to a document (or a lone topic); return its layout.
 
-
-def load_session(state: AttentionState, path) -> str:
-    """Apply the session at ``path`` to ``state`` (one undoable update); return its layout name."""
-    values, layout = read_session(path)
-    state.update(**values)
+    Nothing changes when the file is refused.
+    """
+    snapshot, layout = read_session(path)
+    topics = _topics(target)
+    try:
+        for topic_name, values in snapshot.items():
+            if topic_name in topics:
+                topics[topic_name].update(**values)
+    except StateError as exc:  # cannot happen for a file read_session accepted
+        raise SessionError(str(exc)) from None
     return layout

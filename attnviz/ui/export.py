@@ -21,7 +21,7 @@ from PySide6.QtSvg import QSvgGenerator
 
 from attnviz.model.presets import load_preset, preset_ids
 from attnviz.model.resolve import Results
-from attnviz.model.state import MATRICES, AttentionState
+from attnviz.model.topics.attention import MATRICES, AttentionState
 from attnviz.ui.panels.heatmap import SYMBOLS, column_labels, configure_view, formula
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import theme_named

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from attnviz.model.state import MATRICES
+from attnviz.model.topics.attention import MATRICES
 from attnviz.ui.export import SIZE_RANGE, ExportError, ExportSpec, copy_to_clipboard, export
 
 #: (width, height) offered; None = custom.

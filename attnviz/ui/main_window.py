@@ -1,4 +1,4 @@
-"""The main window: every panel is a dock widget around one state and one resolver.
+"""The main window: every panel is a dock widget around one workspace (document + resolvers).
 
 Docks have stable, untranslated object names (``dock-<PANEL_ID>``) so the layout saved in
 ``QSettings`` (with :data:`LAYOUT_VERSION`) comes back on the next start, and panels can be
@@ -7,8 +7,6 @@ in :mod:`attnviz.ui.actions`.
 """
 
 from __future__ import annotations
-
-import importlib
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -19,12 +17,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.presets import load_preset, preset_state_values
-from attnviz.model.resolve import Resolver
-from attnviz.model.state import AttentionState
+from attnviz.model.topic_presets import document_preset_values
+from attnviz.model.workspace import Workspace
 from attnviz.ui import actions
 from attnviz.ui.about import show_about
 from attnviz.ui.busy import BusyIndicator
+from attnviz.ui.panels import panel_classes
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
@@ -33,33 +31,12 @@ from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.workers import qt_runner
 
 #: Bump when the set or arrangement of docks changes, so an old saved layout is ignored.
-LAYOUT_VERSION = 1
-_LEFT, _RIGHT = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
-#: (module, class, default area) of each panel, in the order they are docked.
-PANELS = (
-    ("attnviz.ui.panels.editor", "EditorPanel", _LEFT),
-    ("attnviz.ui.panels.controls", "ControlsPanel", _LEFT),
-    ("attnviz.ui.panels.heatmap", "HeatmapPanel", _RIGHT),
-    ("attnviz.ui.panels.steps", "StepsPanel", _RIGHT),
-)
-
-
-def panel_classes() -> list[tuple[type, Qt.DockWidgetArea]]:
-    """The panel classes that are installed, with their default dock area.
-
-    A panel module that does not exist (an optional or not yet shipped panel) is skipped;
-    any other import error is raised, so a broken panel is never silently hidden.
-    """
-    found = []
-    for module, name, area in PANELS:
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        found.append((getattr(mod, name), area))
-    return found
+LAYOUT_VERSION = 2
+_AREAS = {
+    "left": Qt.DockWidgetArea.LeftDockWidgetArea,
+    "right": Qt.DockWidgetArea.RightDockWidgetArea,
+    "bottom": Qt.DockWidgetArea.RightDockWidgetArea,
+}
 
 
 class MainWindow(QMainWindow):
@@ -67,20 +44,20 @@ class MainWindow(QMainWindow):
 
     Parameters
     ----------
-    state, resolver : optional
-        The state to show and its resolver; a fresh ``banco`` state when omitted.
+    workspace : Workspace, optional
+        The document and resolvers to show; a fresh one (the ``banco`` example) when omitted.
     settings : QSettings, optional
         Where layout and preferences are kept (the application's settings by default).
     """
 
-    def __init__(self, state=None, resolver=None, parent=None, *, settings=None) -> None:
+    def __init__(self, workspace=None, parent=None, *, settings=None) -> None:
         super().__init__(parent)
         self.setObjectName("MainWindow")
         self.setWindowTitle(self.tr("attnviz") + " [*]")
-        self.state = state if state is not None else AttentionState()
-        self.resolver = (
-            resolver if resolver is not None else Resolver(self.state, runner=qt_runner)
-        )
+        self.workspace = workspace if workspace is not None else Workspace(runner=qt_runner)
+        self.document = self.workspace.document
+        self.state = self.workspace.state
+        self.resolver = self.workspace.resolver
         self.settings = settings if settings is not None else QSettings()
         self.themes = ThemeManager(QApplication.instance(), self.settings, self)
         self.setDockOptions(
@@ -89,13 +66,13 @@ class MainWindow(QMainWindow):
             | QMainWindow.DockOption.AllowTabbedDocks
             | QMainWindow.DockOption.GroupedDragging
         )
-        self.undo = UndoController(self.state, self)
+        self.undo = UndoController(self.document, self)
         self.panels: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
-        self._areas: dict[str, Qt.DockWidgetArea] = {}
-        for cls, area in panel_classes():
-            self._add_panel(cls, area)
-        self.session = SessionController(self, self.state, self.undo)
+        self._areas: dict[str, str] = {}
+        for cls in panel_classes():
+            self._add_panel(cls)
+        self.session = SessionController(self, self.document, self.undo)
 
         actions.build_file_menu(self, self.session)
         actions.build_edit_menu(self, self.undo)
@@ -126,8 +103,8 @@ class MainWindow(QMainWindow):
         self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
 
     # --- docks and layout --------------------------------------------------------------
-    def _add_panel(self, cls, area: Qt.DockWidgetArea) -> None:
-        panel = cls(self.state, self.resolver, self)
+    def _add_panel(self, cls) -> None:
+        panel = cls.create(self.workspace, self)
         dock = QDockWidget(cls.title(), self)
         dock.setObjectName(f"dock-{cls.PANEL_ID}")
         dock.setWidget(panel)
@@ -136,39 +113,57 @@ class MainWindow(QMainWindow):
             | QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
-        self.addDockWidget(area, dock)
+        self.addDockWidget(_AREAS[cls.AREA], dock)
         self.panels[cls.PANEL_ID] = panel
         self.docks[cls.PANEL_ID] = dock
-        self._areas[cls.PANEL_ID] = area
+        self._areas[cls.PANEL_ID] = cls.AREA
+
+    def _docks_in(self, area: str) -> list[QDockWidget]:
+        return [d for p, d in self.docks.items() if self._areas[p] == area]
 
     def _arrange_default(self) -> None:
-        """Editor and controls as tabs on the left; the heatmap over the steps on the right.
+        """Editing docks as tabs on the left; the heatmap and the other views as tabs on the
+        right, the heatmap in front; the steps under them.
 
-        Tabs rather than a stack on the left keep the window within a 1280×720 projector.
+        Tabs rather than stacks keep the window within a 1280×720 projector.
         """
-        for pid, dock in self.docks.items():
+        for dock in self.docks.values():
             self.removeDockWidget(dock)
-            self.addDockWidget(self._areas[pid], dock)
+        for area in ("left", "right"):
+            for dock in self._docks_in(area):
+                self.addDockWidget(_AREAS[area], dock)
+                dock.setFloating(False)
+        right = self._docks_in("right")
+        for dock in self._docks_in("bottom"):
+            if right:
+                self.splitDockWidget(right[0], dock, Qt.Orientation.Vertical)
+            else:
+                self.addDockWidget(_AREAS["bottom"], dock)
             dock.setFloating(False)
+        for area in ("left", "right"):
+            docks = self._docks_in(area)
+            for dock in docks[1:]:
+                self.tabifyDockWidget(docks[0], dock)
+        for dock in self.docks.values():
             dock.show()
-        left = [d for p, d in self.docks.items() if self._areas[p] == _LEFT]
-        for dock in left[1:]:
-            self.tabifyDockWidget(left[0], dock)
-        if left:
-            left[0].raise_()
+        for area in ("left", "right"):
+            docks = self._docks_in(area)
+            if docks:
+                docks[0].raise_()
         self._size_default()
 
     def _size_default(self) -> None:
         """The heatmap gets most of the room: about 64 % of the width, 62 % of the height."""
-        left = [d for p, d in self.docks.items() if self._areas[p] == _LEFT]
-        right = [d for p, d in self.docks.items() if self._areas[p] == _RIGHT]
+        left, right, bottom = (self._docks_in(a) for a in ("left", "right", "bottom"))
         w, h = self.width(), self.height()
         if left and right:
             self.resizeDocks(
                 [left[0], right[0]], [int(w * 0.36), int(w * 0.64)], Qt.Orientation.Horizontal
             )
-        if len(right) > 1:
-            self.resizeDocks(right[:2], [int(h * 0.62), int(h * 0.38)], Qt.Orientation.Vertical)
+        if right and bottom:
+            self.resizeDocks(
+                [right[0], bottom[0]], [int(h * 0.62), int(h * 0.38)], Qt.Orientation.Vertical
+            )
 
     def reset_layout(self) -> None:
         """Put every panel back in its first-start place (View → Reset Layout)."""
@@ -201,8 +196,8 @@ class MainWindow(QMainWindow):
 
     # --- presets, export, about --------------------------------------------------------
     def apply_preset(self, preset_id: str) -> None:
-        """Show preset ``preset_id`` (one undoable state update)."""
-        self.state.update(**preset_state_values(load_preset(preset_id)))
+        """Show preset ``preset_id`` (one undoable update of its topic)."""
+        self.document.restore(document_preset_values(preset_id))
 
     def _on_q_preset_activated(self, index: int) -> None:
         self.apply_preset(self.preset_picker.itemData(index))

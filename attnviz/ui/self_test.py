@@ -50,7 +50,8 @@ def run_self_test() -> int:
         require_working_binding()
         app = QApplication.instance() or QApplication(sys.argv[:1])
         from attnviz.ui.export import ExportSpec, write_png
-        from attnviz.ui.main_window import PANELS, MainWindow
+        from attnviz.ui.main_window import MainWindow
+        from attnviz.ui.panels import panel_ids
     except Exception as exc:  # any import failure is the answer
         traceback.print_exc()
         return _fail(f"import: {exc}")
@@ -65,7 +66,7 @@ def run_self_test() -> int:
             window.resize(1280, 800)
             window.show()
             app.processEvents()
-            missing = [m for m, _c, _a in PANELS if m.rsplit(".", 1)[1] not in window.panels]
+            missing = [p for p in panel_ids() if p not in window.panels]
             if missing:
                 return _fail(f"panels missing: {', '.join(missing)}")
             shot = window.grab()

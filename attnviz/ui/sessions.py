@@ -14,8 +14,11 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from attnviz.model.document import Document
+from attnviz.model.fields import StateError
+from attnviz.model.safe_io import clean_stale_temps
 from attnviz.model.session import SUFFIX, SessionError, read_session, save_session
-from attnviz.model.state import AttentionState, StateError
+from attnviz.model.topic import Topic
 from attnviz.ui.undo import UndoController
 
 RECENT_KEY = "sessions/recent"
@@ -30,6 +33,13 @@ def session_paths(mime) -> list[Path]:
     return [p for p in paths if p.suffix.lower() == SUFFIX]
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        return False
+
+
 class SessionController(QObject):
     """File actions of the window: Open, Save, Save As, recent files, drag-and-drop.
 
@@ -38,7 +48,7 @@ class SessionController(QObject):
     window : QMainWindow
         Parent of the dialogs; its title shows the file name and modified marker, and a
         session file dropped onto it is opened.
-    state : AttentionState
+    document : Document (or a lone Topic)
         What a session holds.
     undo : UndoController
         Its stack's clean state is "saved"; opening a file starts a fresh history.
@@ -52,10 +62,14 @@ class SessionController(QObject):
     sigPathChanged = Signal(object)  # noqa: N815 (Qt naming): Path or None
     sigLayoutLoaded = Signal(str)  # noqa: N815 (Qt naming): layout name of an opened file
 
-    def __init__(self, window, state: AttentionState, undo: UndoController) -> None:
+    def __init__(self, window, document, undo: UndoController) -> None:
         super().__init__(window)
         self.window = window
-        self.state = state
+        if isinstance(document, Topic):
+            document = undo.document if undo.document[document.NAME] is document else Document(
+                **{document.NAME: document}
+            )
+        self.document = document
         self.undo = undo
         self.path: Path | None = None
         self.layout_provider = lambda: ""
@@ -70,6 +84,7 @@ class SessionController(QObject):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._fill_recent()
         undo.stack.cleanChanged.connect(self._update_title)
+        self.clean_recent_folders()
         window.setAcceptDrops(True)
         window.installEventFilter(self)
         self._update_title()
@@ -85,8 +100,9 @@ class SessionController(QObject):
         """Open the session at ``path`` (no prompt); show why and change nothing on failure."""
         path = Path(path)
         try:
-            values, layout = read_session(path)
-            self.state.update(**values)
+            snapshot, layout = read_session(path)
+            # One step, so a refused value can never leave the document half opened.
+            self.document.restore(snapshot)
         except (SessionError, StateError) as exc:
             self._show_error(self.tr("Could not open the session"), str(exc))
             if not path.exists():
@@ -101,7 +117,7 @@ class SessionController(QObject):
         """Save to ``path`` atomically; on failure show why (the old file stays intact)."""
         path = Path(path)
         try:
-            save_session(self.state, path, layout=self.layout_provider() or "")
+            save_session(self.document, path, layout=self.layout_provider() or "")
         except SessionError as exc:
             self._show_error(self.tr("Could not save the session"), str(exc))
             return False
@@ -163,11 +179,16 @@ class SessionController(QObject):
         stored = QSettings().value(RECENT_KEY, []) or []
         if isinstance(stored, str):
             stored = [stored]
-        paths = [Path(p) for p in stored]
-        kept = [p for p in paths if p.is_file()][:MAX_RECENT]
+        paths = [Path(p) for p in stored if isinstance(p, str) and p and "\0" not in p]
+        kept = [p for p in paths if _is_file(p)][:MAX_RECENT]
         if kept != paths:
             QSettings().setValue(RECENT_KEY, [str(p) for p in kept])
         return kept
+
+    def clean_recent_folders(self) -> int:
+        """Remove temporary files that killed saves left in the recent sessions' folders."""
+        folders = {p.parent for p in self.recent_files()}
+        return sum(clean_stale_temps(folder) for folder in folders)
 
     def _remember(self, path: Path) -> None:
         path = path.resolve()

@@ -109,6 +109,14 @@ def _dark_palette() -> QPalette:
     return pal
 
 
+def palette_for(theme: Theme) -> QPalette:
+    """The Qt palette of ``theme`` (Fusion's own for light), e.g. for an offscreen export."""
+    if theme.dark:
+        return _dark_palette()
+    style = QStyleFactory.create("Fusion")
+    return style.standardPalette() if style is not None else QPalette()
+
+
 def system_scheme() -> str:
     """``"dark"`` when the platform reports a dark colour scheme, else ``"light"``."""
     app = QGuiApplication.instance()

@@ -1,36 +1,25 @@
-"""Undo and redo of every state edit, recorded automatically from the state's events.
+"""Undo and redo of every document edit, for the window's menus, toolbar and title.
 
-Controls only write the state; :class:`UndoController` listens to
-``AttentionState.changed``, keeps the last known value of every field and pushes one
-:class:`StateCommand` per change holding the before/after values of the fields that
-changed. Consecutive changes of the same fields in quick succession (a slider drag) merge
-into one step, and so does everything written inside :meth:`UndoController.merging`.
+The history itself is Qt-free (:class:`attnviz.model.history.History`: recorded from the
+document's events, merged drags, bounded in bytes). :class:`HistoryStack` gives it the
+face of a ``QUndoStack`` — the calls and signals the menus, the session controller and
+the tests use — and :class:`UndoController` names the steps and builds the actions.
 """
 
 from __future__ import annotations
 
-import copy
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
-from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
+from PySide6.QtGui import QAction, QKeySequence
 
-from attnviz.model.state import FIELD_NAMES, AttentionState, values_equal
+from attnviz.model.document import Document
+from attnviz.model.history import MERGE_INTERVAL, History
+from attnviz.model.topic import Topic
 from attnviz.ui.widgets.binding import bind
 
-#: Changes of the same fields closer together than this (seconds) form one undo step:
-#: long enough to span the pauses of a hand-held drag, short enough that two deliberate
-#: edits stay apart.
-MERGE_INTERVAL = 0.6
-
-_MERGE_ID = 0x41545456  # any constant other than -1 lets Qt try mergeWith
-
-#: Browsing (picking a query or a cell) is not an edit: it is neither an undo step nor a
-#: reason to ask "save changes?" on quit.
-SELECTION_FIELDS = frozenset({"selected_query", "selected_cell"})
+__all__ = ["MERGE_INTERVAL", "HistoryStack", "UndoController", "change_label"]
 
 # The name an undo step gets, by the most telling field it changed (first match wins).
 _LABELS = (
@@ -57,6 +46,16 @@ _LABELS = (
     ("levels", QT_TRANSLATE_NOOP("UndoController", "Levels")),
     ("value_labels", QT_TRANSLATE_NOOP("UndoController", "Value labels")),
     ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
+    ("stretch_weights", QT_TRANSLATE_NOOP("UndoController", "Levels of A")),
+    ("rope", QT_TRANSLATE_NOOP("UndoController", "RoPE on the heatmap")),
+    ("rope_type", QT_TRANSLATE_NOOP("UndoController", "RoPE scaling")),
+    ("head_dim", QT_TRANSLATE_NOOP("UndoController", "Head width")),
+    ("base", QT_TRANSLATE_NOOP("UndoController", "RoPE base")),
+    ("factor", QT_TRANSLATE_NOOP("UndoController", "Scaling factor")),
+    ("original_context", QT_TRANSLATE_NOOP("UndoController", "Original context")),
+    ("position", QT_TRANSLATE_NOOP("UndoController", "Query position")),
+    ("key_position", QT_TRANSLATE_NOOP("UndoController", "Key position")),
+    ("offset", QT_TRANSLATE_NOOP("UndoController", "Position offset")),
 )
 
 
@@ -65,150 +64,179 @@ def change_label(names) -> str:
     for field, text in _LABELS:
         if field in names:
             return QCoreApplication.translate("UndoController", text)
+    names = sorted(names)
+    if names:
+        return QCoreApplication.translate("UndoController", "Edit %1").replace("%1", names[0])
     return QCoreApplication.translate("UndoController", "Edit")
 
 
-def _copy(value):
-    # Arrays are copied so an in-place edit elsewhere can never rewrite history.
-    return value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value)
 
 
-class StateCommand(QUndoCommand):
-    """One undoable change: the before and after values of the fields it touched."""
+class HistoryStack(QObject):
+    """A :class:`History` with the calls and signals of a ``QUndoStack``."""
 
-    def __init__(self, controller: UndoController, before: dict, after: dict, group) -> None:
-        super().__init__(controller.label_for(before))
-        self._controller = controller
-        self.before = before
-        self.after = after
-        self.group = group
-        self.epoch = controller._epoch
-        self.time = controller.clock()
-        self._pushed = False
+    cleanChanged = Signal(bool)
+    indexChanged = Signal(int)
+    canUndoChanged = Signal(bool)
+    canRedoChanged = Signal(bool)
+    undoTextChanged = Signal(str)
+    redoTextChanged = Signal(str)
 
-    def id(self) -> int:
-        return _MERGE_ID
+    def __init__(self, history: History, labeller, parent=None) -> None:
+        super().__init__(parent)
+        self.history = history
+        self._label = labeller
+        self._seen = self._status()
+        bind(self, history.changed, self._on_history_changed)
 
-    def mergeWith(self, other) -> bool:
-        if not isinstance(other, StateCommand) or other.epoch != self.epoch:
-            return False
-        if self.group is not None or other.group is not None:
-            same = other.group is self.group
-        else:
-            same = set(other.after) == set(self.after) and (other.time - self.time < MERGE_INTERVAL)
-        if not same:
-            return False
-        for name, value in other.before.items():
-            self.before.setdefault(name, value)
-        self.after.update(other.after)
-        self.time = other.time
-        if all(values_equal(self.before[n], self.after[n]) for n in self.after):
-            # A drag that came back to where it started is no step at all.
-            self.setObsolete(True)
-        return True
+    def _status(self) -> tuple:
+        return (
+            self.isClean(),
+            self.index(),
+            self.canUndo(),
+            self.canRedo(),
+            self.undoText(),
+            self.redoText(),
+        )
 
-    def redo(self) -> None:
-        if not self._pushed:
-            # QUndoStack.push calls redo(); the change has already happened.
-            self._pushed = True
-            return
-        self._controller._apply(self.after)
+    def _on_history_changed(self) -> None:
+        now = self._status()
+        signals = (
+            self.cleanChanged,
+            self.indexChanged,
+            self.canUndoChanged,
+            self.canRedoChanged,
+            self.undoTextChanged,
+            self.redoTextChanged,
+        )
+        old, self._seen = self._seen, now
+        for signal, before, after in zip(signals, old, now, strict=True):
+            if before != after:
+                signal.emit(after)
+
+    def count(self) -> int:
+        return len(self.history.steps)
+
+    def index(self) -> int:
+        return self.history.index
+
+    def canUndo(self) -> bool:
+        return self.history.can_undo
+
+    def canRedo(self) -> bool:
+        return self.history.can_redo
+
+    def undoText(self) -> str:
+        step = self.history.undo_step
+        return self._label(step) if step is not None else ""
+
+    def redoText(self) -> str:
+        step = self.history.redo_step
+        return self._label(step) if step is not None else ""
 
     def undo(self) -> None:
-        self._controller._apply(self.before)
+        self.history.undo()
+
+    def redo(self) -> None:
+        self.history.redo()
+
+    def isClean(self) -> bool:
+        return self.history.is_clean()
+
+    def setClean(self) -> None:
+        self.history.set_clean()
+
+    def clear(self) -> None:
+        self.history.clear()
 
 
 class UndoController(QObject):
-    """Records every change of ``state`` on a :class:`QUndoStack`.
+    """Records every change of a document and offers undo/redo actions.
 
     Parameters
     ----------
-    state : AttentionState
-        The state to watch; undo and redo write it back without being recorded.
+    document : Document or Topic
+        What to record; a lone topic (the attention state) gets a document of its own.
     parent : QObject, optional
         Qt parent.
 
     Attributes
     ----------
-    stack : QUndoStack
-        The undo history; its clean state is "saved" for the session controller.
-    clock : callable
-        Returns seconds; replaceable in tests so merging never depends on real time.
+    history : History
+        The Qt-free history.
+    stack : HistoryStack
+        The history as the menus and the session controller see it.
     """
 
-    def __init__(self, state: AttentionState, parent=None) -> None:
+    def __init__(self, document, parent=None) -> None:
         super().__init__(parent)
-        self.state = state
-        self.stack = QUndoStack(self)
-        self.clock = time.monotonic
-        self._last = {name: _copy(getattr(state, name)) for name in FIELD_NAMES}
-        self._applying = False
-        self._group = None
-        self._group_label = None
-        self._epoch = 0
-        bind(self, state.changed, self._on_state_changed)
-        # Qt deletes the stack after this object's ``destroyed``: silence it first, so its
-        # last cleanChanged never reaches a window that is itself half destroyed.
-        stack = self.stack
-        self.destroyed.connect(lambda *_: stack.blockSignals(True))
+        if isinstance(document, Topic):
+            document = Document(**{document.NAME: document})
+        self.document = document
+        self.history = History(document)
+        self.stack = HistoryStack(self.history, self.label_for, self)
 
-    # --- recording ---------------------------------------------------------------------
-    def _on_state_changed(self, names: frozenset) -> None:
-        after = {n: _copy(getattr(self.state, n)) for n in names}
-        before = {n: self._last[n] for n in names}
-        self._last.update({n: _copy(v) for n, v in after.items()})
-        if self._applying or names <= SELECTION_FIELDS:
-            return
-        self.stack.push(StateCommand(self, before, after, self._group))
+    @property
+    def clock(self):
+        """Returns seconds; replaceable in tests so merging never depends on real time."""
+        return self.history.clock
 
-    def label_for(self, values: dict) -> str:
-        """The text of a step changing ``values`` (the :meth:`merging` label if one is set)."""
-        return self._group_label or change_label(values)
+    @clock.setter
+    def clock(self, value) -> None:
+        self.history.clock = value
+
+    def label_for(self, step) -> str:
+        """The text of ``step`` (its :meth:`merging` label if it has one)."""
+        return step.label or change_label(step.names())
 
     @contextmanager
     def merging(self, label: str | None = None) -> Iterator[None]:
-        """Make every state change inside the block one undo step, named ``label``.
+        """Make every change inside the block one undo step, named ``label``.
 
         Use around a drag (press … release) or a compound edit such as opening a session.
         """
-        outer = self._group, self._group_label
-        self._group, self._group_label = object(), label
-        try:
+        with self.history.merging(label):
             yield
-        finally:
-            self._group, self._group_label = outer
-            self._epoch += 1  # the next change starts a step of its own
 
-    def _apply(self, values: dict) -> None:
-        self._applying = True
-        try:
-            self.state.update(**{n: _copy(v) for n, v in values.items()})
-        finally:
-            self._applying = False
-            self._epoch += 1  # never merge a new edit into a step just undone or redone
-
-    # --- public ------------------------------------------------------------------------
     def clear(self) -> None:
         """Forget the history (e.g. after opening a session) and mark the state clean."""
-        self.stack.clear()
-        self.resync()
-        self.stack.setClean()
+        self.history.clear()
 
     def resync(self) -> None:
-        """Re-read every field, after changes made with the state's signal blocked."""
-        self._last = {name: _copy(getattr(self.state, name)) for name in FIELD_NAMES}
-        self._epoch += 1
+        """Re-read every field, after changes made with the document's events blocked."""
+        self.history.resync()
+
+    def _action(self, parent, text: str, enabled, changed, label, triggered) -> QAction:
+        action = QAction(text, parent)
+
+        def refresh(*_args) -> None:
+            step_text = label()
+            action.setText(f"{text} {step_text}".strip())
+            action.setEnabled(enabled())
+
+        changed.connect(refresh)
+        action.triggered.connect(lambda _checked=False: triggered())
+        refresh()
+        return action
 
     def create_undo_action(self, parent) -> QAction:
         """An "Undo <change>" action with the platform's undo shortcut."""
-        action = self.stack.createUndoAction(parent, self.tr("Undo"))
+        s = self.stack
+        action = self._action(
+            parent, self.tr("Undo"), s.canUndo, s.undoTextChanged, s.undoText, s.undo
+        )
+        s.canUndoChanged.connect(action.setEnabled)
         action.setShortcut(QKeySequence(QKeySequence.StandardKey.Undo))
         action.setObjectName("action_undo")
         return action
 
     def create_redo_action(self, parent) -> QAction:
         """A "Redo <change>" action with the platform's redo shortcut."""
-        action = self.stack.createRedoAction(parent, self.tr("Redo"))
+        s = self.stack
+        action = self._action(
+            parent, self.tr("Redo"), s.canRedo, s.redoTextChanged, s.redoText, s.redo
+        )
+        s.canRedoChanged.connect(action.setEnabled)
         action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
         action.setObjectName("action_redo")
         return action

@@ -7,7 +7,7 @@ import pytest
 
 from attnviz.model.presets import load_preset, preset_state_values
 from attnviz.model.session import SessionError, load_session, read_session, save_session
-from attnviz.model.state import AttentionState
+from attnviz.model.topics.attention import AttentionState
 
 
 def _same_state(a: AttentionState, b: AttentionState):
@@ -77,7 +77,7 @@ def test_bad_files_are_refused_and_state_untouched(tmp_path, kind):
 
 def test_future_version_message_says_update(tmp_path):
     p = tmp_path / "f.attnviz"
-    p.write_text(json.dumps({"format_version": 2, "state": {}}))
+    p.write_text(json.dumps({"format_version": 3, "topics": {}}))
     with pytest.raises(SessionError, match="newer attnviz"):
         read_session(p)
 

@@ -5,7 +5,7 @@ import pytest
 
 from attnviz.model.presets import load_preset, preset_state_values
 from attnviz.model.resolve import Resolver, build_mask
-from attnviz.model.state import AttentionState, StateError
+from attnviz.model.topics.attention import AttentionState, StateError
 
 
 def test_default_state_is_banco_and_resolves_to_the_chapter_numbers():

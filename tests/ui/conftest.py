@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QSettings
 
 from attnviz.model.resolve import Resolver
-from attnviz.model.state import AttentionState
+from attnviz.model.topics.attention import AttentionState
 from attnviz.ui.app import require_working_binding
 
 # A PySide6 build known to abort Python < 3.12 would crash the run halfway: stop at once.

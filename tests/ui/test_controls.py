@@ -4,7 +4,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
-from attnviz.model.state import MATRICES
+from attnviz.model.topics.attention import MATRICES
 from attnviz.ui.panels.controls import ControlsPanel
 
 

@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication, QImage
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values
 from attnviz.model.resolve import Resolver
 from attnviz.model.session import save_session
-from attnviz.model.state import AttentionState
+from attnviz.model.topics.attention import AttentionState
 from attnviz.ui.export import ExportError, ExportSpec, export, render_image, write_csv
 from attnviz.ui.export_dialog import ExportDialog
 
@@ -135,8 +135,15 @@ def test_cli_applies_a_session(tmp_path):
         (["--preset", "banco", "--out", "x.jpg"], "unsupported extension"),
         (["--preset", "banco", "--out", "x.png", "--width", "9000"], "out of range"),
         (["--preset", "banco", "--out", "x.png", "--height", "15"], "out of range"),
-        (["--preset", "banco", "--out", "x.png", "--matrix", "keys"], "invalid choice"),
-        (["--out", "x.png"], "--preset"),
+        (["--preset", "banco", "--out", "x.png", "--matrix", "keys"], "unknown --matrix 'keys'"),
+        (["--preset", "banco"], "--out"),
+        (["--set", "attention.nope=1", "--out", "x.png"], "no field 'nope'"),
+        (["--set", "nowhere.d_k=1", "--out", "x.png"], "unknown topic 'nowhere'"),
+        (["--set", "attention.d_k=0", "--out", "x.png"], "attention.d_k: d_k must be between"),
+        (["--set", "attention.scale=no", "--out", "x.png"], "attention.scale"),
+        (["--set", "attention.temperature=1e400", "--out", "x.png"], "not a finite number"),
+        (["--set", "attention.d_k", "--out", "x.png"], "TOPIC.FIELD=VALUE"),
+        (["--set", "positions.head_dim=7", "--out", "x.csv"], "head_dim must be even"),
         (["--preset", "banco", "--session", "missing.attnviz", "--out", "x.csv"], "--session"),
     ],
 )

@@ -9,7 +9,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
 from attnviz.model.session import SUFFIX
-from attnviz.model.state import AttentionState
+from attnviz.model.topics.attention import AttentionState
 from attnviz.ui import sessions as sessions_module
 from attnviz.ui.sessions import MAX_RECENT, SessionController
 from attnviz.ui.undo import UndoController

@@ -160,7 +160,7 @@ def test_history_holds_copies_not_live_arrays(state, undo):
 
 
 def test_selection_alone_is_not_an_undo_step(qtbot):
-    from attnviz.model.state import AttentionState
+    from attnviz.model.topics.attention import AttentionState
     from attnviz.ui.undo import UndoController
 
     state = AttentionState()

@@ -4,7 +4,7 @@ import numpy as np
 
 from attnviz.core.attention import attention
 from attnviz.model.resolve import ASYNC_CELLS, Resolver
-from attnviz.model.state import AttentionState
+from attnviz.model.topics.attention import AttentionState
 from attnviz.ui.workers import qt_runner
 
 
@@ -43,7 +43,7 @@ def test_a_failing_job_reports_and_keeps_the_last_results(qtbot, monkeypatch):
     def boom(*args, **kwargs):
         raise MemoryError("no room")
 
-    monkeypatch.setattr("attnviz.model.resolve.attention_from_scores", boom)
+    monkeypatch.setattr("attnviz.model.resolve.attention.attention_from_scores", boom)
     with qtbot.waitSignal(r.failed, timeout=30000) as blocker:
         s.temperature = 2.0
     assert "MemoryError" in blocker.args[0] and not r.pending

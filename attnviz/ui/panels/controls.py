@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qthrottled
 
-from attnviz.model.state import COLORMAPS, MATRICES, TEMPERATURE_RANGE
+from attnviz.model.topics.attention import COLORMAPS, MATRICES, TEMPERATURE_RANGE
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.mask_box import MaskBox
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
@@ -57,6 +57,8 @@ class ControlsPanel(StatePanel):
     """√d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
 
     PANEL_ID = "controls"
+    ORDER = 10
+    AREA = "left"
     TITLE = QT_TRANSLATE_NOOP("ControlsPanel", "Controls")
 
     def __init__(self, state, resolver, parent=None) -> None:

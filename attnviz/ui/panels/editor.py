@@ -26,7 +26,7 @@ from superqt import QFlowLayout
 from superqt.utils import qthrottled
 
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
-from attnviz.model.state import HEAD_SOURCES, MAX_D_K
+from attnviz.model.topics.attention import HEAD_SOURCES, MAX_D_K
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
@@ -73,6 +73,8 @@ class EditorPanel(StatePanel):
     """Sentence, tokens, head type, d_k, seed, the Q/K/V table and the 2-D arrows."""
 
     PANEL_ID = "editor"
+    ORDER = 0
+    AREA = "left"
     TITLE = QT_TRANSLATE_NOOP("EditorPanel", "Tokens and vectors")
 
     def __init__(self, state, resolver, parent=None) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import Resolver, Results
-from attnviz.model.state import AttentionState
+from attnviz.model.topics.attention import AttentionState
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.heatmap_view import HeatmapView
@@ -126,6 +126,8 @@ class HeatmapPanel(StatePanel):
     """The matrix chosen in the state, with hover values and click-to-select a query."""
 
     PANEL_ID = "heatmap"
+    ORDER = 20
+    AREA = "right"
     TITLE = QT_TRANSLATE_NOOP("HeatmapPanel", "Attention matrix")
     #: The hover text (formatted), for the status bar; empty when the mouse leaves.
     sigHoverText = Signal(str)

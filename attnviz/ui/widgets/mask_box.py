@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from attnviz.model.state import MAX_TOKENS
+from attnviz.model.topics.attention import MAX_TOKENS
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 from attnviz.ui.widgets.token_checklist import TokenChecklist
 

@@ -1,8 +1,11 @@
-"""The base of every panel that edits or shows the state.
+"""The base of every panel that edits or shows a topic.
 
-It wires the model's events to per-field handlers (``_on_<field>_changed``), writes values
-back to the state and turns a rejected value (:class:`StateError`) into a visible message
-and a red frame on the control, then reverts the control to the state's value.
+It wires the topic's events to per-field handlers (``_on_<field>_changed``), writes values
+back to the topic and turns a rejected value (:class:`StateError`) into a visible message
+and a red frame on the control, then reverts the control to the topic's value.
+:class:`StatePanel` shows the attention topic with its always-on resolver;
+:class:`TopicPanel` shows any topic through a lazy resolver that computes only while the
+panel is visible.
 """
 
 from __future__ import annotations
@@ -14,8 +17,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from attnviz.model.resolve import Resolver
-from attnviz.model.state import FIELD_NAMES, AttentionState, StateError
+from attnviz.model.fields import StateError
 from attnviz.ui.widgets.binding import INVALID_STYLE, bind, mark_invalid
 
 
@@ -42,19 +44,28 @@ def blocked(*widgets: QWidget) -> Iterator[None]:
 
 
 class StatePanel(QWidget):
-    """A dock panel bound to one state and resolver.
+    """A dock panel bound to one topic (``state``) and its resolver.
 
-    Subclasses set :attr:`PANEL_ID`, :attr:`TITLE`, build their controls, then call
-    :meth:`_finish` with the layout; model events arrive at ``_on_<field>_changed``.
+    Subclasses set :attr:`PANEL_ID`, :attr:`TITLE`, :attr:`ORDER`, :attr:`AREA`, build
+    their controls, then call :meth:`_finish` with the layout; model events arrive at
+    ``_on_<field>_changed``.
     """
 
     PANEL_ID = ""
     TITLE = ""
+    ORDER = 100
+    AREA = "right"
 
-    def __init__(self, state: AttentionState, resolver: Resolver, parent=None) -> None:
+    @classmethod
+    def create(cls, workspace, parent=None):
+        """The panel for a :class:`~attnviz.model.workspace.Workspace` (main window, export)."""
+        return cls(workspace.state, workspace.resolver, parent)
+
+    def __init__(self, state, resolver, parent=None) -> None:
         super().__init__(parent)
         self.state = state
         self.resolver = resolver
+        self._fields = state.field_names()
         self.setObjectName(f"panel_{self.PANEL_ID}")
         self._invalid: set[QWidget] = set()
         self._scaled: list[tuple[QWidget, float, bool]] = []
@@ -89,7 +100,7 @@ class StatePanel(QWidget):
         layout.addWidget(self.message)
         self.setLayout(layout)
         bind(self, self.state.changed, self._on_state_changed)
-        self._refresh(FIELD_NAMES)
+        self._refresh(self._fields)
 
     # --- fonts -------------------------------------------------------------------------
     def scale_font(self, widget: QWidget, factor: float, *, bold: bool = False) -> None:
@@ -114,7 +125,7 @@ class StatePanel(QWidget):
 
     def _refresh(self, names: Iterable[str]) -> None:
         done = set()
-        for name in FIELD_NAMES:
+        for name in self._fields:
             if name not in names:
                 continue
             handler = getattr(self, f"_on_{name}_changed", None)
@@ -131,7 +142,7 @@ class StatePanel(QWidget):
             self.state.update(**values)
         except StateError as exc:
             self.show_error(str(exc), widget)
-            self._refresh(set(values) | set(FIELD_NAMES))
+            self._refresh(self._fields)
             return False
         self.show_error(None)
         return True
@@ -150,3 +161,43 @@ class StatePanel(QWidget):
         if widget is not None:
             mark_invalid(widget, message)
             self._invalid.add(widget)
+
+
+class TopicPanel(StatePanel):
+    """A panel of one lazy resolver (:attr:`RESOLVER`, a module of attnviz.model.resolve).
+
+    The resolver computes only while the panel is visible; its results arrive at
+    :meth:`_on_results` (also once when the panel is first shown).
+    """
+
+    RESOLVER = ""
+
+    @classmethod
+    def create(cls, workspace, parent=None):
+        return cls(workspace, parent)
+
+    def __init__(self, workspace, parent=None) -> None:
+        self.workspace = workspace
+        resolver = workspace.resolver_for(self.RESOLVER)
+        super().__init__(workspace.document[resolver.TOPIC], resolver, parent)
+        bind(self, resolver.resolved, self._on_resolved)
+        bind(self, resolver.failed, self._on_failed)
+
+    def _on_resolved(self, results, _names: frozenset) -> None:
+        if self.isVisible():
+            self._on_results(results)
+
+    def _on_failed(self, message: str) -> None:
+        self.show_error(message)
+
+    def _on_results(self, results) -> None:
+        """Draw ``results`` (override)."""
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.resolver.watch(self)
+        self._on_results(self.resolver.results)
+
+    def hideEvent(self, event) -> None:
+        self.resolver.unwatch(self)
+        super().hideEvent(event)

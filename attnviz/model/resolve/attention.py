@@ -1,9 +1,11 @@
-"""One resolver turns the state into results, recomputing only what a change affects.
+"""The attention topic's resolver: state → results, recomputing only what a change affects.
 
-Dependency graph (state fields → results):
+Dependency graph (fields → results):
 
 - ``mask``      ← tokens, causal, padding, segments, window, window_causal
-- ``attention`` ← q, k, v, d_k, scale, temperature, mask (and everything behind Q/K/V)
+- ``attention`` ← q, k, v, d_k, scale, temperature, mask (and everything behind Q/K/V);
+  with ``rope`` on, also the ``positions`` topic's base and scaling (Q and K are rotated
+  by token index, pairs of dimensions as the clock dial shows them)
 - ``steps``     ← attention, selected_query
 
 Restyle fields (matrix choice, colormap, levels) recompute nothing; they are passed on so
@@ -21,15 +23,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from psygnal import Signal
 
 from attnviz.core import masks
 from attnviz.core.attention import AttentionResult, attention_from_scores, score_scale
-from attnviz.model.state import RECOMPUTE_KEYS, RESTYLE_KEYS, AttentionState
+from attnviz.core.rope import apply_rope, rope_frequencies
+from attnviz.model.events import Signal
+from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.topics.attention import AttentionState
+from attnviz.model.topics.positions import PositionsState, scaling_dict
+
+RECOMPUTE_KEYS = AttentionState.recompute_keys()
+RESTYLE_KEYS = AttentionState.restyle_keys()
+#: Fields of the positions topic that change the rotation (the dial's positions do not).
+ROPE_KEYS = frozenset(
+    {
+        "base",
+        "rope_type",
+        "factor",
+        "original_context",
+        "low_freq_factor",
+        "high_freq_factor",
+        "beta_fast",
+        "beta_slow",
+    }
+)
 
 MASK_KEYS = frozenset({"tokens", "causal", "padding", "segments", "window", "window_causal"})
 #: Fields that change q kᵀ itself; the others (scale, temperature, v, mask) reuse it.
-QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k"})
+QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k", "rope"})
 #: Above this many matrix entries (n = 1024) a recompute leaves the caller's thread when a
 #: runner is available: at ~50 ms and beyond a slider would stutter.
 ASYNC_CELLS = 1024 * 1024
@@ -49,6 +70,7 @@ class QuerySteps:
 
     query: int
     token: str
+    q: np.ndarray
     raw: np.ndarray
     scaled: np.ndarray
     allowed: np.ndarray
@@ -65,6 +87,9 @@ class Results:
     mask: np.ndarray | None
     attention: AttentionResult
     steps: QuerySteps
+    q: np.ndarray
+    k: np.ndarray
+    rope_pairs: int = 0
 
     def matrix(self, name: str) -> np.ndarray:
         """The matrix a heatmap shows: ``scores``, ``weights`` or ``output``."""
@@ -102,6 +127,31 @@ def build_mask(state: AttentionState) -> np.ndarray | None:
     return mask_from_key(mask_key(state))
 
 
+def rotate(q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray) -> tuple:
+    """Q and K turned by token index: pair i of row m by m·θ_i (interleaved pairs).
+
+    With an odd width the last dimension has no partner and stays as it is.
+    """
+    pairs = inv_freq.shape[0]
+    if pairs == 0:
+        return q, k
+    pos = np.arange(q.shape[0], dtype=np.float64)
+    out = []
+    for x in (q, k):
+        y = np.array(x, dtype=np.float64)
+        y[:, : 2 * pairs] = apply_rope(x[:, : 2 * pairs], pos, inv_freq, layout="interleaved")
+        out.append(y)
+    return tuple(out)
+
+
+def rope_frequencies_for(d_k: int, positions: dict) -> np.ndarray:
+    """θ_i for the pairs of a d_k-wide head (an odd d_k leaves its last dimension out)."""
+    width = d_k - d_k % 2
+    if width < 2:
+        return np.zeros(0)
+    return rope_frequencies(width, positions["base"], scaling_dict(positions))
+
+
 @dataclass(frozen=True)
 class _Job:
     """Everything one recompute reads, captured at one moment (arrays are never mutated)."""
@@ -111,31 +161,44 @@ class _Job:
     v: np.ndarray
     c: float
     mask_key: tuple
-    qk_cache: tuple  # (q, k, q kᵀ) of the last finished job
+    rope_key: tuple | None  # (d_k, positions fields) when RoPE is on
+    qk_cache: tuple  # (q, k, rope_key, q_eff, k_eff, q_eff k_effᵀ) of the last job
     mask_cache: tuple  # (mask_key, mask) of the last finished job
 
     def run(self) -> tuple:
-        q_old, k_old, qk = self.qk_cache
-        if not (self.q is q_old and self.k is k_old):
-            qk = self.q @ self.k.T
+        q_old, k_old, rope_old, q_eff, k_eff, qk = self.qk_cache
+        if not (self.q is q_old and self.k is k_old and self.rope_key == rope_old):
+            q_eff, k_eff = self.q, self.k
+            if self.rope_key is not None:
+                d_k, fields = self.rope_key
+                inv = rope_frequencies_for(d_k, dict(fields))
+                q_eff, k_eff = rotate(self.q, self.k, inv)
+            qk = q_eff @ k_eff.T
         key_old, mask = self.mask_cache
         if self.mask_key != key_old:
             mask = mask_from_key(self.mask_key)
         # Bit for bit what attention(q, k, v, ...) gives: the same product, the same factor.
         result = attention_from_scores(qk * self.c, self.v, mask=mask)
-        return (self.q, self.k, qk), (self.mask_key, mask), result
+        cache = (self.q, self.k, self.rope_key, q_eff, k_eff, qk)
+        return cache, (self.mask_key, mask), result
 
 
-def query_steps(state: AttentionState, res: AttentionResult, mask) -> QuerySteps:
-    """The four steps for the state's selected query, read off the full result."""
+def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=None) -> QuerySteps:
+    """The four steps for the state's selected query, read off the full result.
+
+    ``q`` and ``k`` are the vectors the scores came from (rotated when RoPE is on).
+    """
+    q = state.q if q is None else q
+    k = state.k if k is None else k
     i = state.selected_query
-    raw = state.q[i] @ state.k.T
+    raw = q[i] @ k.T
     allowed = np.ones(state.n, bool) if mask is None else mask[i].copy()
     divisor = (np.sqrt(state.d_k) if state.scale else 1.0) * state.temperature
     scaled = np.where(allowed, res.scores[i], -np.inf)
     return QuerySteps(
         query=i,
         token=state.tokens[i],
+        q=np.array(q[i]),
         raw=raw,
         scaled=scaled,
         allowed=allowed,
@@ -146,12 +209,23 @@ def query_steps(state: AttentionState, res: AttentionResult, mask) -> QuerySteps
 
 
 class Resolver:
-    """Listens to a state and keeps :attr:`results` current.
+    """Listens to a state (and the positions topic) and keeps :attr:`results` current.
 
     Emits ``resolved(results, changed_names)`` where ``changed_names`` holds the results
     recomputed (``mask``, ``attention``, ``steps``) and the restyle fields that changed,
     ``busy(bool)`` around work handed to the ``runner``, and ``failed(message)`` when such
     work raised (the last good results stay).
+
+    Parameters
+    ----------
+    state : AttentionState
+    positions : PositionsState, optional
+        Where RoPE's base and scaling come from when ``state.rope`` is on (defaults apply
+        when omitted).
+    auto : bool
+        Follow the state's changes (False: results of the moment of construction).
+    runner : Runner, optional
+        Runs large recomputes elsewhere (the UI passes a Qt thread pool).
     """
 
     resolved = Signal(object, frozenset)
@@ -159,26 +233,46 @@ class Resolver:
     failed = Signal(str)
 
     def __init__(
-        self, state: AttentionState, *, auto: bool = True, runner: Runner | None = None
+        self,
+        state: AttentionState,
+        positions: PositionsState | None = None,
+        *,
+        auto: bool = True,
+        runner: Runner | None = None,
     ) -> None:
         self.state = state
+        self.positions = positions if positions is not None else PositionsState()
         self.runner = runner
         self.generation = 0
         self._job_id = 0
         self._pending = False
-        self._qk_cache: tuple = (None, None, None)
+        self._qk_cache: tuple = (None,) * 6
         self._mask_cache: tuple = (None, None)
         self._apply(self._job().run())
-        self.results = Results(
-            0, self._mask, self._attention, query_steps(state, self._attention, self._mask)
-        )
+        self.results = self._results(query_steps(state, self._attention, self._mask, *self._qk))
         if auto:
             state.changed.connect(self.on_state_changed)
+            self.positions.changed.connect(self._on_positions_changed)
 
     @property
     def pending(self) -> bool:
         """True while a recompute runs elsewhere; :attr:`results` are then the last ones."""
         return self._pending
+
+    @property
+    def _qk(self) -> tuple:
+        return self._qk_cache[3], self._qk_cache[4]
+
+    def _results(self, steps: QuerySteps) -> Results:
+        q, k = self._qk
+        pairs = self._qk_cache[2][0] // 2 if self._qk_cache[2] is not None else 0
+        return Results(self.generation, self._mask, self._attention, steps, q, k, pairs)
+
+    def _rope_key(self) -> tuple | None:
+        if not self.state.rope:
+            return None
+        p = self.positions
+        return (self.state.d_k, tuple((name, p.get(name)) for name in sorted(ROPE_KEYS)))
 
     def _job(self) -> _Job:
         s = self.state
@@ -188,6 +282,7 @@ class Resolver:
             s.v,
             score_scale(s.d_k, s.scale, s.temperature),
             mask_key(s),
+            self._rope_key(),
             self._qk_cache,
             self._mask_cache,
         )
@@ -199,6 +294,10 @@ class Resolver:
         self._mask_cache = mask_cache
         self._mask = mask_cache[1]
         return changed
+
+    def _on_positions_changed(self, names: frozenset) -> None:
+        if self.state.rope and names & ROPE_KEYS:
+            self.on_state_changed(frozenset({"rope"}))
 
     def on_state_changed(self, names: frozenset) -> None:
         """Recompute what ``names`` affect and emit :attr:`resolved`."""
@@ -216,12 +315,14 @@ class Resolver:
                 if restyle:
                     self.resolved.emit(self.results, frozenset(restyle))
                 return
-            self._pending = False
+            if self._pending:
+                self._pending = False
+                self.busy.emit(False)
             self._publish(self._apply(job.run()), restyle)
         elif "selected_query" in names and not self._pending:
             self._publish(False, restyle, only_steps=True)
         elif restyle:
-            self.results = Results(self.generation, self._mask, self._attention, self.results.steps)
+            self.results = self._results(self.results.steps)
             self.resolved.emit(self.results, frozenset(restyle))
 
     def _finish(self, job_id: int, out: tuple) -> None:
@@ -236,8 +337,8 @@ class Resolver:
         self._publish(self._apply(out), frozenset())
 
     def _publish(self, mask_changed: bool, restyle: frozenset, *, only_steps=False) -> None:
-        steps = query_steps(self.state, self._attention, self._mask)
-        self.results = Results(self.generation, self._mask, self._attention, steps)
+        steps = query_steps(self.state, self._attention, self._mask, *self._qk)
+        self.results = self._results(steps)
         done = (
             {"steps"}
             if only_steps
@@ -250,3 +351,41 @@ def _same(a, b) -> bool:
     if a is None or b is None:
         return a is b
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+# --- exported data (attnviz export --panel heatmap|steps|editor --matrix NAME) -----------
+def _heatmap_data(name: str):
+    def read(workspace) -> DataArray:
+        state, res = workspace.state, workspace.resolver.results
+        tokens = tuple(state.tokens)
+        if name in ("scores", "weights"):
+            return DataArray(res.matrix(name), tokens, tokens)
+        if name == "output":
+            d_v = res.attention.output.shape[1]
+            labels = state.value_labels if len(state.value_labels) == d_v else None
+            return DataArray(res.attention.output, tokens, labels)
+        arr = {"q": res.q, "k": res.k, "v": state.v}[name]
+        return DataArray(arr, tokens, None)
+
+    return read
+
+
+for _name in ("scores", "weights", "output", "q", "k", "v"):
+    provides("heatmap", _name)(_heatmap_data(_name))
+for _name in ("q", "k", "v"):
+    provides("editor", _name)(_heatmap_data(_name))
+
+
+def _steps_data(name: str):
+    def read(workspace) -> DataArray:
+        steps = workspace.resolver.results.steps
+        values = {"raw": steps.raw, "scaled": steps.scaled, "weights": steps.weights}
+        if name == "output":
+            return DataArray(steps.output[None, :], (steps.token,), None)
+        return DataArray(values[name][None, :], (steps.token,), tuple(workspace.state.tokens))
+
+    return read
+
+
+for _name in ("raw", "scaled", "weights", "output"):
+    provides("steps", _name)(_steps_data(_name))

@@ -1,0 +1,139 @@
+"""Qt-free events whose listeners are isolated from each other.
+
+A topic's ``changed`` and a resolver's ``resolved`` reach the undo history, the resolvers
+and every panel. If one listener raised in the middle of an emission (a view's hover
+lookup on a matrix that just shrank, say), a plain signal would skip every listener after
+it: the undo history would miss the change and later edits would fail. Here every live
+listener is called whatever the others do; the errors are handed to :func:`report` once
+all have run. By default :func:`report` re-raises the first one (tests see it); the
+application installs a handler that logs it and keeps going.
+
+The API is the small part of psygnal's that the model uses: a :class:`Signal` declared on
+a class gives each instance an :class:`Emitter` with ``connect``, ``disconnect``,
+``blocked`` and ``emit``. Bound methods are held weakly, so a listener that is garbage
+collected simply stops receiving.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+ErrorHandler = Callable[[BaseException], None]
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
+_handler: ErrorHandler = _raise
+
+
+def set_error_handler(handler: ErrorHandler | None) -> ErrorHandler:
+    """Install ``handler`` for listener errors (None: re-raise); return the previous one."""
+    global _handler
+    previous = _handler
+    _handler = handler or _raise
+    return previous
+
+
+def report(exc: BaseException) -> None:
+    """Hand a listener's exception to the installed error handler."""
+    _handler(exc)
+
+
+class _Slot:
+    """One connection: a function held strongly or a bound method held weakly."""
+
+    __slots__ = ("key", "_ref", "_func")
+
+    def __init__(self, callback: Callable) -> None:
+        if hasattr(callback, "__self__") and hasattr(callback, "__func__"):
+            self._ref = weakref.WeakMethod(callback)
+            self._func = None
+            self.key = (id(callback.__self__), callback.__func__)
+        else:
+            self._ref = None
+            self._func = callback
+            self.key = (None, callback)
+
+    def target(self) -> Callable | None:
+        """The callable, or None when its object is gone."""
+        return self._func if self._ref is None else self._ref()
+
+
+class Emitter:
+    """The per-instance side of a :class:`Signal`."""
+
+    __slots__ = ("_slots", "_blocked", "__weakref__")
+
+    def __init__(self) -> None:
+        self._slots: list[_Slot] = []
+        self._blocked = 0
+
+    def connect(self, callback: Callable) -> Callable:
+        """Call ``callback(*args)`` on every emission; returns ``callback``."""
+        slot = _Slot(callback)
+        if all(s.key != slot.key for s in self._slots):
+            self._slots.append(slot)
+        return callback
+
+    def disconnect(self, callback: Callable, *, missing_ok: bool = True) -> None:
+        """Stop calling ``callback``; a callback that is not connected is ignored."""
+        key = _Slot(callback).key
+        kept = [s for s in self._slots if s.key != key]
+        if len(kept) == len(self._slots) and not missing_ok:
+            raise ValueError(f"{callback!r} is not connected")
+        self._slots = kept
+
+    def __len__(self) -> int:
+        return sum(1 for s in self._slots if s.target() is not None)
+
+    @contextmanager
+    def blocked(self) -> Iterator[None]:
+        """Emit nothing inside the block."""
+        self._blocked += 1
+        try:
+            yield
+        finally:
+            self._blocked -= 1
+
+    def emit(self, *args) -> None:
+        """Call every live listener with ``args``; errors are reported after all have run."""
+        if self._blocked:
+            return
+        errors = []
+        dead = False
+        for slot in list(self._slots):
+            target = slot.target()
+            if target is None:
+                dead = True
+                continue
+            try:
+                target(*args)
+            except Exception as exc:  # isolate listeners; reported below
+                errors.append(exc)
+        if dead:
+            self._slots = [s for s in self._slots if s.target() is not None]
+        for exc in errors:
+            report(exc)
+
+
+class Signal:
+    """Declare an event on a class: ``changed = Signal()``; each instance gets an Emitter."""
+
+    def __init__(self, *_types) -> None:
+        self._name = ""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self._name = f"_event_{name}"
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        emitter = instance.__dict__.get(self._name)
+        if emitter is None:
+            emitter = Emitter()
+            instance.__dict__[self._name] = emitter
+        return emitter

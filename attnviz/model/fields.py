@@ -1,0 +1,234 @@
+"""Typed fields of a topic: what a value may be, how it is read and how it is written.
+
+Each :class:`Field` checks a value strictly and raises :class:`StateError` (one line naming
+the field) instead of coercing it: ``"no"`` is not a boolean, ``"abc"`` is not a list of
+flags, a number of four hundred digits is refused before it is converted, and nothing
+non-finite gets in. The same descriptions serve ``attnviz export --set`` and
+``--list-fields``, the session files and the undo history.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Largest magnitude of a vector component: big enough for any real activation, small
+#: enough that q·k of 1024-dimensional vectors stays far from float64 overflow.
+MAX_ABS = 1e6
+#: Longest text a field holds (a token, a label, a preset id).
+MAX_TEXT = 200
+
+
+class StateError(ValueError):
+    """A value a control tried to set is out of range or inconsistent."""
+
+
+def _number_text(value) -> str:
+    """A short rendering of a number for messages (never the 4,000 digits of a huge int)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        digits = int(value.bit_length() * 0.30103) + 1
+        return f"a {digits}-digit number"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def check_text(name: str, value, *, limit: int = MAX_TEXT) -> str:
+    """A string that UTF-8 can encode (no lone surrogates), at most ``limit`` characters."""
+    if not isinstance(value, str):
+        raise StateError(f"{name} must be text, got {type(value).__name__}")
+    if len(value) > limit:
+        raise StateError(f"{name} is longer than {limit} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StateError(f"{name} holds a character that cannot be saved ({exc.reason})") from None
+    return value
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a topic.
+
+    Parameters
+    ----------
+    name : the field's name (a contract: ``--set TOPIC.NAME=...`` uses it)
+    kind : ``int``, ``float``, ``bool``, ``choice``, ``text``, ``texts``, ``flags``,
+        ``ints``, ``matrix`` (2-D float array), ``pair`` (low < high), ``cell`` (None or
+        two indices)
+    default : the value of a fresh topic
+    lo, hi : inclusive bounds of a number, of each entry of ``ints``, of a cell's indices
+    choices : the allowed values of a ``choice``
+    max_len : the longest ``texts``/``flags``/``ints`` sequence
+    doc : one line for ``--list-fields``
+    recompute : False for restyle-only fields (colormap, levels)
+    browse : True for selections, which are not undo steps
+    """
+
+    name: str
+    kind: str
+    default: object
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple = ()
+    max_len: int | None = None
+    doc: str = ""
+    recompute: bool = True
+    browse: bool = False
+
+    # --- checking ----------------------------------------------------------------------
+    def coerce(self, value):
+        """The value as the topic stores it; :class:`StateError` when it is not valid."""
+        check = getattr(self, f"_{self.kind}")
+        return check(value)
+
+    def _range(self, value, shown=None):
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise StateError(
+                f"{self.name} must be between {_bound(self.lo)} and {_bound(self.hi)}, "
+                f"got {shown or _number_text(value)}"
+            )
+        return value
+
+    def _int(self, value):
+        if isinstance(value, (float, np.floating)) and math.isfinite(value) and value == int(value):
+            value = int(value)  # JSON may write 8 as 8.0
+        if not _is_int(value):
+            raise StateError(f"{self.name} must be an integer, got {_number_text(value)}")
+        return int(self._range(int(value)))
+
+    def _float(self, value):
+        if not _is_real(value):
+            raise StateError(f"{self.name} must be a number, got {_number_text(value)}")
+        try:
+            out = float(value)
+        except OverflowError:
+            raise StateError(f"{self.name}: {_number_text(value)} is too large") from None
+        if not math.isfinite(out):
+            raise StateError(f"{self.name} must be a finite number, got {out!r}")
+        return self._range(out)
+
+    def _bool(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise StateError(f"{self.name} must be true or false, got {_number_text(value)}")
+        return bool(value)
+
+    def _choice(self, value):
+        if not isinstance(value, str) or value not in self.choices:
+            raise StateError(
+                f"unknown {self.name} {_number_text(value)}; expected one of "
+                f"{', '.join(map(str, self.choices))}"
+            )
+        return value
+
+    def _text(self, value):
+        return check_text(self.name, value)
+
+    def _sequence(self, value) -> Sequence:
+        if isinstance(value, (str, bytes, dict)) or not isinstance(value, (Sequence, np.ndarray)):
+            raise StateError(f"{self.name} must be a list, got {type(value).__name__}")
+        if isinstance(value, np.ndarray) and value.ndim != 1:
+            raise StateError(f"{self.name} must be a flat list")
+        if self.max_len is not None and len(value) > self.max_len:
+            raise StateError(f"{self.name} has {len(value)} entries; at most {self.max_len}")
+        return value
+
+    def _texts(self, value):
+        seq = self._sequence(value)
+        return tuple(check_text(f"{self.name}[{i}]", t) for i, t in enumerate(seq))
+
+    def _flags(self, value):
+        seq = self._sequence(value)
+        if not all(isinstance(x, (bool, np.bool_)) for x in seq):
+            raise StateError(f"{self.name} must be a list of true/false flags")
+        return tuple(bool(x) for x in seq)
+
+    def _ints(self, value):
+        seq = self._sequence(value)
+        item = Field(f"{self.name} entry", "int", 0, self.lo, self.hi)
+        return tuple(item.coerce(x) for x in seq)
+
+    def _matrix(self, value):
+        return check_matrix(self.name, value)
+
+    def _pair(self, value):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+            raise StateError(f"{self.name} must be a pair [low, high]")
+        if len(value) != 2:
+            raise StateError(f"{self.name} must be a pair [low, high]")
+        item = Field(self.name, "float", 0.0, self.lo, self.hi)
+        lo, hi = (item.coerce(x) for x in value)
+        if not lo < hi:
+            raise StateError(f"{self.name} must have low < high, got {[lo, hi]}")
+        return (lo, hi)
+
+
+    def _cell(self, value):
+        if value is None:
+            return None
+        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+            raise StateError(f"{self.name} must be null or a pair [row, column]")
+        if len(value) != 2:
+            raise StateError(f"{self.name} must be null or a pair [row, column]")
+        item = Field(self.name, "int", 0, self.lo, self.hi)
+        return tuple(item.coerce(x) for x in value)
+
+    # --- describing --------------------------------------------------------------------
+    def describe(self) -> str:
+        """``kind, range or choices, default`` for ``--list-fields``."""
+        parts = [self.kind]
+        if self.choices:
+            parts.append("one of " + "|".join(map(str, self.choices)))
+        elif self.lo is not None or self.hi is not None:
+            parts.append(f"{_bound(self.lo)}..{_bound(self.hi)}")
+        if self.max_len is not None:
+            parts.append(f"up to {self.max_len} entries")
+        default = self.default
+        if isinstance(default, tuple):
+            default = list(default)
+        if self.kind == "matrix":
+            default = "follows the other fields"
+        parts.append(f"default {default}")
+        return ", ".join(parts)
+
+
+def _bound(x) -> str:
+    if x is None:
+        return "∞"
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def check_matrix(name: str, value) -> np.ndarray:
+    """A finite, read-only float64 matrix with entries within ±:data:`MAX_ABS`."""
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise StateError(f"{name} must be a matrix (a list of rows of numbers)")
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "biuf":
+        raise StateError(f"{name} must hold numbers, got {value.dtype}")
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except OverflowError:
+        raise StateError(f"{name} holds a number too large to use") from None
+    except (TypeError, ValueError):
+        raise StateError(f"{name} must be a matrix of numbers with rows of equal length") from None
+    if arr.ndim != 2:
+        raise StateError(f"{name} must be a matrix (rows × columns), got {arr.ndim} dimension(s)")
+    if not np.all(np.isfinite(arr)):
+        raise StateError(f"{name} holds a non-finite number")
+    if arr.size and float(np.abs(arr).max()) > MAX_ABS:
+        raise StateError(f"{name} holds a number larger than {MAX_ABS:g} in magnitude")
+    arr.flags.writeable = False
+    return arr

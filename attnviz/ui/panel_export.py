@@ -1,0 +1,147 @@
+"""Export any panel: PNG at an exact pixel size or SVG, drawn as the app draws it.
+
+The heatmap has its own slide figure (:mod:`attnviz.ui.export`). Every other panel is
+built afresh, offscreen, on the same workspace, styled with the export's theme and a font
+sized for a 1920×1080 slide, laid out on that logical canvas and painted into an image of
+exactly the requested size with a device-pixel ratio — so 1920×1080 and 3840×2160 show
+the same picture, only sharper. A panel may offer :meth:`figure_widget` to export only
+its pictures, without its controls. Data arrays go through :mod:`attnviz.model.data_files`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QApplication, QWidget
+
+from attnviz.model.data_files import DataFileError, write_data
+from attnviz.model.panel_data import panel_data
+from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec, export
+from attnviz.ui.panels import panel_class
+from attnviz.ui.theme import palette_for, theme_named
+
+#: Interface text on the 1920×1080 design canvas: large enough for the back of a room.
+PANEL_FONT_PX = 22
+#: What a heatmap CSV's corner cell says, as the app has always written it.
+_CORNERS = {
+    "scores": "S: query \\ column",
+    "weights": "A: query \\ column",
+    "output": "O: query \\ column",
+}
+
+
+def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QWidget]:
+    """``(panel, figure)``: the panel laid out on the spec's logical canvas, offscreen."""
+    spec.check()
+    cls = panel_class(panel_id)
+    theme = theme_named(spec.theme)
+    panel = cls.create(workspace, None)
+    panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    panel.setPalette(palette_for(theme))
+    panel.setAutoFillBackground(not spec.transparent)
+    font = QFont(QGuiApplication.font())
+    font.setPixelSize(PANEL_FONT_PX)
+    panel.setFont(font)
+    apply = getattr(panel, "apply_theme", None)
+    if apply is not None:
+        apply(theme)
+    scale = min(spec.width / DESIGN_SIZE[0], spec.height / DESIGN_SIZE[1])
+    panel.resize(round(spec.width / scale), round(spec.height / scale))
+    panel.show()
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        QApplication.processEvents()
+    figure = getattr(panel, "figure_widget", lambda: panel)()
+    return panel, figure
+
+
+def _paint(figure: QWidget, painter: QPainter, spec: ExportSpec) -> None:
+    if not spec.transparent:
+        painter.fillRect(
+            QRectF(0, 0, figure.width(), figure.height()),
+            QColor(theme_named(spec.theme).background),
+        )
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    flags = QWidget.RenderFlag.DrawChildren
+    if not spec.transparent:
+        flags |= QWidget.RenderFlag.DrawWindowBackground
+    figure.render(painter, renderFlags=flags)
+
+
+def render_panel_image(workspace, panel_id: str, spec: ExportSpec) -> QImage:
+    """The panel as a ``QImage`` of exactly ``spec.width × spec.height`` pixels."""
+    panel, figure = build_panel(workspace, panel_id, spec)
+    try:
+        image = QImage(spec.width, spec.height, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        ratio = min(spec.width / figure.width(), spec.height / figure.height())
+        image.setDevicePixelRatio(ratio)
+        painter = QPainter(image)
+        try:
+            _paint(figure, painter, spec)
+        finally:
+            painter.end()
+        image.setDevicePixelRatio(1.0)
+        return image
+    finally:
+        panel.close()
+        panel.deleteLater()
+
+
+def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
+    """Save the panel as SVG (vector text and lines where the panel draws them)."""
+    path = Path(path)
+    panel, figure = build_panel(workspace, panel_id, spec)
+    try:
+        gen = QSvgGenerator()
+        gen.setFileName(str(path))
+        gen.setSize(QSize(spec.width, spec.height))
+        gen.setResolution(96)
+        gen.setViewBox(QRectF(0, 0, figure.width(), figure.height()))
+        gen.setTitle(f"attnviz {panel_id}")
+        painter = QPainter()
+        if not painter.begin(gen):
+            raise ExportError(f"could not write {path}")
+        try:
+            _paint(figure, painter, spec)
+        finally:
+            painter.end()
+    finally:
+        panel.close()
+        panel.deleteLater()
+    if not path.is_file():
+        raise ExportError(f"could not write {path}")
+    return path
+
+
+def export_panel(workspace, panel_id: str, path, spec: ExportSpec, matrix: str | None = None):
+    """Write panel ``panel_id`` to ``path``: a picture (png, svg) or data array (csv, npy)."""
+    path = Path(path)
+    ext = path.suffix.lower().lstrip(".")
+    spec.check()
+    if ext in ("csv", "npy"):
+        name = matrix or spec.matrix or (
+            workspace.state.matrix if panel_id == "heatmap" else None
+        )
+        if name is None:
+            raise ExportError(f"say which data array of {panel_id} to write")
+        try:
+            return write_data(
+                panel_data(workspace, panel_id, name), path, corner=_CORNERS.get(name, name)
+            )
+        except (DataFileError, ValueError) as exc:
+            raise ExportError(str(exc)) from None
+    if panel_id == "heatmap":
+        return export(workspace.state, workspace.resolver.results, path, spec)
+    if ext == "png":
+        image = render_panel_image(workspace, panel_id, spec)
+        if not image.save(str(path), "PNG", 80):
+            raise ExportError(f"could not write {path}")
+        return path
+    if ext == "svg":
+        return write_panel_svg(workspace, panel_id, path, spec)
+    raise ExportError(f"cannot export to {path.name!r}: use .png, .svg, .csv or .npy")
