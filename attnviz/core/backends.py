@@ -25,16 +25,18 @@ import sys
 
 import numpy as np
 
+from attnviz.core import _parallel, memory_guard
 from attnviz.core import attention as _attention
 from attnviz.core import tiled as _tiled
 from attnviz.core._validate import as_float_array, check_choice, check_temperature
+from attnviz.core.memory_guard import MemoryRefused
 
 INSTALL_HINT = 'pip install "attnviz[torch]"'
 NAMES = ("numpy", "torch", "cuda", "auto")
 _DTYPES = {
     "numpy": (None, "float32", "float64"),
     "torch": (None, "float32", "float64"),
-    "cuda": (None, "float32", "bfloat16"),
+    "cuda": (None, "float32", "bfloat16", "float16"),
 }
 
 
@@ -42,8 +44,12 @@ class BackendUnavailableError(RuntimeError):
     """The backend asked for cannot run here (torch not installed, or no CUDA device)."""
 
 
-class BackendOutOfMemoryError(MemoryError):
-    """The device ran out of memory; the message suggests a smaller n or the CPU."""
+class BackendOutOfMemoryError(MemoryRefused, MemoryError):
+    """The device ran out of memory; the message suggests a smaller n or the CPU.
+
+    A :class:`attnviz.core.memory_guard.MemoryRefused` (so a ``ValueError``), as the refusal
+    before the start is, and a ``MemoryError``.
+    """
 
 
 def _import_torch():
@@ -94,11 +100,12 @@ class NumpyBackend:
             q, k, v, block_q=block_q, block_k=block_k, causal=causal, scale=scale
         )
 
-    def attention_overview(self, q, k, *, bins, reduce="mean", causal=False, scale=True):
-        """:func:`attnviz.core.tiled.attention_overview` with ``backend="numpy"``."""
+    def attention_overview(self, q, k, *, bins, reduce="mean", causal=False, scale=True, **kw):
+        """:func:`attnviz.core.tiled.attention_overview` with ``backend="numpy"`` (``kw``:
+        ``return_lse``, ``progress``, ``cancel``)."""
         q, k = self._cast(q, k)
         return _tiled.attention_overview(
-            q, k, bins=bins, reduce=reduce, causal=causal, scale=scale, backend="numpy"
+            q, k, bins=bins, reduce=reduce, causal=causal, scale=scale, backend="numpy", **kw
         )
 
     def attention_block(self, q, k, rows, cols, *, lse, causal=False, scale=True):
@@ -115,11 +122,22 @@ def _guard_memory(method):
         try:
             return method(self, *args, **kwargs)
         except RuntimeError as exc:
-            oom = getattr(self.torch, "OutOfMemoryError", ())
+            torch = self.torch
+            oom = tuple(
+                e
+                for e in (
+                    getattr(torch, "OutOfMemoryError", None),
+                    getattr(torch.cuda, "OutOfMemoryError", None),
+                )
+                if e is not None
+            )
             text = str(exc)
-            if not (isinstance(exc, oom) or "out of memory" in text or "not enough memory" in text):
+            words = ("out of memory", "not enough memory", "can't allocate memory")
+            if not (isinstance(exc, oom) or any(w in text for w in words)):
                 raise
             where = "the GPU" if self.device.startswith("cuda") else "the CPU"
+            if where == "the GPU":
+                torch.cuda.empty_cache()  # hand the strips back: the app goes on
             fix = "or the CPU backend (get_backend('numpy'))" if where == "the GPU" else ""
             raise BackendOutOfMemoryError(
                 f"{where} ran out of memory in {method.__name__} ({text.splitlines()[0]}); "
@@ -201,15 +219,48 @@ class TorchBackend:
         return self.ops.numpy(out), self.ops.numpy(lse)
 
     @_guard_memory
-    def attention_overview(self, q, k, *, bins, reduce="mean", causal=False, scale=True):
-        """:func:`attnviz.core.tiled.attention_overview` by strips of query rows in torch."""
+    def attention_overview(
+        self,
+        q,
+        k,
+        *,
+        bins,
+        reduce="mean",
+        causal=False,
+        scale=True,
+        return_lse=False,
+        progress=None,
+        cancel=None,
+    ):
+        """:func:`attnviz.core.tiled.attention_overview` in torch: one pass, panels of query
+        rows over tiles of key bins (whole rows when they fit; on a GPU the tile is sized to
+        its free memory). :class:`attnviz.core.memory_guard.MemoryRefused` when it cannot
+        fit, :class:`attnviz.core.tiled.Cancelled` when ``cancel`` is set."""
         check_choice(reduce, ("mean", "max"), "reduce")
         _tiled._check_flag(causal, "causal")
+        _tiled._check_flag(return_lse, "return_lse")
+        runner_args = _tiled._as_cancel(cancel), _tiled._as_progress(progress)
         q, k = self._inputs((q, "q"), (k, "k"))
         batch = self._check_shapes(q, k)
         bins = _tiled._check_bins(bins, q.shape[-2], k.shape[-2])
-        c = _scale(q.shape[-1], scale)
-        return self.ops.numpy(self.ops.overview(q, k, batch, c, bins, reduce, causal))
+        n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
+        n_b = math.prod(batch)
+        rows, width = self.ops._tile_shape(n_b, n_q, n_k)
+        memory_guard.check_fits(
+            max(n_q, n_k),
+            d,
+            bins,
+            self.name,
+            q.dtype,
+            inputs=False,
+            tile_elements=n_b * rows * min(width, n_k),
+        )
+        runner = _parallel.Runner(1.0, *runner_args)  # overview() sets the total
+        out, lse = self.ops.overview(q, k, batch, _scale(d, scale), bins, reduce, causal, runner)
+        runner.finish()
+        real = _real(self.torch, q.dtype)
+        out = self.ops.numpy(out.to(real))
+        return (out, self.ops.numpy(lse.to(real))) if return_lse else out
 
     @_guard_memory
     def attention_block(self, q, k, rows, cols, *, lse, causal=False, scale=True):
@@ -236,7 +287,7 @@ class _TorchOps:
         self.device = device
         # Scores held at once: a cache-sized strip on the CPU, a much larger one on a GPU,
         # where each kernel launch should have millions of elements to chew on.
-        self.budget = (1 << 27) if device.startswith("cuda") else _tiled.STRIP_ELEMENTS
+        self.budget = None if device.startswith("cuda") else memory_guard.TORCH_CPU_TILE
 
     def validate(self, x, name: str, min_ndim: int = 2):
         """numpy's checks for arrays; the same rules, in torch, for tensors."""
@@ -272,15 +323,14 @@ class _TorchOps:
         """``(..., n, d)`` broadcast to ``batch`` and flattened to ``(B, n, d)``."""
         return x.expand(batch + tuple(x.shape[-2:])).reshape(-1, *x.shape[-2:])
 
-    def _hide_above_diagonal(self, s, a, b, end, off):
-        """Set ``s[..., i − a, j] = −inf`` where key j is in the future of query i."""
-        lo = a + off + 1
-        if end > lo:
+    def _hide(self, s, a: int, b: int, j0: int, j1: int, off: int) -> None:
+        """Set ``s[..., i − a, j − j0] = −inf`` where key j is in the future of query i."""
+        if j1 - 1 > a + off:  # the tile crosses the diagonal
             t = self.torch
-            hide = t.arange(lo, end, device=self.device)[None, :] > (
+            hide = t.arange(j0, j1, device=self.device)[None, :] > (
                 t.arange(a, b, device=self.device)[:, None] + off
             )
-            s[..., lo:end].masked_fill_(hide, -math.inf)
+            s.masked_fill_(hide, -math.inf)
 
     def dense(self, q, k, v, c, m):
         t = self.torch
@@ -318,75 +368,105 @@ class _TorchOps:
         )
         return out.reshape(batch + (n_q, v.shape[-1]))
 
-    def _scores(self, qa, kb, buf):
-        """``qa @ kbᵀ`` as float32/64; into ``buf`` (reused, no page faults) when possible."""
-        if qa.dtype == self.torch.bfloat16:
-            return self.torch.matmul(qa, kb.transpose(-1, -2)).float()
-        s = buf[: qa.shape[-2] * kb.shape[-2] * qa.shape[0]].view(qa.shape[0], qa.shape[-2], -1)
-        return self.torch.matmul(qa, kb.transpose(-1, -2), out=s)
-
-    def _strips(self, q, k, c, causal):
-        """Yield ``(a, b, e, total, top)`` as :func:`attnviz.core.tiled._strips`, batched."""
+    def _scores(self, qa, kb, scale: float, buf):
+        """``scale · qa @ kbᵀ`` as float32/64; into ``buf`` (reused, no page faults) when
+        possible. Half-precision products keep float32 sums and scores where torch can."""
         t = self.torch
-        n_batch, n_q, n_k = q.shape[0], q.shape[-2], k.shape[-2]
+        if qa.dtype in (t.bfloat16, t.float16):
+            kt = kb.transpose(-1, -2)
+            try:
+                s = t.bmm(qa, kt, out_dtype=t.float32)  # CUDA: float32 accumulate and output
+            except (TypeError, RuntimeError, NotImplementedError):  # CPU, older torch
+                s = t.matmul(qa, kt).float()
+            return s.mul_(scale)
+        s = buf[: qa.shape[0] * qa.shape[-2] * kb.shape[-2]].view(qa.shape[0], qa.shape[-2], -1)
+        return t.matmul(qa * scale, kb.transpose(-1, -2), out=s)
+
+    def _tile_shape(self, n_batch: int, n_q: int, n_k: int) -> tuple[int, int]:
+        """Query rows of a panel and keys of a tile: whole rows when they fit the budget
+        (then no rescaling at all), which on a GPU is sized to its free memory."""
+        budget = self.budget
+        if budget is None:
+            free = self.torch.cuda.mem_get_info(self.torch.device(self.device))[0]
+            budget = memory_guard.cuda_tile_elements(max(n_q, n_k), free)
+        rows = min(n_q, max(16, budget // (n_k * n_batch)))
+        return rows, max(1, budget // (rows * n_batch))
+
+    def _runs(self, s, runs, how: str):
+        """Sum (or max) of each key bin of a tile, ``(B, rows, bins of the tile)``."""
+        parts, o = [], 0
+        for count, w in runs:
+            seg = s[..., o : o + count * w].unflatten(-1, (count, w))
+            parts.append(seg.sum(-1) if how == "sum" else seg.amax(-1))
+            o += count * w
+        return parts[0] if len(parts) == 1 else self.torch.cat(parts, -1)
+
+    def overview(self, q, k, batch, c, bins, reduce, causal, runner):
+        """:func:`attnviz.core.tiled.attention_overview`'s online softmax, batched: panels of
+        query rows over tiles of key bins, with a running maximum per query and rescaled
+        per-(query, key bin) sums (``reduce=None``: only the row log-sum-exp).
+        Returns ``(map or None, lse)`` in float64, on the device."""
+        t, dev = self.torch, self.device
+        qf, kf = self._flat(q, batch), self._flat(k, batch)
+        n_b, n_q, n_k = qf.shape[0], qf.shape[-2], kf.shape[-2]
         off = max(n_k - n_q, 0)
-        step = max(1, min(n_q, self.budget // (n_k * n_batch)))
-        dtype = t.float32 if q.dtype == t.bfloat16 else q.dtype
-        buf = t.empty(step * n_k * n_batch, dtype=dtype, device=self.device)
-        qc = q * c
-        for a in range(0, n_q, step):
-            b = min(a + step, n_q)
-            end = min(n_k, b + off) if causal else n_k
-            e = self._scores(qc[:, a:b], k[:, :end], buf)
-            if causal:
-                self._hide_above_diagonal(e, a, b, end, off)
-            top = e.amax(dim=-1)
-            e.sub_(top[..., None]).exp_()
-            yield a, b, e, e.sum(dim=-1), top
+        rows, width = self._tile_shape(n_b, n_q, n_k)
+        tiles = _tiled._key_tiles(*_tiled._split_starts(n_k, bins), width)
+        group = np.repeat(np.arange(bins), _tiled._split_starts(n_q, bins)[1])
+        group = t.as_tensor(group, device=dev)
+        work = t.float32 if qf.dtype in (t.bfloat16, t.float16) else qf.dtype
+        widest = max(j1 - j0 for j0, j1, _b, _r in tiles)
+        buf = t.empty(n_b * rows * widest, dtype=work, device=dev)
+        scale = c * _tiled._LOG2E  # base 2: exp2 for exp
+        out = t.zeros(n_b, bins, bins, dtype=t.float64, device=dev) if reduce else None
+        lse = t.empty(n_b, n_q, dtype=t.float64, device=dev)
+        panels = [(a, min(a + rows, n_q)) for a in range(0, n_q, rows)]
+        panels = [(a, b, min(n_k, b + off) if causal else n_k) for a, b in panels]
+        runner.total = max(1.0, float(sum((b - a) * end for a, b, end in panels)))
+        for a, b, end in panels:
+            m = None
+            acc = t.zeros(n_b, b - a, bins, dtype=t.float64, device=dev)
+            top = t.full_like(acc, -math.inf) if reduce == "max" else None
+            for j0, j1, b0, runs in tiles:
+                if j0 >= end:
+                    break
+                runner.check()
+                nb = sum(count for count, _w in runs)
+                s = self._scores(qf[:, a:b], kf[:, j0:j1], scale, buf)
+                if causal:
+                    self._hide(s, a, b, j0, j1, off)
+                if top is not None:
+                    seg = top[..., b0 : b0 + nb]
+                    t.maximum(seg, self._runs(s, runs, "max").double(), out=seg)
+                # Every query sees key 0, so the first tile gives each a finite maximum.
+                new = s.amax(-1) if m is None else t.maximum(m, s.amax(-1))
+                if m is not None:
+                    acc.mul_(t.exp2(m - new).double()[..., None])
+                s.sub_(new[..., None]).exp2_()
+                acc[..., b0 : b0 + nb] += self._runs(s, runs, "sum").double()
+                m = new
+            total = acc.sum(-1)
+            lse2 = m.double() + total.log2()
+            lse[:, a:b] = lse2 / _tiled._LOG2E
+            if reduce == "mean":
+                out.index_add_(1, group[a:b], acc / total[..., None])
+            elif reduce == "max":
+                cells = t.exp2(top - lse2[..., None])
+                index = group[a:b][None, :, None].expand_as(cells)
+                out.scatter_reduce_(1, index, cells, "amax", include_self=True)
+            if dev.startswith("cuda") and runner.watched:
+                t.cuda.synchronize(dev)  # progress and cancel follow the GPU, not the queue
+            runner.advance((b - a) * end)
+        if out is not None and reduce == "mean":
+            sizes = np.outer(_tiled._split_starts(n_q, bins)[1], _tiled._split_starts(n_k, bins)[1])
+            out /= t.as_tensor(sizes.astype(np.float64), device=dev)
+        shape = batch + (bins, bins)
+        return (None if out is None else out.reshape(shape)), lse.reshape(batch + (n_q,))
 
     def row_lse(self, q, k, batch, c, causal):
-        qf, kf = self._flat(q, batch), self._flat(k, batch)
-        lse = self.torch.empty(qf.shape[:-1], dtype=self.torch.float64, device=self.device)
-        for a, b, _e, total, top in self._strips(qf, kf, c, causal):
-            lse[:, a:b] = top + total.log()
-        return lse.reshape(batch + (q.shape[-2],)).to(_real(self.torch, q.dtype))
-
-    def overview(self, q, k, batch, c, bins, reduce, causal):
-        t = self.torch
-        qf, kf = self._flat(q, batch), self._flat(k, batch)
-        n_q, n_k = q.shape[-2], k.shape[-2]
-        _r0, row_sizes = _tiled._split_starts(n_q, bins)
-        col_starts, col_sizes = _tiled._split_starts(n_k, bins)
-        group = np.repeat(np.arange(bins), row_sizes)
-        col_group = t.as_tensor(np.repeat(np.arange(bins), col_sizes), device=self.device)
-        acc = t.zeros(qf.shape[0], bins, bins, dtype=t.float64, device=self.device)
-        for a, b, e, total, _top in self._strips(qf, kf, c, causal):
-            g0, g1 = int(group[a]), int(group[b - 1])
-            rel = t.as_tensor(group[a:b] - g0, device=self.device)
-            if reduce == "mean":
-                # Σ_i w_ij over the strip's rows of each row group: one small matmul.
-                p = t.zeros(qf.shape[0], g1 - g0 + 1, b - a, dtype=e.dtype, device=self.device)
-                p[:, rel, t.arange(b - a, device=self.device)] = 1.0 / total
-                u = t.matmul(p, e).to(t.float64)
-                acc[:, g0 : g1 + 1].index_add_(2, col_group[: e.shape[-1]], u)
-            else:
-                w = (self._bin_max(e, n_k, bins) / total[..., None]).to(t.float64)
-                index = rel[None, :, None].expand_as(w)
-                acc[:, g0 : g1 + 1].scatter_reduce_(1, index, w, "amax", include_self=True)
-        if reduce == "mean":
-            sizes = np.outer(row_sizes, col_sizes).astype(np.float64)
-            acc /= t.as_tensor(sizes, device=self.device)
-        return acc.reshape(batch + (bins, bins)).to(_real(t, q.dtype))
-
-    def _bin_max(self, e, n_k, bins):
-        """Max over each column group: the first ``n_k % bins`` groups are one wider."""
-        if e.shape[-1] < n_k:  # causal strip: the keys it never reached weigh 0
-            e = self.torch.nn.functional.pad(e, (0, n_k - e.shape[-1]))
-        size, wide = divmod(n_k, bins)
-        split = wide * (size + 1)
-        head = e[..., :split].reshape(*e.shape[:-1], wide, size + 1).amax(dim=-1)
-        tail = e[..., split:].reshape(*e.shape[:-1], bins - wide, size).amax(dim=-1)
-        return self.torch.cat([head, tail], dim=-1)
+        runner = _parallel.Runner(1.0)
+        lse = self.overview(q, k, batch, c, 1, None, causal, runner)[1]
+        return lse.to(_real(self.torch, q.dtype))
 
     def block(self, q, k, ri, ci, lse, c, causal):
         t = self.torch

@@ -14,18 +14,30 @@ and CUDA versions live in :mod:`attnviz.core.backends`.
 
 from __future__ import annotations
 
+import contextlib
+import math
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.core._parallel import Runner, cores, serial_blas
 from attnviz.core._validate import as_float_array, check_choice, check_positive_int, result_dtype
+from attnviz.core.memory_guard import check_fits
 
-#: Scores the overview exponentiates and reduces at once (a strip of query rows × every
-#: key): 4 MiB in float32, small enough to stay in cache through its several passes.
-STRIP_ELEMENTS = 1 << 20
-#: Scores one matrix product of the overview computes (several strips): 32 MiB in float32.
-PANEL_ELEMENTS = 1 << 23
+#: Query rows of one panel of the overview: the unit of work one thread takes.
+PANEL_ROWS = 512
+#: Scores of one tile (a panel's rows × a run of key bins): 2 MiB of float32, in a core's L2
+#: cache through the tile's product, exp2 and bin sums.
+TILE_ELEMENTS = 1 << 19
+#: Overviews of fewer scores run on the calling thread alone.
+PARALLEL_MIN_SCORES = 1 << 22
+#: Threads of an overview: None = one per core when numpy's OpenBLAS can be made serial
+#: meanwhile, else one (the BLAS keeps the cores); set it to force a number.
+WORKERS: int | None = None
+_RESCALE_ABOVE = 2.0**64  # see _Map
+_LOG2E = 1.4426950408889634
 
 
 @dataclass(frozen=True)
@@ -213,36 +225,26 @@ def tiled_attention_steps(
         )
 
 
-def _strips(q, k, causal):
-    """Yield ``(a, b, e, total, top)`` for strips of query rows ``a:b`` against every key.
+class Cancelled(Exception):  # noqa: N818 (the name the UI and scripts catch)
+    """An overview stopped because its ``cancel`` flag was set; it returns nothing."""
 
-    ``e = exp(s − top)`` (0 where hidden) lives in a reused buffer of width ``end``: keys at
-    or past ``end`` are hidden from the whole panel by causality and never computed. One
-    matrix product fills a panel of several strips: each BLAS call is a fork/join of its
-    threads, which on a busy machine waits for a descheduled thread, so fewer and larger
-    calls; the elementwise passes then run strip by strip, in cache.
-    """
-    n_q, n_k = q.shape[0], k.shape[0]
-    off = max(n_k - n_q, 0)
-    step = max(1, min(n_q, STRIP_ELEMENTS // n_k))
-    panel_rows = max(step, min(n_q, PANEL_ELEMENTS // n_k) // step * step)
-    buf = np.empty(panel_rows * n_k, q.dtype)
-    for p0 in range(0, n_q, panel_rows):
-        p1 = min(p0 + panel_rows, n_q)
-        end = min(n_k, p1 + off) if causal else n_k
-        panel = buf[: (p1 - p0) * end].reshape(p1 - p0, end)  # contiguous: one stream per pass
-        np.matmul(q[p0:p1], k[:end].T, out=panel)
-        for a in range(p0, p1, step):
-            b = min(a + step, p1)
-            e = panel[a - p0 : b - p0]
-            lo = a + off + 1
-            if causal and end > lo:
-                hide = np.arange(lo, end)[None, :] > np.arange(a, b)[:, None] + off
-                e[:, lo:end][hide] = -np.inf
-            top = e.max(axis=1)
-            e -= top[:, None]
-            np.exp(e, out=e)
-            yield a, b, e, e.sum(axis=1), top
+
+def _as_cancel(cancel):
+    """``cancel`` as a function returning bool: a callable, or an object with ``is_set()``."""
+    if cancel is None:
+        return None
+    is_set = getattr(cancel, "is_set", None)
+    if callable(is_set):
+        return is_set
+    if callable(cancel):
+        return cancel
+    raise ValueError(f"cancel must be callable or have is_set(), got {type(cancel).__name__}")
+
+
+def _as_progress(progress):
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable(fraction), got {type(progress).__name__}")
+    return progress
 
 
 def _split_starts(n: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -252,28 +254,168 @@ def _split_starts(n: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes
 
 
-def _overview_2d(q, k, bins, reduce, causal):
-    row_starts, row_sizes = _split_starts(q.shape[0], bins)
-    col_starts, col_sizes = _split_starts(k.shape[0], bins)
-    group = np.repeat(np.arange(bins), row_sizes)
-    acc = np.zeros((bins, bins))
-    for a, b, e, total, _top in _strips(q, k, causal):
-        g = group[a:b]
-        g0, ng = g[0], g[-1] - g[0] + 1
-        nb = int(np.searchsorted(col_starts, e.shape[1]))  # column bins this strip reaches
-        if reduce == "mean":
-            # Σ_i w_ij over the strip's rows of each row group = P @ e with P_gi = 1/total_i.
-            p = np.zeros((ng, b - a), e.dtype)
-            p[g - g0, np.arange(b - a)] = 1.0 / total
-            acc[g0 : g0 + ng, :nb] += np.add.reduceat(p @ e, col_starts[:nb], axis=1)
-        else:
-            w = np.maximum.reduceat(e, col_starts[:nb], axis=1) / total[:, None]
-            firsts = np.flatnonzero(np.diff(g, prepend=-1))
-            block = acc[g0 : g0 + ng, :nb]
-            np.maximum(block, np.maximum.reduceat(w, firsts, axis=0), out=block)
-    if reduce == "mean":
-        acc /= row_sizes[:, None] * col_sizes[None, :]
-    return acc
+def _key_tiles(starts, sizes, width: int) -> list[tuple[int, int, int, tuple]]:
+    """Tiles of at most ``width`` keys made of whole bins (a wider bin is cut in tiles).
+
+    Each tile is ``(j0, j1, b0, runs)``: keys ``j0:j1`` starting at bin ``b0``, as ``runs``
+    of ``(count, width)`` consecutive bins of equal width, so that a reshape sums each bin
+    (array_split has at most two widths).
+    """
+    tiles, b, bins = [], 0, len(sizes)
+    while b < bins:
+        j0, w = int(starts[b]), int(sizes[b])
+        if w > width:
+            tiles += [
+                (j, min(j + width, j0 + w), b, ((1, min(width, j0 + w - j)),))
+                for j in range(j0, j0 + w, width)
+            ]
+            b += 1
+            continue
+        b0, runs, used = b, [], 0
+        while b < bins and used + sizes[b] <= width:
+            w = int(sizes[b])
+            same = int(np.searchsorted(sizes[b:] != w, True))  # bins ahead of this width
+            count = min(same, (width - used) // w)
+            runs.append((count, w))
+            used, b = used + count * w, b + count
+        tiles.append((j0, j0 + used, b0, tuple(runs)))
+    return tiles
+
+
+def _reduce_runs(t, runs, how, out):
+    """Reduce a tile's key rows (axis 0) bin by bin, into ``out`` (bins of the tile × queries)."""
+    i = o = 0
+    for count, w in runs:
+        how(t[o : o + count * w].reshape(count, w, t.shape[1]), axis=1, out=out[i : i + count])
+        i, o = i + count, o + count * w
+    return out
+
+
+class _Map:
+    """The overview of one ``(q, k)`` pair: panels of query rows, each a walk over key tiles.
+
+    A tile is ``keys × queries`` (keys on axis 0, so each bin's sum adds whole contiguous
+    rows), in base 2 (``q`` carries log2(e), so ``exp2`` replaces the slower ``exp``), shifted
+    by a per-query reference ``r`` that the product itself subtracts: ``k`` gets a column of
+    ones and the panel's ``q`` the column ``−r``. ``r`` starts at the first tile's maximum and
+    moves up, rescaling that query's sums, only when a tile's sums outgrow it by 2^64 (as
+    FlashAttention rescales its accumulator, but lazily): the exact result needs no more,
+    and the tile's maximum pass is saved.
+    """
+
+    def __init__(self, q, k, bins: int, reduce, causal: bool, rows: int, out, lse):
+        n_q, d = q.shape
+        self.n_k, self.d = k.shape[0], d
+        self.q2 = q * q.dtype.type(_LOG2E)
+        self.k1 = np.empty((self.n_k, d + 1), k.dtype)
+        self.k1[:, :d] = k
+        self.k1[:, d] = 1
+        self.bins, self.reduce, self.causal = bins, reduce, causal
+        self.off = max(self.n_k - n_q, 0)
+        self.group = np.repeat(np.arange(bins), _split_starts(n_q, bins)[1])
+        starts, sizes = _split_starts(self.n_k, bins)
+        self.tiles = _key_tiles(starts, sizes, max(1, TILE_ELEMENTS // rows))
+        self.out, self.lse = out, lse  # out: key bins × query bins (transposed at the end)
+        self.items = []
+        for a in range(0, n_q, rows):
+            b = min(a + rows, n_q)
+            self.items.append(((b - a) * self.end(b), a, b))
+        self.lock = threading.Lock()
+
+    def end(self, b: int) -> int:
+        """Keys past this are hidden (causal) from every query before row ``b``."""
+        return min(self.n_k, b + self.off) if self.causal else self.n_k
+
+    def hide(self, t, j0: int, j1: int, rows) -> None:
+        if self.causal and j1 - 1 > rows[0] + self.off:  # the tile crosses the diagonal
+            np.copyto(t, -np.inf, where=np.arange(j0, j1)[:, None] > rows[None, :] + self.off)
+
+    def panel(self, a: int, b: int, check, scratch: dict) -> None:
+        rows, n, d = np.arange(a, b), b - a, self.d
+        qp = np.empty((n, d + 1), self.q2.dtype)
+        qp[:, :d] = self.q2[a:b]
+        qp[:, d] = 0
+        size = n * max(j1 - j0 for j0, j1, _b, _r in self.tiles)
+        if scratch.get("size", 0) < size:
+            scratch.update(size=size, t=np.empty(size, qp.dtype), s=np.empty(size, qp.dtype))
+        acc = np.zeros((self.bins, n))
+        top = np.full((self.bins, n), -np.inf) if self.reduce == "max" else None
+        r = None
+        for j0, j1, b0, runs in self.tiles:
+            if j0 >= self.end(b):
+                break
+            check()
+            nb = sum(count for count, _w in runs)
+            t = np.matmul(self.k1[j0:j1], qp.T, out=scratch["t"][: (j1 - j0) * n].reshape(-1, n))
+            self.hide(t, j0, j1, rows)
+            if r is None:  # every query sees key 0: a finite reference for each
+                r = t.max(axis=0)
+                t -= r
+                qp[:, d] = -r
+                r = r.astype(np.float64)
+            s = scratch["s"][: nb * n].reshape(nb, n)
+            if top is not None:  # raw maxima, before exp2 overwrites the scores
+                m = _reduce_runs(t, runs, np.maximum.reduce, s) + r
+                np.maximum(top[b0 : b0 + nb], m, out=top[b0 : b0 + nb])
+            with np.errstate(over="ignore"):
+                np.exp2(t, out=t)
+            _reduce_runs(t, runs, np.add.reduce, s)
+            grown = ~(s.max(axis=0) <= _RESCALE_ABOVE)  # inf and nan included
+            if grown.any():
+                self.rescale(np.flatnonzero(grown), j0, j1, a, runs, qp, r, acc, s)
+            acc[b0 : b0 + nb] += s
+        total = acc.sum(axis=0)
+        lse2 = r + np.log2(total)
+        self.lse[a:b] = lse2 / _LOG2E
+        if self.reduce is None:
+            return
+        how = np.add if self.reduce == "mean" else np.maximum
+        cells = acc / total if self.reduce == "mean" else np.exp2(top - lse2)
+        g = self.group[a:b]
+        part = how.reduceat(cells, np.flatnonzero(np.diff(g, prepend=-1)), axis=1)
+        with self.lock:
+            block = self.out[:, g[0] : g[0] + part.shape[1]]
+            how(block, part, out=block)
+
+    def rescale(self, cols, j0, j1, a, runs, qp, r, acc, s) -> None:
+        """Queries whose sums outgrew their reference: move it to the true maximum so far."""
+        raw = self.k1[j0:j1, : self.d] @ self.q2[a + cols].T
+        self.hide(raw, j0, j1, a + cols)
+        new = np.maximum(r[cols], raw.max(axis=0))
+        acc[:, cols] *= np.exp2(r[cols] - new)
+        raw -= new.astype(raw.dtype)
+        np.exp2(raw, out=raw)
+        s[:, cols] = _reduce_runs(raw, runs, np.add.reduce, np.empty((len(s), len(cols)), s.dtype))
+        r[cols] = new
+        qp[cols, self.d] = -new
+
+
+def _overview(q, k, batch, bins, reduce, causal, cancel=None, progress=None):
+    """The numpy overview of every batch item: ``(maps or None, lse)``, float64.
+
+    ``reduce=None`` computes only the row log-sum-exp (``bins`` is then 1).
+    """
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    qb = np.broadcast_to(q, batch + q.shape[-2:])
+    kb = np.broadcast_to(k, batch + k.shape[-2:])
+    out = np.zeros(batch + (bins, bins)) if reduce else None  # query bins × key bins
+    lse = np.empty(batch + (n_q,))
+    parallel = n_q > 1 and n_q * n_k * math.prod(batch) >= PARALLEL_MIN_SCORES
+    runner = None
+    with serial_blas() if parallel else contextlib.nullcontext(0) as blas_threads:
+        workers = (WORKERS or min(cores(), blas_threads) or 1) if parallel else 1
+        rows = min(n_q, PANEL_ROWS)
+        if workers > 1:  # a few panels per worker, for balance (causal ones differ)
+            rows = min(rows, max(-(-n_q // (4 * workers)), min(64, PANEL_ROWS)))
+        for idx in np.ndindex(batch):
+            view = None if out is None else out[idx].T
+            one = _Map(qb[idx], kb[idx], bins, reduce, causal, rows, view, lse[idx])
+            if runner is None:
+                total = sum(w for w, _a, _b in one.items) * math.prod(batch)
+                runner = Runner(total, cancel, progress)
+            runner.run(one.items, one.panel, workers)
+    runner.finish()
+    return out, lse
 
 
 def _overview_args(q, k, bins, reduce, causal, scale):
@@ -301,13 +443,17 @@ def attention_overview(
     causal: bool = False,
     scale: bool = True,
     backend: str = "auto",
-) -> np.ndarray:
+    return_lse: bool = False,
+    progress=None,
+    cancel=None,
+):
     """A ``bins × bins`` picture of the n×n attention weights, computed without holding them.
 
     Rows (queries) and columns (keys) are split into ``bins`` contiguous groups as
     ``numpy.array_split`` does, and each cell is the mean (or max) of the exact weights in
-    its block; hidden (causal) cells count as 0. Memory is O(n·d + bins² + panel), with a
-    panel of :data:`PANEL_ELEMENTS` scores; there is one pass over the n² scores.
+    its block; hidden (causal) cells count as 0. One pass over the n² scores, FlashAttention's
+    online softmax with per-(query, key bin) sums in place of its output; memory is
+    O(n·d + bins·(bins + panel) + one tile per thread). Large maps use one thread per core.
 
     Parameters
     ----------
@@ -319,43 +465,64 @@ def attention_overview(
     backend : "auto", "numpy", "torch" or "cuda" (see :func:`attnviz.core.backends.get_backend`;
         "auto" is CUDA when available, else numpy, and imports torch, when installed, to
         look for a GPU: pass "numpy" where that first-call second matters)
+    return_lse : also return the row log-sum-exp, the input of :func:`attention_block`
+    progress : None or ``callable(done_fraction)``, called on the calling thread as the work
+        advances (ending with 1.0)
+    cancel : None, ``callable() -> bool`` or an object with ``is_set()`` (a
+        ``threading.Event``), polled on the calling thread at least every few milliseconds
+        of work; once true, the computation stops and raises :class:`Cancelled`
 
     Returns
     -------
-    ndarray ``(..., bins, bins)``, float32 for float32 inputs, float64 otherwise
+    ndarray ``(..., bins, bins)``, float32 for float32 inputs, float64 otherwise; with
+    ``return_lse``, ``(map, lse)`` where ``lse`` is ``(..., n_q)`` as :func:`row_logsumexp`
+
+    Raises
+    ------
+    Cancelled
+        ``cancel`` became true.
+    attnviz.core.memory_guard.MemoryRefused
+        the working memory would exceed what is free (a ``ValueError``).
     """
     check_choice(backend, ("auto", "numpy", "torch", "cuda"), "backend")
+    _check_flag(return_lse, "return_lse")
+    cancel, progress = _as_cancel(cancel), _as_progress(progress)
     if backend != "numpy":
         from attnviz.core.backends import get_backend  # lazy: torch is optional and slow to load
 
         chosen = get_backend(backend)
         if chosen.name != "numpy":
             return chosen.attention_overview(
-                q, k, bins=bins, reduce=reduce, causal=causal, scale=scale
+                q,
+                k,
+                bins=bins,
+                reduce=reduce,
+                causal=causal,
+                scale=scale,
+                return_lse=return_lse,
+                progress=progress,
+                cancel=cancel,
             )
     q, k, batch, dtype, bins = _overview_args(q, k, bins, reduce, causal, scale)
-    qb = np.broadcast_to(q, batch + q.shape[-2:])
-    kb = np.broadcast_to(k, batch + k.shape[-2:])
-    out = np.empty(batch + (bins, bins), dtype)
-    for idx in np.ndindex(batch):
-        out[idx] = _overview_2d(qb[idx], kb[idx], bins, reduce, causal)
-    return out
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    check_fits(max(n_q, n_k), q.shape[-1], bins, "numpy", dtype, inputs=False)
+    out, lse = _overview(q, k, batch, bins, reduce, causal, cancel, progress)
+    if reduce == "mean":
+        row_sizes, col_sizes = _split_starts(n_q, bins)[1], _split_starts(n_k, bins)[1]
+        out /= row_sizes[:, None] * col_sizes[None, :]
+    out = out.astype(dtype, copy=False)
+    return (out, lse.astype(dtype, copy=False)) if return_lse else out
 
 
 def row_logsumexp(q, k, *, causal: bool = False, scale: bool = True) -> np.ndarray:
     """The row log-sum-exp of the scaled scores, ``(..., n_q)``, without an n×n array.
 
     The same ``lse`` as :func:`tiled_attention` returns, without needing ``v``: the input of
-    :func:`attention_block` when zooming into an overview.
+    :func:`attention_block` when zooming into an overview (which returns it too, with
+    ``return_lse=True``).
     """
     q, k, _v, batch, dtype = _prepare(q, k, scale=scale, causal=causal)
-    qb = np.broadcast_to(q, batch + q.shape[-2:])
-    kb = np.broadcast_to(k, batch + k.shape[-2:])
-    out = np.empty(batch + (q.shape[-2],), dtype)
-    for idx in np.ndindex(batch):
-        for a, b, _e, total, top in _strips(qb[idx], kb[idx], causal):
-            out[idx + (slice(a, b),)] = top + np.log(total)
-    return out
+    return _overview(q, k, batch, 1, None, causal)[1].astype(dtype, copy=False)
 
 
 def _indices(sel, n: int, name: str) -> np.ndarray:

@@ -1,5 +1,7 @@
 """Tiled attention, overview maps and zoomed blocks against the dense reference."""
 
+import threading
+import time
 import tracemalloc
 
 import numpy as np
@@ -7,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.core import tiled
+from attnviz.core import _parallel, tiled
 from attnviz.core.attention import attention
 from attnviz.core.masks import causal_mask
 from attnviz.core.tiled import (
+    Cancelled,
     attention_block,
     attention_overview,
     row_logsumexp,
@@ -150,18 +153,110 @@ def test_overview_matches_naive_reduction(reduce, causal, n_q, n_k, bins):
     assert np.abs(got - ref).max() <= 1e-12
 
 
-@pytest.mark.parametrize(("strip", "panel"), [(1, 1), (7, 7), (7, 100), (50, 200), (200, 1 << 23)])
+@pytest.mark.parametrize(
+    ("rows", "tile", "workers"),
+    [(1, 1, 1), (7, 7, 1), (7, 100, 2), (50, 200, 3), (200, 1 << 19, 2), (3, 1 << 19, 1)],
+)
 @pytest.mark.parametrize("reduce", ["mean", "max"])
-def test_overview_strips_crossing_row_groups(monkeypatch, strip, panel, reduce):
-    """Strips and panels of any height (one row, or several row groups and parts of others,
-    a panel ending inside a strip's height) agree."""
-    monkeypatch.setattr(tiled, "STRIP_ELEMENTS", strip)
-    monkeypatch.setattr(tiled, "PANEL_ELEMENTS", panel)
+def test_overview_panels_tiles_and_threads(monkeypatch, rows, tile, workers, reduce):
+    """Panels of any height (one row, several row groups and parts of others), tiles of one
+    key or cutting a bin, and several threads all agree with the naive reduction."""
+    monkeypatch.setattr(tiled, "PANEL_ROWS", rows)
+    monkeypatch.setattr(tiled, "TILE_ELEMENTS", tile)
+    monkeypatch.setattr(tiled, "WORKERS", workers)
+    monkeypatch.setattr(tiled, "PARALLEL_MIN_SCORES", 0)
     q, k, v = _qkv(5, 41, 23, batch=(2,))
     for causal in (False, True):
         ref = _naive_overview(_dense(q, k, v, causal).weights, 6, reduce)
         got = attention_overview(q, k, bins=6, reduce=reduce, causal=causal, backend="numpy")
         assert np.abs(got - ref).max() <= 1e-12
+
+
+def _ramp(n, slope, seed=0):
+    """q, k whose scores climb along the keys by ``slope`` nats per key (plus noise), so a
+    later tile's scores dwarf the first tile's maximum."""
+    rng = np.random.default_rng(seed)
+    q = np.concatenate([np.full((n, 1), 4.0), rng.normal(size=(n, 3))], axis=1)
+    k = np.concatenate([slope * np.arange(n)[:, None] / 2.0, rng.normal(size=(n, 3))], axis=1)
+    return q, k
+
+
+@pytest.mark.parametrize("reduce", ["mean", "max"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_overview_rescales_when_later_scores_outgrow_the_first(monkeypatch, reduce, dtype):
+    calls = []
+    rescale = tiled._Map.rescale
+    monkeypatch.setattr(
+        tiled._Map,
+        "rescale",
+        lambda self, cols, *a: calls.append(cols.size) or rescale(self, cols, *a),
+    )
+    monkeypatch.setattr(tiled, "TILE_ELEMENTS", 16 * 10)  # 16 rows × 10 keys
+    monkeypatch.setattr(tiled, "PANEL_ROWS", 16)
+    q, k = _ramp(120, slope=3.0)
+    for causal in (False, True):
+        ref = _naive_overview(_dense(q, k, None, causal).weights, 8, reduce)
+        got = attention_overview(
+            q.astype(dtype), k.astype(dtype), bins=8, reduce=reduce, causal=causal, backend="numpy"
+        )
+        tol = 1e-12 if dtype == np.float64 else 3e-5 * ref.max()
+        assert np.abs(got - ref).max() <= tol
+        assert np.isfinite(got).all()
+    assert sum(calls) > 0  # the slow path ran
+
+
+def _content_like(n, d, seed=0):
+    """Token-like q and k: a Zipf-sampled vocabulary of 64 embeddings plus a positional
+    wave, through related projections, so that a few keys dominate each row (scores span
+    about 75 nats) as in a trained model."""
+    rng = np.random.default_rng(seed)
+    vocab = rng.normal(size=(64, d))
+    ids = np.minimum(rng.zipf(1.3, size=n), 64) - 1
+    x = vocab[ids] + 0.5 * np.sin(3 * np.arange(n)[:, None] / n * np.arange(1, d + 1))
+    w_q = rng.normal(size=(d, d)) / np.sqrt(d)
+    w_k = w_q + 0.3 * rng.normal(size=(d, d)) / np.sqrt(d)
+    return 2 * x @ w_q, 2 * x @ w_k
+
+
+def _pooled_float64(q, k, bins, causal):
+    """Mean and max pooling of the exact float64 weights, one row group at a time."""
+    n_q, n_k = q.shape[0], k.shape[0]
+    cols = np.array_split(np.arange(n_k), bins)
+    starts = np.array([c[0] for c in cols])
+    widths = np.array([len(c) for c in cols])
+    mean, top = np.zeros((bins, bins)), np.zeros((bins, bins))
+    for i, r in enumerate(np.array_split(np.arange(n_q), bins)):
+        s = q[r] @ k.T / np.sqrt(q.shape[1])
+        if causal:
+            s = np.where(np.arange(n_k)[None, :] > r[:, None] + max(n_k - n_q, 0), -np.inf, s)
+        w = np.exp(s - s.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        mean[i] = np.add.reduceat(w, starts, axis=1).sum(axis=0) / (len(r) * widths)
+        top[i] = np.maximum.reduceat(w, starts, axis=1).max(axis=0)
+    return {"mean": mean, "max": top}
+
+
+@pytest.fixture(scope="module")
+def content_4096():
+    q, k = _content_like(4096, 64)
+    return q, k, {c: _pooled_float64(q, k, 64, c) for c in (False, True)}
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("reduce", ["mean", "max"])
+def test_overview_at_4096_matches_float64_pooling(content_4096, reduce, causal):
+    """n = 4096 on content-like q, k, on the threaded path: within 1e-6 relative of the
+    float64 pooled weights (float32 inputs: within their rounding of the scores)."""
+    q, k, refs = content_4096
+    ref = refs[causal][reduce]
+    got = attention_overview(q, k, bins=64, reduce=reduce, causal=causal, backend="numpy")
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-300)
+    q32, k32 = q.astype(np.float32), k.astype(np.float32)
+    got32, lse32 = attention_overview(
+        q32, k32, bins=64, reduce=reduce, causal=causal, backend="numpy", return_lse=True
+    )
+    assert got32.dtype == lse32.dtype == np.float32
+    assert np.abs(got32 - ref).max() <= 2e-5 * ref.max()
 
 
 def test_overview_mean_rows_carry_the_softmax_mass():
@@ -180,8 +275,8 @@ def test_overview_float32_stays_float32():
 
 
 def test_overview_never_holds_the_n_by_n_matrix(monkeypatch):
-    monkeypatch.setattr(tiled, "STRIP_ELEMENTS", 1 << 13)
-    monkeypatch.setattr(tiled, "PANEL_ELEMENTS", 1 << 14)
+    monkeypatch.setattr(tiled, "TILE_ELEMENTS", 1 << 13)
+    monkeypatch.setattr(tiled, "PANEL_ROWS", 64)
     n = 1024
     q, k, v = _qkv(8, n, n, d=8)
     tracemalloc.start()
@@ -247,3 +342,100 @@ q0, k0, v0 = _qkv(11, 6, 6)
 def test_bad_input_raises_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---- return_lse, progress, cancel, threads -----------------------------------------------------
+
+
+def _blas_threads():
+    """numpy's OpenBLAS thread count, or None where it cannot be read."""
+    calls = _parallel._find_openblas()
+    return calls[0]() if calls else None
+
+
+def test_overview_returns_the_row_lse_of_row_logsumexp():
+    q, k, v = _qkv(12, 30, 26, batch=(2,))
+    for causal in (False, True):
+        m, lse = attention_overview(q, k, bins=4, causal=causal, backend="numpy", return_lse=True)
+        assert np.array_equal(m, attention_overview(q, k, bins=4, causal=causal, backend="numpy"))
+        assert np.abs(lse - _lse(_dense(q, k, v, causal))).max() <= 1e-10
+        assert np.abs(lse - row_logsumexp(q, k, causal=causal)).max() <= 1e-12
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_rises_to_one_on_the_calling_thread(monkeypatch, workers):
+    monkeypatch.setattr(tiled, "PANEL_ROWS", 8)
+    monkeypatch.setattr(tiled, "WORKERS", workers)
+    monkeypatch.setattr(tiled, "PARALLEL_MIN_SCORES", 0)
+    q, k, _v = _qkv(13, 200, 200, batch=(2,))
+    seen, threads = [], set()
+
+    def progress(fraction):
+        seen.append(fraction)
+        threads.add(threading.get_ident())
+
+    attention_overview(q, k, bins=10, causal=True, backend="numpy", progress=progress)
+    assert len(seen) > 3 and seen[-1] == 1.0
+    assert all(0.0 <= a <= b <= 1.0 for a, b in zip(seen, seen[1:], strict=False))
+    assert threads == {threading.get_ident()}
+
+
+def test_cancel_before_the_start_and_bad_callbacks():
+    q, k, _v = _qkv(14, 50, 50)
+    flag = threading.Event()
+    flag.set()
+    for cancel in (flag, lambda: True):
+        with pytest.raises(Cancelled):
+            attention_overview(q, k, bins=5, backend="numpy", cancel=cancel)
+    assert issubclass(Cancelled, Exception) and not issubclass(Cancelled, ValueError)
+    with pytest.raises(ValueError, match="cancel"):
+        attention_overview(q, k, bins=5, backend="numpy", cancel=True)
+    with pytest.raises(ValueError, match="progress"):
+        attention_overview(q, k, bins=5, backend="numpy", progress=0.5)
+    with pytest.raises(ValueError, match="return_lse"):
+        attention_overview(q, k, bins=5, backend="numpy", return_lse="yes")
+
+
+def test_cancel_stops_a_32k_overview_within_200_ms():
+    """Behaviour, generous bound: the flag is polled between tiles of a few ms each."""
+    rng = np.random.default_rng(15)
+    q, k = (rng.standard_normal((32768, 128), dtype=np.float32) for _ in range(2))
+    before = _blas_threads()
+    flag, outcome = threading.Event(), {}
+
+    def run():
+        try:
+            attention_overview(q, k, bins=256, backend="numpy", cancel=flag)
+            outcome["result"] = "finished"
+        except Cancelled:
+            outcome["result"] = "cancelled"
+        outcome["at"] = time.perf_counter()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(0.3)
+    flag.set()
+    set_at = time.perf_counter()
+    worker.join(10)
+    assert outcome["result"] == "cancelled"
+    assert outcome["at"] - set_at < 0.2
+    assert _blas_threads() == before  # BLAS threads handed back
+
+
+def test_a_failing_worker_raises_on_the_caller_and_restores_blas(monkeypatch):
+    monkeypatch.setattr(tiled, "PANEL_ROWS", 8)
+    monkeypatch.setattr(tiled, "WORKERS", 3)
+    monkeypatch.setattr(tiled, "PARALLEL_MIN_SCORES", 0)
+    panel = tiled._Map.panel
+
+    def flaky(self, a, b, *rest):
+        if a == 64:
+            raise MemoryError("panel 64")
+        return panel(self, a, b, *rest)
+
+    monkeypatch.setattr(tiled._Map, "panel", flaky)
+    before = _blas_threads()
+    q, k, _v = _qkv(16, 200, 200)
+    with pytest.raises(MemoryError, match="panel 64"):
+        attention_overview(q, k, bins=10, backend="numpy")
+    assert _blas_threads() == before

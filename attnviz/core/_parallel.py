@@ -1,0 +1,171 @@
+"""Threads for the overview: work items on every core, with cancel and progress.
+
+numpy runs its elementwise passes on one thread and its matrix products on BLAS threads
+that meet at every call; an overview that keeps both cores busy instead runs several
+threads of its own (numpy releases the GIL in both), each doing whole tiles, with the BLAS
+made single-threaded meanwhile (:func:`serial_blas`). Only numpy and the standard library
+are imported here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import os
+import threading
+
+import numpy as np
+
+
+def cores() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _cancelled() -> type[Exception]:
+    from attnviz.core.tiled import Cancelled  # lazy: tiled imports this module
+
+    return Cancelled
+
+
+class Runner:
+    """Work items on several threads (the caller is one), with cancel and progress.
+
+    ``cancel`` and ``progress`` are called on the calling thread only, between its tiles and
+    while it waits for the others, so they need not be thread-safe (a Qt worker's flag and
+    signal, say); the other threads watch a private stop event and end within one tile.
+    """
+
+    def __init__(self, total: float, cancel=None, progress=None):
+        self.total, self.cancel, self.progress = max(total, 1.0), cancel, progress
+        self.watched = cancel is not None or progress is not None
+        self.done, self.reported = 0.0, -1.0
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.caller = threading.get_ident()
+
+    def check(self) -> None:
+        """Between tiles: raise :class:`Cancelled` when stopped; report progress."""
+        if threading.get_ident() == self.caller:
+            if self.cancel is not None and self.cancel():
+                self.stop.set()
+            elif self.progress is not None and self.done != self.reported:
+                self.reported = self.done
+                self.progress(min(self.done / self.total, 1.0))
+        if self.stop.is_set():
+            raise _cancelled()("the overview was cancelled")
+
+    def advance(self, amount: float) -> None:
+        with self.lock:
+            self.done += amount
+
+    def finish(self) -> None:
+        if self.progress is not None:
+            self.progress(1.0)
+
+    def run(self, items, work, workers: int) -> None:
+        """Call ``work(*item, check, scratch)`` for each ``(weight, *item)`` of ``items``,
+        heaviest first; ``scratch`` is a dict of the thread's own, for buffers."""
+        pending = iter(sorted(items, key=lambda it: -it[0]))
+        errors: list[BaseException] = []
+
+        def loop():
+            scratch: dict = {}
+            while not self.stop.is_set():
+                with self.lock:
+                    item = next(pending, None)
+                if item is None:
+                    return
+                work(*item[1:], self.check, scratch)
+                self.advance(item[0])
+
+        def helper():
+            try:
+                loop()
+            except BaseException as exc:  # re-raised on the calling thread
+                if not isinstance(exc, _cancelled()):
+                    errors.append(exc)
+                    self.stop.set()
+
+        threads = [threading.Thread(target=helper, daemon=True) for _ in range(workers - 1)]
+        for t in threads:
+            t.start()
+        try:
+            loop()
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.01)
+                    self.check()
+        except BaseException:
+            self.stop.set()
+            for t in threads:
+                t.join()
+            if errors:
+                raise errors[0] from None
+            raise
+        if errors:
+            raise errors[0]
+
+
+_blas_lock = threading.Lock()
+_blas = {"calls": None, "users": 0, "saved": 0}
+
+
+def _find_openblas():
+    """``(get_num_threads, set_num_threads)`` of numpy's OpenBLAS, or () when not found."""
+    paths = []
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln})
+    except OSError:  # not Linux: look where numpy's wheels put it
+        root = os.path.dirname(os.path.dirname(np.__file__))
+        for pattern in ("numpy.libs/*openblas*", "numpy/.dylibs/*openblas*"):
+            paths += glob.glob(os.path.join(root, pattern))
+    paths.sort(key=lambda p: "numpy" not in p)  # numpy's own copy first (scipy has another)
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_{}64_", "scipy_openblas_{}", "openblas_{}64_", "openblas_{}"):
+            get = getattr(lib, name.format("get_num_threads"), None)
+            put = getattr(lib, name.format("set_num_threads"), None)
+            if get is not None and put is not None:
+                return get, put
+    return ()
+
+
+@contextlib.contextmanager
+def serial_blas():
+    """Run numpy's OpenBLAS on one thread meanwhile; yield the thread count it had (0: no
+    OpenBLAS found, nothing changed).
+
+    Each overview worker is then one core's worth of products and elementwise passes: BLAS
+    threads of its own would contend with the other workers, and wait for the slowest of
+    them at every call. The setting is process-wide, so it is counted across concurrent
+    overviews and restored by the last one.
+    """
+    with _blas_lock:
+        if _blas["calls"] is None:
+            _blas["calls"] = _find_openblas()
+        if not _blas["calls"]:
+            threads = 0
+        else:
+            get, put = _blas["calls"]
+            if _blas["users"] == 0:
+                _blas["saved"] = get()
+                put(1)
+            _blas["users"] += 1
+            threads = _blas["saved"]
+    try:
+        yield threads
+    finally:
+        if threads:
+            with _blas_lock:
+                _blas["users"] -= 1
+                if _blas["users"] == 0:
+                    _blas["calls"][1](_blas["saved"])
