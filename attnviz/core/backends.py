@@ -414,9 +414,10 @@ class _TorchOps:
         tiles = _tiled._key_tiles(*_tiled._split_starts(n_k, bins), width)
         group = np.repeat(np.arange(bins), _tiled._split_starts(n_q, bins)[1])
         group = t.as_tensor(group, device=dev)
-        work = t.float32 if qf.dtype in (t.bfloat16, t.float16) else qf.dtype
-        widest = max(j1 - j0 for j0, j1, _b, _r in tiles)
-        buf = t.empty(n_b * rows * widest, dtype=work, device=dev)
+        buf = None  # half-precision products come as new float32 tensors (cached by torch)
+        if qf.dtype not in (t.bfloat16, t.float16):
+            widest = max(j1 - j0 for j0, j1, _b, _r in tiles)
+            buf = t.empty(n_b * rows * widest, dtype=qf.dtype, device=dev)
         scale = c * _tiled._LOG2E  # base 2: exp2 for exp
         out = t.zeros(n_b, bins, bins, dtype=t.float64, device=dev) if reduce else None
         lse = t.empty(n_b, n_q, dtype=t.float64, device=dev)

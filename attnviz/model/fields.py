@@ -66,7 +66,8 @@ class Field:
     ----------
     name : the field's name (a contract: ``--set TOPIC.NAME=...`` uses it)
     kind : ``int``, ``float``, ``bool``, ``choice``, ``text``, ``texts``, ``flags``,
-        ``ints``, ``matrix`` (2-D float array), ``pair`` (low < high), ``cell`` (None or
+        ``ints``, ``matrix`` (2-D float array), ``optmatrix`` (a matrix or None), ``pair`` (low <
+        high), ``cell`` (None or
         two indices)
     default : the value of a fresh topic
     lo, hi : inclusive bounds of a number, of each entry of ``ints``, of a cell's indices
@@ -163,6 +164,9 @@ class Field:
     def _matrix(self, value):
         return check_matrix(self.name, value)
 
+    def _optmatrix(self, value):
+        return None if value is None else check_matrix(self.name, value)
+
     def _pair(self, value):
         if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
             raise StateError(f"{self.name} must be a pair [low, high]")
@@ -200,6 +204,8 @@ class Field:
             default = list(default)
         if self.kind == "matrix":
             default = "follows the other fields"
+        elif self.kind == "optmatrix":
+            default = "null"
         parts.append(f"default {default}")
         return ", ".join(parts)
 

@@ -206,4 +206,7 @@ def preset_state_values(p: Preset) -> dict:
         "selected_cell": None,
         "value_labels": tuple(p.value_labels or ()),
         "preset_id": p.id,
+        "d_output": p.d_output,
+        "grad_source": "preset" if p.d_output is not None else "onehot",
+        "grad_dim": 0,
     }

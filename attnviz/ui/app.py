@@ -45,6 +45,29 @@ def _load_translations(app) -> str:
     return lang
 
 
+def _keep_going_when_a_view_fails(window) -> None:
+    """Log a listener's exception and say so in the status bar; the other views still follow.
+
+    (Tests keep the default, which re-raises once every listener has been notified.)
+    """
+    import logging
+
+    from PySide6.QtCore import QCoreApplication
+
+    from attnviz.model import events
+
+    log = logging.getLogger("attnviz")
+
+    def failed(exc: BaseException) -> None:
+        log.error("a view failed to follow a change", exc_info=(type(exc), exc, exc.__traceback__))
+        text = QCoreApplication.translate(
+            "MainWindow", "A view could not follow the last change: %1"
+        )
+        window.statusBar().showMessage(text.replace("%1", f"{type(exc).__name__}: {exc}"), 8000)
+
+    events.set_error_handler(failed)
+
+
 def run_app(
     argv: list[str] | None = None,
     *,
@@ -80,6 +103,7 @@ def run_app(
     install_app_icon(app)
     _load_translations(app)
     window = MainWindow()
+    _keep_going_when_a_view_fails(window)
     if session:
         # A file that cannot be read is explained in a dialog; the app still opens.
         window.session.open_path(session)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -49,13 +49,25 @@ def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QW
     if apply is not None:
         apply(theme)
     scale = min(spec.width / DESIGN_SIZE[0], spec.height / DESIGN_SIZE[1])
-    panel.resize(round(spec.width / scale), round(spec.height / scale))
+    canvas = (round(spec.width / scale), round(spec.height / scale))
+    panel.resize(*canvas)
     panel.show()
+    _settle()
+    figure = getattr(panel, "figure_widget", lambda: panel)()
+    # Grow the panel until its figure alone fills the canvas (the controls stay outside).
+    for _ in range(3):
+        extra_w, extra_h = canvas[0] - figure.width(), canvas[1] - figure.height()
+        if not (extra_w or extra_h):
+            break
+        panel.resize(panel.width() + extra_w, panel.height() + extra_h)
+        _settle()
+    return panel, figure
+
+
+def _settle() -> None:
     for _ in range(3):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         QApplication.processEvents()
-    figure = getattr(panel, "figure_widget", lambda: panel)()
-    return panel, figure
 
 
 def _paint(figure: QWidget, painter: QPainter, spec: ExportSpec) -> None:
@@ -69,7 +81,7 @@ def _paint(figure: QWidget, painter: QPainter, spec: ExportSpec) -> None:
     flags = QWidget.RenderFlag.DrawChildren
     if not spec.transparent:
         flags |= QWidget.RenderFlag.DrawWindowBackground
-    figure.render(painter, renderFlags=flags)
+    figure.render(painter, QPoint(0, 0), QRegion(), flags)
 
 
 def render_panel_image(workspace, panel_id: str, spec: ExportSpec) -> QImage:

@@ -19,7 +19,13 @@ from attnviz.model.history import MERGE_INTERVAL, History
 from attnviz.model.topic import Topic
 from attnviz.ui.widgets.binding import bind
 
-__all__ = ["MERGE_INTERVAL", "HistoryStack", "UndoController", "change_label"]
+__all__ = [
+    "MERGE_INTERVAL",
+    "HistoryStack",
+    "UndoController",
+    "change_label",
+    "register_labels",
+]
 
 # The name an undo step gets, by the most telling field it changed (first match wins).
 _LABELS = (
@@ -47,6 +53,9 @@ _LABELS = (
     ("value_labels", QT_TRANSLATE_NOOP("UndoController", "Value labels")),
     ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
     ("stretch_weights", QT_TRANSLATE_NOOP("UndoController", "Levels of A")),
+    ("grad_source", QT_TRANSLATE_NOOP("UndoController", "Upstream gradient")),
+    ("grad_seed", QT_TRANSLATE_NOOP("UndoController", "Gradient seed")),
+    ("grad_dim", QT_TRANSLATE_NOOP("UndoController", "Gradient component")),
     ("rope", QT_TRANSLATE_NOOP("UndoController", "RoPE on the heatmap")),
     ("rope_type", QT_TRANSLATE_NOOP("UndoController", "RoPE scaling")),
     ("head_dim", QT_TRANSLATE_NOOP("UndoController", "Head width")),
@@ -57,6 +66,17 @@ _LABELS = (
     ("key_position", QT_TRANSLATE_NOOP("UndoController", "Key position")),
     ("offset", QT_TRANSLATE_NOOP("UndoController", "Position offset")),
 )
+
+
+def register_labels(*pairs: tuple[str, str]) -> None:
+    """Add ``(field, QT_TRANSLATE_NOOP("UndoController", text))`` names of undo steps.
+
+    A panel module calls this for the fields of its topic, so adding a panel needs no edit
+    here; the first registered name of a field wins.
+    """
+    global _LABELS
+    known = {f for f, _t in _LABELS}
+    _LABELS = _LABELS + tuple(p for p in pairs if p[0] not in known)
 
 
 def change_label(names) -> str:

@@ -15,6 +15,8 @@ from attnviz.core.backends import (
     get_backend,
 )
 from attnviz.core.masks import causal_mask, padding_mask
+from attnviz.core.memory_guard import MemoryRefused
+from attnviz.core.tiled import Cancelled
 
 FIELDS = ("scores", "weights", "output", "entropy")
 
@@ -169,6 +171,55 @@ def test_torch_small_strips_match(torch, monkeypatch):
         assert np.abs(a - b).max() <= 1e-12
 
 
+def test_torch_overview_lse_progress_and_cancel(torch):
+    tb, nb = get_backend("torch"), get_backend("numpy")
+    q, k, _v = _qkv(9, 40, 40, batch=(2,))
+    tb.ops.budget = 16 * 10  # panels of 16 rows, tiles of 10 keys: rescaling on the way
+    seen = []
+    got, lse = tb.attention_overview(
+        q, k, bins=6, causal=True, return_lse=True, progress=seen.append
+    )
+    ref, ref_lse = nb.attention_overview(q, k, **kw)
+    assert np.abs(got - ref).max() <= 1e-12 and np.abs(lse - ref_lse).max() <= 1e-10
+    assert len(seen) > 2 and seen[-1] == 1.0 and seen == sorted(seen)
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 3  # after a few tiles
+
+    with pytest.raises(Cancelled):
+        tb.attention_overview(q, k, bins=6, cancel=cancel)
+    with pytest.raises(ValueError, match="cancel"):
+        tb.attention_overview(q, k, bins=6, cancel="stop")
+    # the numpy backend object passes them on
+    flag = __import__("threading").Event()
+    flag.set()
+    with pytest.raises(Cancelled):
+        nb.attention_overview(q, k, bins=6, cancel=flag)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_precision_path_runs_on_the_cpu(torch, dtype):
+    """The CUDA half-precision code (float32 scores from half products) on torch's CPU."""
+    tb, nb = backends.TorchBackend("cpu", dtype), get_backend("numpy")
+    q, k, _v = _qkv(10, 120, 120, d=32, dtype=np.float32)
+    for reduce in ("mean", "max"):
+        a = tb.attention_overview(q, k, bins=8, reduce=reduce, causal=True)
+        b = nb.attention_overview(q, k, bins=8, reduce=reduce, causal=True)
+        assert a.dtype == np.float32 and np.abs(a - b).max() <= 1e-2 * b.max()
+
+
+def test_cuda_strips_are_sized_to_free_memory(torch, monkeypatch):
+    ops = get_backend("torch").ops
+    monkeypatch.setattr(ops, "budget", None)  # as on a GPU
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (140 * 2**30, 141 * 2**30))
+    assert ops._tile_shape(1, 262144, 262144) == (1024, 262144)  # whole rows, 1 GiB of scores
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (2**30, 141 * 2**30))
+    rows, width = ops._tile_shape(1, 262144, 262144)
+    assert (rows, width) == (64, 262144) and rows * width == 2**30 // 64
+
+
 def test_torch_accepts_tensors_and_masks(torch):
     q, k, v = _qkv(5, 7, 7)
     tb = get_backend("torch")
@@ -222,9 +273,20 @@ def test_out_of_memory_suggests_smaller_n_or_cpu(torch, monkeypatch):
 
     monkeypatch.setattr(tb.ops, "overview", boom)
     monkeypatch.setattr(tb, "device", "cuda")
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
     with pytest.raises(BackendOutOfMemoryError, match="smaller n.*get_backend\\('numpy'\\)"):
         tb.attention_overview(q, k, bins=2)
+    # one refusal for "before" and "during": MemoryRefused (a ValueError), never a crash
     assert issubclass(BackendOutOfMemoryError, MemoryError)
+    assert issubclass(BackendOutOfMemoryError, MemoryRefused)
+    monkeypatch.setattr(tb, "device", "cpu")
+
+    def cpu_oom(*args, **kwargs):
+        raise RuntimeError("[enforce fail] DefaultCPUAllocator: can't allocate memory: 9 GB")
+
+    monkeypatch.setattr(tb.ops, "overview", cpu_oom)
+    with pytest.raises(MemoryRefused, match="the CPU ran out of memory"):
+        tb.attention_overview(q, k, bins=2)
 
     def other(*args, **kwargs):
         raise RuntimeError("some other failure")

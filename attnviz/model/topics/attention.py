@@ -28,6 +28,8 @@ MAX_SEED = 2**31 - 1
 #: numerically a hard argmax or a flat line, which the ends already show.
 TEMPERATURE_RANGE = (0.01, 100.0)
 ARRAYS = ("q", "k", "v")
+#: Where the upstream gradient dO comes from (the gradient panel).
+GRAD_SOURCES = ("preset", "random", "onehot")
 
 _BANCO = {
     "q": ((2.0, 0.0), (1.0, 2.0), (0.0, 1.0)),
@@ -73,6 +75,12 @@ FIELDS = (
           doc="names of the value dimensions"),
     Field("preset_id", "text", "banco", doc="the preset shown"),
     Field("backend", "choice", "numpy", choices=BACKENDS, doc="where the matrix is computed"),
+    Field("grad_source", "choice", "onehot", choices=GRAD_SOURCES,
+          doc="upstream gradient dO: the preset's own, seeded random, or one output component"),
+    Field("grad_seed", "int", 0, 0, MAX_SEED, doc="seed of the random upstream gradient"),
+    Field("grad_dim", "int", 0, 0, MAX_D_K - 1,
+          doc="onehot: the value dimension of the selected query's output the loss reads"),
+    Field("d_output", "optmatrix", None, doc="the preset's own upstream gradient (n × d_v)"),
 )
 FIELD_NAMES = tuple(f.name for f in FIELDS)
 
@@ -148,6 +156,15 @@ class AttentionState(Topic):
         cell = new["selected_cell"]
         if cell is not None and "selected_cell" not in given and max(cell) >= n:
             new["selected_cell"] = None
+        d_o = new["d_output"]
+        if d_o is not None and "d_output" not in given and d_o.shape != new["v"].shape:
+            # The preset's gradient no longer fits the sentence: fall back to one component.
+            new["d_output"] = None
+            if new["grad_source"] == "preset" and "grad_source" not in given:
+                new["grad_source"] = "onehot"
+        d_v = new["v"].shape[1]
+        if new["grad_dim"] >= d_v and "grad_dim" not in given:
+            new["grad_dim"] = d_v - 1
 
     def _check(self, v: dict, old: dict) -> None:
         n = len(v["tokens"])
@@ -171,6 +188,16 @@ class AttentionState(Topic):
         cell = v["selected_cell"]
         if cell is not None and not all(0 <= c < n for c in cell):
             raise StateError(f"selected cell {list(cell)} is outside the matrix")
+        if v["d_output"] is not None and v["d_output"].shape != v["v"].shape:
+            raise StateError(
+                f"d_output must have the shape of V {v['v'].shape}, got {v['d_output'].shape}"
+            )
+        if v["grad_source"] == "preset" and v["d_output"] is None:
+            raise StateError("this example has no upstream gradient of its own (d_output)")
+        if v["grad_dim"] >= v["v"].shape[1]:
+            raise StateError(
+                f"grad_dim {v['grad_dim']} is outside the value dimensions 0…{v['v'].shape[1] - 1}"
+            )
 
 
 def _resize(arr: np.ndarray, rows: int, cols: int) -> np.ndarray:

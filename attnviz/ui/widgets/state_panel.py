@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from attnviz.model import events
 from attnviz.model.fields import StateError
 from attnviz.ui.widgets.binding import INVALID_STYLE, bind, mark_invalid
 
@@ -196,7 +197,16 @@ class TopicPanel(StatePanel):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self.resolver.watch(self)
-        self._on_results(self.resolver.results)
+        self._draw_guarded()
+
+    def _draw_guarded(self) -> None:
+        """Draw the current results; a failure is shown, never raised into Qt's event."""
+        try:
+            self._on_results(self.resolver.results)
+        except Exception as exc:  # a view must not take the window down
+            self.show_error(f"{type(exc).__name__}: {exc}")
+            # Reported from a plain slot, where the crash log (or pytest) sees it.
+            QTimer.singleShot(0, lambda: events.report(exc))
 
     def hideEvent(self, event) -> None:
         self.resolver.unwatch(self)
