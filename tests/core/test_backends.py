@@ -176,9 +176,8 @@ def test_torch_overview_lse_progress_and_cancel(torch):
     q, k, _v = _qkv(9, 40, 40, batch=(2,))
     tb.ops.budget = 16 * 10  # panels of 16 rows, tiles of 10 keys: rescaling on the way
     seen = []
-    got, lse = tb.attention_overview(
-        q, k, bins=6, causal=True, return_lse=True, progress=seen.append
-    )
+    kw = {"bins": 6, "causal": True, "return_lse": True}
+    got, lse = tb.attention_overview(q, k, progress=seen.append, **kw)
     ref, ref_lse = nb.attention_overview(q, k, **kw)
     assert np.abs(got - ref).max() <= 1e-12 and np.abs(lse - ref_lse).max() <= 1e-10
     assert len(seen) > 2 and seen[-1] == 1.0 and seen == sorted(seen)
