@@ -206,7 +206,7 @@ class TopicPanel(StatePanel):
         except Exception as exc:  # a view must not take the window down
             self.show_error(f"{type(exc).__name__}: {exc}")
             # Reported from a plain slot, where the crash log (or pytest) sees it.
-            QTimer.singleShot(0, lambda: events.report(exc))
+            QTimer.singleShot(0, lambda error=exc: events.report(error))
 
     def hideEvent(self, event) -> None:
         self.resolver.unwatch(self)
