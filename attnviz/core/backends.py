@@ -148,10 +148,11 @@ def _guard_memory(method):
 
 
 class TorchBackend:
-    """torch on the CPU (float32/float64) or a CUDA device (float32/bfloat16).
+    """torch on the CPU (float32/float64) or a CUDA device (float32/bfloat16/float16).
 
     ``dtype=None`` follows the inputs on the CPU (float32 stays float32, anything else is
-    float64) and means float32 on CUDA. Outputs are numpy (bfloat16 comes back as float32).
+    float64) and means float32 on CUDA. Outputs are numpy (half precision comes back as
+    float32; the overview's scores are float32 sums of half-precision products).
     """
 
     def __init__(self, device: str = "cpu", dtype: str | None = None):
@@ -268,8 +269,8 @@ class TorchBackend:
         _tiled._check_flag(causal, "causal")
         q, k = self._inputs((q, "q"), (k, "k"))
         self._check_shapes(q, k)
-        # bfloat16 would round lse to 3 digits: keep it in (at least) float32.
-        lse_dtype = self.torch.float32 if q.dtype == self.torch.bfloat16 else q.dtype
+        # half precision would round lse to 3 digits: keep it in (at least) float32.
+        lse_dtype = _real(self.torch, q.dtype)
         lse = self.ops.to_tensor(self.ops.validate(lse, "lse", min_ndim=1), lse_dtype)
         n_q, n_k = q.shape[-2], k.shape[-2]
         ri, ci = _tiled._indices(rows, n_q, "rows"), _tiled._indices(cols, n_k, "cols")
@@ -481,8 +482,8 @@ class _TorchOps:
 
 
 def _real(torch, dtype):
-    """The dtype results come back in: float32 for bfloat16 inputs."""
-    return torch.float32 if dtype == torch.bfloat16 else dtype
+    """The dtype results come back in: float32 for half-precision inputs."""
+    return torch.float32 if dtype in (torch.bfloat16, torch.float16) else dtype
 
 
 def _scale(d_k: int, scale) -> float:
@@ -499,7 +500,7 @@ def get_backend(name: str = "auto", *, dtype: str | None = None):
         "cuda" (torch on the first CUDA device) or "auto" (CUDA when available, else numpy;
         torch is imported only to look for a GPU, and only if it is installed)
     dtype : None (follow the inputs; float32 on CUDA), "float32", "float64" (numpy, torch)
-        or "bfloat16" (cuda)
+        or "bfloat16", "float16" (cuda: half-precision products, float32 scores)
 
     Returns
     -------

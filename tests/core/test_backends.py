@@ -295,7 +295,7 @@ def test_out_of_memory_suggests_smaller_n_or_cpu(torch, monkeypatch):
         tb.attention_overview(q, k, bins=2)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 def test_cuda_matches_numpy(torch, dtype):
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device here")
