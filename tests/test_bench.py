@@ -27,6 +27,7 @@ def test_overview_figure_at_tiny_n():
     result = core.overview(n=256, bins=16, repeats=1)
     assert set(result) >= OVERVIEW_KEYS
     assert (result["n"], result["d"], result["backend"]) == (256, 128, "numpy")
+    assert result["workers"] >= 1 and (result["load"] is None or result["load"] >= 0)
     assert result["seconds"] > 0 and result["gflops"] > 0
     assert result["peak_rss_mib"] >= result["baseline_rss_mib"] > 0
     if result["torch_sdpa_gflops"] is None:
@@ -129,3 +130,13 @@ def test_cli_only_and_unknown_figure(capsys):
     assert list(json.loads(capsys.readouterr().out)) == ["environment"]
     assert main(["bench", "--only", "nope"]) == 2
     assert "unknown figure nope" in capsys.readouterr().err
+
+
+def test_overview_figure_leaves_blas_threads_as_found():
+    from attnviz.core import _parallel
+
+    calls = _parallel._find_openblas()
+    before = calls[0]() if calls else None
+    result = core.overview_child(n=128, d=8, bins=4, repeats=1)
+    assert result["workers"] >= 1
+    assert (calls[0]() if calls else None) == before

@@ -9,6 +9,7 @@ n×n×d matrix products of attention), whatever the method actually computes.
 
 from __future__ import annotations
 
+import os
 import time
 
 from attnviz.benchmarks import peak_rss_mib, run_isolated, skipped
@@ -53,21 +54,33 @@ def _alternate(first, second, repeats: int, t_first: float) -> tuple[float, floa
     return min(times_first), min(times_second), result
 
 
+def _load() -> float | None:
+    """The machine's 1-minute load average (other processes share the cores), if known."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):  # Windows
+        return None
+
+
 def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
     """Measure :func:`attention_overview` (numpy backend) and torch SDPA on the same q, k, v.
 
     The peak RSS is read after the first overview and before torch is imported: torch
     alone weighs hundreds of MiB and is not part of the overview's cost. The two are then
-    timed alternately.
+    timed alternately. ``workers`` is the overview's thread count (numpy's OpenBLAS runs
+    single-threaded meanwhile); ``load`` the 1-minute load average before the timing.
     """
-    from attnviz.core.tiled import attention_overview
+    from attnviz.core import _parallel, tiled
 
     q, k, v = _inputs(n, d)
     baseline = peak_rss_mib()
+    with _parallel.serial_blas() as blas_threads:
+        workers = tiled.WORKERS or min(_parallel.cores(), blas_threads) or 1
 
     def ours():
-        return attention_overview(q, k, bins=bins, backend="numpy")
+        return tiled.attention_overview(q, k, bins=bins, backend="numpy")
 
+    load = _load()
     t_first, _map = _best(ours, 1)
     result = {
         "n": n,
@@ -76,6 +89,8 @@ def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
         "backend": "numpy",
         "dtype": "float32",
         "repeats": repeats,
+        "workers": workers,
+        "load": load,
         "peak_rss_mib": _mib(peak_rss_mib()),
         "baseline_rss_mib": _mib(baseline),
     }
@@ -119,8 +134,9 @@ def overview(
 ) -> dict:
     """``overview``: a bins×bins map of the n×n weights at n = 32,768 (8,192 quick), d = 128.
 
-    Targets (DESIGN.md): peak RSS < 1.5 GiB, ``ratio`` = our GFLOP/s / torch SDPA's ≥ 0.5.
-    The map is computed by the numpy backend, the default on a machine without CUDA.
+    Targets (DESIGN.md): peak RSS < 1.5 GiB, ``ratio`` = our GFLOP/s / torch SDPA's ≥ 1.2
+    (both counted as 4·n²·d: the overview computes one n×n×d product, SDPA two). The map is
+    computed by the numpy backend, the default on a machine without CUDA.
     """
     n = n or (8192 if quick else 32768)
     repeats = repeats or (5 if quick else 3)  # quick runs are short: more tries, less noise
@@ -128,36 +144,61 @@ def overview(
 
 
 def overview_cuda_child(n: int, d: int, bins: int, repeats: int) -> dict:
-    """Time the CUDA backend's overview (float32), data made on the GPU."""
+    """Time the CUDA backend's overview, data made on the GPU: float32 (exact, the figure's
+    ``seconds``) and bfloat16 products with float32 scores (``bfloat16``), each after a
+    warm-up. The memory guard runs first, so a GPU too small says so instead of failing."""
     import torch
 
+    from attnviz.core import memory_guard
     from attnviz.core.backends import get_backend
 
+    free = memory_guard.available_bytes("cuda")
+    tile = memory_guard.cuda_tile_elements(n, free)
+    need = memory_guard.check_fits(n, d, bins, "cuda", "float32", tile_elements=tile)
     gen = torch.Generator(device="cuda").manual_seed(0)
     q, k = (torch.randn(n, d, device="cuda", generator=gen) for _ in range(2))
-    backend = get_backend("cuda")
-
-    backend.attention_overview(q[:4096], k[:4096], bins=min(bins, 4096))  # warm-up: cuBLAS
-    torch.cuda.reset_peak_memory_stats()
-    # The result comes back as numpy, so each timed call includes the GPU's synchronisation.
-    seconds, _map = _best(lambda: backend.attention_overview(q, k, bins=bins), repeats)
-    return {
+    result = {
         "n": n,
         "d": d,
         "bins": bins,
         "backend": "cuda",
         "dtype": "float32",
         "device": torch.cuda.get_device_name(),
-        "seconds": round(seconds, 4),
-        "gflops": _gflops(n, d, seconds),
-        "peak_gpu_mib": round(torch.cuda.max_memory_allocated() / 2**20, 1),
+        "torch_version": torch.__version__,
+        "free_gib": round(free / memory_guard.GiB, 1),
+        "estimate_gib": round(need / memory_guard.GiB, 2),
+        "tile_elements": tile,
     }
+    for dtype in ("float32", "bfloat16"):
+        backend = get_backend("cuda", dtype=dtype)
+        qd, kd = q.to(getattr(torch, dtype)), k.to(getattr(torch, dtype))
+        backend.attention_overview(qd[:4096], kd[:4096], bins=min(bins, 4096))  # cuBLAS warm-up
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        # The result comes back as numpy, so each timed call includes the GPU's synchronisation.
+        seconds, _map = _best(
+            lambda b=backend, x=qd, y=kd: b.attention_overview(x, y, bins=bins), repeats
+        )
+        numbers = {
+            "seconds": round(seconds, 4),
+            "gflops": _gflops(n, d, seconds),
+            "peak_gpu_mib": round(torch.cuda.max_memory_allocated() / 2**20, 1),
+        }
+        if dtype == "float32":
+            result.update(numbers)
+        else:
+            result[dtype] = numbers
+        del qd, kd
+    return result
 
 
 def overview_cuda(
     *, quick: bool = False, n: int | None = None, d: int = 256, bins: int = 512, repeats: int = 3
 ) -> dict:
-    """``overview_cuda``: the map at n = 262,144, d = 256 on a GPU (65,536 quick); target < 2 s."""
+    """``overview_cuda``: the map at n = 262,144, d = 256 on a GPU (65,536 quick); target < 2 s.
+
+    Where there is no GPU the figure says so (``{"skipped": "no CUDA device"}``).
+    """
     try:
         import torch
     except ImportError:
