@@ -7,9 +7,11 @@ query row, a running maximum, a running sum of exponentials and a rescaled outpu
 same computation tile by tile for the teaching animation.
 
 :func:`attention_overview` shrinks the n×n weights to a ``bins × bins`` picture for n far
-beyond what fits in memory (32k tokens on a CPU), and :func:`attention_block` gives the exact
+beyond what fits in memory (32k tokens on a CPU) in one pass over the scores, on every core,
+with progress and cancel (:class:`Cancelled`); :func:`attention_block` gives the exact
 weights of a zoomed window from the row log-sum-exp. Only numpy is imported here; the torch
-and CUDA versions live in :mod:`attnviz.core.backends`.
+and CUDA versions live in :mod:`attnviz.core.backends`, the threads in
+:mod:`attnviz.core._parallel`, the memory check in :mod:`attnviz.core.memory_guard`.
 """
 
 from __future__ import annotations
