@@ -381,6 +381,11 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         return (r, c) if 0 <= r < rows and 0 <= c < cols else (-1, -1)
 
     def _emit_hover(self, row: int, col: int) -> None:
+        rows, cols = self._values.shape
+        if not (0 <= row < rows and 0 <= col < cols):
+            # The matrix shrank under a resting mouse: nothing is under it any more.
+            row = col = -1
+            self._hover = (-1, -1)
         value = self.value_at(row, col) if row >= 0 else math.nan
         self.sigHover.emit(row, col, value)
 
