@@ -114,6 +114,10 @@ class MainWindow(QMainWindow):
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
         self.addDockWidget(_AREAS[cls.AREA], dock)
+        shown = getattr(panel, "set_shown", None)
+        if shown is not None:
+            # A tab behind another counts as visible to Qt; the dock knows better.
+            dock.visibilityChanged.connect(shown)
         self.panels[cls.PANEL_ID] = panel
         self.docks[cls.PANEL_ID] = dock
         self._areas[cls.PANEL_ID] = cls.AREA

@@ -463,8 +463,8 @@ class PositionsPanel(TopicPanel):
         self.dial.set_font(font)
         self.relative_plot.set_style(theme, font)
         self.extension_plot.set_style(theme, font)
-        if self.isVisible():
-            self._on_results(self.resolver.results)
+        if self.shown:
+            self._draw_guarded()
 
     def _on_font_changed(self) -> None:
         if self._theme is not None:
@@ -486,7 +486,7 @@ class PositionsPanel(TopicPanel):
             self.timer.stop()
 
     def _on_q_tick(self) -> None:
-        if not self.isVisible():
+        if not self.shown:
             self.play.setChecked(False)
             return
         top = int(self.position._max)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from attnviz.model import events
 from attnviz.model.fields import StateError
@@ -167,8 +167,10 @@ class StatePanel(QWidget):
 class TopicPanel(StatePanel):
     """A panel of one lazy resolver (:attr:`RESOLVER`, a module of attnviz.model.resolve).
 
-    The resolver computes only while the panel is visible; its results arrive at
-    :meth:`_on_results` (also once when the panel is first shown).
+    The resolver computes only while the panel is shown: a docked panel follows its dock's
+    ``visibilityChanged`` (a tab behind another is not shown, though Qt calls it visible),
+    a free-standing one (an export) its show and hide events. Results arrive at
+    :meth:`_on_results`, also once whenever the panel is shown again.
     """
 
     RESOLVER = ""
@@ -179,13 +181,33 @@ class TopicPanel(StatePanel):
 
     def __init__(self, workspace, parent=None) -> None:
         self.workspace = workspace
+        self._shown = False
         resolver = workspace.resolver_for(self.RESOLVER)
         super().__init__(workspace.document[resolver.TOPIC], resolver, parent)
         bind(self, resolver.resolved, self._on_resolved)
         bind(self, resolver.failed, self._on_failed)
 
+    @property
+    def shown(self) -> bool:
+        """True while the panel can be seen (its results are then kept current)."""
+        return self._shown
+
+    def set_shown(self, on: bool) -> None:
+        """Start or stop looking: the dock's ``visibilityChanged`` calls this."""
+        if on == self._shown:
+            return
+        self._shown = on
+        if on:
+            self.resolver.watch(self)
+            self._draw_guarded()
+        else:
+            self.resolver.unwatch(self)
+
+    def _docked(self) -> bool:
+        return isinstance(self.parentWidget(), QDockWidget)
+
     def _on_resolved(self, results, _names: frozenset) -> None:
-        if self.isVisible():
+        if self._shown:
             self._on_results(results)
 
     def _on_failed(self, message: str) -> None:
@@ -196,8 +218,13 @@ class TopicPanel(StatePanel):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        self.resolver.watch(self)
-        self._draw_guarded()
+        if not self._docked():
+            self.set_shown(True)
+
+    def hideEvent(self, event) -> None:
+        if not self._docked():
+            self.set_shown(False)
+        super().hideEvent(event)
 
     def _draw_guarded(self) -> None:
         """Draw the current results; a failure is shown, never raised into Qt's event."""
@@ -207,7 +234,3 @@ class TopicPanel(StatePanel):
             self.show_error(f"{type(exc).__name__}: {exc}")
             # Reported from a plain slot, where the crash log (or pytest) sees it.
             QTimer.singleShot(0, lambda error=exc: events.report(error))
-
-    def hideEvent(self, event) -> None:
-        self.resolver.unwatch(self)
-        super().hideEvent(event)

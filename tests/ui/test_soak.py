@@ -1,0 +1,105 @@
+"""A short random-event soak of every panel: edits of every topic (shapes change), the mouse
+resting on the panel's views, undo/redo, resizes and theme switches — no exception anywhere.
+
+The seed is fixed so a failure repeats; ``ATTNVIZ_SOAK_SECONDS`` lengthens the run by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QWidget
+
+from attnviz.model.fields import StateError
+from attnviz.ui.main_window import MainWindow
+from attnviz.ui.panels import panel_ids
+
+SECONDS = float(os.environ.get("ATTNVIZ_SOAK_SECONDS", "1.5"))
+WORDS = ("o", "gato", "subiu", "no", "telhado", "banco", "praça", "the", "river", "bank", ",")
+
+
+def random_value(rng: random.Random, field, current):
+    """A random value for ``field``: mostly valid, small enough to stay quick."""
+    kind = field.kind
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "choice":
+        return rng.choice(field.choices)
+    if kind == "int":
+        lo = int(field.lo if field.lo is not None else 0)
+        hi = int(field.hi if field.hi is not None else lo + 100)
+        return rng.randint(lo, min(hi, lo + 40))
+    if kind == "float":
+        lo = float(field.lo if field.lo is not None else -10.0)
+        hi = float(field.hi if field.hi is not None else lo + 20.0)
+        if lo > 0 and hi / lo > 100:
+            return math.exp(rng.uniform(math.log(lo), math.log(min(hi, lo * 1e4))))
+        return rng.uniform(lo, min(hi, lo + 100.0))
+    if kind == "texts" and field.name == "tokens":
+        return tuple(rng.choice(WORDS) for _ in range(rng.randint(1, 12)))
+    return None
+
+
+def _edit(rng: random.Random, window: MainWindow) -> None:
+    topic = rng.choice(list(window.document))
+    field = rng.choice(topic.FIELDS)
+    value = random_value(rng, field, topic.get(field.name))
+    if value is None:
+        return
+    try:
+        topic.update(**{field.name: value})
+    except StateError:
+        pass  # refused values are part of the soak: they must change nothing
+
+
+def _rest_mouse(rng: random.Random, panel: QWidget) -> None:
+    widgets = [w for w in panel.findChildren(QWidget) if w.isVisible() and w.width() > 4]
+    if not widgets:
+        return
+    target = rng.choice(widgets)
+    pos = QPoint(rng.randrange(target.width()), rng.randrange(target.height()))
+    QTest.mouseMove(target, pos)
+
+
+@pytest.mark.parametrize("panel_id", panel_ids())
+def test_soak(qtbot, panel_id):
+    rng = random.Random(f"soak-{panel_id}")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    window.docks[panel_id].raise_()
+    panel = window.panels[panel_id]
+    clock = [0.0]
+    window.undo.clock = lambda: clock[0]
+    end = time.monotonic() + SECONDS
+    actions = 0
+    while time.monotonic() < end or actions < 40:
+        actions += 1
+        clock[0] += rng.choice((0.01, 1.0))
+        roll = rng.random()
+        if roll < 0.5:
+            _edit(rng, window)
+        elif roll < 0.7:
+            _rest_mouse(rng, panel)
+        elif roll < 0.8:
+            window.undo.stack.undo()
+        elif roll < 0.88:
+            window.undo.stack.redo()
+        elif roll < 0.95:
+            window.resize(rng.randint(700, 1400), rng.randint(450, 900))
+        else:
+            window.themes.set_mode(rng.choice(("light", "dark")))
+        QApplication.processEvents()
+    # the history still walks all the way back, and the window still paints
+    while window.undo.stack.canUndo():
+        window.undo.stack.undo()
+    QApplication.processEvents()
+    assert not window.grab().isNull()
