@@ -6,6 +6,7 @@ The seed is fixed so a failure repeats; ``ATTNVIZ_SOAK_SECONDS`` lengthens the r
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
@@ -52,10 +53,9 @@ def _edit(rng: random.Random, window: MainWindow) -> None:
     value = random_value(rng, field, topic.get(field.name))
     if value is None:
         return
-    try:
+    # Refused values are part of the soak: they must change nothing.
+    with contextlib.suppress(StateError):
         topic.update(**{field.name: value})
-    except StateError:
-        pass  # refused values are part of the soak: they must change nothing
 
 
 def _rest_mouse(rng: random.Random, panel: QWidget) -> None:
