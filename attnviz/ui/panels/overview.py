@@ -1,0 +1,502 @@
+"""The overview panel: attention over a long sequence as a map, zoomed down to exact cells.
+
+The ``long`` topic's head of n tokens (up to 262,144) is mapped to ``bins × bins`` cells,
+each the mean (or max) of the exact weights it covers, without the n×n matrix ever
+existing. The computation runs on a worker (:class:`BackgroundJob`) with a progress bar
+and a Cancel; the window stays responsive. Dragging a rectangle or scrolling zooms: a
+window is mapped again from its exact weights, and below about 1024 × 1024 cells it shows
+the exact weights themselves (from :func:`attnviz.core.tiled.attention_block`), down to
+single cells with their values. The backend selector greys out what this machine lacks and
+says why; the backend and the time of the last map go to the status bar.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attnviz.core.memory_guard import MemoryRefused
+from attnviz.core.tiled import Cancelled, _split_starts
+from attnviz.model.resolve import long as long_model
+from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
+from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.background_job import BackgroundJob
+from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box
+from attnviz.ui.widgets.numbers import exact, fmt
+from attnviz.ui.widgets.state_panel import TopicPanel, blocked
+from attnviz.ui.widgets.token_map import TokenMapView
+
+_C = "OverviewPanel"
+register_labels(
+    ("n", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
+    ("d_k", QT_TRANSLATE_NOOP("UndoController", "d_k")),
+    ("head", QT_TRANSLATE_NOOP("UndoController", "Head")),
+    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
+    ("bins", QT_TRANSLATE_NOOP("UndoController", "Map cells")),
+    ("reduce", QT_TRANSLATE_NOOP("UndoController", "Map cell value")),
+    ("causal", QT_TRANSLATE_NOOP("UndoController", "Causal mask")),
+    ("scale", QT_TRANSLATE_NOOP("UndoController", "Scale by √d_k")),
+    ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
+    ("dtype", QT_TRANSLATE_NOOP("UndoController", "Precision")),
+    ("log_color", QT_TRANSLATE_NOOP("UndoController", "Log colour scale")),
+)
+HEAD_NAMES = {
+    "content": QT_TRANSLATE_NOOP("OverviewPanel", "content (equal words)"),
+    "previous": QT_TRANSLATE_NOOP("OverviewPanel", "previous token"),
+    "decay": QT_TRANSLATE_NOOP("OverviewPanel", "distance decay"),
+    "random": QT_TRANSLATE_NOOP("OverviewPanel", "random (untrained)"),
+}
+REDUCE_NAMES = {
+    "mean": QT_TRANSLATE_NOOP("OverviewPanel", "mean of the block"),
+    "max": QT_TRANSLATE_NOOP("OverviewPanel", "max of the block"),
+}
+#: Decades of weight the log colour scale spans below the largest one shown.
+DECADES = 5.0
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+def _bytes(count: float) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{int(count)} B"
+
+
+def edges(n: int, groups: int, start: int = 0) -> np.ndarray:
+    """Token boundaries of ``numpy.array_split`` groups (``groups + 1`` of them)."""
+    starts, sizes = _split_starts(n, groups)
+    return start + np.append(starts, starts[-1] + sizes[-1])
+
+
+class OverviewPanel(TopicPanel):
+    """A long sequence's attention map with zoom down to exact cells."""
+
+    PANEL_ID = "overview"
+    ORDER = 80
+    AREA = "right"
+    RESOLVER = "long"
+    TITLE = QT_TRANSLATE_NOOP("OverviewPanel", "Long sequence")
+
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
+        #: None: compute in place when the panel is its own window (an offscreen export).
+        self.synchronous: bool | None = None
+        self.overview: long_model.Overview | None = None
+        self._detail_key = None
+        self._theme = None
+        self._status = None
+        self.job, self.detail_job = BackgroundJob(self), BackgroundJob(self)
+        self.job.sigProgress.connect(self._on_q_progress)
+        self.job.sigFinished.connect(self._on_q_overview)
+        self.job.sigFailed.connect(self._on_q_failed)
+        self.detail_job.sigFinished.connect(self._on_q_detail)
+        self.detail_job.sigFailed.connect(self._on_q_detail_failed)
+        layout = QVBoxLayout()
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.note = QLabel(
+            self.tr(
+                "Chapter 003, the price of n²: the map of every weight of a long sequence, "
+                "computed tile by tile without the n×n matrix. Drag a rectangle or scroll to "
+                "zoom; small windows show the exact weights."
+            )
+        )
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        layout.addLayout(self._build_controls())
+        self.figure = QWidget()
+        box = QVBoxLayout(self.figure)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.caption = QLabel()
+        self.caption.setObjectName("overview_caption")
+        self.caption.setWordWrap(True)
+        self.scale_font(self.caption, 1.15, bold=True)
+        self.view = TokenMapView()
+        self.view.setObjectName("overview_map")
+        self.view.setMinimumSize(280, 220)
+        self.view.sigWindow.connect(self._on_q_window)
+        self.view.sigHover.connect(self._on_q_hover)
+        self.hover = QLabel(" ")
+        self.hover.setObjectName("overview_hover")
+        self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.addWidget(self.caption)
+        box.addWidget(self.view, 1)
+        box.addWidget(self.hover)
+        layout.addWidget(self.figure, 1)
+        self.info = QLabel()
+        self.info.setObjectName("overview_info")
+        self.info.setWordWrap(True)
+        layout.addWidget(self.info)
+        self._finish(layout)
+
+    # --- building ----------------------------------------------------------------------
+    def _build_controls(self) -> QGridLayout:
+        grid = QGridLayout()
+        w = self._write
+        self.n = spin_box(MIN_N, MAX_N, self.tr("Tokens in the sequence (n)"), adaptive=True)
+        self.n.valueChanged.connect(lambda v: w(self.n, n=int(v)))
+        self.d_k = spin_box(2, MAX_D_K, self.tr("Width of queries and keys"))
+        self.d_k.valueChanged.connect(lambda v: w(self.d_k, d_k=int(v)))
+        self.head = choice_box(HEAD_NAMES, _C, self.tr("Which synthetic head makes q and k"))
+        self.head.activated.connect(lambda i: w(self.head, head=self.head.itemData(i)))
+        self.seed = spin_box(0, MAX_SEED, self.tr("Seed of the synthetic head"))
+        self.seed.valueChanged.connect(lambda v: w(self.seed, seed=int(v)))
+        self.bins = spin_box(1, MAX_BINS, self.tr("Cells per side of the map"))
+        self.bins.valueChanged.connect(lambda v: w(self.bins, bins=int(v)))
+        self.reduce = choice_box(REDUCE_NAMES, _C, self.tr("What one map cell shows"))
+        self.reduce.activated.connect(lambda i: w(self.reduce, reduce=self.reduce.itemData(i)))
+        self.causal = QCheckBox(self.tr("Causal"))
+        self.causal.setToolTip(self.tr("A query sees only earlier keys"))
+        self.causal.toggled.connect(lambda on: w(self.causal, causal=bool(on)))
+        self.scale = QCheckBox(self.tr("÷ √d_k"))
+        self.scale.setToolTip(self.tr("Divide the scores by √d_k"))
+        self.scale.toggled.connect(lambda on: w(self.scale, scale=bool(on)))
+        self.log_color = QCheckBox(self.tr("Log colours"))
+        self.log_color.setToolTip(
+            self.tr("Colour by log₁₀ of the weight: small weights stay visible")
+        )
+        self.log_color.toggled.connect(lambda on: w(self.log_color, log_color=bool(on)))
+        self.backend = BackendChoice(self)
+        self.backend.sigChosen.connect(lambda name, dtype: w(self.backend, backend=name))
+        self.dtype = self.backend.dtype_box
+        self.dtype.activated.connect(lambda i: w(self.dtype, dtype=self.dtype.itemData(i)))
+        self.run = QPushButton(self.tr("Cancel"))
+        self.run.setObjectName("overview_run")
+        self.run.clicked.connect(self._on_q_run)
+        self.reset = QPushButton(self.tr("Whole map"))
+        self.reset.setObjectName("overview_reset")
+        self.reset.setToolTip(self.tr("Zoom out to the whole sequence (Home)"))
+        self.reset.clicked.connect(self._on_q_reset)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("overview_progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        cells = (
+            (self.tr("n"), self.n), (self.tr("d_k"), self.d_k), (self.tr("Head"), self.head),
+            (self.tr("Seed"), self.seed), (self.tr("Cells"), self.bins),
+            (self.tr("Cell"), self.reduce), (self.tr("Backend"), self.backend),
+            (self.tr("Precision"), self.dtype),
+        )
+        for i, (text, widget) in enumerate(cells):
+            label = QLabel(text)
+            label.setBuddy(widget)
+            label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            grid.addWidget(label, i // 4, 2 * (i % 4))
+            grid.addWidget(widget, i // 4, 2 * (i % 4) + 1)
+        row = 2
+        for col, widget in enumerate((self.causal, self.scale, self.log_color, self.reset)):
+            grid.addWidget(widget, row, 2 * col, 1, 2)
+        grid.addWidget(self.progress, 3, 0, 1, 6)
+        grid.addWidget(self.run, 3, 6, 1, 2)
+        for col in (1, 3, 5, 7):
+            grid.setColumnStretch(col, 1)
+        return grid
+
+    def figure_widget(self) -> QWidget:
+        """What an export draws: the caption, the map and the hover line."""
+        return self.figure
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_n_changed(self) -> None:
+        with blocked(self.n):
+            self.n.setValue(self.state.n)
+
+    def _on_d_k_changed(self) -> None:
+        with blocked(self.d_k):
+            self.d_k.setValue(self.state.d_k)
+
+    def _on_head_changed(self) -> None:
+        with blocked(self.head):
+            self.head.setCurrentIndex(self.head.findData(self.state.head))
+
+    def _on_seed_changed(self) -> None:
+        with blocked(self.seed):
+            self.seed.setValue(self.state.seed)
+
+    def _on_bins_changed(self) -> None:
+        with blocked(self.bins):
+            self.bins.setValue(self.state.bins)
+
+    def _on_reduce_changed(self) -> None:
+        with blocked(self.reduce):
+            self.reduce.setCurrentIndex(self.reduce.findData(self.state.reduce))
+
+    def _on_causal_changed(self) -> None:
+        with blocked(self.causal):
+            self.causal.setChecked(self.state.causal)
+
+    def _on_scale_changed(self) -> None:
+        with blocked(self.scale):
+            self.scale.setChecked(self.state.scale)
+
+    def _on_backend_changed(self) -> None:
+        self.backend.show_choice(self.state.backend, self.state.dtype)
+
+    _on_dtype_changed = _on_backend_changed
+
+    def _on_log_color_changed(self) -> None:
+        with blocked(self.log_color):
+            self.log_color.setChecked(self.state.log_color)
+        self._apply_scale()
+
+    def _on_results(self, res) -> None:
+        self.backend.probe()
+        self._show_estimate(res)
+        ov = self.overview
+        if ov is None or ov.key != res.key:
+            cached = self.resolver.cached_overview(res.key)
+            if cached is not None:
+                self._show_overview(cached)
+            elif not self.job.running or self._job_key != res.key:
+                self._start(res)
+            return
+        self._update_detail(res)
+
+    # --- the overview job --------------------------------------------------------------
+    def _is_synchronous(self) -> bool:
+        return self.synchronous if self.synchronous is not None else self.window() is self
+
+    def _start(self, res) -> None:
+        values = dict(res.values)
+        self._job_key = res.key
+        if self.overview is not None and self.overview.q.shape[0] != values["n"]:
+            self.overview = None
+            self.view.set_map(None, [0], [0])
+            self.view.set_detail(None)
+        self.caption.setText(self._caption(values, computing=True))
+        self.show_error(None)
+
+        def job(progress, cancel):
+            return long_model.run_overview(values, progress, cancel)
+
+        self.run.setText(self.tr("Cancel"))
+        self.progress.setVisible(True)
+        if self._is_synchronous():
+            self.job.run_now(job)
+        else:
+            self.job.start(job)
+
+    _job_key = None
+
+    def _on_q_progress(self, fraction: float) -> None:
+        self.progress.setValue(round(1000 * fraction))
+        self.progress.setFormat(self.tr("Computing the map… %1%").replace(
+            "%1", str(math.floor(100 * fraction))))
+
+    def _on_q_overview(self, ov) -> None:
+        self.resolver.store(ov)
+        self._show_overview(ov)
+        self._report(ov)
+
+    def _on_q_failed(self, exc) -> None:
+        self.run.setText(self.tr("Compute"))
+        self.progress.setValue(0)
+        if isinstance(exc, Cancelled):
+            self.progress.setFormat(self.tr("Cancelled"))
+            return
+        self.progress.setFormat(self.tr("Not computed"))
+        if isinstance(exc, MemoryRefused):
+            self.show_error(self.tr("Not enough memory: %1").replace("%1", str(exc)))
+        else:
+            self.show_error(f"{type(exc).__name__}: {exc}")
+
+    def _on_q_run(self) -> None:
+        if self.job.running:
+            self.job.cancel()
+        elif self.isVisible():
+            self._start(self.resolver.results)
+
+    def _show_overview(self, ov) -> None:
+        self.overview = ov
+        self._detail_key = None
+        self.run.setText(self.tr("Compute"))
+        self.progress.setValue(1000)
+        self.progress.setFormat(self.tr("Map ready in %1 s").replace("%1", fmt(ov.seconds, 2)))
+        n, bins = ov.q.shape[0], ov.map.shape[0]
+        self.view.set_extent(n)
+        self.view.set_map(ov.map, edges(n, bins), edges(n, bins))
+        self._update_detail(self.resolver.results)
+        self._apply_scale()
+        self.caption.setText(self._caption(self.state.snapshot()))
+
+    def _report(self, ov) -> None:
+        window = self.window()
+        if not isinstance(window, QMainWindow):
+            return
+        if self._status is None:
+            self._status = QLabel()
+            self._status.setObjectName("overview_status")
+            window.statusBar().addPermanentWidget(self._status)
+        self._status.setText(self._timing(ov))
+
+    def _timing(self, ov) -> str:
+        return (
+            self.tr("Map: %1, %2 tokens in %3 s")
+            .replace("%1", self.backend.label(ov.backend))
+            .replace("%2", f"{ov.q.shape[0]:,}")
+            .replace("%3", fmt(ov.seconds, 2))
+        )
+
+    # --- zoom --------------------------------------------------------------------------
+    def _update_detail(self, res) -> None:
+        ov = self.overview
+        if ov is None or ov.key != res.key:
+            return
+        n = ov.q.shape[0]
+        r0, r1, c0, c1 = res.window
+        if self.view.window() != (r0, r1, c0, c1):
+            self.view.set_window(r0, r1, c0, c1)
+        key = (ov.key, res.window)
+        if key == self._detail_key:
+            return
+        self._detail_key = key
+        cells = (r1 - r0) * (c1 - c0)
+        if (r0, r1, c0, c1) == (0, n, 0, n) or cells > long_model.REGION_CELLS:
+            self.detail_job.cancel()
+            self.view.set_detail(None)
+            self._apply_scale()
+            return
+        bins = res.values["bins"]
+        reduce = res.values["reduce"]
+
+        def job(progress, cancel):
+            if cells <= long_model.EXACT_CELLS:
+                block = long_model.exact_block(ov, r0, r1, c0, c1)
+                return key, block, np.arange(r0, r1 + 1), np.arange(c0, c1 + 1), True
+            m = long_model.region_map(ov, r0, r1, c0, c1, bins, reduce, progress, cancel.is_set)
+            rows = edges(r1 - r0, m.shape[0], r0)
+            return key, m, rows, edges(c1 - c0, m.shape[1], c0), False
+
+        if self._is_synchronous():
+            self.detail_job.run_now(job)
+        else:
+            self.detail_job.start(job)
+
+    def _on_q_detail(self, result) -> None:
+        key, values, rows, cols, is_exact = result
+        if key != self._detail_key:
+            return
+        self.view.set_detail(values, rows, cols, exact=is_exact)
+        self._apply_scale()
+
+    def _on_q_detail_failed(self, exc) -> None:
+        if not isinstance(exc, Cancelled):
+            self.show_error(f"{type(exc).__name__}: {exc}")
+
+    def _on_q_window(self, r0: int, r1: int, c0: int, c1: int) -> None:
+        n = self.state.n
+        rows = () if (r0, r1) == (0, n) else (r0, r1)
+        cols = () if (c0, c1) == (0, n) else (c0, c1)
+        self._write(self.view, rows=rows, cols=cols)
+
+    def _on_q_reset(self) -> None:
+        self._write(self.reset, rows=(), cols=())
+        self.view.set_window(0, self.state.n, 0, self.state.n)
+
+    # --- colours, captions, hover ------------------------------------------------------
+    def _apply_scale(self) -> None:
+        layer = self.view.detail if self.view.detail.values is not None else self.view.coarse
+        values = layer.values
+        log = self.state.log_color
+        if values is None or not np.any(values > 0):
+            levels = (-DECADES, 0.0) if log else (0.0, 1.0)
+        else:
+            top = float(np.max(values))
+            levels = (math.log10(top) - DECADES, math.log10(top)) if log else (0.0, top)
+        self.view.set_scale(levels, log=log, causal=self.state.causal)
+        bar = self.tr("log₁₀ weight") if log else self.tr("weight")
+        self.view.set_axis_titles(self.tr("query (token)"), self.tr("key (token)"), bar)
+
+    def _caption(self, v: dict, *, computing: bool = False) -> str:
+        n, bins = v["n"], v["bins"]
+        size = math.ceil(n / bins)
+        text = (
+            self.tr("%1 tokens, %2 head: each cell the %3 of a %4 × %4 block of weights")
+            .replace("%1", f"{n:,}")
+            .replace("%2", _tr(HEAD_NAMES[v["head"]]))
+            .replace("%3", self.tr("mean") if v["reduce"] == "mean" else self.tr("max"))
+            .replace("%4", f"{size:,}")
+        )
+        return text + (" " + self.tr("(computing…)") if computing else "")
+
+    def _show_estimate(self, res) -> None:
+        n, d = res.values["n"], res.values["d_k"]
+        dense = 4 * n * n
+        self.info.setText(
+            self.tr("Working memory about %1; the n×n matrix would take %2 in float32.")
+            .replace("%1", _bytes(res.need_bytes))
+            .replace("%2", _bytes(dense))
+            + " "
+            + self.tr("%1 scores per map (n² · d_k = %2 multiply-adds).")
+            .replace("%1", f"{n * n:,}")
+            .replace("%2", f"{n * n * d:.2e}")
+        )
+
+    def _on_q_hover(self, row: int, col: int) -> None:
+        found = self.view.value_at(row, col) if row >= 0 else None
+        if found is None:
+            self.hover.setText(" ")
+            return
+        value, (r0, r1), (c0, c1), is_exact = found
+        if is_exact:
+            text = (
+                self.tr("query %1, key %2: weight %3")
+                .replace("%1", f"{r0:,}")
+                .replace("%2", f"{c0:,}")
+                .replace("%3", exact(value))
+            )
+        else:
+            how = self.tr("mean") if self.state.reduce == "mean" else self.tr("max")
+            text = (
+                self.tr("queries %1–%2, keys %3–%4: %5 weight %6")
+                .replace("%1", f"{r0:,}")
+                .replace("%2", f"{r1 - 1:,}")
+                .replace("%3", f"{c0:,}")
+                .replace("%4", f"{c1 - 1:,}")
+                .replace("%5", how)
+                .replace("%6", f"{value:.4g}")
+            )
+        self.hover.setText(text)
+
+    # --- style and lifetime ------------------------------------------------------------
+    def apply_theme(self, theme) -> None:
+        """Restyle the map for ``theme`` and the current font."""
+        self._theme = theme
+        font = self.font()
+        font.setPixelSize(max(11, round(self.fontInfo().pixelSize() * 1.0)))
+        self.view.set_style(theme, font)
+        self._apply_scale()
+
+    def _on_font_changed(self) -> None:
+        if self._theme is not None:
+            self.apply_theme(self._theme)
+
+    def hideEvent(self, event) -> None:
+        # A hidden panel costs nothing: its map stops (and starts again when shown).
+        self.job.cancel()
+        self.detail_job.cancel()
+        self._detail_key = None
+        super().hideEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() == Qt.Key.Key_Home:
+            self._on_q_reset()
+            return
+        if event.key() == Qt.Key.Key_Escape and self.job.running:
+            self.job.cancel()
+            return
+        super().keyPressEvent(event)

@@ -1,0 +1,117 @@
+"""One long computation at a time, off the GUI thread, with progress and cancel.
+
+A panel gives :meth:`BackgroundJob.start` a pure function ``job(progress, cancel)``; it runs
+on Qt's thread pool (:func:`attnviz.ui.workers.qt_runner`), ``progress(fraction)`` is kept
+and polled by a timer on the GUI thread (so the job never touches Qt), and ``cancel`` is a
+:class:`threading.Event` the job polls between tiles. Starting a new job or cancelling
+drops the old one's result (a generation counter), so a late answer never overwrites a
+newer request; cancelling reports at once, without waiting for the thread to notice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from shiboken6 import isValid
+
+from attnviz.core.tiled import Cancelled
+from attnviz.ui.workers import qt_runner
+
+#: How often the progress bar follows the job.
+POLL_MS = 50
+
+
+class BackgroundJob(QObject):
+    """Runs ``job(progress, cancel)`` on a worker; reports on the GUI thread.
+
+    Signals
+    -------
+    sigProgress(fraction)
+        While the job runs, every :data:`POLL_MS` when it advanced.
+    sigFinished(result)
+        The job returned (only the latest job's result is reported).
+    sigFailed(exception)
+        The job raised, or was cancelled (:class:`attnviz.core.tiled.Cancelled`).
+    """
+
+    sigProgress = Signal(float)
+    sigFinished = Signal(object)
+    sigFailed = Signal(object)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._generation = 0
+        self._flag: threading.Event | None = None
+        self._progress = [0.0]
+        self._reported = -1.0
+        self.timer = QTimer(self)
+        self.timer.setInterval(POLL_MS)
+        self.timer.timeout.connect(self._on_q_poll)
+
+    @property
+    def running(self) -> bool:
+        """True while the latest job has not answered."""
+        return self._flag is not None
+
+    def start(self, job: Callable) -> None:
+        """Run ``job(progress, cancel)`` instead of whatever runs now."""
+        self._drop()
+        self._generation += 1
+        generation, flag, box = self._generation, threading.Event(), [0.0]
+        self._flag, self._progress, self._reported = flag, box, -1.0
+
+        def progress(fraction: float) -> None:
+            box[0] = fraction  # a float store: safe from the worker thread
+
+        def work():
+            return job(progress, flag)
+
+        def done(result) -> None:
+            if isValid(self) and generation == self._generation:
+                self._finish(result)
+
+        self.timer.start()
+        self.sigProgress.emit(0.0)
+        qt_runner(work, done)
+
+    def run_now(self, job: Callable) -> None:
+        """Run ``job`` here and report at once (offscreen exports and scripts)."""
+        self._drop()
+        self._generation += 1
+        try:
+            result = job(lambda _f: None, threading.Event())
+        except Exception as exc:  # reported like a worker's failure
+            self.sigFailed.emit(exc)
+            return
+        self.sigFinished.emit(result)
+
+    def cancel(self) -> None:
+        """Stop the job (it ends within a tile) and report :class:`Cancelled` now."""
+        if self._flag is None:
+            return
+        self._drop()
+        self._generation += 1
+        self.sigFailed.emit(Cancelled("cancelled"))
+
+    def _drop(self) -> None:
+        if self._flag is not None:
+            self._flag.set()
+        self._flag = None
+        self.timer.stop()
+
+    def _finish(self, result) -> None:
+        self._flag = None
+        self.timer.stop()
+        if isinstance(result, BaseException):
+            self.sigFailed.emit(result)
+        else:
+            self.sigProgress.emit(1.0)
+            self.sigFinished.emit(result)
+
+    def _on_q_poll(self) -> None:
+        value = self._progress[0]
+        if value != self._reported:
+            self._reported = value
+            self.sigProgress.emit(value)
