@@ -11,10 +11,16 @@ for, so a lecturer can rely on them:
   q_i · k_j peaks at j = i − 1 (exactly orthogonal elsewhere for n ≤ 2·d_k);
 - ``decay``: q_i · k_j = −λ (i − j)² · √d_k up to a per-row constant, so after the √d_k
   divisor the weights fall off as a Gaussian of the distance.
+
+The ``projections`` source draws a model instead of a head: token embeddings X
+(:func:`token_embeddings`, one row per distinct token) and the matrices W_Q, W_K, W_V and
+W^O (:func:`projection_weight`); Q, K and V then come from X by
+:mod:`attnviz.core.multihead`.
 """
 
 from __future__ import annotations
 
+import threading
 import zlib
 from dataclasses import dataclass
 
@@ -139,3 +145,99 @@ def generate_head(kind: str, n: int, d_k: int, *, seed: int = 0, tokens=None) ->
     if kind == "previous":
         return previous_token_head(n, d_k, seed=seed)
     return distance_decay_head(n, d_k, seed=seed)
+
+
+# --- learned projections (the ``projections`` head source) -----------------------------
+#: Streams of the seeded projection matrices (independent draws, fixed forever: presets
+#: and sessions rely on them).
+PROJECTIONS = ("w_q", "w_k", "w_v", "w_o")
+_STREAMS = {"x": 2, "w_q": 3, "w_k": 4, "w_v": 5, "w_o": 6}
+#: Spread of W_Q and W_K: √2 gives scores of standard deviation ~2 after the √d_head
+#: divisor, so seeded heads show distinct, readable patterns rather than flat rows.
+QK_GAIN = 2.0**0.5
+
+
+def token_embeddings(tokens, d_model: int, *, seed: int = 0) -> np.ndarray:
+    """Seeded embeddings X, ``(n, d_model)``: one standard normal row per distinct token.
+
+    Equal tokens (ignoring case) share a row, as an embedding table lookup does, and a
+    token keeps its row wherever it moves in the sentence. Growing ``d_model`` appends
+    entries to every row and keeps the ones before.
+    """
+    d_model = check_positive_int(d_model, "d_model")
+    rows: dict[str, np.ndarray] = {}
+    out = np.empty((len(tokens), d_model))
+    for i, token in enumerate(tokens):
+        key = token.casefold()
+        if key not in rows:
+            rows[key] = _token_rng(token, seed, _STREAMS["x"]).normal(size=d_model)
+        out[i] = rows[key]
+    return out
+
+
+def projection_weight(
+    name: str, d_model: int, n_heads: int, n_kv_heads: int, d_head: int, *, seed: int = 0
+) -> np.ndarray:
+    """A seeded projection matrix ``name`` in :data:`PROJECTIONS`.
+
+    ``w_q`` is ``(d_model, n_heads·d_head)``, ``w_k`` and ``w_v`` are
+    ``(d_model, n_kv_heads·d_head)``, ``w_o`` is ``(n_heads·d_head, d_model)``. Every
+    column of a head (row of W^O) is its own draw, keyed by (seed, matrix, head, column):
+    adding heads or KV heads keeps the ones that were there, so setting one KV head keeps
+    KV head 0 and lets every query head share it. Entries are normal with variance
+    1/fan-in (W_Q, W_K times :data:`QK_GAIN`), so Q, K and V keep the scale of X.
+    """
+    check_choice(name, PROJECTIONS, "projection")
+    d_model = check_positive_int(d_model, "d_model")
+    n_heads = check_positive_int(n_heads, "n_heads")
+    n_kv_heads = check_positive_int(n_kv_heads, "n_kv_heads")
+    d_head = check_positive_int(d_head, "d_head")
+    heads = n_kv_heads if name in ("w_k", "w_v") else n_heads
+    fan_in = d_model if name != "w_o" else n_heads * d_head
+    gain = QK_GAIN if name in ("w_q", "w_k") else 1.0
+    stream = _STREAMS[name]
+    lines = np.empty((heads * d_head, d_model))
+    for h in range(heads):
+        for c in range(d_head):
+            rng = np.random.default_rng([seed, stream, h, c])
+            lines[h * d_head + c] = rng.normal(size=d_model)
+    lines *= gain / np.sqrt(fan_in)
+    # Columns of W_Q/W_K/W_V, rows of W^O: each line belongs to one head's dimension.
+    return lines if name == "w_o" else np.ascontiguousarray(lines.T)
+
+
+#: Seeded matrices kept for reuse, at most this many bytes (the last one always stays):
+#: undo, redo and a head switch find the arrays of the last few shapes without drawing.
+CACHE_BYTES = 64 * 1024 * 1024
+_CACHE: dict[tuple, np.ndarray] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def seeded_projection(
+    name: str, tokens, d_model: int, n_heads: int, n_kv_heads: int, d_head: int, seed: int
+) -> np.ndarray:
+    """The seeded ``x`` (:func:`token_embeddings`) or W matrix (:func:`projection_weight`).
+
+    Read-only and cached: the same inputs give the very same array object, so a caller
+    can tell "unchanged" by identity.
+    """
+    if name == "x":
+        key = ("x", tuple(tokens), d_model, seed)
+    else:
+        heads = n_kv_heads if name in ("w_k", "w_v") else n_heads
+        key = (name, d_model, heads, d_head, seed)
+    with _CACHE_LOCK:
+        arr = _CACHE.pop(key, None)
+    if arr is None:
+        if name == "x":
+            arr = token_embeddings(list(tokens), d_model, seed=seed)
+        else:
+            kv = heads if name in ("w_k", "w_v") else 1
+            arr = projection_weight(name, d_model, heads, kv, d_head, seed=seed)
+        arr.flags.writeable = False
+    with _CACHE_LOCK:
+        _CACHE[key] = arr  # most recent last
+        total = sum(a.nbytes for a in _CACHE.values())
+        while len(_CACHE) > 1 and total > CACHE_BYTES:
+            total -= _CACHE.pop(next(iter(_CACHE))).nbytes
+    return arr

@@ -2,8 +2,11 @@
 
 One function, :func:`load_preset`, turns a preset file into arrays ready for the core.
 A preset gives Q, K and V explicitly (rows of numbers, or ``{"fill": x, "length": d}``
-for a constant row), by a seeded draw (``"random"``), or by a synthetic head
-(``"head": {"kind": ..., "seed": ...}`` with ``"d_k"``).
+for a constant row), by a seeded draw (``"random"``), by a synthetic head
+(``"head": {"kind": ..., "seed": ...}`` with ``"d_k"``), or as learned projections of
+token embeddings (``"projections": {"d_model": ..., "n_heads": ..., "n_kv_heads": ...,
+"seed": ...}``, optionally ``"d_head"``, ``"head_index"`` and typed ``"x"``, ``"w_q"``,
+``"w_k"``, ``"w_v"``, ``"w_o"``; the others are drawn from the seed).
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from functools import cache
 
 import numpy as np
 
-from attnviz.core.heads import generate_head
+from attnviz.core.heads import generate_head, seeded_projection
+from attnviz.core.multihead import project_head, projection_shape
 from attnviz.paths import resource
 
 _FORMAT = 1
@@ -56,6 +60,7 @@ class Preset:
     d_output: np.ndarray | None = None
     experiments: tuple[Experiment, ...] = ()
     extra: dict = field(default_factory=dict)
+    projections: dict | None = None
 
     @property
     def d_k(self) -> int:
@@ -116,12 +121,16 @@ def preset_from_dict(data: dict) -> Preset:
         )
     tokens = list(data["tokens"]) if "tokens" in data else tokenize(data["text"])
     d_output = None
+    projections = None
     if "random" in data:
         spec = data["random"]
         rng = np.random.default_rng(spec["seed"])
         drawn = {name: rng.normal(size=tuple(spec["shape"])) for name in spec["draws"]}
         q, k, v = drawn["q"], drawn["k"], drawn["v"]
         d_output = drawn.get("d_output")
+    elif "projections" in data:
+        projections = _projections(data["projections"], tokens, data["id"])
+        q, k, v = _projected_head(projections, tokens)
     elif "head" in data:
         h = generate_head(
             data["head"]["kind"],
@@ -157,6 +166,7 @@ def preset_from_dict(data: dict) -> Preset:
         "masks",
         "value_labels",
         "experiments",
+        "projections",
     }
     return Preset(
         id=data["id"],
@@ -177,6 +187,54 @@ def preset_from_dict(data: dict) -> Preset:
             Experiment(e["id"], e["title"], e["edit"]) for e in data.get("experiments", [])
         ),
         extra={key: val for key, val in data.items() if key not in known},
+        projections=projections,
+    )
+
+
+#: The matrices a projections preset may type (the others are drawn from its seed).
+_MATS = ("x", "w_q", "w_k", "w_v", "w_o")
+#: The attention topic's projection layout fields (a preset without them resets them).
+_LAYOUT = ("d_model", "n_heads", "n_kv_heads", "head_index")
+
+
+def _projections(spec: dict, tokens: list[str], preset_id: str) -> dict:
+    """The projections of a preset: layout, seed and typed matrices (None: seeded)."""
+    out = {
+        "d_model": int(spec["d_model"]),
+        "n_heads": int(spec["n_heads"]),
+        "n_kv_heads": int(spec.get("n_kv_heads", spec["n_heads"])),
+        "seed": int(spec.get("seed", 0)),
+        "head_index": int(spec.get("head_index", 0)),
+    }
+    out["d_head"] = int(spec.get("d_head", max(1, out["d_model"] // out["n_heads"])))
+    for name in _MATS:
+        arr = _matrix(spec[name], name) if name in spec else None
+        shape = projection_shape(
+            name, len(tokens), out["d_model"], out["n_heads"], out["n_kv_heads"], out["d_head"]
+        )
+        if arr is not None and arr.shape != shape:
+            raise ValueError(f"preset {preset_id!r}: {name} must be {shape}, got {arr.shape}")
+        out[name] = arr
+    return out
+
+
+def projection_arrays(projections: dict, tokens) -> dict[str, np.ndarray]:
+    """X and the W matrices of a preset's projections (typed, or drawn from its seed)."""
+    p = projections
+    return {
+        name: p[name] if p[name] is not None else seeded_projection(
+            name, tuple(tokens), p["d_model"], p["n_heads"], p["n_kv_heads"], p["d_head"],
+            p["seed"],
+        )
+        for name in _MATS
+    }
+
+
+def _projected_head(projections: dict, tokens) -> tuple[np.ndarray, ...]:
+    m = projection_arrays(projections, tokens)
+    return project_head(
+        m["x"], m["w_q"], m["w_k"], m["w_v"], projections["head_index"],
+        n_heads=projections["n_heads"], n_kv_heads=projections["n_kv_heads"],
     )
 
 
@@ -187,7 +245,7 @@ def preset_state_values(p: Preset) -> dict:
     """
     n = len(p.tokens)
     masks = p.masks
-    return {
+    values = {
         "tokens": tuple(p.tokens),
         "head": p.head["kind"] if p.head else "manual",
         "seed": int(p.head.get("seed", 0)) if p.head else 0,
@@ -209,4 +267,21 @@ def preset_state_values(p: Preset) -> dict:
         "d_output": p.d_output,
         "grad_source": "preset" if p.d_output is not None else "onehot",
         "grad_dim": 0,
+        **_layout_defaults(),
+        **dict.fromkeys(_MATS),
     }
+    if p.projections is not None:
+        # Q, K and V come from X and W: the topic derives them (and regenerates them).
+        proj = p.projections
+        for name in ("q", "k", "v"):
+            del values[name]
+        values["head"] = "projections"
+        values["seed"] = proj["seed"]
+        values.update({key: proj[key] for key in (*_LAYOUT, *_MATS)})
+    return values
+
+
+def _layout_defaults() -> dict:
+    from attnviz.model.topics.attention import AttentionState
+
+    return {name: AttentionState.field(name).default for name in _LAYOUT}

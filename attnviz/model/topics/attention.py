@@ -5,18 +5,27 @@ seed, d_k, tokens) — so undo steps and session files need not store them —, 
 typed by hand rows are added (zeros) or dropped with the tokens and columns with d_k.
 Writing vectors of a synthetic head makes them hand-typed (``head`` becomes ``manual``):
 the arrays then no longer come from the head.
+
+With ``head = "projections"`` Q, K and V are those of query head ``head_index`` of a small
+model: token embeddings X (n × d_model) times W_Q, W_K, W_V (heads are contiguous column
+blocks of width d_k = d_head; query head i reads KV head i // (n_heads / n_kv_heads)).
+X and the W matrices are null while they are drawn from the seed — nothing to store in
+the undo history or a session — and hold the numbers once typed; :meth:`projections`
+gives the arrays in use either way.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attnviz.core.heads import HEAD_KINDS, generate_head
+from attnviz.core.heads import HEAD_KINDS, generate_head, seeded_projection
+from attnviz.core.multihead import fit_projection, project_head, projection_shape
 from attnviz.model.fields import Field, StateError
 from attnviz.model.topic import Topic
 
-#: Head sources: vectors typed by hand, or one of the synthetic heads.
-HEAD_SOURCES = ("manual", *HEAD_KINDS)
+#: Head sources: vectors typed by hand, one of the synthetic heads, or learned projections
+#: of token embeddings (many heads).
+HEAD_SOURCES = ("manual", *HEAD_KINDS, "projections")
 MATRICES = ("scores", "weights", "output")
 COLORMAPS = ("viridis", "cividis", "magma", "inferno", "plasma", "diverging")
 BACKENDS = ("numpy", "torch", "auto")
@@ -30,6 +39,16 @@ TEMPERATURE_RANGE = (0.01, 100.0)
 ARRAYS = ("q", "k", "v")
 #: Where the upstream gradient dO comes from (the gradient panel).
 GRAD_SOURCES = ("preset", "random", "onehot")
+#: The matrices of the projections source: embeddings X, then W_Q, W_K, W_V, W^O.
+MATS = ("x", "w_q", "w_k", "w_v", "w_o")
+MAX_D_MODEL = 1024
+MAX_HEADS = 64
+#: Widest h·d_head of W_Q: four W matrices of 1024 × 2048 are 64 MB, still instant to draw.
+MAX_PROJ_WIDTH = 2048
+#: Fields behind the projections' Q, K and V.
+PROJ_KEYS = frozenset(
+    {"tokens", "head", "seed", "d_k", "d_model", "n_heads", "n_kv_heads", "head_index", *MATS}
+)
 
 _BANCO = {
     "q": ((2.0, 0.0), (1.0, 2.0), (0.0, 1.0)),
@@ -44,6 +63,23 @@ FIELDS = (
           doc="where Q, K, V come from: typed vectors or a synthetic head"),
     Field("seed", "int", 0, 0, MAX_SEED, doc="seed of a synthetic head"),
     Field("d_k", "int", 2, 1, MAX_D_K, doc="width of queries and keys"),
+    Field("d_model", "int", 16, 1, MAX_D_MODEL,
+          doc="projections: width of the token embeddings X"),
+    Field("n_heads", "int", 4, 1, MAX_HEADS, doc="projections: query heads h"),
+    Field("n_kv_heads", "int", 2, 1, MAX_HEADS,
+          doc="projections: key/value heads (divides n_heads; 1 = MQA, n_heads = MHA)"),
+    Field("head_index", "int", 0, 0, MAX_HEADS - 1,
+          doc="projections: the query head whose Q, K, V the heatmap shows"),
+    Field("x", "optmatrix", None,
+          doc="projections: token embeddings (n × d_model); null = drawn from the seed"),
+    Field("w_q", "optmatrix", None,
+          doc="projections: W_Q (d_model × n_heads·d_k); null = drawn from the seed"),
+    Field("w_k", "optmatrix", None,
+          doc="projections: W_K (d_model × n_kv_heads·d_k); null = drawn from the seed"),
+    Field("w_v", "optmatrix", None,
+          doc="projections: W_V (d_model × n_kv_heads·d_k); null = drawn from the seed"),
+    Field("w_o", "optmatrix", None,
+          doc="projections: W^O (n_heads·d_k × d_model); null = drawn from the seed"),
     Field("q", "matrix", None, doc="queries, one row per token (n × d_k)"),
     Field("k", "matrix", None, doc="keys, one row per token (n × d_k)"),
     Field("v", "matrix", None, doc="values, one row per token (n × d_v)"),
@@ -113,8 +149,26 @@ class AttentionState(Topic):
         return frozenset()
 
     def regeneration_inputs(self) -> frozenset:
-        """The fields a synthetic head is generated from."""
-        return frozenset({"tokens", "head", "seed", "d_k"})
+        """The fields a synthetic head (or the projections' selected head) comes from.
+
+        Typed X and W are not among them: a step that leaves them alone finds them as
+        they were, and one that changes them stores them.
+        """
+        return frozenset(
+            {"tokens", "head", "seed", "d_k", "d_model", "n_heads", "n_kv_heads", "head_index"}
+        )
+
+    def projections(self) -> dict[str, np.ndarray]:
+        """X, W_Q, W_K, W_V and W^O in use: the typed ones, the others drawn from the seed.
+
+        Meaningful while ``head == "projections"`` (then every shape fits the fields).
+        """
+        return effective_projections(self._values)
+
+    @property
+    def d_head(self) -> int:
+        """Width of one head of the projections (d_k)."""
+        return self._values["d_k"]
 
     # --- dependent fields --------------------------------------------------------------
     def _follow(self, new: dict, old: dict, given: set[str]) -> None:
@@ -124,7 +178,10 @@ class AttentionState(Topic):
             new["d_k"] = new["q"].shape[1]
         if arrays_given and "head" not in given and new["head"] != "manual":
             new["head"] = "manual"  # typed vectors no longer come from the head
-        if new["head"] != "manual":
+        _follow_layout(new, old, given)
+        if new["head"] == "projections":
+            _follow_projections(new, old, given)
+        elif new["head"] != "manual":
             regen = {"tokens", "head", "seed", "d_k"} & given and not arrays_given
             if regen:
                 _check_head_inputs(new)
@@ -173,6 +230,7 @@ class AttentionState(Topic):
         if any(not t.strip() for t in v["tokens"]):
             raise StateError("a token cannot be blank")
         _check_head_inputs(v)
+        _check_projections(v)
         for name in ARRAYS:
             arr = v[name]
             if arr.shape[0] != n or arr.shape[1] < 1:
@@ -211,3 +269,105 @@ def _resize(arr: np.ndarray, rows: int, cols: int) -> np.ndarray:
 def _check_head_inputs(v: dict) -> None:
     if v["head"] == "decay" and v["d_k"] < 3:
         raise StateError("the distance-decay head needs d_k ≥ 3")
+
+
+# --- projections -----------------------------------------------------------------------
+def _layout(values: dict, name: str) -> tuple[int, int]:
+    """``(heads, d_head)`` of matrix ``name``'s head blocks."""
+    heads = values["n_kv_heads"] if name in ("w_k", "w_v") else values["n_heads"]
+    return heads, values["d_k"]
+
+
+def _shape(values: dict, name: str) -> tuple[int, int]:
+    v = values
+    return projection_shape(
+        name, len(v["tokens"]), v["d_model"], v["n_heads"], v["n_kv_heads"], v["d_k"]
+    )
+
+
+def _seeded(values: dict, name: str) -> np.ndarray:
+    v = values
+    return seeded_projection(
+        name, v["tokens"], v["d_model"], v["n_heads"], v["n_kv_heads"], v["d_k"], v["seed"]
+    )
+
+
+def effective_projections(values: dict) -> dict[str, np.ndarray]:
+    """X and the W matrices of field ``values``: typed ones as they are, null ones seeded."""
+    return {name: _seeded(values, name) if values[name] is None else values[name]
+            for name in MATS}
+
+
+def _follow_layout(new: dict, old: dict, given: set[str]) -> None:
+    """KV heads and the selected head follow the number of heads (for every source)."""
+    h = new["n_heads"]
+    if "n_kv_heads" not in given and h % new["n_kv_heads"]:
+        # The largest divisor of h not above the KV heads there were: GQA stays GQA.
+        new["n_kv_heads"] = max(g for g in range(1, new["n_kv_heads"] + 1) if h % g == 0)
+    if "head_index" not in given and new["head_index"] >= h:
+        new["head_index"] = h - 1
+
+
+def _follow_projections(new: dict, old: dict, given: set[str]) -> None:
+    """Fit typed X/W to the fields and derive Q, K, V of the selected head."""
+    switched = old["head"] != "projections"
+    if not (switched or given & PROJ_KEYS):
+        return  # the slider path: temperature, masks, the view
+    if "x" in given and new["x"] is not None and "d_model" not in given:
+        new["d_model"] = new["x"].shape[1]
+    if (switched or {"n_heads", "d_model"} & given) and not {"d_k", "q"} & given:
+        # d_head = d_model / h, as the chapter splits d = 4096 into 32 heads of 128.
+        new["d_k"] = max(1, new["d_model"] // new["n_heads"])
+    _check_layout(new)
+    for name in MATS:
+        arr = new[name]
+        if arr is None or name in given or arr.shape == _shape(new, name):
+            continue
+        fitted_for = old if old["head"] == "projections" else None
+        old_layout = _layout(fitted_for, name) if fitted_for else None
+        out = fit_projection(name, arr, _seeded(new, name), old_layout, _layout(new, name))
+        out.flags.writeable = False
+        new[name] = out
+    if set(ARRAYS) & given:
+        return
+    for name in MATS:
+        if new[name] is not None and new[name].shape != _shape(new, name):
+            return  # a typed matrix of the wrong shape: _check says which
+    m = effective_projections(new)
+    try:
+        arrays = project_head(
+            m["x"], m["w_q"], m["w_k"], m["w_v"], new["head_index"],
+            n_heads=new["n_heads"], n_kv_heads=new["n_kv_heads"],
+        )
+    except ValueError as exc:
+        raise StateError(str(exc)) from exc
+    for name, arr in zip(ARRAYS, arrays, strict=True):
+        arr.flags.writeable = False
+        new[name] = arr
+
+
+def _check_layout(v: dict) -> None:
+    """Refuse head layouts before anything of their size is allocated."""
+    h, h_kv = v["n_heads"], v["n_kv_heads"]
+    if h % h_kv:
+        raise StateError(f"n_kv_heads={h_kv} does not divide n_heads={h}")
+    if not 0 <= v["head_index"] < h:
+        raise StateError(f"head_index {v['head_index']} is outside 0…{h - 1}")
+    if v["head"] == "projections" and h * v["d_k"] > MAX_PROJ_WIDTH:
+        raise StateError(
+            f"n_heads·d_k = {h}·{v['d_k']} = {h * v['d_k']} is wider than {MAX_PROJ_WIDTH}"
+        )
+
+
+def _check_projections(v: dict) -> None:
+    _check_layout(v)
+    if v["head"] != "projections":
+        return  # typed X and W wait, unchecked, until the projections are used again
+    for name in MATS:
+        arr, shape = v[name], _shape(v, name)
+        if arr is not None and arr.shape != shape:
+            raise StateError(
+                f"{name} must have shape {shape[0]} × {shape[1]} (n = {len(v['tokens'])}, "
+                f"d_model = {v['d_model']}, n_heads = {v['n_heads']}, n_kv_heads = "
+                f"{v['n_kv_heads']}, d_k = {v['d_k']}), got {arr.shape[0]} × {arr.shape[1]}"
+            )

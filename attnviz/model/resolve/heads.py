@@ -1,0 +1,254 @@
+"""The heads panel's resolver: every head of the projections at once, their shapes and FLOPs.
+
+Results (pure functions of the ``attention`` topic and, with RoPE on, the ``positions``
+topic's rotation fields), for ``head == "projections"``:
+
+- X and the W matrices in use (typed or drawn from the seed);
+- Q of every query head ``(h, n, d_head)``, K and V of every KV head ``(h_kv, n, d_head)``,
+  the scores and weights of every head ``(h, n, n)``, each head's output ``(h, n,
+  d_head)``, their concatenation ``(n, h·d_head)`` and the layer's output = concat · W^O
+  ``(n, d_model)``. Each head is computed as the heatmap computes the selected one (the
+  same products, in the same order), so the grid's tile of head i is the heatmap's matrix
+  when head i is selected;
+- the shapes table, one row per array, with the live sizes;
+- the FLOP counts of one head of width D = h·d_head, of h heads of width d_head (MHA), and
+  of this model's h_kv KV heads (:func:`attnviz.core.multihead.attention_flops`).
+
+Any other head source is one head: Q, K, V are the topic's own, there is no X or W.
+Above :data:`MAX_GRID_CELLS` score entries the per-head matrices are not computed (the
+GUI thread would stall); the shapes and FLOPs remain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.core.attention import attention_from_scores, score_scale
+from attnviz.core.multihead import FlopCount, attention_flops, kv_groups
+from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.resolve.attention import ROPE_KEYS, build_mask, rope_frequencies_for, rotate
+from attnviz.model.resolve.lazy import LazyResolver
+from attnviz.model.topics.attention import MATS, AttentionState
+
+#: Most score entries (h·n²) the panel computes: 4M (32 MB per array), ~40 ms of softmax.
+MAX_GRID_CELLS = 1 << 22
+#: Fields that change nothing the heads panel computes (restyles, labels, the gradient).
+IGNORED = AttentionState.restyle_keys() | frozenset(
+    {"preset_id", "value_labels", "backend", "grad_source", "grad_seed", "grad_dim", "d_output"}
+)
+#: The selected head alone changes no result (its Q, K, V follow from the others).
+SELECTION = frozenset({"head_index", "q", "k", "v"})
+
+
+@dataclass(frozen=True)
+class ShapeRow:
+    """One row of the shapes table: result key, symbol, formula and live shape."""
+
+    key: str
+    symbol: str
+    formula: str
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class HeadsResults:
+    """What the heads panel draws (see the module docstring); arrays None when too large."""
+
+    projections: bool
+    tokens: tuple[str, ...]
+    n_heads: int
+    n_kv_heads: int
+    d_head: int
+    d_model: int | None
+    groups: tuple[tuple[int, ...], ...]
+    arrays: dict[str, np.ndarray]
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    mask: np.ndarray | None
+    scores: np.ndarray | None
+    weights: np.ndarray | None
+    head_outputs: np.ndarray | None
+    concat: np.ndarray | None
+    output: np.ndarray | None
+    shapes: tuple[ShapeRow, ...]
+    flops: dict[str, FlopCount]
+    too_large: str | None = None
+
+    def array(self, key: str) -> np.ndarray | None:
+        """The array a shapes-table row describes (``x``, ``q``, ``weights``, …)."""
+        if key in self.arrays:
+            return self.arrays[key]
+        return getattr(self, key)
+
+
+def shape_rows(projections: bool, n: int, h: int, h_kv: int, d: int, d_model, d_v: int):
+    """The shapes table for a layout (``d_v`` is the value width of a one-head source)."""
+    if not projections:
+        return (
+            ShapeRow("q", "Q", "n × d_k", (n, d)),
+            ShapeRow("k", "K", "n × d_k", (n, d)),
+            ShapeRow("v", "V", "n × d_v", (n, d_v)),
+            ShapeRow("scores", "S = QKᵀ/√d_k", "n × n", (n, n)),
+            ShapeRow("weights", "A = softmax(S)", "n × n", (n, n)),
+            ShapeRow("output", "O = AV", "n × d_v", (n, d_v)),
+        )
+    return (
+        ShapeRow("x", "X", "n × d_model", (n, d_model)),
+        ShapeRow("w_q", "W_Q", "d_model × h·d_head", (d_model, h * d)),
+        ShapeRow("w_k", "W_K", "d_model × h_kv·d_head", (d_model, h_kv * d)),
+        ShapeRow("w_v", "W_V", "d_model × h_kv·d_head", (d_model, h_kv * d)),
+        ShapeRow("q", "Q = XW_Q", "h × n × d_head", (h, n, d)),
+        ShapeRow("k", "K = XW_K", "h_kv × n × d_head", (h_kv, n, d)),
+        ShapeRow("v", "V = XW_V", "h_kv × n × d_head", (h_kv, n, d)),
+        ShapeRow("scores", "S = QKᵀ/√d_head", "h × n × n", (h, n, n)),
+        ShapeRow("weights", "A = softmax(S)", "h × n × n", (h, n, n)),
+        ShapeRow("head_outputs", "O_i = A_i V", "h × n × d_head", (h, n, d)),
+        ShapeRow("concat", "concat(O_i)", "n × h·d_head", (n, h * d)),
+        ShapeRow("w_o", "W^O", "h·d_head × d_model", (h * d, d_model)),
+        ShapeRow("output", "O = concat · W^O", "n × d_model", (n, d_model)),
+    )
+
+
+def flop_table(n: int, d_model: int, h: int, h_kv: int, d: int) -> dict[str, FlopCount]:
+    """``wide``: one head of width h·d; ``narrow``: h heads of width d, one KV head each;
+    ``model``: the h heads with h_kv KV heads."""
+    return {
+        "wide": attention_flops(n, d_model, 1, 1, h * d),
+        "narrow": attention_flops(n, d_model, h, h, d),
+        "model": attention_flops(n, d_model, h, h_kv, d),
+    }
+
+
+class HeadsResolver(LazyResolver):
+    """Lazy resolver of the heads panel (reads the ``attention`` topic)."""
+
+    TOPIC = "attention"
+    READS = {"positions": ROPE_KEYS}
+    IGNORES = IGNORED
+
+    def reads_browse(self) -> bool:
+        return False
+
+    def _relevant(self, topic: str, names: frozenset) -> bool:
+        if topic == self.TOPIC and "head_index" in names and names <= SELECTION:
+            return False  # the tiles stay; the panel moves its highlight
+        if topic == "positions" and not self.topic.rope:
+            return False
+        return super()._relevant(topic, names)
+
+    def compute(self) -> HeadsResults:
+        s = self.topic
+        proj = s.head == "projections"
+        n, d = s.n, s.d_k
+        h, h_kv = (s.n_heads, s.n_kv_heads) if proj else (1, 1)
+        d_model = s.d_model if proj else None
+        if proj:
+            arrays = s.projections()
+            x = arrays["x"]
+            # Block by block, as project_head slices them: the selected head's numbers are
+            # then the heatmap's to the last bit.
+            q = np.stack([x @ arrays["w_q"][:, i * d : (i + 1) * d] for i in range(h)])
+            k = np.stack([x @ arrays["w_k"][:, g * d : (g + 1) * d] for g in range(h_kv)])
+            v = np.stack([x @ arrays["w_v"][:, g * d : (g + 1) * d] for g in range(h_kv)])
+        else:
+            arrays = {}
+            q, k, v = s.q[None], s.k[None], s.v[None]
+        d_v = v.shape[-1]
+        shapes = shape_rows(proj, n, h, h_kv, d, d_model, d_v)
+        flops = flop_table(n, d_model, h, h_kv, d) if proj else {}
+        common = dict(
+            projections=proj, tokens=tuple(s.tokens), n_heads=h, n_kv_heads=h_kv, d_head=d,
+            d_model=d_model, groups=kv_groups(h, h_kv), arrays=arrays, shapes=shapes,
+            flops=flops,
+        )
+        mask = build_mask(s)
+        if h * n * n > MAX_GRID_CELLS:
+            message = (
+                f"h·n² = {h}·{n}² = {h * n * n:,} score entries: more than the "
+                f"{MAX_GRID_CELLS:,} the heads panel computes; the heatmap shows the "
+                "selected head"
+            )
+            return HeadsResults(
+                **common, q=q, k=k, v=v, mask=mask, scores=None, weights=None,
+                head_outputs=None, concat=None, output=None, too_large=message,
+            )
+        c = score_scale(d, s.scale, s.temperature)
+        inv = rope_frequencies_for(d, self.document.positions.snapshot()) if s.rope else None
+        group = h // h_kv
+        q_used, scores, weights, outs = [], [], [], []
+        for i in range(h):
+            qi, kg = q[i], k[i // group]
+            if inv is not None and inv.size:
+                qi, kg = rotate(qi, kg, inv)
+            res = attention_from_scores((qi @ kg.T) * c, v[i // group], mask=mask)
+            q_used.append(qi)
+            scores.append(res.scores)
+            weights.append(res.weights)
+            outs.append(res.output)
+        head_outputs = np.stack(outs)
+        if proj:
+            concat = np.concatenate(outs, axis=1)
+            output = concat @ arrays["w_o"]
+        else:
+            concat, output = head_outputs[0], head_outputs[0]
+        return HeadsResults(
+            **common, q=q, k=k, v=v, mask=mask, scores=np.stack(scores),
+            weights=np.stack(weights), head_outputs=head_outputs, concat=concat, output=output,
+        )
+
+
+RESOLVER = HeadsResolver
+
+
+# --- exported data (attnviz export --panel heads --matrix NAME) --------------------------
+def _labels(prefix: str, heads: int, width: int) -> tuple[str, ...]:
+    return tuple(f"{prefix}{i}:{c}" for i in range(heads) for c in range(width))
+
+
+def _dims(count: int) -> tuple[str, ...]:
+    return tuple(f"d{j}" for j in range(count))
+
+
+def _matrix_data(name: str):
+    def read(workspace) -> DataArray:
+        res = workspace.resolver_for("heads").results
+        if not res.projections:
+            raise ValueError(
+                f"{name} exists only when Q, K and V come from projections "
+                "(set attention.head=projections)"
+            )
+        arr, h, h_kv, d = res.arrays[name], res.n_heads, res.n_kv_heads, res.d_head
+        if name == "x":
+            return DataArray(arr, res.tokens, _dims(arr.shape[1]))
+        if name == "w_o":
+            return DataArray(arr, _labels("h", h, d), _dims(arr.shape[1]))
+        heads, prefix = (h, "h") if name == "w_q" else (h_kv, "kv")
+        return DataArray(arr, _dims(arr.shape[0]), _labels(prefix, heads, d))
+
+    return read
+
+
+for _name in MATS:
+    provides("heads", _name)(_matrix_data(_name))
+
+
+def _checked(res: HeadsResults, arr):
+    if arr is None:
+        raise ValueError(res.too_large or "nothing to export")
+    return arr
+
+
+@provides("heads", "weights")
+def _weights(workspace) -> DataArray:
+    res = workspace.resolver_for("heads").results
+    return DataArray(_checked(res, res.weights))
+
+
+@provides("heads", "output")
+def _output(workspace) -> DataArray:
+    res = workspace.resolver_for("heads").results
+    out = _checked(res, res.output)
+    return DataArray(out, res.tokens, _dims(out.shape[1]))
