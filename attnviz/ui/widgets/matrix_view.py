@@ -1,0 +1,449 @@
+"""A small heatmap with numbers: one matrix in a diverging colormap symmetric about 0.
+
+Built for matrices whose sign matters — gradients, a softmax Jacobian — where 0 must be
+the neutral colour and equal magnitudes of either sign equally strong. One
+:class:`MatrixView` draws, with a plain :class:`QPainter` (crisp at any export size, no
+scene graph per cell):
+
+- a title (the formula that made the matrix) and the row and column labels (tokens or
+  dimensions, thinned out when they would collide);
+- the cells, coloured by value over ``[−m, m]`` with ``m`` the largest |value| that is
+  not masked, and the value written in each cell when it fits;
+- masked cells as an opaque grey hatch, never as a colour (no colour can mean "hidden");
+- optionally one more column of row sums (Σ), set apart by a gap;
+- a thin colour scale under the matrix with its ends ``−m`` and ``+m``;
+- the exact value of the cell under the mouse as a tooltip.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPaintEngine,
+    QPainter,
+    QPen,
+)
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.numbers import MINUS, exact, fmt
+from attnviz.ui.widgets.token_axis import label_step
+
+#: Colour stops from −m to +m (blue for negative, red for positive, as RdBu reversed).
+STOPS_LIGHT = (
+    "#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7",
+    "#fddbc7", "#f4a582", "#d6604d", "#b2182b", "#67001f",
+)  # fmt: skip
+#: On a dark panel the neutral colour is dark too, and magnitude brightens both ways.
+STOPS_DARK = (
+    "#cfe6f7", "#8cc3eb", "#4a93cf", "#2a5f8f", "#23364a", "#2a2b2e",
+    "#4d2a27", "#8f3b2f", "#cf5a3f", "#f09a72", "#fbd5bf",
+)  # fmt: skip
+#: Labels longer than this are shortened (the tooltip gives them whole).
+LABEL_CHARS = 8
+#: Up to this many cells along a side, cells are sized for their numbers.
+MAX_NUMBERED = 12
+
+
+def sci(x: float) -> str:
+    """``x`` as ``1.2e−10`` (a real minus sign), ``0`` for zero."""
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return fmt(x)
+    return f"{x:.1e}".replace("e-0", "e-").replace("e+0", "e").replace("-", MINUS)
+
+
+def scale_text(x: float, decimals: int) -> str:
+    """An end of the colour scale: fixed decimals, or ``8.7e−19`` when those would show 0."""
+    return fmt(x, decimals) if x == 0 or abs(x) >= 10.0**-decimals * 10 else sci(x)
+
+
+def colormap_lut(stops: Sequence[str], size: int = 256) -> np.ndarray:
+    """``size`` RGB colours (uint8) interpolated evenly through ``stops``."""
+    rgb = np.array([QColor(s).getRgb()[:3] for s in stops], dtype=np.float64)
+    at = np.linspace(0.0, 1.0, len(stops))
+    x = np.linspace(0.0, 1.0, size)
+    return np.stack([np.interp(x, at, rgb[:, c]) for c in range(3)], 1).round().astype(np.uint8)
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+class MatrixView(QWidget):
+    """One matrix as a diverging heatmap with numbers (see the module docstring).
+
+    Signals
+    -------
+    sigHover(row, col)
+        The cell under the mouse (``col`` = number of columns for the Σ column);
+        ``(-1, -1)`` when the mouse leaves the cells.
+    """
+
+    sigHover = Signal(int, int)
+
+    def __init__(self, symbol: str = "", parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName(f"matrix_{symbol}" if symbol else "matrix")
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.symbol = symbol
+        self._title = ""
+        self._values = np.zeros((0, 0))
+        self._allowed: np.ndarray | None = None
+        self._rows: tuple[str, ...] = ()
+        self._cols: tuple[str, ...] = ()
+        self._sums: np.ndarray | None = None
+        self._sum_label = "Σ"
+        self._decimals = 2
+        self._vmax = 1.0
+        self._image: QImage | None = None
+        self._theme = LIGHT
+        self._lut = colormap_lut(STOPS_LIGHT)
+        self.hovered: tuple[int, int] = (-1, -1)
+
+    # --- content -------------------------------------------------------------------
+    def set_title(self, text: str) -> None:
+        """The formula above the matrix."""
+        if text != self._title:
+            self._title = text
+            self.updateGeometry()
+            self.update()
+
+    def title(self) -> str:
+        """The formula above the matrix."""
+        return self._title
+
+    def set_matrix(
+        self,
+        values: np.ndarray,
+        *,
+        allowed: np.ndarray | None = None,
+        rows: Sequence[str] | None = None,
+        columns: Sequence[str] | None = None,
+        row_sums: np.ndarray | None = None,
+        decimals: int = 2,
+    ) -> None:
+        """Show ``values`` (rows × columns); ``allowed`` False marks masked cells.
+
+        ``rows``/``columns`` default to 0, 1, …; ``row_sums`` adds the Σ column.
+        """
+        values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        shape = values.shape
+        if allowed is not None:
+            allowed = np.broadcast_to(np.asarray(allowed, bool), shape)
+        reshaped = shape != self._values.shape
+        self._values = values
+        self._allowed = None if allowed is None or allowed.all() else allowed
+        self._rows = tuple(rows) if rows is not None else tuple(map(str, range(shape[0])))
+        self._cols = tuple(columns) if columns is not None else tuple(map(str, range(shape[1])))
+        self._sums = None if row_sums is None else np.asarray(row_sums, np.float64).ravel()
+        self._decimals = decimals
+        shown = values if self._allowed is None else values[self._allowed]
+        finite = np.abs(shown[np.isfinite(shown)])
+        top = float(finite.max()) if finite.size else 0.0
+        self._vmax = top if top > 0 else 1.0
+        self._image = self._build_image()
+        if reshaped:
+            self.updateGeometry()
+        r, c = self.hovered
+        if r >= shape[0] or c > shape[1] or (c == shape[1] and self._sums is None):
+            self._set_hover(-1, -1)  # the data changed shape under a resting mouse
+        self.update()
+
+    def values(self) -> np.ndarray:
+        """The matrix shown."""
+        return self._values
+
+    @property
+    def vmax(self) -> float:
+        """``m``: the colours span ``[−m, m]``."""
+        return self._vmax
+
+    def set_theme(self, theme: Theme) -> None:
+        """Colormap and masked colours of ``theme`` (text follows the palette)."""
+        self._theme = theme
+        self._lut = colormap_lut(STOPS_DARK if theme.dark else STOPS_LIGHT)
+        self._image = self._build_image()
+        self.update()
+
+    def color_at(self, value: float) -> QColor:
+        """The colour a cell of ``value`` gets."""
+        i = self._index(np.array([value]))[0]
+        return QColor(*self._lut[i].tolist())
+
+    def _index(self, values: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            x = np.nan_to_num(values / self._vmax, nan=0.0, posinf=1.0, neginf=-1.0)
+        return np.clip(np.round((x + 1.0) * 0.5 * 255), 0, 255).astype(np.intp)
+
+    def _build_image(self) -> QImage | None:
+        if self._values.size == 0:
+            return None
+        rgb = np.ascontiguousarray(self._lut[self._index(self._values)])
+        h, w = self._values.shape
+        image = QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888)
+        return image.copy()  # owns its pixels: the numpy buffer may go
+
+    # --- geometry ------------------------------------------------------------------
+    def _metrics(self) -> QFontMetricsF:
+        return QFontMetricsF(self.font())
+
+    def _text_width(self) -> float:
+        return self._metrics().horizontalAdvance("\u22120." + "0" * max(self._decimals, 1))
+
+    def _label_width(self) -> float:
+        fm = self._metrics()
+        labels = [_short(s) for s in self._rows] or [""]
+        return max(fm.horizontalAdvance(s) for s in labels) + 6
+
+    def _columns(self) -> int:
+        return self._values.shape[1] + (1 if self._sums is not None else 0)
+
+    def _preferred_cell(self) -> tuple[float, float]:
+        """Cells wide and tall enough for a number while a side has at most
+        :data:`MAX_NUMBERED` cells; thin strips beyond (a 3 × 128 dQ keeps readable rows)."""
+        rows, cols = self._values.shape if self._values.size else (1, 1)
+        cw = self._text_width() + 6 if cols <= MAX_NUMBERED else max(3.0, 320.0 / cols)
+        ch = self._metrics().height() + 6 if rows <= MAX_NUMBERED else max(3.0, 320.0 / rows)
+        return cw, ch
+
+    def _chrome(self) -> tuple[float, float, float]:
+        """Heights of the title and column labels, height of the colour scale."""
+        h = self._metrics().height()
+        return h + 6, h + 4, h + 8
+
+    def _size_for(self, cw: float, ch: float, *, with_title: bool) -> QSize:
+        title, labels, scale = self._chrome()
+        rows = max(self._values.shape[0], 1)
+        width = self._label_width() + self._columns() * cw + (8 if self._sums is not None else 0)
+        if with_title:
+            bold = QFont(self.font())
+            bold.setBold(True)
+            width = max(width, QFontMetricsF(bold).horizontalAdvance(self._title) + 8)
+        return QSize(math.ceil(width + 8), math.ceil(title + labels + rows * ch + scale + 8))
+
+    def sizeHint(self) -> QSize:
+        return self._size_for(*self._preferred_cell(), with_title=True)
+
+    def minimumSizeHint(self) -> QSize:
+        # A side of few cells keeps room for its numbers (a scroll area scrolls instead of
+        # squeezing them); a long side may shrink to a strip of thin cells.
+        cw, ch = self._preferred_cell()
+        rows, cols = self._values.shape if self._values.size else (1, 1)
+        cw = cw if cols <= MAX_NUMBERED else min(cw, 120.0 / cols)
+        ch = ch if rows <= MAX_NUMBERED else min(ch, 120.0 / rows)
+        return self._size_for(cw, ch, with_title=False)
+
+    def _grid(self) -> tuple[QRectF, float, float]:
+        """The rectangle of the cells (without Σ) and the cell width and height."""
+        title, labels, scale = self._chrome()
+        left = self._label_width() + 4
+        gap = 8 if self._sums is not None else 0
+        avail_w = max(self.width() - left - 4 - gap, 1)
+        avail_h = max(self.height() - title - labels - scale - 8, 1)
+        pw, ph = self._preferred_cell()
+        rows, cols = self._values.shape
+        cw = min(avail_w / max(self._columns(), 1), pw * 1.6)
+        ch = min(avail_h / max(rows, 1), ph * 1.6)
+        return QRectF(left, 4 + title + labels, cw * cols, ch * rows), cw, ch
+
+    def _sum_rect(self, grid: QRectF, cw: float) -> QRectF:
+        return QRectF(grid.right() + 8, grid.top(), cw, grid.height())
+
+    def cell_at(self, pos: QPointF) -> tuple[int, int]:
+        """``(row, col)`` under ``pos`` (col = number of columns for Σ), or ``(-1, -1)``."""
+        if self._values.size == 0:
+            return -1, -1
+        grid, cw, ch = self._grid()
+        rows, cols = self._values.shape
+        r = math.floor((pos.y() - grid.top()) / ch)
+        if not 0 <= r < rows:
+            return -1, -1
+        if grid.left() <= pos.x() < grid.right():
+            return r, min(math.floor((pos.x() - grid.left()) / cw), cols - 1)
+        if self._sums is not None and self._sum_rect(grid, cw).contains(pos):
+            return r, cols
+        return -1, -1
+
+    # --- hover ---------------------------------------------------------------------
+    def hover_text(self, row: int, col: int) -> str:
+        """What the tooltip says about cell ``(row, col)`` ("" outside the matrix)."""
+        rows, cols = self._values.shape
+        if not (0 <= row < rows and 0 <= col <= cols):
+            return ""
+        name = self.symbol or "M"
+        if col == cols:
+            if self._sums is None:
+                return ""
+            return f"Σ_j {name}[{self._rows[row]}, j] = {exact(self._sums[row])}"
+        text = f"{name}[{self._rows[row]}, {self._cols[col]}] = {exact(self._values[row, col])}"
+        if self._allowed is not None and not self._allowed[row, col]:
+            text += "  (" + self.tr("masked: this key is hidden from this query") + ")"
+        return text
+
+    def hover_cell(self, row: int, col: int) -> str:
+        """Rest the mouse on ``(row, col)`` programmatically; returns the tooltip text."""
+        self._set_hover(row, col)
+        return self.hover_text(row, col)
+
+    def _set_hover(self, row: int, col: int) -> None:
+        if (row, col) != self.hovered:
+            self.hovered = (row, col)
+            self.sigHover.emit(row, col)
+
+    def mouseMoveEvent(self, event) -> None:
+        r, c = self.cell_at(event.position())
+        self._set_hover(r, c)
+        text = self.hover_text(r, c)
+        if text:
+            QToolTip.showText(event.globalPosition().toPoint(), text, self)
+        else:
+            QToolTip.hideText()
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        self._set_hover(-1, -1)
+        super().leaveEvent(event)
+
+    # --- painting ------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        fg = self.palette().windowText().color()
+        title, labels, _scale = self._chrome()
+        bold = QFont(self.font())
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(fg)
+        painter.drawText(
+            QRectF(4, 2, self.width() - 8, title),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            QFontMetricsF(bold).elidedText(
+                self._title, Qt.TextElideMode.ElideRight, self.width() - 8
+            ),
+        )
+        painter.setFont(self.font())
+        if self._image is None:
+            painter.end()
+            return
+        grid, cw, ch = self._grid()
+        painter.drawImage(grid, self._image)
+        self._paint_masked(painter, grid, cw, ch)
+        if self._sums is not None:
+            self._paint_sums(painter, grid, cw, ch)
+        self._paint_numbers(painter, grid, cw, ch)
+        self._paint_labels(painter, grid, cw, ch, fg)
+        self._paint_scale(painter, grid, fg)
+        painter.end()
+
+    def _paint_masked(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
+        if self._allowed is None:
+            return
+        fill = QBrush(QColor(self._theme.masked_fill))
+        # SVG has no device-pixel pattern brush: the grey fill alone marks masked cells there.
+        svg = painter.paintEngine().type() == QPaintEngine.Type.SVG
+        hatch = QBrush(QColor(self._theme.masked_hatch), Qt.BrushStyle.BDiagPattern)
+        for r, c in zip(*np.nonzero(~self._allowed), strict=True):
+            rect = QRectF(grid.left() + c * cw, grid.top() + r * ch, cw, ch)
+            painter.fillRect(rect, fill)
+            if not svg:
+                painter.fillRect(rect, hatch)
+
+    def _paint_sums(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
+        box = self._sum_rect(grid, cw)
+        for r, value in enumerate(self._sums):
+            painter.fillRect(QRectF(box.left(), box.top() + r * ch, cw, ch), self.color_at(value))
+        painter.setPen(QPen(self.palette().mid().color(), 1))
+        painter.drawRect(box)
+
+    def _fits(self, cw: float, ch: float) -> bool:
+        small = self._values.size <= 4096  # one text item per cell: keep the count bounded
+        return small and cw >= self._text_width() + 4 and ch >= self._metrics().height()
+
+    def _paint_numbers(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
+        if not self._fits(cw, ch):
+            return
+        rows, cols = self._values.shape
+        cells = [
+            (r, c, self._values[r, c], grid.left() + c * cw)
+            for r in range(rows)
+            for c in range(cols)
+        ]
+        if self._sums is not None:
+            left = self._sum_rect(grid, cw).left()
+            cells += [(r, cols, self._sums[r], left) for r in range(rows)]
+        for r, c, value, x in cells:
+            if c < cols and self._allowed is not None and not self._allowed[r, c]:
+                continue
+            color = self.color_at(value)
+            light = color.lightnessF() > 0.55
+            painter.setPen(QColor("#111111") if light else QColor("#f5f5f5"))
+            rect = QRectF(x, grid.top() + r * ch, cw, ch)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(value, self._decimals))
+
+    def _paint_labels(
+        self, painter: QPainter, grid: QRectF, cw: float, ch: float, fg: QColor
+    ) -> None:
+        fm = self._metrics()
+        painter.setPen(fg)
+        rows, cols = self._values.shape
+        step = label_step(rows, grid.height(), fm.height())
+        for r in range(0, rows, step):
+            rect = QRectF(0, grid.top() + r * ch, grid.left() - 4, ch)
+            painter.drawText(
+                rect,
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                _short(self._rows[r]),
+            )
+        widest = max(fm.horizontalAdvance(_short(s)) for s in self._cols) + 6
+        step = label_step(cols, grid.width(), widest)
+        top = grid.top() - fm.height() - 2
+        for c in range(0, cols, step):
+            rect = QRectF(grid.left() + c * cw - widest, top, cw + 2 * widest, fm.height())
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, _short(self._cols[c]))
+        if self._sums is not None:
+            box = self._sum_rect(grid, cw)
+            rect = QRectF(box.left() - 20, top, box.width() + 40, fm.height())
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self._sum_label)
+
+    def _paint_scale(self, painter: QPainter, grid: QRectF, fg: QColor) -> None:
+        fm = self._metrics()
+        lo, hi = (
+            scale_text(-self._vmax, self._decimals),
+            "+" + scale_text(self._vmax, self._decimals),
+        )
+        y = grid.bottom() + 4
+        h = fm.height()
+        x = grid.left()
+        painter.setPen(fg)
+        painter.drawText(
+            QRectF(x, y, fm.horizontalAdvance(lo) + 2, h), Qt.AlignmentFlag.AlignLeft, lo
+        )
+        x += fm.horizontalAdvance(lo) + 6
+        width = max(
+            40.0, min(160.0, grid.width() - (x - grid.left()) - fm.horizontalAdvance(hi) - 6)
+        )
+        bar = QImage(
+            np.ascontiguousarray(self._lut[None, :, :]).data,
+            256,
+            1,
+            768,
+            QImage.Format.Format_RGB888,
+        ).copy()
+        strip = QRectF(x, y + h * 0.3, width, h * 0.45)
+        painter.drawImage(strip, bar)
+        painter.drawText(
+            QRectF(strip.right() + 4, y, fm.horizontalAdvance(hi) + 4, h),
+            Qt.AlignmentFlag.AlignLeft,
+            hi,
+        )
