@@ -19,6 +19,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QProgressBar,
@@ -197,11 +198,13 @@ class OverviewPanel(TopicPanel):
             label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             grid.addWidget(label, i // 4, 2 * (i % 4))
             grid.addWidget(widget, i // 4, 2 * (i % 4) + 1)
-        row = 2
-        for col, widget in enumerate((self.causal, self.scale, self.log_color, self.reset)):
-            grid.addWidget(widget, row, 2 * col, 1, 2)
-        grid.addWidget(self.progress, 3, 0, 1, 6)
-        grid.addWidget(self.run, 3, 6, 1, 2)
+        line = QHBoxLayout()
+        for widget in (self.causal, self.scale, self.log_color):
+            line.addWidget(widget)
+        line.addWidget(self.progress, 1)
+        line.addWidget(self.reset)
+        line.addWidget(self.run)
+        grid.addLayout(line, 2, 0, 1, 8)
         for col in (1, 3, 5, 7):
             grid.setColumnStretch(col, 1)
         return grid

@@ -1,11 +1,13 @@
 """One long computation at a time, off the GUI thread, with progress and cancel.
 
 A panel gives :meth:`BackgroundJob.start` a pure function ``job(progress, cancel)``; it runs
-on Qt's thread pool (:func:`attnviz.ui.workers.qt_runner`), ``progress(fraction)`` is kept
-and polled by a timer on the GUI thread (so the job never touches Qt), and ``cancel`` is a
-:class:`threading.Event` the job polls between tiles. Starting a new job or cancelling
-drops the old one's result (a generation counter), so a late answer never overwrites a
-newer request; cancelling reports at once, without waiting for the thread to notice.
+on a thread pool of its own (:func:`run_in_pool`: a map of several seconds must not hold
+one of the two threads of Qt's global pool, which the heatmap's recomputes need),
+``progress(fraction)`` is kept and polled by a timer on the GUI thread (so the job never
+touches Qt), and ``cancel`` is a :class:`threading.Event` the job polls between tiles.
+Starting a new job or cancelling drops the old one's result (a generation counter), so a
+late answer never overwrites a newer request; cancelling reports at once, without waiting
+for the thread to notice.
 """
 
 from __future__ import annotations
@@ -13,14 +15,54 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from shiboken6 import isValid
 
 from attnviz.core.tiled import Cancelled
-from attnviz.ui.workers import qt_runner
 
 #: How often the progress bar follows the job.
 POLL_MS = 50
+#: Threads of the long-computation pool: a map, a zoomed block and the backend probe.
+POOL_THREADS = 3
+_POOL: list[QThreadPool] = []
+_RUNNING: set = set()  # the tasks in flight (PySide would otherwise collect them)
+
+
+class _Signals(QObject):
+    done = Signal(object)
+
+
+class _Task(QRunnable):
+    def __init__(self, function: Callable[[], object], done: Callable[[object], None]):
+        super().__init__()
+        self.function = function
+        self.signals = _Signals()  # lives on the GUI thread: ``done`` runs there (queued)
+        self.signals.done.connect(done)
+
+    def run(self) -> None:
+        try:
+            result = self.function()
+        except Exception as exc:  # handed to ``done`` instead of the result
+            result = exc
+        try:
+            self.signals.done.emit(result)
+        except RuntimeError:  # the application is quitting: nobody is left to tell
+            pass
+        finally:
+            _RUNNING.discard(self)
+
+
+def run_in_pool(function: Callable[[], object], done: Callable[[object], None]) -> None:
+    """Run ``function`` on the long-computation pool; ``done(result or exception)`` is
+    called on the GUI thread."""
+    if not _POOL:
+        pool = QThreadPool()
+        pool.setMaxThreadCount(POOL_THREADS)
+        _POOL.append(pool)
+    task = _Task(function, done)
+    task.setAutoDelete(False)
+    _RUNNING.add(task)
+    _POOL[0].start(task)
 
 
 class BackgroundJob(QObject):
@@ -74,7 +116,7 @@ class BackgroundJob(QObject):
 
         self.timer.start()
         self.sigProgress.emit(0.0)
-        qt_runner(work, done)
+        run_in_pool(work, done)
 
     def run_now(self, job: Callable) -> None:
         """Run ``job`` here and report at once (offscreen exports and scripts)."""

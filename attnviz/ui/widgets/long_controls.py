@@ -16,7 +16,7 @@ from shiboken6 import isValid
 
 from attnviz.model.resolve.long import backend_status
 from attnviz.model.topics.long import BACKENDS, DTYPES, HALF
-from attnviz.ui.workers import qt_runner
+from attnviz.ui.widgets.background_job import run_in_pool
 
 _C = "BackendChoice"
 BACKEND_NAMES = {
@@ -106,7 +106,7 @@ class BackendChoice(QComboBox):
         if self._asked:
             return
         self._asked = True
-        qt_runner(backend_status, self._on_q_status)
+        run_in_pool(backend_status, self._on_q_status)
 
     def _on_q_status(self, status) -> None:
         if not isValid(self) or isinstance(status, BaseException):

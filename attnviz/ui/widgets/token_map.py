@@ -282,7 +282,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
             item.setFont(self._font)
             self.plot.addItem(item)
             self._texts.append(item)
-        cmap = self.colorbar.cmap
+        cmap = self.colorbar.colorMap()
         hidden = self.detail.hidden(self.causal)
         lo, hi = self._levels
         for item, (r, c) in zip(self._texts, cells, strict=False):
@@ -333,4 +333,5 @@ class TokenMapView(pg.GraphicsLayoutWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._place_texts()
+        if hasattr(self, "detail"):  # pyqtgraph resizes once before __init__ is through
+            self._place_texts()

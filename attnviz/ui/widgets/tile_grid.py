@@ -1,0 +1,274 @@
+"""Small matrices side by side on one grid of rows: the picture of the tiles panel.
+
+:class:`AlignedMatrices` paints several titled matrices left to right with one cell size
+and one row grid, so row i of every matrix is token i: the score matrix, then the running
+max and sum and the partial output of the current query tile (at that tile's rows), then
+the output. A cell is coloured by its value, empty (a thin frame) while not computed yet,
+or grey when a causal mask hides it; outlines mark the current tiles; values are printed
+in the cells when they fit and given exactly in a tooltip. :class:`MemoryBars` compares
+what the tiles hold with the n×n matrix. Both paint with QPainter, so an SVG export keeps
+text and lines as vectors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.numbers import exact, fmt
+
+#: Largest cell, in multiples of the font height (a 4-token demo must not fill the screen).
+MAX_CELL_EM = 3.2
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A rectangle over cells ``rows × cols`` (half-open) of one matrix, in ``color``."""
+
+    r0: int
+    r1: int
+    c0: int
+    c1: int
+    color: str
+    width: float = 2.0
+    fill: bool = False
+
+
+@dataclass
+class Matrix:
+    """One matrix of the row: ``values`` (NaN = not computed yet) starting at grid row
+    ``row0``; ``hidden`` cells are grey; colours span ``levels``."""
+
+    title: str
+    values: np.ndarray
+    row0: int = 0
+    hidden: np.ndarray | None = None
+    levels: tuple[float, float] | None = None
+    outlines: list[Outline] = field(default_factory=list)
+    decimals: int = 2
+
+    def __post_init__(self) -> None:
+        self.values = np.atleast_2d(np.asarray(self.values, dtype=np.float64))
+        if self.hidden is None:
+            self.hidden = np.zeros(self.values.shape, bool)
+        if self.levels is None:
+            finite = self.values[np.isfinite(self.values)]
+            self.levels = (float(finite.min()), float(finite.max())) if finite.size else (0, 1)
+
+
+class AlignedMatrices(QWidget):
+    """Matrices side by side sharing rows; see the module docstring."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.matrices: list[Matrix] = []
+        self.rows = 1
+        self.theme: Theme = LIGHT
+        self.cmap = pg.colormap.get("viridis")
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMouseTracking(True)
+
+    def set_matrices(self, matrices, rows: int) -> None:
+        """Show ``matrices`` on a grid of ``rows`` rows."""
+        self.matrices = list(matrices)
+        self.rows = max(rows, 1)
+        self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.update()
+
+    def texts(self, index: int) -> list[list[str]]:
+        """The values of matrix ``index`` as printed (empty for empty and hidden cells)."""
+        m = self.matrices[index]
+        return [["" if m.hidden[r, c] or not math.isfinite(v) else fmt(v, m.decimals)
+                 for c, v in enumerate(row)] for r, row in enumerate(m.values)]
+
+    # --- geometry ------------------------------------------------------------------
+    def _geometry(self) -> tuple[float, float, float, list[float]]:
+        """``(cell, left, top, x of each matrix)``: one cell size for all, each matrix as
+        wide as its cells or its title, whichever is wider, one gap between them."""
+        fm = QFontMetricsF(self.font())
+        left = fm.horizontalAdvance(str(self.rows - 1)) + 10
+        top = fm.height() * 2.5
+        gap = fm.height()
+        cols = [m.values.shape[1] for m in self.matrices]
+        titles = [fm.horizontalAdvance(m.title) + 6 for m in self.matrices]
+        cell = min((self.height() - top - 4) / self.rows, MAX_CELL_EM * fm.height())
+        # Shrink until the row fits the width (a title can be wider than its cells).
+        for _ in range(8):
+            used = sum(max(c * cell, t) for c, t in zip(cols, titles, strict=True))
+            room = self.width() - left - gap * max(len(cols) - 1, 0) - 4
+            if used <= room:
+                break
+            cell *= max(room, 1) / used
+        cell = max(cell, 2.0)
+        xs, x = [], left
+        for c, t in zip(cols, titles, strict=True):
+            xs.append(x)
+            x += max(c * cell, t) + gap
+        return cell, left, top, xs
+
+    def sizeHint(self) -> QSize:
+        fm = QFontMetricsF(self.font())
+        cols = sum(m.values.shape[1] for m in self.matrices) + 2 * len(self.matrices)
+        cell = fm.horizontalAdvance("−0.00") + 6
+        return QSize(round(min(cols * cell, 900)), round(min(self.rows * cell, 500)))
+
+    def minimumSizeHint(self) -> QSize:
+        fm = QFontMetricsF(self.font())
+        return QSize(200, round(6 * fm.height()))
+
+    def cell_at(self, x: float, y: float):
+        """``(matrix index, row, col)`` under widget point (x, y), or None."""
+        cell, _left, top, xs = self._geometry()
+        for i, (m, x0) in enumerate(zip(self.matrices, xs, strict=True)):
+            r = math.floor((y - top) / cell) - m.row0
+            c = math.floor((x - x0) / cell)
+            if 0 <= r < m.values.shape[0] and 0 <= c < m.values.shape[1]:
+                return i, r, c
+        return None
+
+    # --- painting ------------------------------------------------------------------
+    def paintEvent(self, _event) -> None:
+        if not self.matrices:
+            return
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        fm = QFontMetricsF(self.font())
+        cell, left, top, xs = self._geometry()
+        muted, fg = QColor(self.theme.muted), QColor(self.theme.foreground)
+        step = max(1, math.ceil(fm.height() / cell))
+        p.setPen(muted)
+        for r in range(0, self.rows, step):
+            p.drawText(QRectF(0, top + r * cell, left - 6, cell),
+                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, str(r))
+        bold = QFont(self.font())
+        bold.setBold(True)
+        for m, x0 in zip(self.matrices, xs, strict=True):
+            y0 = top + m.row0 * cell
+            self._paint_cells(p, m, x0, y0, cell)
+            width = max(m.values.shape[1] * cell, fm.horizontalAdvance(m.title) + 4)
+            p.setFont(bold)
+            p.setPen(fg)
+            p.drawText(QRectF(x0, 0, width, fm.height() * 1.2),
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, m.title)
+            p.setFont(self.font())
+            p.setPen(muted)
+            cols = m.values.shape[1]
+            cstep = max(1, math.ceil((fm.horizontalAdvance(str(cols - 1)) + 4) / cell))
+            for c in range(0, cols, cstep):
+                p.drawText(QRectF(x0 + (c - 1) * cell, fm.height() * 1.25, 3 * cell,
+                                  fm.height()), Qt.AlignmentFlag.AlignCenter, str(c))
+            for o in m.outlines:
+                rect = QRectF(x0 + o.c0 * cell, y0 + o.r0 * cell, (o.c1 - o.c0) * cell,
+                              (o.r1 - o.r0) * cell)
+                if o.fill:
+                    tint = QColor(o.color)
+                    tint.setAlpha(45)
+                    p.fillRect(rect, tint)
+                p.setPen(QPen(QColor(o.color), o.width))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRect(rect)
+        p.end()
+
+    def _paint_cells(self, p: QPainter, m: Matrix, x0: float, y0: float, cell: float) -> None:
+        lo, hi = m.levels
+        norm = np.clip((m.values - lo) / ((hi - lo) or 1.0), 0, 1)
+        colors = self.cmap.map(np.nan_to_num(norm).ravel(), mode="float")
+        cols = m.values.shape[1]
+        text = cell >= QFontMetricsF(self.font()).horizontalAdvance("−0.00") + 4
+        frame = QPen(QColor(self.theme.muted), 0.6)
+        for i, v in enumerate(m.values.ravel()):
+            r, c = divmod(i, cols)
+            rect = QRectF(x0 + c * cell, y0 + r * cell, cell, cell)
+            if m.hidden[r, c]:
+                p.fillRect(rect, QColor(self.theme.masked_fill))
+            elif not math.isfinite(v):
+                p.setPen(frame)
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRect(rect)
+            else:
+                rgb = colors[i][:3]
+                p.fillRect(rect, QColor.fromRgbF(*rgb))
+                if text:
+                    light = float(rgb @ np.array([0.2126, 0.7152, 0.0722])) > 0.5
+                    p.setPen(QColor("#000000") if light else QColor("#ffffff"))
+                    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(v, m.decimals))
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            found = self.cell_at(event.pos().x(), event.pos().y())
+            if found is None:
+                QToolTip.hideText()
+            else:
+                i, r, c = found
+                m = self.matrices[i]
+                v = m.values[r, c]
+                shown = "—" if m.hidden[r, c] or not math.isfinite(v) else exact(v)
+                QToolTip.showText(event.globalPos(), f"{m.title} [{m.row0 + r}, {c}] = {shown}")
+            return True
+        return super().event(event)
+
+
+class MemoryBars(QWidget):
+    """Bars of what the tiles hold against the n×n matrix, for one or more lengths."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[tuple[str, int, int]] = []
+        self.names = ("", "")
+        self.theme: Theme = LIGHT
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_rows(self, rows, names: tuple[str, str]) -> None:
+        """``rows``: ``(label, tiles, dense)`` numbers held; ``names``: the bars' words."""
+        self.rows = list(rows)
+        self.names = names
+        self.setFixedHeight(self.sizeHint().height())
+        self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        h = QFontMetricsF(self.font()).height()
+        return QSize(300, round(len(self.rows) * 2.6 * h + 4))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self.setFixedHeight(self.sizeHint().height())
+        super().changeEvent(event)
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        m = QFontMetricsF(self.font())
+        h = m.height()
+        fg = QColor(self.theme.foreground)
+        colors = (QColor(self.theme.highlight), QColor(self.theme.entropy))
+        label_w = max((m.horizontalAdvance(r[0]) for r in self.rows), default=0) + 10
+        width = max(self.width() - label_w - 4, 10)
+        y = 2.0
+        for label, tiles, dense in self.rows:
+            p.setPen(fg)
+            p.drawText(QRectF(0, y, label_w, 2.25 * h), Qt.AlignmentFlag.AlignVCenter, label)
+            for j, count in enumerate((tiles, dense)):
+                length = max(width * count / max(dense, 1), 2.0)
+                row = QRectF(label_w, y + j * 1.25 * h, width, h)
+                p.fillRect(QRectF(row.left(), row.top(), length, h), colors[j])
+                text = f"{self.names[j]}: {count:,}"
+                inside = m.horizontalAdvance(text) + 12 < length
+                p.setPen(QColor("#ffffff") if inside else fg)
+                spot = row.adjusted(6 if inside else length + 6, 0, 0, 0)
+                p.drawText(spot, Qt.AlignmentFlag.AlignVCenter, text)
+            y += 2.6 * h
+        p.end()
