@@ -69,16 +69,16 @@ def _tr(text: str) -> str:
 
 
 def pow10(log10: float) -> str:
-    """A size given as log10: ``3.4e−52`` even far below what a float holds."""
+    """A size given as log10: ``3.4e−52`` even far below what a double holds."""
     if not np.isfinite(log10):
         return "0"
     exp = int(np.floor(log10))
-    mant = 10 ** (log10 - exp)
-    if mant >= 9.95:
+    mant = round(10 ** (log10 - exp), 1)
+    if mant >= 10:
         mant, exp = 1.0, exp + 1
     if -3 <= exp <= 2:
         return fmt(10**log10, 3)
-    return f"{mant:.1f}e{exp}".replace("-", MINUS)
+    return f"{fmt(mant, 1)}e{exp}".replace("-", MINUS)
 
 
 class GradientPanel(TopicPanel):

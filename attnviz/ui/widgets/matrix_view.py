@@ -55,11 +55,17 @@ MAX_NUMBERED = 12
 
 
 def sci(x: float) -> str:
-    """``x`` as ``1.2e−10`` (a real minus sign), ``0`` for zero."""
+    """``x`` as ``1.2e−10`` (a real minus sign, the UI's decimal separator), ``0`` for zero."""
     x = float(x)
-    if x == 0 or not math.isfinite(x):
+    if x == 0:
+        return "0"
+    if not math.isfinite(x):
         return fmt(x)
-    return f"{x:.1e}".replace("e-0", "e-").replace("e+0", "e").replace("-", MINUS)
+    exp = math.floor(math.log10(abs(x)))
+    mant = round(x / 10.0**exp, 1)
+    if abs(mant) >= 10:
+        mant, exp = mant / 10, exp + 1
+    return f"{fmt(mant, 1)}e{exp}".replace("-", MINUS)
 
 
 def scale_text(x: float, decimals: int) -> str:
