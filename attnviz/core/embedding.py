@@ -221,3 +221,39 @@ def tied_weights_saving(vocab_size: int, d_model: int) -> int:
     return embedding_parameters(vocab_size, d_model) - embedding_parameters(
         vocab_size, d_model, tied=True
     )
+
+
+def gradient_row_norms(counts, d_model: int, seed: int = 0) -> np.ndarray:
+    """Norms of the embedding gradient's rows for a batch with these token counts.
+
+    Models ``∂L/∂Y`` with independent rows of i.i.d. ``N(0, 1/d_model)`` entries (each row
+    of norm ≈ 1), as a freshly initialised network gives. Row ``r`` of the table's gradient
+    is the sum of the ``counts[r]`` rows of its occurrences, a Gaussian vector of variance
+    ``counts[r] / d_model`` per entry, so its squared norm is exactly
+    ``counts[r] / d_model · χ²(d_model)``: it is drawn in that closed form, without building
+    the ``n × d_model`` array (:func:`embedding_gradient` of such a ``dY`` has the same
+    distribution). A row that no token touched has norm 0; a row touched c times has norm
+    ≈ √c, since independent directions add in quadrature.
+
+    Parameters
+    ----------
+    counts : int array of shape ``(V,)``, occurrences of each token id in the batch (≥ 0)
+    d_model : width of the table's rows
+    seed : seed of ``numpy.random.default_rng``
+
+    Returns
+    -------
+    float64 ndarray of shape ``(V,)``
+    """
+    c = np.asarray(counts)
+    if c.ndim != 1 or c.dtype == np.bool_ or not np.issubdtype(c.dtype, np.integer):
+        raise ValueError(f"counts must be a 1-D integer array, got {c.dtype} {c.shape}")
+    if c.size and c.min() < 0:
+        raise ValueError("counts must be ≥ 0")
+    d = check_positive_int(d_model, "d_model")
+    rng = np.random.default_rng(check_positive_int(seed, "seed", minimum=0))
+    touched = np.flatnonzero(c)
+    norms = np.zeros(c.shape[0])
+    chi2 = rng.chisquare(d, size=touched.shape[0])
+    norms[touched] = np.sqrt(c[touched] * chi2 / d)
+    return norms

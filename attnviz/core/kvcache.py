@@ -255,6 +255,51 @@ def score_matrix_bytes(n: int, bytes_per_element=2) -> int | float:
     return _exact(score_matrix_entries(n) * _bpe(bytes_per_element))
 
 
+def tiled_score_bytes(n: int, block_q: int = 128, block_k: int = 128) -> int:
+    """Working memory of one head's scores in a tiled (FlashAttention-style) kernel.
+
+    The kernel never holds the n×n matrix: it keeps one ``block_q × block_k`` tile of fp32
+    scores and, per query row, the fp32 running maximum and running sum of the online
+    softmax, so the memory grows as O(n): ``4 · block_q · block_k + 8 · n`` bytes (1 MiB and
+    64 KiB at 128k tokens, against 34.36 GB for the materialized matrix in 16-bit).
+    """
+    n = check_int_range(n, "n", 1, MAX_CONTEXT)
+    block_q = check_int_range(block_q, "block_q", 1, CARD_LIMITS["head_dim"])
+    block_k = check_int_range(block_k, "block_k", 1, CARD_LIMITS["head_dim"])
+    return 4 * block_q * block_k + 8 * n
+
+
+def max_context(card: ModelCard, budget_bytes, batch: int = 1, bytes_per_element=2) -> int:
+    """The longest context whose KV cache fits in ``budget_bytes``.
+
+    Returns 0 when not even one token fits and :data:`MAX_CONTEXT` when the cache never
+    outgrows the budget (every attention layer keeps only a sliding window). The cache only
+    grows with the context, so a bisection over ``1 … MAX_CONTEXT`` finds the exact answer.
+    """
+    if isinstance(budget_bytes, bool) or not isinstance(budget_bytes, numbers.Real):
+        raise ValueError(f"budget_bytes must be a number, got {budget_bytes!r}"[:200])
+    if isinstance(budget_bytes, float) and math.isnan(budget_bytes):
+        raise ValueError("budget_bytes must be a number, got nan")
+    batch = check_int_range(batch, "batch", 1, MAX_BATCH)
+    bpe = _bpe(bytes_per_element)
+
+    def fits(n: int) -> bool:
+        return kv_cache_bytes(card, n, batch, bpe) <= budget_bytes
+
+    if not fits(1):
+        return 0
+    if fits(MAX_CONTEXT):
+        return MAX_CONTEXT
+    lo, hi = 1, MAX_CONTEXT  # fits(lo) and not fits(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def weights_bytes(card: ModelCard, bytes_per_element=2) -> int | float:
     """Bytes of the model's weights, ``params × bytes_per_element``.
 

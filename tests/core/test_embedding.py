@@ -168,3 +168,45 @@ def test_bad_inputs_raise():
         embedding_parameters(10, 4, tied="yes")
     with pytest.raises(ValueError, match="d_model"):
         embedding_parameters(10, 0)
+
+
+# --- gradient row norms in closed form ------------------------------------------------------
+
+
+def test_gradient_row_norms_have_the_distribution_of_the_real_gradient():
+    from attnviz.core.embedding import gradient_row_norms
+
+    v, d, n = 40, 16, 3000
+    ids = zipf_tokens(n, v, 1.0, seed=1)
+    counts = np.bincount(ids, minlength=v)
+    rng = np.random.default_rng(5)
+    real = []
+    for _ in range(300):
+        g = embedding_gradient(ids, rng.normal(size=(n, d)) / np.sqrt(d), v)
+        norms = np.zeros(v)
+        norms[g.rows] = np.linalg.norm(g.values, axis=1)
+        real.append(norms**2)
+    closed = np.array([gradient_row_norms(counts, d, seed=s) ** 2 for s in range(300)])
+    # ‖Σ of c rows of N(0, I/d)‖² = c/d · χ²(d): mean c, variance 2c²/d, for both.
+    touched = counts > 0
+    for sample in (np.array(real), closed):
+        mean = sample.mean(axis=0)[touched]
+        np.testing.assert_allclose(mean, counts[touched], rtol=0.25)
+        np.testing.assert_allclose(
+            sample.var(axis=0)[touched] / counts[touched] ** 2, 2 / d, rtol=0.45
+        )
+
+
+def test_gradient_row_norms_are_zero_exactly_where_no_token_landed():
+    from attnviz.core.embedding import gradient_row_norms
+
+    counts = np.array([5, 0, 1, 0, 0, 2])
+    norms = gradient_row_norms(counts, 4096, seed=0)
+    np.testing.assert_array_equal(norms == 0, counts == 0)
+    assert norms[0] == pytest.approx(np.sqrt(5), rel=0.1)  # ≈ √count at a wide d
+    np.testing.assert_array_equal(norms, gradient_row_norms(counts, 4096, seed=0))
+    for bad in (np.array([1.0, 2.0]), np.array([[1]]), np.array([-1, 2]), np.array([True])):
+        with pytest.raises(ValueError, match="counts"):
+            gradient_row_norms(bad, 8)
+    with pytest.raises(ValueError, match="d_model"):
+        gradient_row_norms(counts, 0)

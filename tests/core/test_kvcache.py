@@ -387,3 +387,35 @@ def test_kvcache_imports_no_qt_model_or_ui():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# --- the memory panel's helpers: the fit point and the tiled kernel's working memory ----------
+
+
+def test_max_context_is_the_exact_fit_point(llama):
+    from attnviz.core.kvcache import max_context
+
+    budget = 80e9 - weights_bytes(llama)
+    n = max_context(llama, budget)
+    assert n == 487_819 == int(budget // 131_072)
+    assert kv_cache_bytes(llama, n) <= budget < kv_cache_bytes(llama, n + 1)
+    assert max_context(llama, budget, batch=4) == int(budget // (4 * 131_072))
+    assert max_context(llama, budget, bytes_per_element="fp8") == int(budget // 65_536)
+    assert max_context(llama, 131_071) == 0 and max_context(llama, -1.0) == 0
+    # A cache that stops growing (every layer windowed) fits any context.
+    assert max_context(model_card("mistral-7b"), 1e9) == MAX_CONTEXT
+    with pytest.raises(ValueError, match="budget_bytes"):
+        max_context(llama, float("nan"))
+    with pytest.raises(ValueError, match="budget_bytes"):
+        max_context(llama, "80e9")
+
+
+def test_tiled_score_bytes_grow_linearly_and_stay_far_below_the_matrix():
+    from attnviz.core.kvcache import tiled_score_bytes
+
+    assert tiled_score_bytes(131_072) == 4 * 128 * 128 + 8 * 131_072 == 1_114_112
+    assert tiled_score_bytes(2 * 131_072) - tiled_score_bytes(131_072) == 8 * 131_072
+    assert score_matrix_bytes(131_072) / tiled_score_bytes(131_072) > 30_000
+    assert tiled_score_bytes(10, block_q=64, block_k=32) == 4 * 64 * 32 + 80
+    with pytest.raises(ValueError, match="n must be"):
+        tiled_score_bytes(0)

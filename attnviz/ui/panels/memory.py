@@ -1,0 +1,281 @@
+"""The memory panel: the KV cache of a real model against a GPU, and what n² would cost.
+
+A gauge, not a form: pick a model card (or read a Hugging Face ``config.json``), drag the
+context, and watch
+
+- the gauge: weights and KV cache stacked against the GPU's memory, the longest context
+  that fits beside the weights marked on a token scale;
+- the attention designs side by side for the same model (MHA, GQA, MQA, MLA), with what the
+  card's hybrid layers or sliding windows save drawn as hatched bars;
+- the price of n²: one head's score matrix if it were materialized against the O(n)
+  working memory of a tiled kernel, on one log chart.
+
+Every number is :func:`attnviz.core.kvcache.kv_report`'s (``attnviz kv`` prints the same).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attnviz.core.hf_config import load_hf_config
+from attnviz.core.kvcache import DTYPE_BYTES, MAX_BATCH, model_cards
+from attnviz.model.topics.memory import CUSTOM, card_values
+from attnviz.ui.theme import Theme
+from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.memory_card import CardEditor
+from attnviz.ui.widgets.memory_figure import MemoryFigure, gpu_label
+from attnviz.ui.widgets.state_panel import TopicPanel, blocked
+from attnviz.ui.widgets.token_slider import TokenSlider
+
+_C = "MemoryPanel"
+register_labels(
+    ("model", QT_TRANSLATE_NOOP("UndoController", "Model card")),
+    ("context", QT_TRANSLATE_NOOP("UndoController", "Context length")),
+    ("batch", QT_TRANSLATE_NOOP("UndoController", "Batch")),
+    ("dtype", QT_TRANSLATE_NOOP("UndoController", "Cache dtype")),
+    ("weights_dtype", QT_TRANSLATE_NOOP("UndoController", "Weights dtype")),
+    ("gpu_gb", QT_TRANSLATE_NOOP("UndoController", "GPU memory")),
+    ("kv_heads", QT_TRANSLATE_NOOP("UndoController", "KV heads")),
+    ("layers", QT_TRANSLATE_NOOP("UndoController", "Layers")),
+    ("heads", QT_TRANSLATE_NOOP("UndoController", "Query heads")),
+    ("kv_lora_rank", QT_TRANSLATE_NOOP("UndoController", "MLA latent")),
+    ("attention_layers", QT_TRANSLATE_NOOP("UndoController", "Attention layers")),
+    ("sliding_window", QT_TRANSLATE_NOOP("UndoController", "Window")),
+    ("sliding_layers", QT_TRANSLATE_NOOP("UndoController", "Window layers")),
+    ("params", QT_TRANSLATE_NOOP("UndoController", "Parameter count")),
+)
+#: The GPUs offered in the picker, in GB (any other size can be typed).
+GPU_SIZES = (24.0, 48.0, 80.0, 141.0, 192.0)
+DTYPE_TIPS = {
+    "bf16": QT_TRANSLATE_NOOP("MemoryPanel", "bf16: 2 bytes per element"),
+    "fp16": QT_TRANSLATE_NOOP("MemoryPanel", "fp16: 2 bytes per element"),
+    "fp8": QT_TRANSLATE_NOOP("MemoryPanel", "fp8: 1 byte per element"),
+    "fp32": QT_TRANSLATE_NOOP("MemoryPanel", "fp32: 4 bytes per element"),
+    "int4": QT_TRANSLATE_NOOP("MemoryPanel", "int4: half a byte per element"),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+class MemoryPanel(TopicPanel):
+    """KV-cache gauge on model cards, the attention variants and the n² price."""
+
+    PANEL_ID = "memory"
+    ORDER = 60
+    AREA = "right"
+    RESOLVER = "memory"
+    TITLE = QT_TRANSLATE_NOOP("MemoryPanel", "KV-cache memory")
+
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
+        self._theme: Theme | None = None
+        layout = QVBoxLayout()
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.note = QLabel(
+            self.tr(
+                "Chapter 003, the KV cache and the price of O(n²): every token keeps its keys "
+                "and values in every attention layer; GQA, MLA, windows and hybrids shrink them."
+            )
+        )
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        layout.addLayout(self._build_model_row())
+        layout.addLayout(self._build_setting_row())
+        self.card_editor = CardEditor(self)
+        self.card_editor.setVisible(False)
+        layout.addWidget(self.card_editor)
+        self.figure = MemoryFigure()
+        self.figure.setObjectName("memory_figure")
+        layout.addWidget(self.figure, 1)
+        # Scrolls rather than squeezing the charts below a readable height at 1280×720.
+        self._finish(layout, scroll=True)
+
+    # --- building ----------------------------------------------------------------------
+    def _build_model_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        label = QLabel(self.tr("&Model"))
+        self.model = QComboBox()
+        self.model.setObjectName("model")
+        for cid, card in sorted(model_cards().items()):
+            self.model.addItem(card.name, cid)
+        self.model.addItem(self.tr("Custom card"), CUSTOM)
+        self.model.setToolTip(self.tr("A real model's attention shape, or your own card"))
+        self.model.activated.connect(
+            lambda i: self._write(self.model, model=self.model.itemData(i))
+        )
+        label.setBuddy(self.model)
+        self.gpu = QComboBox()
+        self.gpu.setObjectName("gpu_gb")
+        self.gpu.setEditable(True)
+        for gb in GPU_SIZES:
+            self.gpu.addItem(gpu_label(gb), gb)
+        self.gpu.setToolTip(self.tr("GPU memory in GB (10⁹ bytes): pick one or type a size"))
+        self.gpu.activated.connect(self._on_q_gpu)
+        self.gpu.lineEdit().editingFinished.connect(self._on_q_gpu)
+        self.config_button = QPushButton(self.tr("From config.json…"))
+        self.config_button.setObjectName("from_config")
+        self.config_button.setToolTip(
+            self.tr("Read layers, heads, KV heads, windows and MLA from a Hugging Face config")
+        )
+        self.config_button.clicked.connect(self._on_q_config)
+        self.card_button = QToolButton()
+        self.card_button.setObjectName("edit_card")
+        self.card_button.setCheckable(True)
+        self.card_button.setText(self.tr("Edit the card"))
+        self.card_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.card_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.card_button.toggled.connect(self._on_q_card_toggled)
+        row.addWidget(label)
+        row.addWidget(self.model, 2)
+        row.addWidget(QLabel(self.tr("GPU")))
+        row.addWidget(self.gpu)
+        row.addWidget(self.config_button)
+        row.addWidget(self.card_button)
+        return row
+
+    def _build_setting_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        label = QLabel(self.tr("&Context"))
+        self.context = TokenSlider()
+        self.context.setObjectName("context")
+        self.context.setToolTip(self.tr("Tokens per sequence held in the cache"))
+        self.context.valueEdited.connect(lambda v: self._write(self.context, context=int(v)))
+        self.context.textRejected.connect(lambda m: self.show_error(m, self.context.box))
+        label.setBuddy(self.context)
+        self.batch = QSpinBox()
+        self.batch.setRange(1, MAX_BATCH)
+        self.batch.setPrefix(self.tr("batch "))
+        self.batch.setToolTip(self.tr("Sequences served at once, each with its own cache"))
+        self.batch.valueChanged.connect(lambda v: self._write(self.batch, batch=int(v)))
+        self.dtype = self._dtype_combo(self.tr("Element type of the KV cache"), "dtype")
+        self.weights_dtype = self._dtype_combo(self.tr("Element type of the weights"),
+                                               "weights_dtype")  # fmt: skip
+        row.addWidget(label)
+        row.addWidget(self.context, 1)
+        row.addWidget(self.batch)
+        row.addWidget(QLabel(self.tr("cache")))
+        row.addWidget(self.dtype)
+        row.addWidget(QLabel(self.tr("weights")))
+        row.addWidget(self.weights_dtype)
+        return row
+
+    def _dtype_combo(self, tip: str, field: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setObjectName(field)
+        for i, name in enumerate(DTYPE_BYTES):
+            combo.addItem(name, name)
+            combo.setItemData(i, _tr(DTYPE_TIPS[name]), Qt.ItemDataRole.ToolTipRole)
+        combo.setToolTip(tip)
+        combo.activated.connect(lambda i: self._write(combo, **{field: combo.itemData(i)}))
+        return combo
+
+    def figure_widget(self) -> QWidget:
+        """What an export shows: the gauge, the variants, the n² chart and the summary."""
+        return self.figure
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_model_changed(self) -> None:
+        with blocked(self.model):
+            self.model.setCurrentIndex(self.model.findData(self.state.model))
+        self._on_name_changed()
+
+    def _on_name_changed(self) -> None:
+        i = self.model.findData(CUSTOM)
+        custom = self.state.model == CUSTOM
+        text = self.tr("Custom: %1").replace("%1", self.state.name) if custom else self.tr(
+            "Custom card"
+        )
+        self.model.setItemText(i, text)
+
+    def _on_context_changed(self) -> None:
+        self.context.setValue(self.state.context)
+
+    def _on_batch_changed(self) -> None:
+        with blocked(self.batch):
+            self.batch.setValue(self.state.batch)
+
+    def _on_dtype_changed(self) -> None:
+        for combo, field in ((self.dtype, "dtype"), (self.weights_dtype, "weights_dtype")):
+            with blocked(combo):
+                combo.setCurrentIndex(combo.findData(self.state.get(field)))
+
+    _on_weights_dtype_changed = _on_dtype_changed
+
+    def _on_gpu_gb_changed(self) -> None:
+        with blocked(self.gpu):
+            i = self.gpu.findData(self.state.gpu_gb)
+            if i >= 0:
+                self.gpu.setCurrentIndex(i)
+            self.gpu.setEditText(gpu_label(self.state.gpu_gb))
+
+    def _on_layers_changed(self) -> None:
+        self.card_editor.show_values(self.state)
+
+    _on_heads_changed = _on_kv_heads_changed = _on_head_dim_changed = _on_layers_changed
+    _on_kv_lora_rank_changed = _on_rope_head_dim_changed = _on_layers_changed
+    _on_attention_layers_changed = _on_sliding_window_changed = _on_layers_changed
+    _on_sliding_layers_changed = _on_params_changed = _on_layers_changed
+
+    def _on_results(self, res) -> None:
+        self.figure.show_results(res, self.state)
+
+    # --- view → model ------------------------------------------------------------------
+    def _on_q_gpu(self, *_args) -> None:
+        text = self.gpu.currentText().strip()
+        for unit in ("GB", "gb", "G", "g"):
+            text = text.removesuffix(unit).strip()
+        try:
+            value = float(text.replace(",", "."))
+        except ValueError:
+            self.show_error(
+                self.tr("GPU memory must be a number of GB, e.g. 80 or 141"), self.gpu
+            )
+            self._on_gpu_gb_changed()
+            return
+        self._write(self.gpu, gpu_gb=value)
+
+    def _on_q_card_toggled(self, on: bool) -> None:
+        self.card_editor.setVisible(on)
+        self.card_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
+    def _on_q_config(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(
+            self, self.tr("Read a Hugging Face config.json"), "",
+            self.tr("Model configs (*.json);;All files (*)"),
+        )  # fmt: skip
+        if path:
+            self.load_config(path)
+
+    def load_config(self, path) -> bool:
+        """Read the ``config.json`` at ``path`` into a custom card; False (shown) if refused."""
+        try:
+            card = load_hf_config(path)
+        except ValueError as exc:
+            self.show_error(str(exc), self.config_button)
+            return False
+        return self._write(self.config_button, model=CUSTOM, **card_values(card))
+
+    # --- style -------------------------------------------------------------------------
+    def apply_theme(self, theme: Theme) -> None:
+        """Restyle the gauge, the bars and the chart for ``theme`` and the current font."""
+        self._theme = theme
+        self.figure.set_style(theme, self.font())
+        if self.isVisible():
+            self._draw_guarded()
+
+    def _on_font_changed(self) -> None:
+        if self._theme is not None:
+            self.apply_theme(self._theme)

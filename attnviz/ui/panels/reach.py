@@ -1,0 +1,290 @@
+"""The reach panel: how much gradient gets back to each earlier token, on a log scale.
+
+A plain RNN multiplies the gradient by ``diag(1 − h²) W`` at every step back, an LSTM's
+cell path by its forget gates; both are straight lines on a log plot (a constant factor
+per step). Attention links the last token to every token in one step: a flat line. The
+chapter's four figures are marked, and the fitted factor of each line is printed. The
+LSTM at T = 1024 takes about half a second, so the curves are computed on a worker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtGui import QFont, QFontInfo
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attnviz.model.resolve.reach import KINDS, REFERENCES, compute_reach, reach_inputs
+from attnviz.model.topics.reach import MAX_LENGTH, MAX_SEED
+from attnviz.ui.theme import Theme
+from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.background import BackgroundTopicPanel
+from attnviz.ui.widgets.log_slider import LogSlider
+from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
+from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.units import sci
+
+_C = "ReachPanel"
+register_labels(
+    ("length", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
+    ("weight_scale", QT_TRANSLATE_NOOP("UndoController", "Weight scale")),
+    ("score_std", QT_TRANSLATE_NOOP("UndoController", "Score spread")),
+)
+KIND_NAMES = {
+    "rnn": QT_TRANSLATE_NOOP("ReachPanel", "RNN (tanh)"),
+    "lstm": QT_TRANSLATE_NOOP("ReachPanel", "LSTM cell path"),
+    "attention": QT_TRANSLATE_NOOP("ReachPanel", "attention"),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+class ReachPanel(BackgroundTopicPanel):
+    """Gradient reach of an RNN, an LSTM and attention against the distance back."""
+
+    PANEL_ID = "reach"
+    ORDER = 62
+    AREA = "right"
+    RESOLVER = "reach"
+    TITLE = QT_TRANSLATE_NOOP("ReachPanel", "Gradient reach")
+
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
+        self._theme: Theme | None = None
+        self._hover_t: int | None = None
+        layout = QVBoxLayout()
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.note = QLabel(
+            self.tr(
+                "Chapter 003, why recurrent networks forget: each step back multiplies the "
+                "gradient by a factor below 1; attention reaches every token in one step."
+            )
+        )
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        layout.addLayout(self._build_controls())
+        self.figure = QWidget()
+        box = QVBoxLayout(self.figure)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.plot = self._build_plot()
+        box.addWidget(self.plot, 1)
+        self.summary = QLabel()
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.addWidget(self.summary)
+        # Set explicitly: the panel's style sheet stops a font set on it from reaching here.
+        self.scale_font(self.summary, 1.0)
+        layout.addWidget(self.figure, 1)
+        self.hover = QLabel()
+        self.hover.setObjectName("hover")
+        layout.addWidget(self.hover)
+        layout.addWidget(self.busy)
+        self._finish(layout)
+
+    # --- building ----------------------------------------------------------------------
+    def _build_controls(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        label = QLabel(self.tr("Length &T"))
+        self.length = LogSlider(2, MAX_LENGTH, integer=True)
+        self.length.setObjectName("length")
+        self.length.setToolTip(
+            self.tr("Tokens in the sequence: the gradient runs back T − 1 steps")
+        )
+        self.length.valueChanged.connect(lambda v: self._write(self.length, length=int(v)))
+        label.setBuddy(self.length)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, MAX_SEED)
+        self.seed.setPrefix(self.tr("seed "))
+        self.seed.setToolTip(self.tr("Another draw of the random weights and inputs"))
+        self.seed.valueChanged.connect(lambda v: self._write(self.seed, seed=int(v)))
+        self.weight_scale = QDoubleSpinBox()
+        self.weight_scale.setRange(0.05, 2.0)
+        self.weight_scale.setSingleStep(0.05)
+        self.weight_scale.setPrefix(self.tr("weights × "))
+        self.weight_scale.setToolTip(
+            self.tr("Scale of the recurrent weights: 1 is the chapter's setting")
+        )
+        self.weight_scale.valueChanged.connect(
+            lambda v: self._write(self.weight_scale, weight_scale=float(v))
+        )
+        self.score_std = QDoubleSpinBox()
+        self.score_std.setRange(0.0, 10.0)
+        self.score_std.setSingleStep(0.5)
+        self.score_std.setPrefix(self.tr("score spread "))
+        self.score_std.setToolTip(
+            self.tr("Attention: random content scores of this spread (0: all tokens alike)")
+        )
+        self.score_std.valueChanged.connect(
+            lambda v: self._write(self.score_std, score_std=float(v))
+        )
+        row.addWidget(label)
+        row.addWidget(self.length, 3)
+        row.addWidget(self.seed, 1)
+        row.addWidget(self.weight_scale, 1)
+        row.addWidget(self.score_std, 1)
+        return row
+
+    def _build_plot(self) -> ThemedPlot:
+        plot = ThemedPlot()
+        plot.setObjectName("reach_plot")
+        plot.setLogMode(x=False, y=True)
+        plot.setLabel("bottom", self.tr("steps back from the last token (t)"))
+        plot.setLabel("left", self.tr("gradient (last token = 1)"))
+        # The lines fall from the top left: the bottom left corner is free for the legend.
+        plot.legend.anchor(itemPos=(0, 1), parentPos=(0, 1), offset=(10, -10))
+        self.curves = {k: plot.plot([], [], connect="finite") for k in KINDS}
+        self.references = pg.ScatterPlotItem()
+        self.references.setZValue(10)
+        plot.addItem(self.references)
+        self.reference_labels = [pg.TextItem(anchor=(0, 0)) for _ in REFERENCES]
+        for item in self.reference_labels:
+            plot.addItem(item)
+        plot.scene().sigMouseMoved.connect(self._on_q_mouse)
+        return plot
+
+    def figure_widget(self) -> QWidget:
+        """What an export shows: the plot and its summary, without the controls."""
+        return self.figure
+
+    # --- computing ---------------------------------------------------------------------
+    def inputs(self) -> tuple:
+        return reach_inputs(self.state.snapshot())
+
+    def job(self, key: tuple):
+        return compute_reach(*key)
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_length_changed(self) -> None:
+        self.length.setValue(self.state.length)
+
+    def _on_seed_changed(self) -> None:
+        with blocked(self.seed):
+            self.seed.setValue(self.state.seed)
+
+    def _on_weight_scale_changed(self) -> None:
+        with blocked(self.weight_scale):
+            self.weight_scale.setValue(self.state.weight_scale)
+
+    def _on_score_std_changed(self) -> None:
+        with blocked(self.score_std):
+            self.score_std.setValue(self.state.score_std)
+
+    def _on_results(self, res) -> None:
+        plot = self.plot
+        plot.legend.clear()
+        low = 1.0
+        for i, kind in enumerate(KINDS):
+            g = res.curves[kind]
+            shown = np.where(g > 0, g, np.nan)  # a cut path (0) has no place on a log axis
+            curve = self.curves[kind]
+            curve.setData(res.distance, shown)
+            curve.setPen(plot.pen(i, width=1.4 if kind == "attention" else 1.2))
+            plot.legend_entry(curve, self._legend_text(kind, res))
+            if np.any(g > 0):
+                low = min(low, float(g[g > 0].min()))
+        top = max(1.0, *(float(np.nanmax(np.where(g > 0, g, np.nan), initial=1.0))
+                         for g in res.curves.values()))
+        self._draw_references(res)
+        y_lo = np.log10(low)
+        if res.length >= 64:
+            y_lo = min(y_lo, np.log10(min(r[2] for r in REFERENCES if r[1] <= res.length)))
+        span = max(np.log10(top) - y_lo, 1.0)
+        # Room below the lowest point for its label.
+        plot.setYRange(y_lo - 0.12 * span, np.log10(top) + 0.05 * span, padding=0)
+        plot.setXRange(0, max(1, res.length - 1), padding=0.02)
+        self._write_summary(res)
+        self._show_hover(self._hover_t)
+
+    def _legend_text(self, kind: str, res) -> str:
+        fit = res.fits[kind]
+        factor = self.tr("no fit") if fit is None else f"× {fit.factor:.3f}"
+        return self.tr("%1: %2 per step").replace("%1", _tr(KIND_NAMES[kind])).replace(
+            "%2", factor
+        )
+
+    def _draw_references(self, res) -> None:
+        spots = []
+        size = max(10, round(self._plot_font().pixelSize() * 0.8))
+        for item, (kind, n, value) in zip(self.reference_labels, REFERENCES, strict=True):
+            shown = n <= res.length
+            item.setVisible(shown)
+            if not shown:
+                continue
+            color = series_color(self._theme, KINDS.index(kind))
+            spots.append(
+                {
+                    "pos": (n - 1, np.log10(value)),
+                    "symbol": "d",
+                    "size": size,
+                    "brush": pg.mkBrush(None),
+                    "pen": pg.mkPen(color, width=max(2.0, size / 5)),
+                }
+            )
+            item.setText(
+                self.tr("chapter: %1 at %2 tokens").replace("%1", sci(value, 1)).replace(
+                    "%2", str(n)
+                )
+            )
+            item.setColor(color)
+            item.setFont(self._plot_font())
+            # Below the point, and to its left near the right end so that it stays inside.
+            item.setAnchor((1, 0) if n - 1 > 0.6 * (res.length - 1) else (0, 0))
+            item.setPos(n - 1, np.log10(value))
+        self.references.setData(spots)
+
+    def _write_summary(self, res) -> None:
+        first = [
+            f"{_tr(KIND_NAMES[k])} {sci(res.curves[k][-1])}" for k in KINDS
+        ]
+        self.summary.setText(
+            self.tr("Gradient reaching the first of T = %1 tokens: %2.").replace(
+                "%1", str(res.length)
+            ).replace("%2", " · ".join(first))
+        )
+
+    # --- hover -------------------------------------------------------------------------
+    def _on_q_mouse(self, pos) -> None:
+        vb = self.plot.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(pos):
+            self._hover_t = None
+            self.hover.clear()
+            return
+        self._hover_t = int(round(vb.mapSceneToView(pos).x()))
+        self._show_hover(self._hover_t)
+
+    def _show_hover(self, t: int | None) -> None:
+        res = self.results
+        if t is None or res is None:
+            return
+        t = min(max(t, 0), res.length - 1)
+        parts = [f"{_tr(KIND_NAMES[k])} {sci(res.curves[k][t], 3)}" for k in KINDS]
+        self.hover.setText(
+            self.tr("t = %1: %2").replace("%1", str(t)).replace("%2", " · ".join(parts))
+        )
+
+    # --- style -------------------------------------------------------------------------
+    def _plot_font(self) -> QFont:
+        font = QFont(self.font())
+        font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.05)))
+        return font
+
+    def apply_theme(self, theme: Theme) -> None:
+        """Restyle the plot for ``theme`` and the current font."""
+        self._theme = theme
+        self.plot.set_style(theme, self._plot_font())
+        self.redraw()
+
+    def _on_font_changed(self) -> None:
+        if self._theme is not None:
+            self.apply_theme(self._theme)

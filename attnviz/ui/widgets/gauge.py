@@ -1,0 +1,192 @@
+"""A memory gauge: weights and KV cache stacked against a GPU's memory, and where it stops.
+
+Two tracks, one above the other:
+
+- the memory bar: the weights' bytes, then the KV cache's on top of them, against a tick at
+  the GPU's capacity; what does not fit is hatched past the tick;
+- the context track, on a log scale of tokens: the contexts that fit beside the weights
+  (up to the fit point, marked and labelled) and those that do not, with the current
+  context marked.
+
+The texts come from the panel (translated there); the gauge only lays them out, in the
+widget's font, so a projector's large fonts and a 4K export stay readable.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.plot_style import line_width, series_color
+from attnviz.ui.widgets.units import short_tokens
+
+#: Context track from 2^10 tokens to at least 2^20 (the track grows with the context).
+TRACK_MIN_EXP, TRACK_MAX_EXP = 10, 20
+MAX_TRACK_EXP = 40
+
+
+@dataclass(frozen=True)
+class GaugeState:
+    """What the gauge shows (bytes and token counts) and its texts."""
+
+    gpu_bytes: float
+    weights_bytes: float  # 0 when unknown
+    kv_bytes: float
+    context: int
+    max_context: int  # 0: nothing fits; ≥ 2^40: every context fits
+    title: str  # one line above the bar: the sum against the GPU
+    weights_text: str
+    kv_text: str
+    gpu_text: str
+    fit_text: str  # at the fit point on the context track
+
+
+def track_exponents(context: int, max_context: int) -> tuple[float, float]:
+    """The context track's span in log2(tokens): it always shows the context and the fit."""
+    top = max(TRACK_MAX_EXP, math.ceil(math.log2(max(context, 1))) + 1)
+    if 0 < max_context < 2**MAX_TRACK_EXP:
+        top = max(top, math.ceil(math.log2(max_context)) + 1)
+    return TRACK_MIN_EXP, min(top, MAX_TRACK_EXP)
+
+
+class MemoryGauge(QWidget):
+    """The memory bar and the context track of the memory panel."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.state: GaugeState | None = None
+        self.theme: Theme = LIGHT
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_state(self, state: GaugeState) -> None:
+        """Show ``state``."""
+        self.state = state
+        self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        """Colours of ``theme``."""
+        self.theme = theme
+        self.update()
+
+    def _line(self) -> float:
+        return QFontMetricsF(self.font()).height()
+
+    def sizeHint(self) -> QSize:
+        return QSize(480, math.ceil(self._line() * 7.0))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(240, math.ceil(self._line() * 7.0))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        self.updateGeometry()  # the height follows the font
+
+    # --- painting ----------------------------------------------------------------------
+    def paintEvent(self, _event) -> None:
+        if self.state is None:
+            return
+        painter = QPainter(self)
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            self._paint(painter, self.state)
+        finally:
+            painter.end()
+
+    def _paint(self, p: QPainter, s: GaugeState) -> None:
+        line = self._line()
+        fg = QColor(self.theme.foreground)
+        pad = line * 0.3
+        width = self.width() - 2 * pad
+        p.setPen(QPen(fg))
+        p.drawText(QRectF(pad, 0, width, line * 1.2), Qt.AlignmentFlag.AlignLeft
+                   | Qt.AlignmentFlag.AlignVCenter, s.title)  # fmt: skip
+        bar = QRectF(pad, line * 1.3, width, line * 1.5)
+        self._paint_bar(p, s, bar, line)
+        track = QRectF(pad, line * 5.0, width, line * 0.7)
+        self._paint_track(p, s, track, line)
+
+    def _paint_bar(self, p: QPainter, s: GaugeState, bar: QRectF, line: float) -> None:
+        used = s.weights_bytes + s.kv_bytes
+        scale = max(s.gpu_bytes, used) * 1.04 or 1.0
+
+        def x(v: float) -> float:
+            return bar.left() + bar.width() * v / scale
+
+        muted = QColor(self.theme.muted)
+        p.setPen(QPen(muted, 1))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(QRectF(bar.left(), bar.top(), x(s.gpu_bytes) - bar.left(), bar.height()))
+        parts = ((0.0, s.weights_bytes, 0, s.weights_text), (s.weights_bytes, used, 1, s.kv_text))
+        for lo, hi, color_index, text in parts:
+            if hi <= lo:
+                continue
+            rect = QRectF(x(lo), bar.top(), x(hi) - x(lo), bar.height())
+            color = series_color(self.theme, color_index)
+            p.fillRect(rect, color)
+            self._inside(p, rect, text, color)
+        if used > s.gpu_bytes:
+            over = QRectF(x(s.gpu_bytes), bar.top(), x(used) - x(s.gpu_bytes), bar.height())
+            p.fillRect(over, QBrush(QColor(self.theme.highlight), Qt.BrushStyle.BDiagPattern))
+        # The GPU's capacity: a tall tick with its label under the bar.
+        gx = x(s.gpu_bytes)
+        p.setPen(QPen(QColor(self.theme.foreground), line_width(self.font()) * 1.2))
+        p.drawLine(QPointF(gx, bar.top() - line * 0.2), QPointF(gx, bar.bottom() + line * 0.2))
+        self._label(p, gx, bar.bottom() + line * 0.25, s.gpu_text, QColor(self.theme.foreground))
+
+    def _inside(self, p: QPainter, rect: QRectF, text: str, color: QColor) -> None:
+        fm = QFontMetricsF(self.font())
+        if fm.horizontalAdvance(text) + 8 > rect.width():
+            return  # no room: the title line says it anyway
+        p.setPen(QPen(QColor("#000000" if color.lightnessF() > 0.55 else "#ffffff")))
+        p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _label(self, p: QPainter, x: float, y: float, text: str, color: QColor) -> None:
+        """``text`` centred under ``x`` (kept inside the widget), in the painter's font."""
+        fm = QFontMetricsF(p.font())
+        w = fm.horizontalAdvance(text) + 4
+        left = min(max(x - w / 2, 0.0), self.width() - w)
+        p.setPen(QPen(color))
+        p.drawText(QRectF(left, y, w, fm.height()), Qt.AlignmentFlag.AlignCenter, text)
+
+    def _paint_track(self, p: QPainter, s: GaugeState, track: QRectF, line: float) -> None:
+        lo, hi = track_exponents(s.context, s.max_context)
+
+        def x(tokens: float) -> float:
+            e = math.log2(max(tokens, 1.0))
+            frac = min(max((e - lo) / (hi - lo), 0.0), 1.0)
+            return track.left() + frac * track.width()
+
+        good, bad = series_color(self.theme, 2), QColor(self.theme.highlight)
+        fit_x = track.left() if s.max_context <= 0 else x(s.max_context)
+        p.fillRect(QRectF(track.left(), track.top(), fit_x - track.left(), track.height()), good)
+        bad_fill = QColor(bad)
+        bad_fill.setAlphaF(0.55)
+        p.fillRect(QRectF(fit_x, track.top(), track.right() - fit_x, track.height()), bad_fill)
+        fg, muted = QColor(self.theme.foreground), QColor(self.theme.muted)
+        # Ticks every three octaves: 1k, 8k, 64k, 512k, 4M, …
+        p.setPen(QPen(muted, 1))
+        e = lo
+        while e <= hi:
+            tx = x(2.0**e)
+            p.drawLine(QPointF(tx, track.bottom()), QPointF(tx, track.bottom() + line * 0.25))
+            self._label(p, tx, track.bottom() + line * 0.2, short_tokens(2.0**e), muted)
+            e += 3
+        # The fit point: a tick through the track, its text above it.
+        p.setPen(QPen(fg, line_width(self.font())))
+        p.drawLine(QPointF(fit_x, track.top() - line * 0.25), QPointF(fit_x, track.bottom()))
+        bold = QFont(self.font())
+        bold.setBold(True)
+        p.setFont(bold)
+        self._label(p, fit_x, track.top() - line * 1.1, s.fit_text, fg)
+        p.setFont(self.font())
+        # The current context: a bar through the track, outlined so it shows on both colours.
+        cx, half = x(s.context), max(2.0, line_width(self.font()))
+        marker = QRectF(cx - half, track.top() - line * 0.15, 2 * half, track.height() + line * 0.3)
+        p.setPen(QPen(QColor(self.theme.background), 1.5))
+        p.setBrush(fg)
+        p.drawRect(marker)

@@ -1,0 +1,304 @@
+"""The memory panel's figure: gauge, attention designs, the n² chart and a summary line.
+
+Everything a slide of the KV-cache section needs, without the controls (an export draws
+this widget). :meth:`MemoryFigure.show_results` takes the memory resolver's results and
+the topic; the texts are written here, translated under the ``MemoryFigure`` context.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontInfo
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+
+from attnviz.ui.theme import Theme
+from attnviz.ui.widgets.bars import Bar, BarChart
+from attnviz.ui.widgets.gauge import GaugeState, MemoryGauge
+from attnviz.ui.widgets.log_axes import BytesAxis, TokensAxis
+from attnviz.ui.widgets.plot_style import ThemedPlot
+from attnviz.ui.widgets.units import binary_bytes, both_bytes, decimal_bytes, short_tokens
+
+_C = "MemoryFigure"
+SAVING_NAMES = {
+    "hybrid": QT_TRANSLATE_NOOP("MemoryFigure", "all %1 layers"),
+    "window": QT_TRANSLATE_NOOP("MemoryFigure", "no window"),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+class _SteadyPlot(ThemedPlot):
+    """A plot with a fixed size hint.
+
+    A graphics view hints at its current size; in the panel's scroll area (whose word-wrapped
+    labels make it lay out by height-for-width) that hint would only ever grow.
+    """
+
+    def sizeHint(self) -> QSize:
+        return QSize(420, 260)
+
+
+class MemoryFigure(QWidget):
+    """Gauge on top; designs and the n² chart side by side; a summary line below."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.theme: Theme | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.gauge = MemoryGauge()
+        self.gauge.setObjectName("gauge")
+        layout.addWidget(self.gauge)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.bars = BarChart()
+        self.bars.setObjectName("variants")
+        self.bars.setMinimumWidth(260)
+        self.splitter.addWidget(self.bars)
+        self.plot = self._build_plot()
+        self.splitter.addWidget(self.plot)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        layout.addWidget(self.splitter, 1)
+        self.summary = QLabel()
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.summary)
+
+    def _build_plot(self) -> ThemedPlot:
+        plot = _SteadyPlot()
+        plot.setObjectName("n2_plot")
+        plot.getPlotItem().setAxisItems({"left": BytesAxis("left"), "bottom": TokensAxis("bottom")})
+        plot.setLogMode(x=True, y=True)
+        plot.setLabel("bottom", self.tr("context n (tokens)"))
+        plot.setLabel("left", self.tr("bytes per head per layer"))
+        plot.setMinimumHeight(200)
+        # The lines are labelled where they start: a legend box would cover them.
+        plot.getPlotItem().legend.hide()
+        self.score_curve = plot.plot([], [])
+        self.tile_curve = plot.plot([], [])
+        # Names where the lines start: S above its line, the tiles below theirs.
+        self.score_name = pg.TextItem(anchor=(0, 1))
+        self.tile_name = pg.TextItem(anchor=(0, 0))
+        self.gpu_line = pg.InfiniteLine(angle=0, movable=False)
+        self.context_line = pg.InfiniteLine(angle=90, movable=False)
+        # Values at the context: right of the context line, above each line.
+        self.score_text = pg.TextItem(anchor=(0, 1))
+        self.tile_text = pg.TextItem(anchor=(0, 1))
+        self.gpu_text = pg.TextItem(anchor=(0, 1))
+        for item in (self.gpu_line, self.context_line, self.score_text, self.tile_text,
+                     self.gpu_text, self.score_name, self.tile_name):  # fmt: skip
+            plot.addItem(item)
+        return plot
+
+    # --- style -------------------------------------------------------------------------
+    def plot_font(self) -> QFont:
+        """The charts' font: the panel's, a little larger, in pixels."""
+        font = QFont(self.font())
+        font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.05)))
+        return font
+
+    def set_style(self, theme: Theme, font: QFont) -> None:
+        """Colours of ``theme``; the charts' font from ``font``."""
+        self.theme = theme
+        self.setFont(font)
+        pf = self.plot_font()
+        for view in (self.gauge, self.bars):
+            view.set_theme(theme)
+            view.setFont(pf)
+        self.plot.set_style(theme, pf)
+        self.summary.setFont(font)  # set explicitly: a panel's style sheet stops inheritance
+
+    # --- drawing -----------------------------------------------------------------------
+    def show_results(self, res, state) -> None:
+        """Draw the memory resolver's results ``res`` for the memory topic ``state``."""
+        self._draw_gauge(res, state)
+        self._draw_bars(res, state)
+        self._draw_plot(res, state)
+        self._write_summary(res, state)
+
+    def _draw_gauge(self, res, state) -> None:
+        kv = float(res.kv_bytes)
+        w = float(res.weights_bytes or 0.0)
+        gpu = gpu_label(state.gpu_gb)
+        if res.weights_bytes is None:
+            title = self.tr("KV cache %1 of %2; weights unknown (no parameter count)")
+            title = title.replace("%1", both_bytes(kv)).replace("%2", gpu)
+        else:
+            title = self.tr("KV cache %1 + weights %2 = %3 of %4 (%5 %)")
+            title = (
+                title.replace("%1", both_bytes(kv))
+                .replace("%2", decimal_bytes(w))
+                .replace("%3", decimal_bytes(kv + w))
+                .replace("%4", gpu)
+                .replace("%5", f"{100 * (kv + w) / res.gpu_bytes:.0f}")
+            )
+        if res.unbounded:
+            fit = self.tr("every context fits: the windows cap the cache")
+        elif res.max_context == 0:
+            fit = self.tr("does not fit: the weights alone fill the GPU")
+        else:
+            fit = self.tr("fits up to %1 tokens").replace("%1", f"{res.max_context:,}")
+            if state.batch > 1:
+                fit = self.tr("fits up to %1 tokens per sequence").replace(
+                    "%1", f"{res.max_context:,}"
+                )
+        self.gauge.set_state(
+            GaugeState(
+                gpu_bytes=res.gpu_bytes,
+                weights_bytes=w,
+                kv_bytes=kv,
+                context=state.context,
+                max_context=res.max_context,
+                title=title,
+                weights_text=self.tr("weights %1").replace("%1", decimal_bytes(w)),
+                kv_text=self.tr("KV %1").replace("%1", binary_bytes(kv)),
+                gpu_text=self.tr("GPU %1").replace("%1", gpu),
+                fit_text=fit,
+            )
+        )
+
+    def _draw_bars(self, res, state) -> None:
+        report = res.report
+        bars = []
+        for v in report["variants"]:
+            if v["latent"]:
+                what = self.tr("latent %1 + %2").replace("%1", str(v["latent"][0])).replace(
+                    "%2", str(v["latent"][1])
+                )
+            else:
+                what = self.tr("%1 KV heads").replace("%1", str(v["n_kv_heads"]))
+            tip = self.tr("%1 (%2): %3 bytes per token, %4 bytes at the context").replace(
+                "%1", v["design"]
+            ).replace("%2", what).replace("%3", f"{v['kv_bytes_per_token']:,}").replace(
+                "%4", f"{v['kv_cache_bytes']:,}"
+            )
+            bars.append(
+                Bar(
+                    name=v["design"],
+                    value=float(v["kv_cache_bytes"]),
+                    text=f"{binary_bytes(v['kv_cache_bytes'])} · {what}",
+                    tip=tip,
+                    kind="current" if v["is_card"] else "other",
+                    color=1,
+                )
+            )
+        for s in res.savings:
+            name = _tr(SAVING_NAMES[s.kind]).replace("%1", str(res.card.layers))
+            text = self.tr("%1 · %2× the card").replace("%1", binary_bytes(s.kv_cache_bytes))
+            bars.append(
+                Bar(
+                    name=name,
+                    value=float(s.kv_cache_bytes),
+                    text=text.replace("%2", f"{s.ratio:.3g}"),
+                    tip=self._saving_tip(s, res),
+                    kind="without",
+                )
+            )
+        title = self.tr("KV cache at %1 tokens by attention design").replace(
+            "%1", short_tokens(state.context)
+        )
+        self.bars.set_bars(bars, title)
+
+    def _saving_tip(self, s, res) -> str:
+        if s.kind == "hybrid":
+            text = self.tr("If all %1 layers had attention (the card: %2 of them): %3 bytes")
+            text = text.replace("%1", str(res.card.layers)).replace(
+                "%2", str(res.card.attention_layers)
+            )
+        else:
+            text = self.tr("Without the %1-token window: %3 bytes").replace(
+                "%1", f"{res.card.sliding_window:,}"
+            )
+        return text.replace("%3", f"{s.kv_cache_bytes:,}")
+
+    def _draw_plot(self, res, state) -> None:
+        plot, theme = self.plot, self.theme
+        n = res.curve_n.astype(np.float64)
+        self.score_curve.setData(n, res.score_bytes)
+        self.score_curve.setPen(plot.pen(3, width=1.3))
+        self.tile_curve.setData(n, res.tile_bytes)
+        self.tile_curve.setPen(plot.pen(2, width=1.3))
+        fg = QColor(theme.foreground) if theme else QColor("#000000")
+        for item, text, curve, y in (
+            (self.score_name, self.tr("score matrix S: n²"), self.score_curve, res.score_bytes),
+            (self.tile_name, self.tr("tiled kernel (FlashAttention): O(n)"), self.tile_curve,
+             res.tile_bytes),
+        ):
+            item.setText(text)
+            item.setColor(curve.opts["pen"].color())
+            item.setFont(self.plot_font())
+            item.setPos(np.log10(n[0]), np.log10(y[0]))
+        muted = QColor(theme.muted) if theme else QColor("#888888")
+        self.gpu_line.setValue(np.log10(res.gpu_bytes))
+        self.gpu_line.setPen(pg.mkPen(muted, width=2, style=Qt.PenStyle.DashLine))
+        self.gpu_text.setText(self.tr("GPU %1").replace("%1", gpu_label(state.gpu_gb)))
+        self.gpu_text.setColor(muted)
+        self.gpu_text.setPos(np.log10(n[-1]), np.log10(res.gpu_bytes))
+        self.gpu_text.setAnchor((1, 1))
+        ctx = min(max(state.context, n[0]), n[-1])
+        self.context_line.setValue(np.log10(ctx))
+        self.context_line.setPen(pg.mkPen(fg, width=2))
+        s = res.report["score_matrix"]
+        self.score_text.setText(decimal_bytes(s["bytes"]))
+        self.tile_text.setText(binary_bytes(float(np.interp(ctx, n, res.tile_bytes))))
+        score_at = float(s["bytes"]) if state.context == ctx else float(
+            np.interp(np.log10(ctx), np.log10(n), res.score_bytes)
+        )
+        for item, y in ((self.score_text, score_at), (self.tile_text, float(
+                np.interp(ctx, n, res.tile_bytes)))):  # fmt: skip
+            item.setColor(fg)
+            item.setFont(self.plot_font())
+            item.setPos(np.log10(ctx), np.log10(y))
+        for item in (self.gpu_text,):
+            item.setFont(self.plot_font())
+        top = np.log10(max(res.score_bytes[-1], res.gpu_bytes))
+        bottom = np.log10(res.tile_bytes[0])
+        plot.setYRange(bottom - 0.16 * (top - bottom), top + 0.1 * (top - bottom), padding=0)
+        plot.setXRange(np.log10(n[0]), np.log10(n[-1]), padding=0.02)
+
+    def _write_summary(self, res, state) -> None:
+        r, card = res.report, res.card
+        if card.attention_kind == "MLA":
+            heads = self.tr("%1 query heads, MLA latent %2 + %3").replace(
+                "%1", str(card.n_heads)
+            ).replace("%2", str(card.kv_lora_rank)).replace("%3", str(card.rope_head_dim or 0))
+        else:
+            heads = self.tr("%1 query heads, %2 KV heads (%3), head_dim %4").replace(
+                "%1", str(card.n_heads)
+            ).replace("%2", str(card.n_kv_heads)).replace("%3", card.attention_kind).replace(
+                "%4", str(card.head_dim)
+            )
+        layers = self.tr("%1 layers").replace("%1", str(card.layers))
+        if card.attention_layers < card.layers:
+            layers = self.tr("%1 layers, %2 with attention").replace(
+                "%1", str(card.layers)
+            ).replace("%2", str(card.attention_layers))
+        if card.sliding_layers:
+            layers += self.tr(", %1 with a %2-token window").replace(
+                "%1", str(card.sliding_layers)
+            ).replace("%2", f"{card.sliding_window:,}")
+        per_token = self.tr("%1 per token (%2 bytes)").replace(
+            "%1", binary_bytes(r["kv_bytes_per_token"])
+        ).replace("%2", f"{r['kv_bytes_per_token']:,}")
+        s = r["score_matrix"]
+        price = self.tr("S at %1 tokens: %2 entries, %3 in %4-bit, per head per layer").replace(
+            "%1", f"{r['context']:,}"
+        ).replace("%2", f"{s['entries']:,}").replace("%3", decimal_bytes(s["bytes"])).replace(
+            "%4", str(8 * s["bytes_per_element"])
+        )
+        name = html.escape(card.name)
+        self.summary.setText(f"<b>{name}</b>: {layers}; {heads} · {per_token} · {price}")
+        self.summary.setToolTip(card.source)
+
+
+def gpu_label(gb: float) -> str:
+    """``80.0`` → ``"80 GB"``."""
+    return f"{gb:g} GB"
