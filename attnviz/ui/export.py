@@ -4,8 +4,10 @@ Figures are drawn by a fresh, never-shown :class:`~attnviz.ui.widgets.heatmap_vi
 HeatmapView` filled by the same function as the on-screen panel, so a slide shows what the
 screen does. The figure is laid out on a logical canvas that fits 1920×1080 and painted
 into a ``QImage`` of exactly the requested size with a device-pixel ratio, so 1920×1080 and
-3840×2160 look the same, only sharper, and the screen's DPI plays no part. Everything
-here works headless (``QT_QPA_PLATFORM=offscreen``); CSV and NPY need no Qt at all.
+3840×2160 look the same, only sharper, and the screen's DPI plays no part. Lines are
+widened by the same ratio (pyqtgraph draws them a fixed number of device pixels wide,
+which would look faint at 4K). Everything here works headless
+(``QT_QPA_PLATFORM=offscreen``); CSV and NPY need no Qt at all.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ SIZE_RANGE = (16, 8192)
 DESIGN_SIZE = (1920, 1080)
 #: Text height on the design canvas: readable from the back of a room on a 1080p slide.
 DESIGN_FONT_PX = 26
+#: Width of axis lines on the design canvas, in its pixels (a 3840×2160 image: twice that).
+DESIGN_LINE_PX = 2.0
 
 
 class ExportError(ValueError):
@@ -79,11 +83,20 @@ def _state_for(state: AttentionState, matrix: str | None) -> AttentionState:
 
 
 def default_title(state: AttentionState) -> str:
-    """The formula of the shown matrix, then the preset's title (in the UI's language)."""
+    """The formula of the shown matrix, then the preset's title (in the UI's language) while
+    the sentence is still the preset's."""
     text = formula(state, state.matrix)
     if state.preset_id in preset_ids():
-        text += "   ·   " + preset_text(load_preset(state.preset_id).title)
+        preset = load_preset(state.preset_id)
+        if tuple(preset.tokens) == tuple(state.tokens):
+            text += "   ·   " + preset_text(preset.title)
     return text
+
+
+def line_scale(spec: ExportSpec) -> float:
+    """How many device pixels wide a figure's 1-pixel line is drawn in this export."""
+    scale = min(spec.width / DESIGN_SIZE[0], spec.height / DESIGN_SIZE[1])
+    return max(1.0, DESIGN_LINE_PX * scale)
 
 
 def build_figure(state: AttentionState, results: Results, spec: ExportSpec) -> HeatmapView:
@@ -98,6 +111,7 @@ def build_figure(state: AttentionState, results: Results, spec: ExportSpec) -> H
     font = QFont(QGuiApplication.font())
     font.setPixelSize(DESIGN_FONT_PX)
     view.set_style(theme, font)
+    view.set_line_scale(line_scale(spec))
     configure_view(view, state, results)
     view.set_selection(-1)
     view.set_title(default_title(state) if spec.title is None else spec.title)

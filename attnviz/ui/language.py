@@ -8,10 +8,11 @@ Which one is used, first match wins:
 3. the system's preferred UI languages (any Portuguese gets ``pt_BR``; anything we do not
    ship gets English).
 
-Translators are installed once at start-up (:func:`install_translations`). A choice made in
-the menu is saved and takes effect at the next start: the panels set their texts when they
-are built and do not listen for ``QEvent.LanguageChange``, so swapping the translator under
-a running window would leave it half in one language and half in the other.
+Translators are installed once at start-up (:func:`install_translations`), together with
+the way numbers are written (a decimal comma in Portuguese, :func:`use_number_format`). A
+choice made in the menu is saved and takes effect at the next start: the panels set their
+texts when they are built and do not listen for ``QEvent.LanguageChange``, so swapping the
+translator under a running window would leave it half in one language and half in the other.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QMessageBox
 
 from attnviz.paths import resource
+from attnviz.ui.widgets import numbers
 
 #: Shipped languages and their names in their own language (never translated, so that
 #: a user lost in a language they cannot read still finds their own).
@@ -115,6 +117,7 @@ def install_translations(app, lang: str) -> bool:
         app.removeTranslator(translator)
     _installed.clear()
     _active = "en"
+    use_number_format("en")
     if lang == "en":
         return True
     ours = QTranslator(app)
@@ -129,7 +132,25 @@ def install_translations(app, lang: str) -> bool:
     app.installTranslator(ours)
     _installed.append(ours)
     _active = lang
+    use_number_format(lang)
     return True
+
+
+def use_number_format(lang: str) -> None:
+    """Write and read numbers on screen as ``lang`` does: ``0,85`` in Portuguese.
+
+    Sets the decimal separator of :mod:`attnviz.ui.widgets.numbers` and Qt's default
+    locale, which spin boxes display and parse with, so that what a spin box shows agrees
+    with the labels beside it. Files and the command line are not affected.
+    """
+    if lang == "pt_BR":
+        locale = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
+    else:
+        locale = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+    # "1.000" must never read as a thousand in a spin box.
+    locale.setNumberOptions(QLocale.NumberOption.OmitGroupSeparator)
+    QLocale.setDefault(locale)
+    numbers.set_decimal_separator(locale.decimalPoint())
 
 
 def choose(window, choice: str, settings: QSettings | None = None) -> QMessageBox | None:

@@ -5,6 +5,11 @@ picks one in View → Theme; the choice and the large-font flag live in ``QSetti
 that draw with pyqtgraph listen to :attr:`ThemeManager.sigThemeChanged` and restyle
 themselves from the :class:`Theme` they receive, because pyqtgraph's global config only
 reaches items created after it is set.
+
+Large fonts must reach every widget: the application font does not reach a dock's title
+(Qt keeps the font the dock was created with) nor the fixed-size check boxes, radio
+buttons and slider handles of the style, so the manager sets the docks' fonts itself and,
+in large-font mode, draws with :class:`ProjectorStyle` (Fusion with those grown).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtWidgets import QApplication, QDockWidget, QProxyStyle, QStyle, QStyleFactory
 
 MODES = ("system", "light", "dark")
 #: Font growth in large-font (projector) mode.
@@ -70,6 +75,35 @@ def theme_named(name: str, *, large_fonts: bool = False) -> Theme:
         raise ValueError(f"unknown theme {name!r}; expected light or dark")
     base = DARK if name == "dark" else LIGHT
     return replace(base, font_scale=LARGE_FONT_FACTOR) if large_fonts else base
+
+
+_PM = QStyle.PixelMetric
+#: Style measures that are fixed pixel sizes in Fusion and grow with large fonts.
+_GROWN = frozenset(
+    {
+        _PM.PM_IndicatorWidth,
+        _PM.PM_IndicatorHeight,
+        _PM.PM_ExclusiveIndicatorWidth,
+        _PM.PM_ExclusiveIndicatorHeight,
+        _PM.PM_SliderLength,
+        _PM.PM_SliderThickness,
+        _PM.PM_SliderControlThickness,
+    }
+)
+
+
+class ProjectorStyle(QProxyStyle):
+    """Fusion with check boxes, radio buttons and slider handles ``factor`` times larger."""
+
+    def __init__(self, factor: float) -> None:
+        super().__init__(QStyleFactory.create("Fusion"))
+        self.factor = float(factor)
+
+    def pixelMetric(self, metric, option=None, widget=None) -> int:
+        value = super().pixelMetric(metric, option, widget)
+        if metric in _GROWN:
+            return round(value * self.factor)
+        return value
 
 
 def _dark_palette() -> QPalette:
@@ -153,6 +187,7 @@ class ThemeManager(QObject):
         if style is not None:
             app.setStyle(style)
         self._light_palette = app.style().standardPalette()
+        self._style_scale = 1.0
         app.styleHints().colorSchemeChanged.connect(self._on_q_color_scheme_changed)
         self.theme = self._resolve()
         self._apply()
@@ -196,11 +231,16 @@ class ThemeManager(QObject):
 
     def _apply(self) -> None:
         t = self.theme
+        self._apply_style(t.font_scale)
         self._app.setPalette(_dark_palette() if t.dark else self._light_palette)
         font = QFont(self._base_font)
         if t.font_scale != 1.0 and font.pointSizeF() > 0:
             font.setPointSizeF(font.pointSizeF() * t.font_scale)
         self._app.setFont(font)
+        # A dock paints its title in the font it was created with unless its own font
+        # differs from the application's: give it an equal-looking font that is not equal.
+        title = QFont(font)
+        title.setStyleStrategy(QFont.StyleStrategy.PreferAntialias)
         pg.setConfigOptions(background=t.background, foreground=t.foreground)
         # Under a widget with a style sheet, rich-text labels keep the palette they were
         # polished with; setting the sheet again re-polishes them with the new one.
@@ -208,11 +248,22 @@ class ThemeManager(QObject):
             if not shiboken6.isValid(widget):
                 continue  # a window of an earlier session being torn down
             try:
+                if isinstance(widget, QDockWidget):
+                    widget.setFont(title)
                 sheet = widget.styleSheet()
                 if sheet:
                     widget.setStyleSheet(sheet)
             except RuntimeError:  # deleted between the check and the call
                 continue
+
+    def _apply_style(self, scale: float) -> None:
+        """Fusion, or :class:`ProjectorStyle` for large fonts (set again only on a change)."""
+        if scale == self._style_scale:
+            return
+        self._style_scale = scale
+        style = ProjectorStyle(scale) if scale != 1.0 else QStyleFactory.create("Fusion")
+        if style is not None:
+            self._app.setStyle(style)
 
     def _on_q_color_scheme_changed(self, _scheme) -> None:
         if self._mode == "system":

@@ -64,7 +64,11 @@ def test_matrix_colormap_and_levels(qtbot, panel, state):
     state.matrix = "weights"
     panel.levels_auto.setChecked(False)
     assert state.levels_auto is False
-    lo, hi = state.levels  # fixed where the automatic levels were: the data's range
+    # Fixed where the automatic levels were: 0 to 1 for the weights (probabilities) ...
+    assert state.levels == (0.0, 1.0)
+    state.update(levels_auto=True, stretch_weights=True)
+    panel.levels_auto.setChecked(False)
+    lo, hi = state.levels  # ... or, stretched, the weights' own range
     weights = resolver_weights(panel)
     assert lo == pytest.approx(weights.min()) and hi == pytest.approx(weights.max())
     assert panel.level_low.isEnabled()

@@ -41,7 +41,8 @@ def test_identity_and_initial_view(panel):
     model = panel.table.vectors
     assert model.rowCount() == 3 and model.columnCount() == 6
     assert model.headerData(4, Qt.Orientation.Horizontal) == "v·seat"
-    assert panel.d_k.value() == 2 and not panel.plot.isHidden()
+    assert not panel.plot.isHidden()
+    assert not hasattr(panel, "d_k")  # d_k lives in the controls' "Scores" group
 
 
 def test_spin_box_edit_reaches_state_and_steps(qtbot, panel, steps, state):
@@ -155,14 +156,14 @@ def test_head_d_k_and_seed(qtbot, panel, state):
     q_seed0 = state.q.copy()
     panel.seed.setValue(7)
     assert state.seed == 7 and not np.array_equal(state.q, q_seed0)
-    panel.d_k.spin.setValue(48)  # exact entry, not a power of two
-    qtbot.waitUntil(lambda: state.d_k == 48)
+    state.d_k = 48  # set in the controls panel (exact entry there, not a power of two)
     assert state.q.shape == (3, 48)
     assert panel.table.vectors.columnCount() == 2 * MAX_SHOWN + min(state.v.shape[1], MAX_SHOWN)
     assert "first 16" in panel.table_note.text()
     assert panel.plot.isHidden()
-    panel.d_k.slider.setValue(3)  # 2**3; throttled, so it may land a frame later
-    qtbot.waitUntil(lambda: state.d_k == 8)
+    assert not panel.seed.isHidden()
+    state.update(head="manual")
+    assert panel.seed.isHidden()  # typed vectors have no seed
 
 
 def test_invalid_head_is_rejected_with_a_message(panel, state):

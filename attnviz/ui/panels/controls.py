@@ -1,11 +1,19 @@
-"""The controls panel: scaling, temperature, the matrix shown, colours, levels and masks.
+"""The controls panel: the scores (d_k, the √d_k divisor, the temperature), the matrix
+shown, colours, levels and masks.
 
 Every control writes the state and nothing else; the heatmap and the steps follow from
 the state's events. Slider drags are throttled so the state is written at most about
 60 times a second, always with the latest value.
+
+The "Scores" group keeps together what sets the softmax's temperature: d_k, the divisor
+(which *is* a fixed temperature T = √d_k) and the temperature slider, and it shows the
+spread (standard deviation) of the scores the softmax receives — the number that decides
+whether the weights are smooth or a hard argmax.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -24,9 +32,13 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import qthrottled
 
-from attnviz.model.topics.attention import COLORMAPS, MATRICES, TEMPERATURE_RANGE
+from attnviz.core.attention import score_scale
+from attnviz.model.topics.attention import COLORMAPS, MATRICES, MAX_D_K, TEMPERATURE_RANGE
+from attnviz.ui.panels.heatmap import view_levels
+from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.mask_box import MaskBox
+from attnviz.ui.widgets.numbers import fmt, fmt_g
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 
 #: Write at most once per frame of a 60 Hz display while a slider is dragged.
@@ -53,8 +65,16 @@ _MATRIX_TEXT = {
 _COLORMAP_TEXT = {"diverging": QT_TRANSLATE_NOOP("ControlsPanel", "diverging (for scores)")}
 
 
+def score_spread(scores: np.ndarray, allowed: np.ndarray | None) -> float:
+    """Standard deviation of the scores the softmax sees (masked pairs left out)."""
+    shown = scores if allowed is None or allowed.shape != scores.shape else scores[allowed]
+    if shown.size == 0:
+        return 0.0
+    return float(np.std(shown, dtype=np.float64))
+
+
 class ControlsPanel(StatePanel):
-    """√d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
+    """d_k, √d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
 
     PANEL_ID = "controls"
     ORDER = 10
@@ -63,6 +83,10 @@ class ControlsPanel(StatePanel):
 
     def __init__(self, state, resolver, parent=None) -> None:
         super().__init__(state, resolver, parent)
+        # (q, k, mask) the spread was measured for, and the spread of q·kᵀ itself: the
+        # scores are q·kᵀ times one factor, so a temperature or divisor change costs nothing.
+        self._spread_key: tuple = (None, None, None)
+        self._raw_spread = math.nan
         layout = QVBoxLayout()
         layout.addWidget(self._build_scores())
         layout.addWidget(self._build_view())
@@ -72,19 +96,42 @@ class ControlsPanel(StatePanel):
         self._write_temperature = qthrottled(
             self._write_temperature_now, timeout=THROTTLE_MS, parent=self
         )
+        self._write_d_k = qthrottled(self._write_d_k_now, timeout=THROTTLE_MS, parent=self)
         self._write_levels = qthrottled(self._write_levels_now, timeout=THROTTLE_MS, parent=self)
         self._finish(layout, scroll=True)
+        bind(self, resolver.resolved, self._on_resolved)
+        self._measure_spread()
 
     # --- building ----------------------------------------------------------------------
     def _build_scores(self) -> QGroupBox:
         box = QGroupBox(self.tr("Scores"))
+        box.setObjectName("scores_group")
         form = QFormLayout(box)
+        # A narrow dock (or Portuguese labels) puts a label above its field instead of
+        # scrolling sideways.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.d_k = LogSlider(1, MAX_D_K, integer=True, powers_of_two=True)
+        self.d_k.setObjectName("d_k")
+        self.d_k.slider.setPageStep(1)  # one power of two per Page Up, wheel notch or click
+        self.d_k.valueChanged.connect(self._on_q_d_k)
+        self.d_k.slider.sliderReleased.connect(self._on_q_d_k_released)
+        d_k_label = QLabel(self.tr("&d_k"))
+        d_k_label.setBuddy(self.d_k)
+        d_k_label.setToolTip(
+            self.tr("Width of the queries and keys: the slider stops at powers of two, the box "
+                    "takes any whole number")
+        )
+        form.addRow(d_k_label, self.d_k)
         self.scale = QCheckBox(self.tr("Divide scores by √d_k"))
         self.scale.setToolTip(
             self.tr("Without the divisor, large d_k makes the softmax a hard argmax")
         )
         self.scale.toggled.connect(self._on_q_scale)
         form.addRow(self.scale)
+        self.divisor_note = QLabel()
+        self.divisor_note.setObjectName("divisor_note")
+        self.divisor_note.setWordWrap(True)
+        form.addRow(self.divisor_note)
         lo, hi = TEMPERATURE_RANGE
         self.temperature = LogSlider(lo, hi, decimals=3)
         self.temperature.spin.setPrefix("T = ")
@@ -100,11 +147,21 @@ class ControlsPanel(StatePanel):
         label.setBuddy(self.temperature)
         label.setToolTip(self.tr("Scores are divided by T: below 1 sharpens, above 1 flattens"))
         form.addRow(label, row)
+        self.spread = QLabel()
+        self.spread.setObjectName("spread")
+        self.spread.setWordWrap(True)
+        self.spread.setToolTip(
+            self.tr("Standard deviation of the scores S over the pairs the softmax sees. "
+                    "Scores that differ by 20 give weights e⁻²⁰ ≈ 2·10⁻⁹ apart: a hard "
+                    "argmax, and a gradient of zero.")
+        )
+        form.addRow(self.spread)
         return box
 
     def _build_view(self) -> QGroupBox:
         box = QGroupBox(self.tr("Show"))
         form = QFormLayout(box)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.matrix = QButtonGroup(self)
         col = QVBoxLayout()
         for i, name in enumerate(MATRICES):
@@ -126,9 +183,19 @@ class ControlsPanel(StatePanel):
         label.setBuddy(self.colormap)
         form.addRow(label, self.colormap)
         self.levels_auto = QCheckBox(self.tr("Automatic levels"))
-        self.levels_auto.setToolTip(self.tr("Stretch the colours over the data, or fix them below"))
+        self.levels_auto.setToolTip(
+            self.tr("A: 0 to 1, as probabilities are; S and O: their range. Off: fixed below")
+        )
         self.levels_auto.toggled.connect(self._on_q_levels_auto)
         form.addRow(self.levels_auto)
+        self.stretch_weights = QCheckBox(self.tr("Stretch A's colours to its range"))
+        self.stretch_weights.setObjectName("stretch_weights")
+        self.stretch_weights.setToolTip(
+            self.tr("Off: a weight's colour means the same probability in every picture, so "
+                    "the matrices with and without √d_k compare. On: small differences show.")
+        )
+        self.stretch_weights.toggled.connect(self._on_q_stretch_weights)
+        form.addRow(self.stretch_weights)
         self.level_low, self.level_high = QDoubleSpinBox(), QDoubleSpinBox()
         for spin, prefix in (
             (self.level_low, self.tr("low ")),
@@ -147,12 +214,38 @@ class ControlsPanel(StatePanel):
         return box
 
     # --- model → view ------------------------------------------------------------------
+    def _on_d_k_changed(self) -> None:
+        # Not while the handle is held: a throttled, older value would pull it back under
+        # the mouse. The release shows the state's value again.
+        if not self.d_k.slider.isSliderDown():
+            self.d_k.setValue(self.state.d_k)
+        self._show_divisor()
+
     def _on_scale_changed(self) -> None:
         with blocked(self.scale):
             self.scale.setChecked(self.state.scale)
+        self._show_divisor()
 
     def _on_temperature_changed(self) -> None:
         self.temperature.setValue(self.state.temperature)
+        self._show_divisor()
+
+    def _show_divisor(self) -> None:
+        s = self.state
+        root = fmt(math.sqrt(s.d_k))
+        if s.scale:
+            text = self.tr("÷ √d_k = %1 — a fixed temperature T = √d_k").replace("%1", root)
+            if s.temperature != 1.0:
+                total = self.tr("with T = %1: ÷ %2 in all")
+                total = total.replace("%1", fmt_g(s.temperature, 4))
+                text += "; " + total.replace("%2", fmt_g(math.sqrt(s.d_k) * s.temperature, 4))
+        else:
+            text = self.tr("No divisor: the spread of the scores grows like √d_k = %1")
+            text = text.replace("%1", root)
+            if s.temperature != 1.0:
+                text += "; " + self.tr("÷ T = %1").replace("%1", fmt_g(s.temperature, 4))
+        self.divisor_note.setText(text)
+        self._show_spread()
 
     def _on_matrix_changed(self) -> None:
         with blocked(self.matrix):
@@ -163,10 +256,15 @@ class ControlsPanel(StatePanel):
             self.colormap.setCurrentIndex(self.colormap.findData(self.state.colormap))
 
     def _on_levels_auto_changed(self) -> None:
-        with blocked(self.levels_auto):
-            self.levels_auto.setChecked(self.state.levels_auto)
-        self.level_low.setEnabled(not self.state.levels_auto)
-        self.level_high.setEnabled(not self.state.levels_auto)
+        auto = self.state.levels_auto
+        with blocked(self.levels_auto, self.stretch_weights):
+            self.levels_auto.setChecked(auto)
+            self.stretch_weights.setChecked(self.state.stretch_weights)
+        self.stretch_weights.setEnabled(auto)
+        self.level_low.setEnabled(not auto)
+        self.level_high.setEnabled(not auto)
+
+    _on_stretch_weights_changed = _on_levels_auto_changed
 
     def _on_levels_changed(self) -> None:
         lo, hi = self.state.levels
@@ -181,8 +279,55 @@ class ControlsPanel(StatePanel):
 
     _on_causal_changed = _on_padding_changed = _on_segments_changed = _on_tokens_changed
     _on_window_changed = _on_window_causal_changed = _on_tokens_changed
+    _on_preset_id_changed = _on_tokens_changed
+
+    def _on_resolved(self, _results, names: frozenset) -> None:
+        if "attention" in names or "mask" in names:
+            self._measure_spread()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._measure_spread()
+
+    def _measure_spread(self) -> None:
+        """Measure the spread of q·kᵀ when Q, K or the mask are new (O(n²), numpy only)."""
+        res = self.resolver.results
+        if self.resolver.pending or not self.isVisible():
+            return  # older results than the state, or nobody to see it: measure later
+        key = (res.q, res.k, res.mask)
+        old = self._spread_key
+        if not all(a is b for a, b in zip(key, old, strict=True)):
+            c = abs(score_scale(self.state.d_k, self.state.scale, self.state.temperature))
+            spread = score_spread(res.attention.scores, res.mask)
+            self._raw_spread = spread / c if c > 0 else math.nan
+            self._spread_key = key
+        self._show_spread()
+
+    def _show_spread(self) -> None:
+        if math.isnan(self._raw_spread):
+            self.spread.setText("")
+            return
+        s = self.state
+        sigma = self._raw_spread * abs(score_scale(s.d_k, s.scale, s.temperature))
+        text = self.tr("Spread of the scores: σ = %1").replace("%1", fmt(sigma))
+        self.spread.setText(text)
+
+    def spread_value(self) -> float:
+        """The standard deviation of the scores as the panel computes it (for tests)."""
+        s = self.state
+        return self._raw_spread * abs(score_scale(s.d_k, s.scale, s.temperature))
 
     # --- view → model ------------------------------------------------------------------
+    def _on_q_d_k(self, value: float) -> None:
+        self._write_d_k(int(value))
+
+    def _write_d_k_now(self, value: int) -> None:
+        self._write(self.d_k, d_k=value)
+
+    def _on_q_d_k_released(self) -> None:
+        self._write_d_k.flush()
+        self.d_k.setValue(self.state.d_k)
+
     def _on_q_scale(self, on: bool) -> None:
         self._write(self.scale, scale=on)
 
@@ -203,12 +348,17 @@ class ControlsPanel(StatePanel):
             self._write(self.levels_auto, levels_auto=True)
             return
         # Fix the levels where automatic ones were, so the picture does not jump.
-        data = self.resolver.results.matrix(self.state.matrix)
-        finite = data[np.isfinite(data)]
-        values = {"levels_auto": False}
-        if finite.size and finite.min() < finite.max():
-            values["levels"] = (float(finite.min()), float(finite.max()))
-        self._write(self.levels_auto, **values)
+        res = self.resolver.results
+        values = res.matrix(self.state.matrix)
+        allowed = None if self.state.matrix == "output" else res.mask
+        lo, hi = view_levels(self.state, values, allowed)
+        new = {"levels_auto": False}
+        if np.isfinite(lo) and np.isfinite(hi) and lo < hi:
+            new["levels"] = (float(lo), float(hi))
+        self._write(self.levels_auto, **new)
+
+    def _on_q_stretch_weights(self, on: bool) -> None:
+        self._write(self.stretch_weights, stretch_weights=on)
 
     def _on_q_levels(self, _value: float) -> None:
         self._write_levels(self.level_low.value(), self.level_high.value())

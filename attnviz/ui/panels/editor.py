@@ -3,7 +3,8 @@
 A sentence typed here is tokenized on whitespace and punctuation; tokens can be renamed,
 added, removed and reordered, and Q/K/V rows travel with their tokens. Vectors are typed
 into a table, or dragged as arrows when d_k = 2. A synthetic head (content, previous
-token, distance decay) generates Q/K/V from the tokens, d_k and the seed instead.
+token, distance decay) generates Q/K/V from the tokens, d_k and the seed instead. (d_k
+itself is set in the controls panel, beside the √d_k divisor and the temperature.)
 """
 
 from __future__ import annotations
@@ -26,9 +27,8 @@ from superqt import QFlowLayout
 from superqt.utils import qthrottled
 
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
-from attnviz.model.topics.attention import HEAD_SOURCES, MAX_D_K
+from attnviz.model.topics.attention import HEAD_SOURCES
 from attnviz.ui.preset_strings import preset_text
-from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 from attnviz.ui.widgets.token_list import TokenList
 from attnviz.ui.widgets.vector_plot import VectorPlot
@@ -41,6 +41,7 @@ _HEAD_TEXT = {
     "content": QT_TRANSLATE_NOOP("EditorPanel", "content matching"),
     "previous": QT_TRANSLATE_NOOP("EditorPanel", "previous token"),
     "decay": QT_TRANSLATE_NOOP("EditorPanel", "distance decay"),
+    "projections": QT_TRANSLATE_NOOP("EditorPanel", "projections X·W (heads panel)"),
 }
 THROTTLE_MS = 16
 #: Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.
@@ -70,7 +71,7 @@ def reorder_values(state, tokens: list[str], origins: list[int | None]) -> dict:
 
 
 class EditorPanel(StatePanel):
-    """Sentence, tokens, head type, d_k, seed, the Q/K/V table and the 2-D arrows."""
+    """Sentence, tokens, head type, seed, the Q/K/V table and the 2-D arrows."""
 
     PANEL_ID = "editor"
     ORDER = 0
@@ -107,6 +108,8 @@ class EditorPanel(StatePanel):
         right.addWidget(_with_note(self.table, self.table_note))
         right.addWidget(_with_note(self.plot, self.plot_note))
         right.setStretchFactor(1, 2)  # the arrows want the room; a few rows of numbers do not
+        self._vertical = right
+        self._fitted_rows = -1
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.tokens)
         split.addWidget(right)
@@ -115,7 +118,6 @@ class EditorPanel(StatePanel):
         split.setSizes([self.fontMetrics().horizontalAdvance("M" * 10), 10 * 80])
         layout.addWidget(split, 1)
         self._write_arrow = qthrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
-        self._write_d_k = qthrottled(self._write_d_k_now, timeout=THROTTLE_MS, parent=self)
         self._finish(layout)
 
     # --- building ----------------------------------------------------------------------
@@ -145,28 +147,21 @@ class EditorPanel(StatePanel):
             self.tr("Type the vectors yourself, or let a synthetic head make them")
         )
         self.head.activated.connect(self._on_q_head)
-        self.d_k = LogSlider(1, MAX_D_K, integer=True, powers_of_two=True)
-        self.d_k.setObjectName("d_k")
-        self.d_k.valueChanged.connect(self._on_q_d_k)
         self.seed = QSpinBox()
         self.seed.setObjectName("seed")
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setKeyboardTracking(False)
         self.seed.setToolTip(self.tr("The random draw behind a synthetic head"))
         self.seed.valueChanged.connect(self._on_q_seed)
-        row = QHBoxLayout()
-        row.addWidget(self.head, 1)
-        seed_label = QLabel(self.tr("S&eed"))
-        seed_label.setBuddy(self.seed)
-        row.addWidget(seed_label)
-        row.addWidget(self.seed)
         head_label = QLabel(self.tr("&Head"))
         head_label.setBuddy(self.head)
-        form.addRow(head_label, row)
-        d_k_label = QLabel(self.tr("&d_k"))
-        d_k_label.setBuddy(self.d_k)
-        d_k_label.setToolTip(self.tr("Width of the queries and keys (slider: powers of two)"))
-        form.addRow(d_k_label, self.d_k)
+        form.addRow(head_label, self.head)
+        # A row of its own, shown only for a synthetic head: beside the head type it set
+        # the dock's minimum width (a ten-digit spin box), and typed vectors have no seed.
+        seed_label = QLabel(self.tr("S&eed"))
+        seed_label.setBuddy(self.seed)
+        form.addRow(seed_label, self.seed)
+        self._head_form = form
         return form
 
     # --- model → view ------------------------------------------------------------------
@@ -182,14 +177,13 @@ class EditorPanel(StatePanel):
     def _on_head_changed(self) -> None:
         with blocked(self.head):
             self.head.setCurrentIndex(self.head.findData(self.state.head))
-        self.seed.setEnabled(self.state.head != "manual")
+        synthetic = self.state.head != "manual"
+        self.seed.setEnabled(synthetic)
+        self._head_form.setRowVisible(self.seed, synthetic)
 
     def _on_seed_changed(self) -> None:
         with blocked(self.seed):
             self.seed.setValue(self.state.seed)
-
-    def _on_d_k_changed(self) -> None:
-        self.d_k.setValue(self.state.d_k)
 
     def _refresh_vectors(self) -> None:
         s = self.state
@@ -203,6 +197,8 @@ class EditorPanel(StatePanel):
             self.table_note.setText(self.tr("Double-click or type into a cell to edit it."))
         two_d = s.d_k == 2 and s.n <= MAX_ARROWS
         self.plot.setVisible(two_d)
+        if two_d and s.n != self._fitted_rows:
+            self._fit_table()
         self.plot_note.setVisible(not two_d)
         if s.d_k == 2 and not two_d:
             note = self.tr("Arrows are drawn for up to %1 tokens.").replace("%1", str(MAX_ARROWS))
@@ -211,6 +207,28 @@ class EditorPanel(StatePanel):
             self.plot_note.setText(self.tr("Arrows are drawn when d_k = 2."))
         if two_d:
             self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
+
+    def _fit_table(self) -> None:
+        """Give the table the height of its rows (at most half), the arrows the rest."""
+        total = sum(self._vertical.sizes())
+        if total <= 0:
+            return  # not laid out yet: the next resize fits it
+        self._fitted_rows = self.state.n
+        table = self.table
+        rows = table.verticalHeader().defaultSectionSize() * (self.state.n + 1)
+        extra = table.horizontalScrollBar().sizeHint().height() + 2 * table.frameWidth() + 4
+        note = self.table_note.sizeHint().height()
+        want = min(rows + extra + note, total // 2)
+        self._vertical.setSizes([want, total - want])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.state.d_k == 2 and self.state.n <= MAX_ARROWS:
+            self._fit_table()
+
+    def _on_font_changed(self) -> None:
+        self._fitted_rows = -1
+        self._refresh_vectors()
 
     _on_q_changed = _on_k_changed = _on_v_changed = _refresh_vectors
     _on_value_labels_changed = _refresh_vectors
@@ -225,6 +243,7 @@ class EditorPanel(StatePanel):
         while self.experiments.count():
             item = self.experiments.takeAt(0)
             if item.widget() is not None:
+                item.widget().hide()  # at once: deletion waits for the event loop
                 item.widget().deleteLater()
         pid = self.state.preset_id
         preset = load_preset(pid) if pid in preset_ids() else None
@@ -282,12 +301,6 @@ class EditorPanel(StatePanel):
 
     def _on_q_head(self, index: int) -> None:
         self._write(self.head, head=self.head.itemData(index))
-
-    def _on_q_d_k(self, value: float) -> None:
-        self._write_d_k(int(value))
-
-    def _write_d_k_now(self, value: int) -> None:
-        self._write(self.d_k, d_k=value)
 
     def _on_q_seed(self, value: int) -> None:
         self._write(self.seed, seed=value)

@@ -5,6 +5,10 @@ writes them); this panel only draws. A recompute (``attention`` or ``mask`` from
 resolver) sets new image data; a restyle key (colormap, levels) only restyles; token
 labels are rebuilt only when the tokens change. The functions at the top describe a
 heatmap for a state and are shared with the exporter, so a slide shows what the screen does.
+
+Weights are probabilities: automatic levels of A are 0 to 1 (unless ``stretch_weights``),
+so the matrices with and without the √d_k divisor can be compared by colour; S and O get
+the range of their values.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import Resolver, Results
 from attnviz.model.topics.attention import AttentionState
+from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import bind
-from attnviz.ui.widgets.heatmap_view import HeatmapView
+from attnviz.ui.widgets.heatmap_view import ENTROPY_COL, HeatmapView
+from attnviz.ui.widgets.numbers import fmt, fmt_g
 from attnviz.ui.widgets.state_panel import StatePanel
 
 _C = "HeatmapPanel"
@@ -66,10 +72,20 @@ def auto_levels(values: np.ndarray, allowed: np.ndarray | None, diverging: bool)
     return (lo, hi)
 
 
+#: Automatic levels of the weights: a probability is between 0 and 1.
+WEIGHT_LEVELS = (0.0, 1.0)
+
+
 def view_levels(state: AttentionState, values: np.ndarray, allowed) -> tuple[float, float]:
-    """The colour levels the state asks for: automatic, or its fixed ``levels``."""
+    """The colour levels the state asks for: its fixed ``levels``, or automatic ones.
+
+    Automatic levels of A are 0 to 1 (a weight is a probability), or the weights' own range
+    with ``stretch_weights``; those of S and O span their values.
+    """
     if not state.levels_auto:
         return state.levels
+    if state.matrix == "weights" and not state.stretch_weights:
+        return WEIGHT_LEVELS
     return auto_levels(values, allowed, state.colormap == "diverging")
 
 
@@ -87,12 +103,29 @@ def column_labels(state: AttentionState, matrix: str, d_v: int) -> tuple[str, ..
     return tuple(f"v{j + 1}" for j in range(d_v))
 
 
+def value_label_text(label: str) -> str:
+    """A value dimension's name in the UI's language ("seat" → "assento").
+
+    The names are data (a preset's, or typed by the user); the shipped ones are translated
+    as preset strings, any other is shown as it is.
+    """
+    return preset_text(label)
+
+
+def shown_column_labels(state: AttentionState, matrix: str, d_v: int) -> tuple[str, ...]:
+    """:func:`column_labels` as the screen and slides show them (value names translated)."""
+    labels = column_labels(state, matrix, d_v)
+    if matrix == "output" and len(state.value_labels) == d_v:
+        return tuple(value_label_text(label) for label in labels)
+    return labels
+
+
 def formula(state: AttentionState, matrix: str) -> str:
     """The formula of the matrix as the state computes it, e.g. ``S = QKᵀ / √d_k``."""
     if matrix == "scores":
         text = "S = QKᵀ / √d_k" if state.scale else "S = QKᵀ"
         if state.temperature != 1.0:
-            text += f" / T   (T = {state.temperature:g})"
+            text += f" / T   (T = {fmt_g(state.temperature, 6)})"
         return text
     return "A = softmax(S)" if matrix == "weights" else "O = A·V"
 
@@ -103,7 +136,7 @@ def configure_view(view: HeatmapView, state: AttentionState, results: Results) -
     values = results.matrix(matrix)
     allowed = shown_mask(state, results)
     view.set_colormap(colormap_for(state.colormap))
-    view.set_labels(state.tokens, column_labels(state, matrix, values.shape[1]))
+    view.set_labels(state.tokens, shown_column_labels(state, matrix, values.shape[1]))
     if matrix == "output":
         cols = QCoreApplication.translate("HeatmapPanel", "value dimension")
     else:
@@ -172,7 +205,7 @@ class HeatmapPanel(StatePanel):
 
     def _on_tokens_changed(self) -> None:
         d_v = self.resolver.results.attention.output.shape[1]
-        cols = column_labels(self.state, self.state.matrix, d_v)
+        cols = shown_column_labels(self.state, self.state.matrix, d_v)
         self.view.set_labels(self.state.tokens, cols)
 
     _on_value_labels_changed = _on_tokens_changed
@@ -186,7 +219,7 @@ class HeatmapPanel(StatePanel):
         values = res.matrix(self.state.matrix)
         self.view.set_levels(view_levels(self.state, values, shown_mask(self.state, res)))
 
-    _on_levels_auto_changed = _on_levels_changed
+    _on_levels_auto_changed = _on_stretch_weights_changed = _on_levels_changed
 
     def _on_selected_query_changed(self) -> None:
         self.view.set_selection(self.state.selected_query, self.state.selected_cell)
@@ -214,28 +247,56 @@ class HeatmapPanel(StatePanel):
 
     # --- view → model ------------------------------------------------------------------
     def hover_text(self, row: int, col: int) -> str:
-        """What the status bar and tooltip say about cell (``row``, ``col``)."""
+        """What the status bar and tooltip say about cell (``row``, ``col``), or about the
+        row's entropy when ``col`` is :data:`ENTROPY_COL` (the strip beside the matrix)."""
         if row < 0 or row >= self.state.n:
             return ""  # a matrix still being recomputed for fewer or more tokens
+        if col == ENTROPY_COL:
+            return self.entropy_text(row)
         matrix = self.state.matrix
         symbol, query = SYMBOLS[matrix], self.state.tokens[row]
         value = self.view.value_at(row, col)
         if matrix == "output":
             d_v = self.resolver.results.attention.output.shape[1]
-            dim = column_labels(self.state, matrix, d_v)[col]
+            dims = shown_column_labels(self.state, matrix, d_v)
+            if not 0 <= col < len(dims):
+                return ""
             text = self.tr("%1  query “%2”, dimension “%3” = %4")
-            return _fill(text, symbol, query, dim, f"{value:.6g}")
-        if col >= self.state.n:
+            return _fill(text, symbol, query, dims[col], fmt_g(value, 6))
+        if not 0 <= col < self.state.n:
             return ""
         key = self.state.tokens[col]
         if math.isnan(value):
             text = self.tr("%1  query “%2” → key “%3”: masked (this query may not see this key)")
             return _fill(text, symbol, query, key)
-        return _fill(self.tr("%1  query “%2” → key “%3” = %4"), symbol, query, key, f"{value:.6g}")
+        text = self.tr("%1  query “%2” → key “%3” = %4")
+        return _fill(text, symbol, query, key, fmt_g(value, 6))
+
+    def tooltip_text(self, row: int, col: int) -> str:
+        """The tooltip of a cell: its hover text, then its row's entropy on a second line."""
+        text = self.hover_text(row, col)
+        if not text or col == ENTROPY_COL:
+            return text
+        entropy = self.entropy_text(row)
+        return f"{text}\n{entropy}" if entropy else text
+
+    def entropy_text(self, row: int) -> str:
+        """The entropy of query ``row`` against its bounds 0 (one key) and ln n (uniform)."""
+        e = self.view.entropy_at(row)
+        if math.isnan(e):
+            return ""
+        n = self.state.n
+        text = self.tr("entropy of the row of “%1” = %2 nats   (0: one key takes all; "
+                       "ln %3 = %4: spread evenly)")
+        return _fill(text, self.state.tokens[row], fmt(e, 3), n, fmt(self.view.max_entropy, 3))
 
     def _on_q_hover(self, row: int, col: int, _value: float) -> None:
         text = self.hover_text(row, col)
-        self.view.image.setToolTip(text)
+        if col == ENTROPY_COL:
+            self.view.entropy_plot.setToolTip(text)
+        else:
+            # The status bar gets one line (value last); the tooltip adds the row's entropy.
+            self.view.image.setToolTip(self.tooltip_text(row, col))
         self.sigHoverText.emit(text)
 
     def _on_q_clicked(self, row: int, col: int) -> None:

@@ -3,17 +3,22 @@
 ① the raw score of the query with every key, ② the same divided by √d_k (and the
 temperature), ③ the softmax weights, ④ the output as the weights' mix of the values,
 with a verdict naming the output's largest component.
+
+Steps ① to ④ and the verdict come first and the panel asks for the height they need
+(:meth:`StepsPanel.minimumSizeHint`), so they stay in view in a 1280×720 window with
+large fonts; the worked sum and the help text follow and may scroll.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
+from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind
-from attnviz.ui.widgets.numbers import fmt, fmt_row, fmt_vector
+from attnviz.ui.widgets.numbers import fmt, fmt_g, fmt_row, fmt_vector
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 from attnviz.ui.widgets.steps_table import StepsTable
 
@@ -23,6 +28,11 @@ MAX_KEYS = 48
 MAX_DIMS = 16
 #: Entries of the query vector written out beside the query's name.
 QUERY_DIMS = 4
+#: Type sizes relative to the interface font: the steps are read from the back of a room,
+#: but in large-font mode the interface font is already 1.5 times larger.
+TABLE_SCALE = 1.3
+HEADING_SCALE = 1.15
+VERDICT_SCALE = 1.3
 
 
 class StepsPanel(StatePanel):
@@ -39,15 +49,15 @@ class StepsPanel(StatePanel):
         top = QHBoxLayout()
         self.query = QComboBox()
         self.query.setObjectName("query")
-        self.scale_font(self.query, 1.3)
+        self.scale_font(self.query, HEADING_SCALE)
         self.query.setToolTip(self.tr("The query whose row of attention is worked out below"))
         self.query.activated.connect(self._on_q_query)
         label = QLabel(self.tr("&Query"))
-        self.scale_font(label, 1.3)
+        self.scale_font(label, HEADING_SCALE)
         label.setBuddy(self.query)
         self.query_vector = QLabel()
         self.query_vector.setObjectName("query_vector")
-        self.scale_font(self.query_vector, 1.3)
+        self.scale_font(self.query_vector, HEADING_SCALE)
         top.addWidget(label)
         top.addWidget(self.query, 1)
         top.addWidget(self.query_vector, 1)
@@ -55,32 +65,30 @@ class StepsPanel(StatePanel):
 
         self.table = StepsTable()
         self.table.setObjectName("steps_table")
-        self.scale_font(self.table, 1.5)
+        self.scale_font(self.table, TABLE_SCALE)
         layout.addWidget(self.table)
         self.note = QLabel()
         self.note.setObjectName("note")
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
 
-        self.mix_title = QLabel()
-        self.mix_title.setWordWrap(True)
-        self.scale_font(self.mix_title, 1.3, bold=True)
-        layout.addWidget(self.mix_title)
+        # Step ④ is one more row of numbers, over the value dimensions instead of the keys.
         self.mix = StepsTable()
         self.mix.setObjectName("mix_table")
-        self.scale_font(self.mix, 1.5)
+        self.scale_font(self.mix, TABLE_SCALE)
         layout.addWidget(self.mix)
-        self.formula = QLabel()
-        self.formula.setObjectName("formula")
-        self.formula.setWordWrap(True)
-        self.scale_font(self.formula, 1.2)
-        self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.formula)
         self.verdict = QLabel()
         self.verdict.setObjectName("verdict")
         self.verdict.setWordWrap(True)
-        self.scale_font(self.verdict, 1.6, bold=True)
+        self.scale_font(self.verdict, VERDICT_SCALE, bold=True)
         layout.addWidget(self.verdict)
+        self._essential = (top, self.table, self.note, self.mix, self.verdict)
+        self.formula = QLabel()
+        self.formula.setObjectName("formula")
+        self.formula.setWordWrap(True)
+        self.scale_font(self.formula, HEADING_SCALE)
+        self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.formula)
         help_text = QLabel(
             self.tr(
                 "① how strongly the query matches each key; ② divided so that the spread of "
@@ -93,9 +101,35 @@ class StepsPanel(StatePanel):
         help_text.setObjectName("help")
         layout.addWidget(help_text)
         layout.addStretch(1)
+        self._content = layout
         bind(self, resolver.resolved, self._on_resolved)
         self._finish(layout, scroll=True)
         self._on_steps_changed(resolver.results.steps)
+
+    def minimumSizeHint(self) -> QSize:
+        """Tall enough for steps ① to ④ and the verdict; what follows them may scroll."""
+        hint = super().minimumSizeHint()
+        layout = self._content
+        margins = layout.contentsMargins()
+        width = max(self.width() - margins.left() - margins.right(), 100)
+        height = margins.top() + margins.bottom()
+        shown = 0
+        for part in self._essential:
+            if isinstance(part, QHBoxLayout):
+                height += part.sizeHint().height()
+            elif part.isHidden():
+                continue
+            elif isinstance(part, StepsTable):
+                height += part.minimumHeight()  # fixed to its rows by the table itself
+            elif part.hasHeightForWidth():
+                height += part.heightForWidth(width)
+            else:
+                height += part.sizeHint().height()
+            shown += 1
+        height += layout.spacing() * max(shown - 1, 0)
+        if not self.message.isHidden():
+            height += self.message.sizeHint().height()
+        return QSize(hint.width(), max(hint.height(), height))
 
     # --- model → view ------------------------------------------------------------------
     def _on_resolved(self, results, names: frozenset) -> None:
@@ -148,7 +182,7 @@ class StepsPanel(StatePanel):
         if self.state.scale:
             parts.append(f"√{self.state.d_k}")
         if t != 1.0:
-            parts.append(f"T {fmt(t, 3).rstrip('0').rstrip('.')}")
+            parts.append(f"T {fmt_g(t, 4)}")
         if not parts:
             return "1"
         return " × ".join(parts) + f" = {fmt(st.divisor)}"
@@ -156,14 +190,17 @@ class StepsPanel(StatePanel):
     def _show_mix(self, st: QuerySteps) -> None:
         labels = self._value_labels(st.output.size)
         dims = np.arange(st.output.size)
-        title = self.tr("④ mix = Σ aⱼ vⱼ, the output of “%1”").replace("%1", st.token)
         if dims.size > MAX_DIMS:
             dims = np.sort(np.argsort(-st.output, kind="stable")[:MAX_DIMS])
-            more = self.tr("(the %1 largest of %2 components)")
-            title += " " + more.replace("%1", str(MAX_DIMS)).replace("%2", str(st.output.size))
-        self.mix_title.setText(title)
+            more = self.tr("④ shows the %1 largest of %2 output components.")
+            more = more.replace("%1", str(MAX_DIMS)).replace("%2", str(st.output.size))
+            self.note.setText(" ".join(filter(None, (self.note.text(), more))))
+            self.note.setVisible(True)
         out = st.output[dims]
-        self.mix.show_rows([labels[d] for d in dims], [(self.tr("output"), out, None)], None)
+        row = self.tr("④ output Σ aⱼ vⱼ")
+        self.mix.setToolTip(self.tr("④ the output of “%1”: the values mixed in the "
+                                    "proportions of ③").replace("%1", st.token))
+        self.mix.show_rows([labels[d] for d in dims], [(row, out, None)], None)
         n, d_v = st.weights.size, st.output.size
         if n <= 4 and d_v <= 4:
             v = self.state.v
@@ -178,7 +215,7 @@ class StepsPanel(StatePanel):
     def _value_labels(self, d_v: int) -> list[str]:
         labels = list(self.state.value_labels)
         if len(labels) == d_v:
-            return labels
+            return [preset_text(label) for label in labels]  # "seat" → "assento"
         return [f"v{i + 1}" for i in range(d_v)]
 
     def _verdict(self, st: QuerySteps, labels: list[str]) -> str:
@@ -186,7 +223,7 @@ class StepsPanel(StatePanel):
             return self.tr("Every key is masked: the output is zero.")
         big = int(np.argmax(st.output))
         value = fmt(st.output[big])
-        if list(self.state.value_labels) == labels:
+        if len(self.state.value_labels) == len(labels):
             text = self.tr("“%1” reads mostly as %2 (%3).")
             return text.replace("%1", st.token).replace("%2", labels[big]).replace("%3", value)
         text = self.tr("Largest component of the output: %1 = %2.")

@@ -4,9 +4,11 @@ One :class:`HeatmapView` holds a pyqtgraph ``ImageItem`` (``row-major``: row = q
 column = key) with a colour bar, token labels on both axes (thinned out when they would
 collide), masked cells drawn as a grey hatch above the image (never as 0), the selected
 query row outlined, the numbers printed in the cells of small matrices, and a per-row
-entropy strip beside it. Every item is created once; :meth:`HeatmapView.set_matrix` is the
-hot path and only converts the data, sets the image with explicit levels and redraws the
-entropy strip.
+entropy strip beside it (each row's entropy is reported on hover, as the cells' values
+are). Every item is created once; :meth:`HeatmapView.set_matrix` is the hot path and only
+converts the data, sets the image with explicit levels and redraws the entropy strip.
+Line widths scale with :meth:`HeatmapView.set_line_scale`, so a 3840×2160 export draws
+its axes as heavily as a 1920×1080 one.
 """
 
 from __future__ import annotations
@@ -30,14 +32,31 @@ from PySide6.QtGui import (
     QPaintEngine,
     QPainterPath,
     QPen,
+    QTransform,
 )
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.numbers import decimal_separator, fmt, fmt_g
 from attnviz.ui.widgets.token_axis import TokenAxis
 
 #: Matrices up to this many cells get their numbers printed inside the cells.
 MAX_CELL_TEXT = 144
+#: The column :attr:`HeatmapView.sigHover` reports for the entropy strip beside a row.
+ENTROPY_COL = -2
+
+
+def localize_ticks(axis) -> None:
+    """Make a pyqtgraph axis write its tick numbers with the UI's decimal separator."""
+    if decimal_separator() == "." or getattr(axis, "_attnviz_localized", False):
+        return
+    plain = axis.tickStrings
+
+    def strings(values, scale, spacing):
+        return [s.replace(".", decimal_separator()) for s in plain(values, scale, spacing)]
+
+    axis.tickStrings = strings
+    axis._attnviz_localized = True
 
 
 class _MaskOverlay(QGraphicsPathItem):
@@ -48,9 +67,13 @@ class _MaskOverlay(QGraphicsPathItem):
         self._fill = QBrush(QColor(LIGHT.masked_fill))
         self._hatch = QBrush(QColor(LIGHT.masked_hatch), Qt.BrushStyle.BDiagPattern)
 
-    def set_colors(self, fill: str, hatch: str) -> None:
+    def set_colors(self, fill: str, hatch: str, scale: float = 1.0) -> None:
+        """Fill and hatch colours; ``scale`` widens the hatch's lines and gaps (exports)."""
         self._fill = QBrush(QColor(fill))
         self._hatch = QBrush(QColor(hatch), Qt.BrushStyle.BDiagPattern)
+        if scale != 1.0:
+            # A pattern brush is drawn in device pixels: thin and dense on a 4K image.
+            self._hatch.setTransform(QTransform.fromScale(scale, scale))
         self.update()
 
     def set_allowed(self, allowed: np.ndarray | None) -> None:
@@ -81,8 +104,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
     Signals
     -------
     sigHover(row, col, value)
-        The cell under the mouse and its exact value (NaN for a masked cell); ``(-1, -1,
-        nan)`` when the mouse leaves the matrix.
+        The cell under the mouse and its exact value (NaN for a masked cell); over the
+        entropy strip ``col`` is :data:`ENTROPY_COL` and ``value`` the row's entropy;
+        ``(-1, -1, nan)`` when the mouse leaves the matrix.
     sigClicked(row, col)
         A cell was clicked; ``col`` is -1 when only the row changed (arrow keys).
     """
@@ -102,6 +126,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._cmap = pg.colormap.get("viridis")
         self._levels = (0.0, 1.0)
         self._cell_texts: list[TextItem] = []
+        self._entropy: np.ndarray | None = None
+        self._max_entropy = -1.0
+        self._line = 1.0
         self._theme = LIGHT
         self._font = QFont()
         self.ci.setContentsMargins(4, 4, 4, 4)
@@ -136,6 +163,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.entropy_plot.setMenuEnabled(False)
         self.entropy_plot.setMouseEnabled(x=False, y=False)
         self.entropy_plot.setYLink(self.plot)
+        # No "(×1e-09)" beside the title: the two ticks are written out in full.
+        self.entropy_plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.entropy_item = QGraphicsPathItem()
         self.entropy_plot.addItem(self.entropy_item)
         self.entropy_max = pg.InfiniteLine(angle=90, movable=False)
@@ -146,6 +175,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         )
         self.colorbar.setImageItem(self.image)
         self.addItem(self.colorbar, row=1, col=2)
+        localize_ticks(self.colorbar.axis)
         self.ci.layout.setColumnStretchFactor(0, 1)
 
         self.scene().sigMouseMoved.connect(self._on_q_mouse_moved)
@@ -240,10 +270,26 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             self.cell_box.setRect(QRectF(cell[1], cell[0], 1, 1))
 
     def value_at(self, row: int, col: int) -> float:
-        """The exact value of a cell (NaN when masked)."""
-        if self._allowed is not None and not self._allowed[row, col]:
+        """The exact value of a cell (NaN when masked or outside the matrix)."""
+        rows, cols = self._values.shape
+        if not (0 <= row < rows and 0 <= col < cols):
+            return math.nan
+        allowed = self._allowed
+        if allowed is not None and allowed.shape == self._values.shape and not allowed[row, col]:
             return math.nan
         return float(self._values[row, col])
+
+    def entropy_at(self, row: int) -> float:
+        """The entropy of query ``row`` in nats (NaN when none is shown for it)."""
+        e = self._entropy
+        if e is None or not 0 <= row < e.shape[0]:
+            return math.nan
+        return float(e[row])
+
+    @property
+    def max_entropy(self) -> float:
+        """The entropy of a uniform row, ln n (the dashed line of the strip)."""
+        return max(self._max_entropy, 0.0)
 
     def cell_texts(self) -> list[list[str]]:
         """The numbers printed in the cells (empty lists when the matrix is too large)."""
@@ -263,6 +309,15 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._emit_hover(row, col)
 
     # --- style ----------------------------------------------------------------------
+    def set_line_scale(self, scale: float) -> None:
+        """Draw every line ``scale`` times as wide (an export at twice the pixels: 2)."""
+        self._line = max(float(scale), 1.0)
+        self.set_style(self._theme, self._font)
+
+    def line_width(self, base: float = 1.0) -> float:
+        """The width in pixels that a line of ``base`` pixels is drawn with now."""
+        return base * self._line
+
     def set_style(self, theme: Theme, font: QFont) -> None:
         """Colours from ``theme``; ``font`` (pixel-sized) for ticks, labels and numbers."""
         self._theme = theme
@@ -272,11 +327,12 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self._font = font
         self.setBackground(theme.background)
         fg, muted = QColor(theme.foreground), QColor(theme.muted)
+        width = self.line_width
         plots = (self.plot, self.entropy_plot, self.colorbar)
         for plot in plots:
             for name in ("left", "bottom", "right", "top"):
                 axis = plot.getAxis(name)
-                axis.setPen(pg.mkPen(muted))
+                axis.setPen(pg.mkPen(muted, width=width()))
                 axis.setTextPen(pg.mkPen(fg))
                 axis.setStyle(
                     tickFont=font,
@@ -286,12 +342,14 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.colorbar.axis.setWidth(round(QFontMetricsF(font).horizontalAdvance("−0.000")) + 12)
         self.colorbar.layout.setColumnFixedWidth(1, max(16, font.pixelSize()))
         self.entropy_plot.setFixedWidth(max(70, font.pixelSize() * 6))
-        self.mask_item.set_colors(theme.masked_fill, theme.masked_hatch)
+        self.mask_item.set_colors(theme.masked_fill, theme.masked_hatch, self._line)
         self.entropy_item.setBrush(QBrush(QColor(theme.entropy)))
         self.entropy_item.setPen(QPen(Qt.PenStyle.NoPen))
-        self.entropy_max.setPen(pg.mkPen(muted, style=Qt.PenStyle.DashLine))
-        self.row_box.setPen(pg.mkPen(theme.highlight, width=3))
-        self.cell_box.setPen(pg.mkPen(theme.foreground, width=2, style=Qt.PenStyle.DashLine))
+        self.entropy_max.setPen(pg.mkPen(muted, width=width(), style=Qt.PenStyle.DashLine))
+        self.row_box.setPen(pg.mkPen(theme.highlight, width=width(3)))
+        self.cell_box.setPen(
+            pg.mkPen(theme.foreground, width=width(2), style=Qt.PenStyle.DashLine)
+        )
         for item in self._cell_texts:
             item.setFont(font)
         self.refresh_ticks()
@@ -332,13 +390,15 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                 item.setText("")
                 continue
             ink = "#000000" if luminance[i] > 0.5 else "#ffffff"
-            item.setText(f"{self._values[r, c]:.2f}", color=ink)
+            item.setText(fmt(self._values[r, c], 2), color=ink)
 
     def _set_entropy(self, entropy, max_entropy: float, rows: int) -> None:
         if entropy is None:
+            self._entropy = None
             self.entropy_item.setPath(QPainterPath())
             return
         e = np.asarray(entropy, dtype=np.float64)
+        self._entropy = e
         # One closed rectangle per row, drawn as a single path: fast at any n. Gaps between
         # the bars only while rows are tall enough for them not to alias into stripes.
         gap = 0.12 if rows <= 64 else 0.0
@@ -350,13 +410,17 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         connect = np.ones((rows, 5), dtype=np.int32)
         connect[:, -1] = 0
         self.entropy_item.setPath(pg.arrayToQPath(x, y, connect=connect.ravel()))
-        top = max(float(max_entropy), 1e-9)
-        if top != self.entropy_max.value():
+        top = max(float(max_entropy), 0.0)
+        if top != self._max_entropy:
+            self._max_entropy = top
             self.entropy_max.setValue(top)
+            # One token: ln 1 = 0, every row is certain; keep a unit-wide strip readable.
+            span = top if top > 1e-6 else 1.0
             # Margins on both sides leave room for the two tick labels.
-            self.entropy_plot.setXRange(-0.2 * top, top * 1.2, padding=0)
+            self.entropy_plot.setXRange(-0.2 * span, span * 1.2, padding=0)
             # Two ticks say all there is: 0 (one key takes everything) and ln n (uniform).
-            self.entropy_plot.getAxis("bottom").setTicks([[(0, "0"), (top, f"{top:.2g}")]])
+            ticks = [(0, "0")] + ([(top, fmt_g(top, 2))] if top > 1e-6 else [])
+            self.entropy_plot.getAxis("bottom").setTicks([ticks])
 
     def refresh_ticks(self, *_args) -> None:
         """Place the token labels again for the current size and range (thinned out)."""
@@ -371,22 +435,47 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             axis = plot.getAxis("bottom")
             if axis.height() != height:
                 axis.setHeight(height)
+        self._fit_cell_texts()
+
+    def _fit_cell_texts(self) -> None:
+        """Print the numbers in the cells only while a cell can hold one."""
+        if not self._cell_texts:
+            return
+        rect = self.plot.vb.boundingRect()
+        rows, cols = self._values.shape
+        metrics = QFontMetricsF(self._font)
+        fits = (
+            rect.width() / cols >= metrics.horizontalAdvance("−0.00") + 4
+            and rect.height() / rows >= metrics.height()
+        )
+        if fits != self._cell_texts[0].isVisible():
+            for item in self._cell_texts:
+                item.setVisible(fits)
 
     def _cell(self, scene_pos: QPointF) -> tuple[int, int]:
+        rows, cols = self._values.shape
+        if self.entropy_plot.vb.sceneBoundingRect().contains(scene_pos):
+            # The entropy strip: the row beside the mouse, its entropy as the value.
+            r = math.floor(self.entropy_plot.vb.mapSceneToView(scene_pos).y())
+            return (r, ENTROPY_COL) if 0 <= r < rows else (-1, -1)
         if not self.plot.vb.sceneBoundingRect().contains(scene_pos):
             return (-1, -1)
         p = self.plot.vb.mapSceneToView(scene_pos)
-        rows, cols = self._values.shape
         r, c = math.floor(p.y()), math.floor(p.x())
         return (r, c) if 0 <= r < rows and 0 <= c < cols else (-1, -1)
 
     def _emit_hover(self, row: int, col: int) -> None:
         rows, cols = self._values.shape
-        if not (0 <= row < rows and 0 <= col < cols):
+        if not (0 <= row < rows and (0 <= col < cols or col == ENTROPY_COL)):
             # The matrix shrank under a resting mouse: nothing is under it any more.
             row = col = -1
             self._hover = (-1, -1)
-        value = self.value_at(row, col) if row >= 0 else math.nan
+        if row < 0:
+            value = math.nan
+        elif col == ENTROPY_COL:
+            value = self.entropy_at(row)
+        else:
+            value = self.value_at(row, col)
         self.sigHover.emit(row, col, value)
 
     def _on_q_mouse_moved(self, scene_pos) -> None:
@@ -399,7 +488,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             return
         row, col = self._cell(event.scenePos())
         if row >= 0:
-            self.sigClicked.emit(row, col)
+            self.sigClicked.emit(row, -1 if col == ENTROPY_COL else col)
 
     def leaveEvent(self, event) -> None:
         if self._hover != (-1, -1):

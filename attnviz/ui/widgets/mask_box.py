@@ -1,7 +1,16 @@
-"""The mask controls of the controls panel: causal, padding, document segments, window."""
+"""The mask controls of the controls panel: causal, padding, document segments, window.
+
+Padding works at any length: a range editor hides or shows keys ``i`` to ``j`` (and says
+which ranges are hidden), and short sentences also get one check box per token. A preset
+that asks for it (``"next_token_examples": true``, the chapter's "o gato subiu no
+telhado") lists the next-token training examples one causal pass gives.
+"""
 
 from __future__ import annotations
 
+from functools import cache
+
+import numpy as np
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -12,11 +21,21 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QVBoxLayout,
+    QWidget,
 )
 
+from attnviz.model.presets import load_preset, preset_ids
 from attnviz.model.topics.attention import MAX_TOKENS
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 from attnviz.ui.widgets.token_checklist import TokenChecklist
+
+#: Up to this many tokens the padding flags are also shown as one check box per token.
+MAX_CHIPS = 48
+#: Training examples listed at most (a long causal sentence has n − 1 of them).
+MAX_EXAMPLES = 12
+#: Hidden ranges named at most in the summary under the range editor.
+MAX_RANGES = 6
 
 
 def parse_segments(text: str) -> tuple[int, ...]:
@@ -28,6 +47,27 @@ def parse_segments(text: str) -> tuple[int, ...]:
     return values
 
 
+def hidden_ranges(valid) -> list[tuple[int, int]]:
+    """The runs of hidden keys as inclusive ``(first, last)`` pairs, in order."""
+    flags = np.zeros(len(valid) + 2, dtype=np.int8)
+    flags[1:-1] = ~np.asarray(valid, dtype=bool)
+    edges = np.diff(flags)
+    starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+    return [(int(a), int(b) - 1) for a, b in zip(starts, ends, strict=True)]
+
+
+def next_token_examples(tokens) -> list[tuple[str, str]]:
+    """What one causal pass over ``tokens`` trains: every prefix and the token after it."""
+    return [(" ".join(tokens[: i + 1]), tokens[i + 1]) for i in range(len(tokens) - 1)]
+
+
+@cache
+def _lists_examples(preset_id: str) -> bool:
+    if preset_id not in preset_ids():
+        return False
+    return bool(load_preset(preset_id).extra.get("next_token_examples", False))
+
+
 class MaskBox(QGroupBox):
     """Every mask kind with its parameters; writes through ``panel._write``."""
 
@@ -36,17 +76,20 @@ class MaskBox(QGroupBox):
         self.panel = panel
         self.state = panel.state
         form = QFormLayout(self)
+        # A narrow dock (or Portuguese labels) puts a label above its field instead of
+        # scrolling sideways.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.causal = QCheckBox(self.tr("&Causal: each token sees only itself and earlier ones"))
         self.causal.toggled.connect(self._on_q_causal)
         form.addRow(self.causal)
+        self.examples = QLabel()
+        self.examples.setObjectName("next_token_examples")
+        self.examples.setWordWrap(True)
+        form.addRow(self.examples)
 
-        self.padding = TokenChecklist()
-        self.padding.setObjectName("padding")
-        self.padding.setToolTip(self.tr("Checked tokens are padding: no query may attend to them"))
-        self.padding.sigFlagsEdited.connect(self._on_q_padding)
         label = QLabel(self.tr("&Padding"))
-        label.setBuddy(self.padding)
-        form.addRow(label, self.padding)
+        form.addRow(label, self._build_padding())
+        label.setBuddy(self.hide_from)
 
         self.segments = QLineEdit()
         self.segments.setObjectName("segments")
@@ -62,13 +105,16 @@ class MaskBox(QGroupBox):
         merge.clicked.connect(
             lambda: self.panel._write(self.segments, segments=(0,) * self.state.n)
         )
-        row = QHBoxLayout()
-        row.addWidget(self.segments, 1)
-        row.addWidget(split)
-        row.addWidget(merge)
+        buttons = QHBoxLayout()
+        buttons.addWidget(split)
+        buttons.addWidget(merge)
+        buttons.addStretch(1)
+        column = QVBoxLayout()
+        column.addWidget(self.segments)
+        column.addLayout(buttons)
         label = QLabel(self.tr("&Documents"))
         label.setBuddy(self.segments)
-        form.addRow(label, row)
+        form.addRow(label, column)
 
         self.window = QSpinBox()
         self.window.setObjectName("window")
@@ -89,6 +135,50 @@ class MaskBox(QGroupBox):
         label.setBuddy(self.window)
         form.addRow(label, row)
 
+    def _build_padding(self) -> QWidget:
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.hide_from, self.hide_to = QSpinBox(), QSpinBox()
+        self.hide_from.setObjectName("hide_from")
+        self.hide_to.setObjectName("hide_to")
+        for spin in (self.hide_from, self.hide_to):
+            spin.setKeyboardTracking(False)
+        range_row = QHBoxLayout()
+        range_row.addWidget(QLabel(self.tr("keys")))
+        range_row.addWidget(self.hide_from, 1)
+        range_row.addWidget(QLabel(self.tr("to")))
+        range_row.addWidget(self.hide_to, 1)
+        column.addLayout(range_row)
+        buttons = QHBoxLayout()
+        for key, text, tip, hide in (
+            ("hide", self.tr("Hide"), self.tr("Hide these keys from every query"), True),
+            ("show", self.tr("Show"), self.tr("Let every query see these keys again"), False),
+        ):
+            button = QPushButton(text)
+            button.setObjectName(f"padding_{key}")
+            button.setToolTip(tip)
+            button.clicked.connect(lambda _=False, h=hide: self._on_q_hide_range(h))
+            buttons.addWidget(button)
+        show_all = QPushButton(self.tr("Show all"))
+        show_all.setObjectName("padding_show_all")
+        show_all.clicked.connect(
+            lambda: self.panel._write(self.padding, padding=(True,) * self.state.n)
+        )
+        buttons.addWidget(show_all)
+        buttons.addStretch(1)
+        column.addLayout(buttons)
+        self.hidden_summary = QLabel()
+        self.hidden_summary.setObjectName("hidden_summary")
+        self.hidden_summary.setWordWrap(True)
+        column.addWidget(self.hidden_summary)
+        self.padding = TokenChecklist()
+        self.padding.setObjectName("padding")
+        self.padding.setToolTip(self.tr("Checked tokens are padding: no query may attend to them"))
+        self.padding.sigFlagsEdited.connect(self._on_q_padding)
+        column.addWidget(self.padding)
+        return box
+
     # --- model → view ------------------------------------------------------------------
     def refresh(self) -> None:
         """Show the state's mask settings (signals blocked)."""
@@ -100,7 +190,52 @@ class MaskBox(QGroupBox):
                 self.segments.setModified(False)
             self.window.setValue(s.window)
             self.window_symmetric.setChecked(not s.window_causal)
-        self.padding.set_tokens(s.tokens, [not valid for valid in s.padding])
+        for spin in (self.hide_from, self.hide_to):
+            with blocked(spin):
+                spin.setRange(0, s.n - 1)
+        chips = s.n <= MAX_CHIPS
+        self.padding.setVisible(chips)
+        if chips:
+            self.padding.set_tokens(s.tokens, [not valid for valid in s.padding])
+        elif self.padding.count():
+            self.padding.set_tokens((), ())  # thousands of check boxes would be unusable
+        self._show_hidden()
+        self._show_examples()
+
+    def _show_hidden(self) -> None:
+        runs = hidden_ranges(self.state.padding)
+        if not runs:
+            self.hidden_summary.setText(self.tr("No key is hidden."))
+            return
+        hidden = sum(b - a + 1 for a, b in runs)
+        names = [str(a) if a == b else f"{a}–{b}" for a, b in runs[:MAX_RANGES]]
+        if len(runs) > MAX_RANGES:
+            names.append("…")
+        text = self.tr("%1 of %2 keys hidden: %3")
+        text = text.replace("%1", str(hidden)).replace("%2", str(self.state.n))
+        self.hidden_summary.setText(text.replace("%3", ", ".join(names)))
+
+    def _show_examples(self) -> None:
+        s = self.state
+        if not (s.causal and _lists_examples(s.preset_id)):
+            self.examples.hide()
+            self.examples.clear()
+            return
+        pairs = next_token_examples(s.tokens)
+        title = self.tr("One causal pass trains %1 next-token predictions at once:")
+        lines = [f"{prefix} → {target}" for prefix, target in pairs[:MAX_EXAMPLES]]
+        if len(pairs) > MAX_EXAMPLES:
+            lines.append("…")
+        self.examples.setText(
+            title.replace("%1", str(len(pairs))) + "\n" + "\n".join(f"   {x}" for x in lines)
+        )
+        self.examples.show()
+
+    def example_lines(self) -> list[str]:
+        """The training examples listed now, one per line (empty when none are shown)."""
+        if self.examples.isHidden():
+            return []
+        return [line.strip() for line in self.examples.text().splitlines()[1:]]
 
     # --- view → model ------------------------------------------------------------------
     def _on_q_causal(self, on: bool) -> None:
@@ -108,6 +243,12 @@ class MaskBox(QGroupBox):
 
     def _on_q_padding(self, flags: tuple) -> None:
         self.panel._write(self.padding, padding=tuple(not f for f in flags))
+
+    def _on_q_hide_range(self, hide: bool) -> None:
+        lo, hi = sorted((self.hide_from.value(), self.hide_to.value()))
+        valid = list(self.state.padding)
+        valid[lo : hi + 1] = [not hide] * (hi + 1 - lo)
+        self.panel._write(self.hide_from, padding=tuple(valid))
 
     def _on_q_segments(self) -> None:
         if not self.segments.isModified():

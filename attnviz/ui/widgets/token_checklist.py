@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QFont, QPalette
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
 
@@ -70,6 +70,15 @@ class TokenChecklist(QListWidget):
             item.setCheckState(Qt.CheckState.Unchecked if on else Qt.CheckState.Checked)
             return
         super().keyPressEvent(event)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            # Item fonts are set one by one (for the strike-out): follow large-font mode.
+            with blocked(self):
+                for i in range(self.count()):
+                    self._style(self.item(i))
+            self.updateGeometry()
 
     def _style(self, item: QListWidgetItem) -> None:
         # A checked chip is hatched and struck through, visible on any palette even where

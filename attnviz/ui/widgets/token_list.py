@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
+    QGridLayout,
     QListWidget,
     QListWidgetItem,
     QToolButton,
@@ -65,7 +65,9 @@ class TokenList(QWidget):
             signal.connect(self._on_q_model_changed)
         self.list.installEventFilter(self)
         self.list.currentRowChanged.connect(self._on_q_current_row)
-        buttons = QHBoxLayout()
+        # Two rows of two: one row of four set the list's width in large type.
+        buttons = QGridLayout()
+        buttons.setSpacing(2)
         self.buttons = {}
         for key, text, tip, slot in (
             (
@@ -83,7 +85,7 @@ class TokenList(QWidget):
             button.setToolTip(tip)
             button.setObjectName(f"token_{key}")
             button.clicked.connect(slot)
-            buttons.addWidget(button)
+            buttons.addWidget(button, len(self.buttons) // 2, len(self.buttons) % 2)
             self.buttons[key] = button
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -1,27 +1,58 @@
 """Two-dimensional queries and keys as arrows whose heads can be dragged.
 
 When d_k = 2 a query and a key are arrows in the plane and their score is the dot
-product: the plot lets a student drag "banco"'s query and watch the weights move.
+product: the plot lets a student drag "banco"'s query and watch the weights move. Labels
+("q·banco", "k·praça") are placed beside their heads where they cover no other label
+and no other head, so heads at the same point stay readable.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from attnviz.ui.widgets.heatmap_view import localize_ticks
 
 #: Dragged heads land on this grid, so round values like [1, 0] can be hit by hand.
 SNAP = 0.05
 _COLORS = {"q": (31, 119, 180), "k": (255, 127, 14)}
 _SYMBOLS = {"q": "o", "k": "s"}
-#: Query labels sit above and right of their head, key labels below and right, so a query
-#: and a key at nearby points do not print over each other (offsets in pixels).
+#: Query labels start above and right of their head, key labels below and right; where
+#: that covers another label or head the next free place of :data:`_PLACES` is taken.
 _LABEL_OPTS = {
     "q": {"anchor": (0, 1), "offset": (6, -6)},
     "k": {"anchor": (0, 0), "offset": (6, 6)},
 }
+#: Places a label may take beside its head: (anchor, offset in pixels).
+_PLACES = (
+    ((0, 1), (6, -6)),  # above right
+    ((0, 0), (6, 6)),  # below right
+    ((1, 1), (-6, -6)),  # above left
+    ((1, 0), (-6, 6)),  # below left
+    ((0, 0.5), (10, 0)),  # right
+    ((1, 0.5), (-10, 0)),  # left
+    ((0.5, 1), (0, -10)),  # above
+    ((0.5, 0), (0, 10)),  # below
+)
+#: Half the size of a head's symbol, in pixels (a label should not cover one).
+_HEAD_RADIUS = 8
+
+
+def _cover(rect: QRectF, others, skip: QPointF | None = None) -> float:
+    """How much of ``rect`` the ``others`` cover, as a sum of fractions of its area."""
+    area = rect.width() * rect.height()
+    if area <= 0:
+        return 0.0
+    total = 0.0
+    for other in others:
+        if skip is not None and other.contains(skip):
+            continue
+        common = rect.intersected(other)
+        total += common.width() * common.height() / area
+    return total
 
 
 class VectorPlot(QWidget):
@@ -46,7 +77,7 @@ class VectorPlot(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.getPlotItem().setMouseEnabled(x=False, y=False)
-        self.plot.setMinimumSize(220, 220)
+        self.plot.setMinimumSize(150, 150)  # a 1280×720 window in large type has no more
         self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen((128, 128, 128), width=1)))
         self.plot.addItem(pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen((128, 128, 128), width=1)))
         self.shafts = {}
@@ -56,8 +87,14 @@ class VectorPlot(QWidget):
         self.heads: dict[str, list[pg.TargetItem]] = {"q": [], "k": []}
         self._vectors = {"q": np.zeros((0, 2)), "k": np.zeros((0, 2))}
         self._selected = 0
+        self._tokens: list[str] = []
         self._setting = False
         self._dragging = False
+        vb = self.plot.getPlotItem().getViewBox()
+        vb.sigResized.connect(self.place_labels)
+        vb.sigRangeChanged.connect(self.place_labels)
+        for axis in ("left", "bottom"):
+            localize_ticks(self.plot.getPlotItem().getAxis(axis))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
@@ -68,6 +105,7 @@ class VectorPlot(QWidget):
     def set_vectors(self, tokens, q: np.ndarray, k: np.ndarray, selected: int) -> None:
         """Show 2-D ``q`` and ``k`` (rows per token); highlight the ``selected`` query."""
         self._setting = True
+        self._tokens = list(tokens)
         try:
             for name, arr in (("q", q), ("k", k)):
                 self._vectors[name] = np.array(arr[:, :2], dtype=float)
@@ -77,6 +115,7 @@ class VectorPlot(QWidget):
             self._draw_shafts()
             if not self._dragging:
                 self._fit()
+                self.place_labels()
         finally:
             self._setting = False
 
@@ -133,7 +172,89 @@ class VectorPlot(QWidget):
             xRange=(-1.6 * reach, 1.6 * reach), yRange=(-reach, reach), padding=0
         )
 
+    def _merge_labels(self, order) -> list[tuple[str, int]]:
+        """One label for the heads of one kind at one point ("k·sacar, dinheiro"); return
+        the heads whose label is shown."""
+        shown, groups = [], {}
+        for name, row in order:
+            x, y = self._vectors[name][row]
+            groups.setdefault((name, round(x, 6), round(y, 6)), []).append(row)
+        for (name, _x, _y), rows in groups.items():
+            tokens = [self._tokens[r] for r in rows]
+            for i, row in enumerate(rows):
+                label = self.heads[name][row].label()
+                if label is None:
+                    continue
+                label.setVisible(i == 0)
+                text = f"{name}·{', '.join(tokens)}" if i == 0 else f"{name}·{tokens[i]}"
+                if label.toPlainText() != text:
+                    label.setText(text)
+            shown.append((name, rows[0]))
+        return shown
+
+    def place_labels(self, *_args) -> None:
+        """Put each label beside its head where it overlaps the fewest labels and heads.
+
+        Heads of one kind at one point share a label. Greedy, the selected query first,
+        then the keys (the selected query is read against them), then the other queries; a
+        label keeps its first place when that is free.
+        """
+        vb = self.plot.getPlotItem().getViewBox()
+        view = vb.sceneBoundingRect()
+        if view.width() <= 0 or self._dragging:
+            return
+        order = [("q", self._selected)] if self._selected < len(self.heads["q"]) else []
+        order += [("k", r) for r in range(len(self.heads["k"]))]
+        order += [("q", r) for r in range(len(self.heads["q"])) if r != self._selected]
+        labelled = self._merge_labels(order)
+        centres = {
+            key: vb.mapViewToScene(QPointF(*self._vectors[key[0]][key[1]])) for key in order
+        }
+        r = _HEAD_RADIUS
+        heads = [QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r) for c in centres.values()]
+        placed: list[QRectF] = []
+        for name, row in labelled:
+            label = self.heads[name][row].label()
+            if label is None:
+                continue
+            # The text item's own box (its margins included): what the anchor positions.
+            size = label.textItem.boundingRect()
+            w, h = size.width(), size.height()
+            centre = centres[(name, row)]
+            first = 0 if name == "q" else 1  # the default places of _LABEL_OPTS
+            order_places = (first, *[j for j in range(len(_PLACES)) if j != first])
+            # Then the same places a line further out, still close enough to read as its.
+            candidates = [(_PLACES[i], 0.0) for i in order_places]
+            candidates += [(_PLACES[i], h) for i in order_places if _PLACES[i][0][1] != 0.5]
+            best = None
+            for ((ax, ay), (dx, dy)), push in candidates:
+                dy = dy + (push if dy > 0 else -push)
+                rect = QRectF(centre.x() + dx - ax * w, centre.y() + dy - ay * h, w, h)
+                cost = _cover(rect, placed) + 0.5 * _cover(rect, heads, skip=centre)
+                cost += 3 * (1 - _cover(rect, [view]))  # the part outside the plot
+                cost += 0.01 * push / h  # nearer is better, all else equal
+                if best is None or cost < best[0]:
+                    best = (cost, (ax, ay), (dx, dy), rect)
+                if cost == 0:
+                    break
+            _cost, anchor, (dx, dy), rect = best
+            label.setAnchor(anchor)
+            label.offset = pg.Point(dx, -dy)  # pyqtgraph counts the offset upwards (data y)
+            label.viewTransformChanged()
+            placed.append(rect)
+
+    def label_rects(self) -> dict[tuple[str, int], QRectF]:
+        """Where every label's text box is drawn now, in scene pixels (for tests)."""
+        out = {}
+        for name, heads in self.heads.items():
+            for row, head in enumerate(heads):
+                label = head.label()
+                if label is not None and label.isVisible():
+                    out[(name, row)] = label.textItem.sceneBoundingRect()
+        return out
+
     # --- Qt events ---------------------------------------------------------------------
+
     def _on_q_moved(self, name: str, row: int) -> None:
         if self._setting:
             return
@@ -147,6 +268,7 @@ class VectorPlot(QWidget):
 
     def _on_q_finished(self) -> None:
         self._dragging = False
+        self.place_labels()
         self.sigDragFinished.emit()
 
     def changeEvent(self, event) -> None:
@@ -164,6 +286,7 @@ class VectorPlot(QWidget):
                     head.label().setFont(self.font())
         for axis in ("left", "bottom"):
             self.plot.getPlotItem().getAxis(axis).setStyle(tickFont=self.font())
+        self.place_labels()
 
     def _apply_palette(self) -> None:
         pal = self.palette()

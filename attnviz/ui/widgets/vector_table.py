@@ -1,16 +1,18 @@
 """Q, K and V of every token as one editable table (a model, so 64 × 48 cells stay fast).
 
 Rows are tokens; columns are the first dimensions of q, then of k, then of v. Cells edit
-with a spin box and the table reports each edit; it never writes the state itself.
+with a spin box and the table reports each edit; it never writes the state itself. Column
+widths follow their headers ("v·dinheiro" whole) and the font (large-font mode).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QDoubleSpinBox, QHeaderView, QStyledItemDelegate, QTableView
 
+from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.numbers import exact, fmt
 
 #: Dimensions of each of q, k and v shown as columns; wider vectors show their start.
@@ -49,6 +51,7 @@ class VectorModel(QAbstractTableModel):
             for d in range(min(arr.shape[1], MAX_SHOWN))
         ]
         reshape = columns != self.columns or len(tokens) != len(self.tokens)
+        relabel = tuple(value_labels) != self.value_labels
         if reshape:
             self.beginResetModel()
         self.tokens = tuple(tokens)
@@ -61,6 +64,8 @@ class VectorModel(QAbstractTableModel):
             last = self.index(len(self.tokens) - 1, len(columns) - 1)
             self.dataChanged.emit(self.index(0, 0), last)
             self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, len(self.tokens) - 1)
+            if relabel and columns:
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(columns) - 1)
 
     def truncated(self) -> bool:
         """True when some dimensions are not shown."""
@@ -97,7 +102,7 @@ class VectorModel(QAbstractTableModel):
             return f"{section}: {self.tokens[section]}" if section < len(self.tokens) else None
         name, d = self.columns[section]
         if name == "v" and len(self.value_labels) == self.arrays["v"].shape[1]:
-            return f"v·{self.value_labels[d]}"
+            return f"v·{preset_text(self.value_labels[d])}"
         return f"{name}{d + 1}"
 
     def flags(self, index):
@@ -146,7 +151,30 @@ class VectorTable(QTableView):
         )
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setDefaultSectionSize(self.fontMetrics().horizontalAdvance("−00.00") + 12)
-        header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("v·money"))
-        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.setAlternatingRowColors(False)
+        self.vectors.modelReset.connect(self.fit_columns)
+        self.vectors.headerDataChanged.connect(self._on_q_header_changed)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Columns wide enough for a number and their whole header; rows for the font."""
+        metrics = self.fontMetrics()
+        header = self.horizontalHeader()
+        number = metrics.horizontalAdvance("−00.00") + 12
+        header.setDefaultSectionSize(number)
+        header.setMinimumSectionSize(metrics.horizontalAdvance("q1") + 8)
+        for c in range(self.vectors.columnCount()):
+            # The header's own measure: its font, margins and sort indicator included.
+            width = max(number, header.sectionSizeFromContents(c).width())
+            if header.sectionSize(c) != width:
+                header.resizeSection(c, width)
+        self.verticalHeader().setDefaultSectionSize(metrics.height() + 8)
+
+    def _on_q_header_changed(self, orientation, _first: int, _last: int) -> None:
+        if orientation == Qt.Orientation.Horizontal:
+            self.fit_columns()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.fit_columns()
