@@ -32,6 +32,8 @@ TEXT_CELLS = 16
 SETTLE_MS = 250
 #: The smallest window, in tokens per side.
 MIN_SPAN = 4
+#: Token j covers [j − ½, j + ½) on the axes, so a tick labelled j sits on its cell's centre.
+HALF = 0.5
 
 
 def cell_text(value: float) -> str:
@@ -103,6 +105,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         self._font = QFont()
         self._applying = False
         self._hover = (-1, -1)
+        self._last: tuple[int, int, int, int] | None = None
         self.ci.setContentsMargins(4, 4, 4, 4)
         self.plot = self.addPlot(row=0, col=0)
         self.plot.invertY(True)
@@ -139,13 +142,24 @@ class TokenMapView(pg.GraphicsLayoutWidget):
 
     # --- content -------------------------------------------------------------------
     def set_extent(self, n: int) -> None:
-        """A map of ``n`` tokens: axes and limits from 0 to n."""
-        self.n = max(int(n), 1)
-        span = min(MIN_SPAN, self.n)
-        self.plot.setLimits(
-            xMin=0, xMax=self.n, yMin=0, yMax=self.n, minXRange=span, minYRange=span
-        )
-        self.fill.setRect(QRectF(0, 0, self.n, self.n))
+        """A map of ``n`` tokens: axes and limits from 0 to n, all of it in view."""
+        n = max(int(n), 1)
+        if n == self.n and self._last is not None:
+            return
+        self.n = n
+        span = min(MIN_SPAN, n)
+        lo, hi = -HALF, n - HALF
+        self._applying = True
+        try:
+            self.plot.setLimits(
+                xMin=lo, xMax=hi, yMin=lo, yMax=hi, minXRange=span, minYRange=span
+            )
+            self.plot.setRange(xRange=(lo, hi), yRange=(lo, hi), padding=0)
+        finally:
+            self._applying = False
+        self.fill.setRect(QRectF(lo, lo, n, n))
+        self._settle.stop()
+        self._last = (0, n, 0, n)
 
     def set_map(self, values, row_edges, col_edges) -> None:
         """The coarse map (cells × cells) and the token edges of its cells."""
@@ -160,7 +174,8 @@ class TokenMapView(pg.GraphicsLayoutWidget):
             return
         self._set_layer(self.detail, values, row_edges, col_edges, exact=exact)
         r = self.detail
-        rect = QRectF(r.col_edges[0], r.row_edges[0], r.col_edges[-1] - r.col_edges[0],
+        rect = QRectF(r.col_edges[0] - HALF, r.row_edges[0] - HALF,
+                      r.col_edges[-1] - r.col_edges[0],
                       r.row_edges[-1] - r.row_edges[0])
         self.detail_fill.setRect(rect)
         self.detail_fill.setVisible(True)
@@ -169,7 +184,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         layer.set(values, row_edges, col_edges, exact)
         self._render(layer)
         re, ce = layer.row_edges, layer.col_edges
-        layer.image.setRect(QRectF(ce[0], re[0], ce[-1] - ce[0], re[-1] - re[0]))
+        layer.image.setRect(QRectF(ce[0] - HALF, re[0] - HALF, ce[-1] - ce[0], re[-1] - re[0]))
         self._place_texts()
         if self._hover[0] >= 0:
             self.sigHover.emit(*self._hover)
@@ -198,10 +213,13 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         """Show query rows ``r0:r1`` × keys ``c0:c1`` without reporting it back."""
         self._applying = True
         try:
-            self.plot.setRange(xRange=(c0, c1), yRange=(r0, r1), padding=0)
+            self.plot.setRange(
+                xRange=(c0 - HALF, c1 - HALF), yRange=(r0 - HALF, r1 - HALF), padding=0
+            )
         finally:
             self._applying = False
         self._settle.stop()
+        self._last = (r0, r1, c0, c1)
         self._place_texts()
 
     def window(self) -> tuple[int, int, int, int]:
@@ -210,8 +228,8 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         n = self.n
 
         def span(a: float, b: float) -> tuple[int, int]:
-            lo = min(max(math.floor(a + 1e-6), 0), n - 1)
-            hi = max(min(math.ceil(b - 1e-6), n), lo + 1)
+            lo = min(max(math.floor(a + HALF + 1e-6), 0), n - 1)
+            hi = max(min(math.ceil(b + HALF - 1e-6), n), lo + 1)
             return lo, hi
 
         return (*span(y0, y1), *span(x0, x1))
@@ -296,7 +314,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
             rgb = cmap.map(np.array([norm]), mode="float")[0][:3]
             ink = "#000000" if float(rgb @ np.array([0.2126, 0.7152, 0.0722])) > 0.5 else "#ffffff"
             item.setText(cell_text(value), color=ink)
-            item.setPos(c + 0.5, r + 0.5)
+            item.setPos(c, r)
             item.setVisible(True)
         for item in self._texts[len(cells):]:
             item.setVisible(False)
@@ -314,13 +332,17 @@ class TokenMapView(pg.GraphicsLayoutWidget):
             self._settle.start()
 
     def _on_q_settled(self) -> None:
-        self.sigWindow.emit(*self.window())
+        # Resizes and limit changes move the range too; report only what the user changed.
+        window = self.window()
+        if window != self._last:
+            self._last = window
+            self.sigWindow.emit(*window)
 
     def _on_q_mouse_moved(self, scene_pos) -> None:
         cell = (-1, -1)
         if self.plot.vb.sceneBoundingRect().contains(scene_pos):
             p = self.plot.vb.mapSceneToView(scene_pos)
-            r, c = math.floor(p.y()), math.floor(p.x())
+            r, c = math.floor(p.y() + HALF), math.floor(p.x() + HALF)
             if 0 <= r < self.n and 0 <= c < self.n:
                 cell = (r, c)
         if cell != self._hover:
