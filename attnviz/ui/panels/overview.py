@@ -134,6 +134,8 @@ class OverviewPanel(TopicPanel):
         self.hover = QLabel(" ")
         self.hover.setObjectName("overview_hover")
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Explicitly: under the panel's style sheet a QLabel misses the export's font.
+        self.scale_font(self.hover, 1.0)
         box.addWidget(self.caption)
         box.addWidget(self.view, 1)
         box.addWidget(self.hover)
@@ -257,7 +259,8 @@ class OverviewPanel(TopicPanel):
         self._apply_scale()
 
     def _on_results(self, res) -> None:
-        self.backend.probe()
+        if not self._is_synchronous():  # an export needs no GPU probe (a torch import)
+            self.backend.probe()
         self._show_estimate(res)
         ov = self.overview
         if ov is None or ov.key != res.key:
@@ -372,6 +375,7 @@ class OverviewPanel(TopicPanel):
             self.detail_job.cancel()
             self.view.set_detail(None)
             self._apply_scale()
+            self.caption.setText(self._caption(self.state.snapshot()))
             return
         bins = res.values["bins"]
         reduce = res.values["reduce"]
@@ -395,6 +399,7 @@ class OverviewPanel(TopicPanel):
             return
         self.view.set_detail(values, rows, cols, exact=is_exact)
         self._apply_scale()
+        self.caption.setText(self._caption(self.state.snapshot()))
 
     def _on_q_detail_failed(self, exc) -> None:
         if not isinstance(exc, Cancelled):
@@ -426,15 +431,31 @@ class OverviewPanel(TopicPanel):
 
     def _caption(self, v: dict, *, computing: bool = False) -> str:
         n, bins = v["n"], v["bins"]
-        size = math.ceil(n / bins)
-        text = (
-            self.tr("%1 tokens, %2 head: each cell the %3 of a %4 × %4 block of weights")
-            .replace("%1", f"{n:,}")
-            .replace("%2", _tr(HEAD_NAMES[v["head"]]))
-            .replace("%3", self.tr("mean") if v["reduce"] == "mean" else self.tr("max"))
-            .replace("%4", f"{size:,}")
+        head = _tr(HEAD_NAMES[v["head"]])
+        how = self.tr("mean") if v["reduce"] == "mean" else self.tr("max")
+        detail = self.view.detail
+        if computing or detail.values is None:
+            size = f"{math.ceil(n / bins):,}"
+            text = (
+                self.tr("%1 tokens, %2 head: each cell the %3 of a %4 × %5 block of weights")
+                .replace("%1", f"{n:,}").replace("%2", head).replace("%3", how)
+                .replace("%4", size).replace("%5", size)
+            )
+            return text + (" " + self.tr("(computing…)") if computing else "")
+        re, ce = detail.row_edges, detail.col_edges
+        where = (
+            self.tr("queries %1–%2 × keys %3–%4")
+            .replace("%1", f"{re[0]:,}").replace("%2", f"{re[-1] - 1:,}")
+            .replace("%3", f"{ce[0]:,}").replace("%4", f"{ce[-1] - 1:,}")
         )
-        return text + (" " + self.tr("(computing…)") if computing else "")
+        if detail.exact:
+            text = self.tr("%1 tokens, %2 head; %3: the exact weights")
+        else:
+            text = self.tr("%1 tokens, %2 head; %3: each cell the %4 of a %5 × %6 block")
+            rows = math.ceil((re[-1] - re[0]) / (len(re) - 1))
+            cols = math.ceil((ce[-1] - ce[0]) / (len(ce) - 1))
+            text = text.replace("%4", how).replace("%5", f"{rows:,}").replace("%6", f"{cols:,}")
+        return text.replace("%1", f"{n:,}").replace("%2", head).replace("%3", where)
 
     def _show_estimate(self, res) -> None:
         n, d = res.values["n"], res.values["d_k"]

@@ -15,9 +15,11 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QCheckBox,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QSlider,
     QStyle,
     QToolButton,
@@ -80,6 +82,8 @@ class TilesPanel(TopicPanel):
         self.result = QLabel()
         self.result.setObjectName("tiles_result")
         self.result.setWordWrap(True)
+        # Explicitly: under the panel's style sheet a QLabel misses the export's font.
+        self.scale_font(self.result, 1.0)
         self.memory = MemoryBars()
         self.memory.setObjectName("tiles_memory")
         self.memory_title = QLabel(self.tr("Numbers held at once"))
@@ -87,16 +91,19 @@ class TilesPanel(TopicPanel):
         box = QVBoxLayout(self.figure)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.step_text)
-        row = QHBoxLayout()
-        box.addLayout(row, 1)
-        row.addWidget(self.matrices, 3)
-        side = QVBoxLayout()
-        row.addLayout(side, 2)
+        # Beside the matrices on a wide figure, under them on a tall one (a slide).
+        self.row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        box.addLayout(self.row, 1)
+        self.row.addWidget(self.matrices, 3)
+        self.side = QWidget()
+        side = QVBoxLayout(self.side)
+        side.setContentsMargins(0, 0, 0, 0)
         side.addWidget(self.result)
         side.addSpacing(8)
         side.addWidget(self.memory_title)
         side.addWidget(self.memory)
         side.addStretch(1)
+        self.row.addWidget(self.side, 2)
         layout.addWidget(self.figure, 1)
         self.timer = QTimer(self)
         self.timer.setInterval(PLAY_MS)
@@ -304,6 +311,16 @@ class TilesPanel(TopicPanel):
         self._theme = theme
         self.matrices.set_theme(theme)
         self.memory.set_theme(theme)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        wide = self.figure.width() > 2.0 * self.figure.height()
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.row.direction() != direction:
+            self.row.setDirection(direction)
+            self.row.setStretch(1, 2 if wide else 0)
+            vertical = QSizePolicy.Policy.Preferred if wide else QSizePolicy.Policy.Maximum
+            self.side.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
 
     def hideEvent(self, event) -> None:
         self.play.setChecked(False)

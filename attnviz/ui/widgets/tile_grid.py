@@ -185,7 +185,10 @@ class AlignedMatrices(QWidget):
         norm = np.clip((m.values - lo) / ((hi - lo) or 1.0), 0, 1)
         colors = self.cmap.map(np.nan_to_num(norm).ravel(), mode="float")
         cols = m.values.shape[1]
-        text = cell >= QFontMetricsF(self.font()).horizontalAdvance("−0.00") + 4
+        font = self._cell_font(cell)
+        text = font is not None
+        if text:
+            p.setFont(font)
         frame = QPen(QColor(self.theme.muted), 0.6)
         for i, v in enumerate(m.values.ravel()):
             r, c = divmod(i, cols)
@@ -203,6 +206,19 @@ class AlignedMatrices(QWidget):
                     light = float(rgb @ np.array([0.2126, 0.7152, 0.0722])) > 0.5
                     p.setPen(QColor("#000000") if light else QColor("#ffffff"))
                     p.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(v, m.decimals))
+        p.setFont(self.font())
+
+    def _cell_font(self, cell: float) -> QFont | None:
+        """The font values are printed in: the widget's, or down to 60 % of it to fit."""
+        for factor in (1.0, 0.85, 0.7, 0.6):
+            font = QFont(self.font())
+            if font.pixelSize() > 0:
+                font.setPixelSize(max(9, round(font.pixelSize() * factor)))
+            else:
+                font.setPointSizeF(max(7.0, font.pointSizeF() * factor))
+            if cell >= QFontMetricsF(font).horizontalAdvance("−0.00") + 4:
+                return font
+        return None
 
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:

@@ -139,6 +139,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         self.plot.vb.sigRangeChanged.connect(self._on_q_range_changed)
         self.scene().sigMouseMoved.connect(self._on_q_mouse_moved)
         self.set_extent(1)
+        self.set_style(LIGHT, QFont())  # a pixel-sized font before any label is written
 
     # --- content -------------------------------------------------------------------
     def set_extent(self, n: int) -> None:
