@@ -100,6 +100,15 @@ def test_an_edit_during_the_check_makes_its_answer_stale(window, qtbot):
     assert "changed" in panel.check_label.text()
 
 
+def test_a_check_too_large_for_a_worker_is_not_offered(window):
+    panel = window.panels["gradient"]
+    window.state.update(tokens=tuple(f"w{i}" for i in range(40)), head="content", d_k=128)
+    assert not panel.check.isEnabled()
+    assert "Too large" in panel.check.toolTip()
+    window.state.update(d_k=8)
+    assert panel.check.isEnabled()
+
+
 def test_the_controls_write_the_upstream_gradient_and_undo(window):
     panel, state = window.panels["gradient"], window.state
     assert state.grad_source == "preset" and not panel.seed.isEnabled()

@@ -44,10 +44,10 @@ from attnviz.model.resolve.lazy import LazyResolver
 #: compute several n×n arrays on the GUI thread at every edit (exports still compute them).
 MAX_BACKWARD_TOKENS = 512
 #: The finite-difference check the panel may start: estimated multiply-adds of its
-#: 2·(entries of Q, K, V) forward passes (a few seconds on a laptop core).
-CHECK_BUDGET = 3e9
+#: 2·(entries of Q, K, V) forward passes (at most about 4 s on one laptop core).
+CHECK_BUDGET = 6e9
 #: A small forward pass costs about this many multiply-adds of numpy overhead.
-_FORWARD_OVERHEAD = 20_000
+_FORWARD_OVERHEAD = 100_000
 
 
 @dataclass(frozen=True)

@@ -312,9 +312,9 @@ class GradientPanel(TopicPanel):
 
     def _titles(self, res: GradientResults) -> dict[str, str]:
         state, inputs = self.state, res.inputs
-        c = "/√d_k" if inputs.scale else ""
+        c = "/ √d_k" if inputs.scale else ""
         if inputs.temperature != 1.0:
-            c = "/(√d_k·T)" if inputs.scale else "/T"
+            c = "/ (√d_k·T)" if inputs.scale else "/ T"
         token = state.tokens[inputs.query]
         source = state.grad_source
         if source == "onehot":

@@ -81,6 +81,16 @@ def colormap_lut(stops: Sequence[str], size: int = 256) -> np.ndarray:
     return np.stack([np.interp(x, at, rgb[:, c]) for c in range(3)], 1).round().astype(np.uint8)
 
 
+def _rgb_image(rgb: np.ndarray) -> QImage:
+    """A QImage that owns a copy of the (h, w, 3) uint8 pixels ``rgb``."""
+    # The buffer stays referenced by this frame until the copy is taken: a QImage made
+    # from a temporary's buffer could read freed memory.
+    pixels = np.ascontiguousarray(rgb, dtype=np.uint8)
+    h, w = pixels.shape[:2]
+    image = QImage(pixels.data, w, h, 3 * w, QImage.Format.Format_RGB888)
+    return image.copy()
+
+
 def _short(label: str) -> str:
     return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
 
@@ -195,10 +205,7 @@ class MatrixView(QWidget):
     def _build_image(self) -> QImage | None:
         if self._values.size == 0:
             return None
-        rgb = np.ascontiguousarray(self._lut[self._index(self._values)])
-        h, w = self._values.shape
-        image = QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888)
-        return image.copy()  # owns its pixels: the numpy buffer may go
+        return _rgb_image(self._lut[self._index(self._values)])
 
     # --- geometry ------------------------------------------------------------------
     def _metrics(self) -> QFontMetricsF:
@@ -228,18 +235,17 @@ class MatrixView(QWidget):
         h = self._metrics().height()
         return h + 6, h + 4, h + 8
 
-    def _size_for(self, cw: float, ch: float, *, with_title: bool) -> QSize:
+    def _size_for(self, cw: float, ch: float) -> QSize:
         title, labels, scale = self._chrome()
         rows = max(self._values.shape[0], 1)
         width = self._label_width() + self._columns() * cw + (8 if self._sums is not None else 0)
-        if with_title:
-            bold = QFont(self.font())
-            bold.setBold(True)
-            width = max(width, QFontMetricsF(bold).horizontalAdvance(self._title) + 8)
+        bold = QFont(self.font())
+        bold.setBold(True)
+        width = max(width, QFontMetricsF(bold).horizontalAdvance(self._title) + 8)
         return QSize(math.ceil(width + 8), math.ceil(title + labels + rows * ch + scale + 8))
 
     def sizeHint(self) -> QSize:
-        return self._size_for(*self._preferred_cell(), with_title=True)
+        return self._size_for(*self._preferred_cell())
 
     def minimumSizeHint(self) -> QSize:
         # A side of few cells keeps room for its numbers (a scroll area scrolls instead of
@@ -248,7 +254,7 @@ class MatrixView(QWidget):
         rows, cols = self._values.shape if self._values.size else (1, 1)
         cw = cw if cols <= MAX_NUMBERED else min(cw, 120.0 / cols)
         ch = ch if rows <= MAX_NUMBERED else min(ch, 120.0 / rows)
-        return self._size_for(cw, ch, with_title=False)
+        return self._size_for(cw, ch)  # with the whole formula: it is never cut
 
     def _grid(self) -> tuple[QRectF, float, float]:
         """The rectangle of the cells (without Σ) and the cell width and height."""
@@ -439,13 +445,7 @@ class MatrixView(QWidget):
         width = max(
             40.0, min(160.0, grid.width() - (x - grid.left()) - fm.horizontalAdvance(hi) - 6)
         )
-        bar = QImage(
-            np.ascontiguousarray(self._lut[None, :, :]).data,
-            256,
-            1,
-            768,
-            QImage.Format.Format_RGB888,
-        ).copy()
+        bar = _rgb_image(self._lut[None, :, :])
         strip = QRectF(x, y + h * 0.3, width, h * 0.45)
         painter.drawImage(strip, bar)
         painter.drawText(
