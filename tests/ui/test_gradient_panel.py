@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from attnviz.model.fields import StateError
 from attnviz.model.topic_presets import document_preset_values
@@ -23,12 +23,37 @@ from attnviz.ui.widgets.matrix_view import MatrixView
 REFERENCE_DQ0 = [0.456, 0.354, 0.099, 0.209]
 
 
+@pytest.fixture(scope="module")
+def shared_window(qapp):
+    """One window for the module: building a main window is the slow part of each test."""
+    from attnviz.ui.sessions import SessionController
+
+    with pytest.MonkeyPatch.context() as patch:
+        # Closing a modified window must not open a prompt nobody can answer offscreen.
+        patch.setattr(
+            SessionController, "_ask_unsaved", lambda self: QMessageBox.StandardButton.Discard
+        )
+        w = MainWindow()
+        w.resize(1280, 720)
+        w.show()
+        yield w
+        w.close()
+        w.deleteLater()
+        QApplication.processEvents()
+
+
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
+def window(shared_window, qtbot):
+    """The shared window, back on backward-reference with the gradient panel in front."""
+    w = shared_window
+    panel = w.panels["gradient"]
+    if panel.cancel.isVisible():
+        panel.cancel.click()
+    panel.check_result = None
+    panel.axis.setCurrentIndex(0)
+    w.themes.set_large_fonts(False)
+    w.themes.set_mode("light")
     w.resize(1280, 720)
-    w.show()
     w.docks["gradient"].raise_()
     qtbot.waitExposed(w)
     w.document.restore(document_preset_values("backward-reference"))
