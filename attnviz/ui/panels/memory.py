@@ -273,7 +273,7 @@ class MemoryPanel(TopicPanel):
         """Restyle the gauge, the bars and the chart for ``theme`` and the current font."""
         self._theme = theme
         self.figure.set_style(theme, self.font())
-        if self.isVisible():
+        if self.shown:
             self._draw_guarded()
 
     def _on_font_changed(self) -> None:

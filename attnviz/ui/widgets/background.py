@@ -40,7 +40,7 @@ class BackgroundTopicPanel(TopicPanel):
     def __init__(self, workspace, parent=None) -> None:
         self._recent: OrderedDict = OrderedDict()
         self._running: Hashable | None = None
-        self._shown: Hashable | None = None
+        self._drawn: Hashable | None = None
         self._failed = False
         self.results = None
         super().__init__(workspace, parent)
@@ -65,26 +65,37 @@ class BackgroundTopicPanel(TopicPanel):
     @property
     def current(self) -> bool:
         """True when the drawn results belong to the topic's current inputs."""
-        return self._shown is not None and self._shown == self.inputs()
+        return self._drawn is not None and self._drawn == self.inputs()
 
-    # --- Qt events: no watching of the resolver ------------------------------------------
-    def showEvent(self, event) -> None:
-        super(TopicPanel, self).showEvent(event)
-        self.request()
+    # --- shown or not: no watching of the resolver ----------------------------------------
+    def set_shown(self, on: bool) -> None:
+        """Start or stop looking (the dock's visibility, or show/hide when free-standing)."""
+        if on == self._shown:
+            return
+        self._shown = on
+        if not on:
+            return
+        if self.window() is self:
+            self.request()
+        else:
+            # After the event loop settles: a dock shown for a moment while the window
+            # arranges its tabs starts no job.
+            QTimer.singleShot(0, self._request_if_shown)
 
-    def hideEvent(self, event) -> None:
-        super(TopicPanel, self).hideEvent(event)
+    def _request_if_shown(self) -> None:
+        if shiboken6.isValid(self) and self._shown:
+            self.request()
 
     def _on_state_changed(self, names: frozenset) -> None:
         super()._on_state_changed(names)
-        if names & self.state.recompute_keys() and self.isVisible():
+        if names & self.state.recompute_keys() and self._shown:
             self.request()
 
     # --- computing ---------------------------------------------------------------------
     def request(self) -> None:
         """Bring the drawn results up to date with the topic (at once or on a worker)."""
         key = self.inputs()
-        if key == self._shown:
+        if key == self._drawn:
             return
         if key in self._recent:
             self._recent.move_to_end(key)
@@ -124,7 +135,7 @@ class BackgroundTopicPanel(TopicPanel):
                 QTimer.singleShot(0, lambda error=result: events.report(error))
             return
         self._keep(key, result)
-        if not self.isVisible():
+        if not self._shown:
             return
         if key == self.inputs():
             self._deliver(key, result)
@@ -145,7 +156,7 @@ class BackgroundTopicPanel(TopicPanel):
             self._failed = False
             self.show_error(None)
         self.results = results
-        self._shown = key
+        self._drawn = key
         self.redraw()
 
     def redraw(self) -> None:

@@ -85,7 +85,6 @@ class EmbeddingStrip(QWidget):
         self.values = np.zeros(0)
         self.title = ""
         self.theme: Theme = LIGHT
-        self._grid: tuple[QRectF, int, int, int] | None = None  # rect, columns, lines, per
 
     # --- data --------------------------------------------------------------------------
     def set_values(self, values: np.ndarray, title: str) -> None:
@@ -99,11 +98,22 @@ class EmbeddingStrip(QWidget):
         self.theme = theme
         self.update()
 
+    def geometry_of_cells(self) -> tuple[QRectF, int, int, int] | None:
+        """``(rect, columns, lines, rows_per_cell)`` of the cells at the current size."""
+        fm = QFontMetricsF(self.font())
+        head = fm.height() * 1.3  # the title line, right-aligned above cells and bar
+        area = QRectF(0, head, self.width() - self._bar_width() - fm.height() * 0.5,
+                      self.height() - head)  # fmt: skip
+        if not self.values.size or area.width() < 4 or area.height() < 4:
+            return None
+        return (area, *cell_layout(self.values.size, area.width(), area.height()))
+
     def rows_at(self, pos: QPointF) -> tuple[int, int] | None:
         """The first and last row of the cell at widget position ``pos``, or None."""
-        if self._grid is None or not self.values.size:
+        cells = self.geometry_of_cells()
+        if cells is None:
             return None
-        rect, cols, lines, per = self._grid
+        rect, cols, lines, per = cells
         if not rect.contains(pos):
             return None
         col = int((pos.x() - rect.left()) / rect.width() * cols)
@@ -128,17 +138,13 @@ class EmbeddingStrip(QWidget):
     def _paint(self, painter: QPainter) -> None:
         fm = QFontMetricsF(self.font())
         fg = QColor(self.theme.foreground)
-        bar_w = self._bar_width()
-        head = fm.height() * 1.3  # the title line, right-aligned above cells and bar
         painter.setPen(QPen(fg))
-        painter.drawText(QRectF(0, 0, self.width(), head),
+        painter.drawText(QRectF(0, 0, self.width(), fm.height() * 1.3),
                          Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, self.title)
-        area = QRectF(0, head, self.width() - bar_w - fm.height() * 0.5, self.height() - head)
-        n = self.values.size
-        if n == 0 or area.width() < 4 or area.height() < 4:
-            self._grid = None
+        cells = self.geometry_of_cells()
+        if cells is None:
             return
-        cols, lines, per = cell_layout(n, area.width(), area.height())
+        area, cols, lines, per = cells
         mean, touched = binned(self.values, per)
         top = float(mean.max()) or 1.0
         idx = np.clip((mean / top * 255).astype(np.int64), 0, 255)
@@ -151,11 +157,10 @@ class EmbeddingStrip(QWidget):
         cells[: mean.size] = argb
         image = QImage(cells.reshape(lines, cols).copy().data, cols, lines,
                        QImage.Format.Format_ARGB32).copy()  # fmt: skip
-        grid = QRectF(area)
-        painter.drawImage(grid, image)  # nearest-neighbour: every cell keeps its colour
-        self._grid = (grid, cols, lines, per)
-        self._paint_bar(painter, fm, fg, QRectF(area.right() + fm.height() * 0.5, head, bar_w,
-                                                 area.height()), top, table)
+        painter.drawImage(area, image)  # nearest-neighbour: every cell keeps its colour
+        bar = QRectF(area.right() + fm.height() * 0.5, area.top(), self._bar_width(),
+                     area.height())  # fmt: skip
+        self._paint_bar(painter, fm, fg, bar, top, table)
 
     def _paint_bar(self, painter: QPainter, fm, fg: QColor, rect: QRectF, top: float,
                    table: np.ndarray) -> None:

@@ -1,0 +1,180 @@
+"""The memory panel: its gauge, bars and chart show kv_report's numbers; configs; the fit point."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QImage, QMouseEvent
+
+from attnviz.core.hf_config import load_hf_config
+from attnviz.core.kvcache import kv_report, model_card
+from attnviz.model.workspace import Workspace
+from attnviz.ui.export import ExportSpec
+from attnviz.ui.panel_export import render_panel_image
+from attnviz.ui.panels.memory import MemoryPanel
+from attnviz.ui.theme import theme_named
+
+GIB = 2**30
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = MemoryPanel(Workspace())
+    qtbot.addWidget(p)
+    p.apply_theme(theme_named("light"))
+    p.resize(1000, 800)
+    p.show()
+    qtbot.waitExposed(p)
+    return p
+
+
+def _pick(combo, data) -> None:
+    combo.setCurrentIndex(combo.findData(data))
+    combo.activated.emit(combo.currentIndex())
+
+
+def _shown_bars(panel) -> dict:
+    return {b.name: b.value for b in panel.figure.bars.bars}
+
+
+def _variants(report) -> dict:
+    return {v["design"]: float(v["kv_cache_bytes"]) for v in report["variants"]}
+
+
+def test_llama3_8b_shows_16_gib_and_mha_four_times(panel):
+    gauge = panel.figure.gauge.state
+    assert gauge.kv_bytes == 16 * GIB and gauge.context == 131_072
+    assert "16 GiB" in gauge.title and "of 80 GB" in gauge.title
+    report = kv_report(model_card("llama-3-8b"), 131_072)
+    assert _shown_bars(panel) == _variants(report)
+    assert _shown_bars(panel)["MHA"] == 4 * 16 * GIB
+    current = [b.name for b in panel.figure.bars.bars if b.kind == "current"]
+    assert current == ["GQA"]
+    assert panel.figure.score_text.textItem.toPlainText() == "34.36 GB"
+    assert "128 KiB per token (131,072 bytes)" in panel.figure.summary.text()
+
+
+@pytest.mark.parametrize(("model", "context"), [("qwen3.8-27b", 262_144), ("deepseek-v3", 8192)])
+def test_other_cards_show_kv_report(panel, model, context):
+    _pick(panel.model, model)
+    panel.context.box.setText(str(context))
+    panel.context.box.editingFinished.emit()
+    assert panel.state.context == context
+    report = kv_report(model_card(model), context)
+    assert panel.figure.gauge.state.kv_bytes == report["kv_cache_bytes"]
+    shown = _shown_bars(panel)
+    for design, value in _variants(report).items():
+        assert shown[design] == value
+    if model == "qwen3.8-27b":
+        (without,) = [b for b in panel.figure.bars.bars if b.kind == "without"]
+        assert without.value == 4 * report["kv_cache_bytes"] and "4×" in without.text
+        assert "64 layers, 16 with attention" in panel.figure.summary.text()
+    else:
+        assert "MLA latent 512 + 64" in panel.figure.summary.text()
+
+
+def test_typed_context_reads_128k_and_refuses_nonsense(panel):
+    panel.context.box.setText("64k")
+    panel.context.box.editingFinished.emit()
+    assert panel.state.context == 65_536 and panel.figure.gauge.state.kv_bytes == 8 * GIB
+    panel.context.box.setText("12 parsecs")
+    panel.context.box.editingFinished.emit()
+    assert panel.state.context == 65_536
+    assert panel.message.isVisible() and "token count" in panel.message.text()
+    assert panel.context.box.text() == "65,536 (64k)"
+
+
+def test_the_fit_point_moves_with_the_gpu_size(panel):
+    fits = []
+    for text in ("24", "80 GB", "141", "192"):
+        panel.gpu.setEditText(text)
+        panel.gpu.lineEdit().editingFinished.emit()
+        fits.append(panel.figure.gauge.state.max_context)
+    assert panel.state.gpu_gb == 192.0
+    assert fits == sorted(fits) and len(set(fits)) == 4
+    assert fits[1] == 487_819
+    panel.gpu.setEditText("a lot")
+    panel.gpu.lineEdit().editingFinished.emit()
+    assert panel.state.gpu_gb == 192.0 and panel.message.isVisible()
+
+
+def test_a_config_not_shipped_reads_into_a_custom_card(panel, tmp_path):
+    folder = tmp_path / "Qwen3-Next-80B-A3B"
+    folder.mkdir()
+    config = {
+        "model_type": "qwen3_next",
+        "num_hidden_layers": 48,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 2,
+        "head_dim": 256,
+        "hidden_size": 2048,
+        "full_attention_interval": 4,
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    assert panel.load_config(folder / "config.json")
+    card = load_hf_config(folder / "config.json")
+    assert panel.state.model == "custom" and panel.state.name == "Qwen3-Next-80B-A3B"
+    assert panel.model.currentText() == "Custom: Qwen3-Next-80B-A3B"
+    report = kv_report(card, 131_072)
+    per_token = 12 * 2 * 2 * 256 * 2  # 12 of 48 layers with attention, 2 KV heads of 256
+    assert panel.figure.gauge.state.kv_bytes == report["kv_cache_bytes"] == per_token * 131_072
+    assert "12 with attention" in panel.figure.summary.text()
+    assert not panel.message.isVisible()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"num_hidden_layers": 32}', "num_attention_heads"),
+        ('{"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 5}',
+         "must divide"),
+        ("{not json", "not valid JSON"),
+    ],
+)  # fmt: skip
+def test_a_broken_config_is_refused_with_a_message(panel, tmp_path, text, message):
+    path = tmp_path / "config.json"
+    path.write_text(text)
+    before = panel.state.snapshot()
+    assert not panel.load_config(path)
+    assert panel.state.snapshot() == before
+    assert panel.message.isVisible() and message in panel.message.text()
+    assert str(path) in panel.message.text()
+
+
+def test_the_card_editor_offers_divisors_and_makes_a_custom_card(panel):
+    panel.card_button.setChecked(True)
+    assert panel.card_editor.isVisible()
+    kv = panel.card_editor.kv_heads
+    assert [kv.itemData(i) for i in range(kv.count())] == [1, 2, 4, 8, 16, 32]
+    _pick(kv, 1)
+    assert panel.state.model == "custom" and panel.state.kv_heads == 1
+    assert panel.figure.gauge.state.kv_bytes == 2 * GIB
+    panel.card_editor.spins["kv_lora_rank"].setValue(512)
+    panel.card_editor.spins["rope_head_dim"].setValue(64)
+    assert panel.figure.gauge.state.kv_bytes == 32 * 576 * 2 * 131_072
+    panel.card_editor.params.setText("lots")
+    panel.card_editor.params.editingFinished.emit()
+    assert panel.message.isVisible() and panel.state.params == 8_030_261_248
+
+
+def test_hovering_a_bar_and_restyling(panel, qtbot):
+    bars = panel.figure.bars
+    assert bars.row_at(bars._top() + 1) == 0 and bars.row_at(bars.height() - 1) is None
+    for y in (5, bars.height() // 3, bars.height() - 2):
+        event = QMouseEvent(QEvent.Type.MouseMove, QPointF(50, y), QPointF(50, y),
+                            Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier)  # fmt: skip
+        bars.mouseMoveEvent(event)
+    panel.apply_theme(theme_named("dark", large_fonts=True))
+    panel.grab()
+    assert not panel.message.isVisible()
+
+
+def test_the_panel_exports_at_the_exact_size():
+    image = render_panel_image(Workspace(), "memory", ExportSpec(1280, 720))
+    assert (image.width(), image.height()) == (1280, 720)
+    image = image.convertToFormat(QImage.Format.Format_RGB32)
+    colours = {image.pixel(x, y) for x in range(0, 1280, 9) for y in range(0, 720, 9)}
+    assert len(colours) > 20
