@@ -78,10 +78,15 @@ class HeadsResults:
     too_large: str | None = None
 
     def array(self, key: str) -> np.ndarray | None:
-        """The array a shapes-table row describes (``x``, ``q``, ``weights``, …)."""
+        """The array a shapes-table row describes (``x``, ``q``, ``weights``, …).
+
+        A one-head source's arrays lose their head axis here, as its table writes them.
+        """
         if key in self.arrays:
             return self.arrays[key]
-        return getattr(self, key)
+        arr = getattr(self, key)
+        one_head = not self.projections and key in ("q", "k", "v", "scores", "weights")
+        return arr[0] if one_head and arr is not None else arr
 
 
 def shape_rows(projections: bool, n: int, h: int, h_kv: int, d: int, d_model, d_v: int):

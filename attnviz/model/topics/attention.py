@@ -149,14 +149,15 @@ class AttentionState(Topic):
         return frozenset()
 
     def regeneration_inputs(self) -> frozenset:
-        """The fields a synthetic head (or the projections' selected head) comes from.
+        """A field whose presence in an update makes Q/K/V come back from the others.
 
-        Typed X and W are not among them: a step that leaves them alone finds them as
-        they were, and one that changes them stores them.
+        Undo applies a step's values onto the state the step left, where every field the
+        step did not change is already as it was, so one trigger is enough: ``d_k`` for a
+        synthetic head, ``head_index`` for the projections. Typed X and W are not stored
+        by a step that leaves them alone. (One trigger, late in the list of undo names,
+        also keeps a step named by what was really changed: "Seed", "Embeddings".)
         """
-        return frozenset(
-            {"tokens", "head", "seed", "d_k", "d_model", "n_heads", "n_kv_heads", "head_index"}
-        )
+        return frozenset({"head_index" if self.head == "projections" else "d_k"})
 
     def projections(self) -> dict[str, np.ndarray]:
         """X, W_Q, W_K, W_V and W^O in use: the typed ones, the others drawn from the seed.
