@@ -111,9 +111,8 @@ class OverviewPanel(TopicPanel):
         layout.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel(
             self.tr(
-                "Chapter 003, the price of n²: the map of every weight of a long sequence, "
-                "computed tile by tile without the n×n matrix. Drag a rectangle or scroll to "
-                "zoom; small windows show the exact weights."
+                "Chapter 003, the price of n²: every weight of a long sequence, mapped without "
+                "the n×n matrix. Drag a rectangle or scroll to zoom down to the exact weights."
             )
         )
         self.note.setWordWrap(True)
@@ -128,10 +127,11 @@ class OverviewPanel(TopicPanel):
         self.scale_font(self.caption, 1.15, bold=True)
         self.view = TokenMapView()
         self.view.setObjectName("overview_map")
-        self.view.setMinimumSize(280, 220)
+        self.view.setMinimumSize(280, 150)
         self.view.sigWindow.connect(self._on_q_window)
         self.view.sigHover.connect(self._on_q_hover)
         self.hover = QLabel(" ")
+        self.hover.setWordWrap(True)
         self.hover.setObjectName("overview_hover")
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Explicitly: under the panel's style sheet a QLabel misses the export's font.
@@ -140,10 +140,8 @@ class OverviewPanel(TopicPanel):
         box.addWidget(self.view, 1)
         box.addWidget(self.hover)
         layout.addWidget(self.figure, 1)
-        self.info = QLabel()
-        self.info.setObjectName("overview_info")
-        self.info.setWordWrap(True)
-        layout.addWidget(self.info)
+        # No scroll area: its height-for-width (wrapped labels) would give the map its
+        # preferred height and hide half of it at 720p; the map keeps a minimum instead.
         self._finish(layout)
 
     # --- building ----------------------------------------------------------------------
@@ -458,22 +456,25 @@ class OverviewPanel(TopicPanel):
         return text.replace("%1", f"{n:,}").replace("%2", head).replace("%3", where)
 
     def _show_estimate(self, res) -> None:
+        """The line under the map while the mouse is elsewhere: what the map costs."""
         n, d = res.values["n"], res.values["d_k"]
-        dense = 4 * n * n
-        self.info.setText(
-            self.tr("Working memory about %1; the n×n matrix would take %2 in float32.")
+        self._estimate = (
+            self.tr("Working memory ≈ %1; the n×n matrix would take %2 in float32 · "
+                    "%3 scores, %4 multiply-adds")
             .replace("%1", _bytes(res.need_bytes))
-            .replace("%2", _bytes(dense))
-            + " "
-            + self.tr("%1 scores per map (n² · d_k = %2 multiply-adds).")
-            .replace("%1", f"{n * n:,}")
-            .replace("%2", f"{n * n * d:.2e}")
+            .replace("%2", _bytes(4 * n * n))
+            .replace("%3", f"{n * n:,}")
+            .replace("%4", f"{n * n * d:.2e}")
         )
+        if self.view.hovered[0] < 0:
+            self.hover.setText(self._estimate)
+
+    _estimate = " "
 
     def _on_q_hover(self, row: int, col: int) -> None:
         found = self.view.value_at(row, col) if row >= 0 else None
         if found is None:
-            self.hover.setText(" ")
+            self.hover.setText(self._estimate)
             return
         value, (r0, r1), (c0, c1), is_exact = found
         if is_exact:

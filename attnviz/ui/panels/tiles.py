@@ -108,6 +108,7 @@ class TilesPanel(TopicPanel):
         self.timer = QTimer(self)
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._on_q_tick)
+        self.matrices.setMinimumHeight(160)
         self._finish(layout)
 
     def _build_controls(self) -> QVBoxLayout:

@@ -100,7 +100,9 @@ class AlignedMatrices(QWidget):
         top = fm.height() * 2.5
         gap = fm.height()
         cols = [m.values.shape[1] for m in self.matrices]
-        titles = [fm.horizontalAdvance(m.title) + 6 for m in self.matrices]
+        bold = QFont(self.font())
+        bold.setBold(True)
+        titles = [QFontMetricsF(bold).horizontalAdvance(m.title) + 6 for m in self.matrices]
         cell = min((self.height() - top - 4) / self.rows, MAX_CELL_EM * fm.height())
         # Shrink until the row fits the width (a title can be wider than its cells).
         for _ in range(8):
@@ -149,14 +151,16 @@ class AlignedMatrices(QWidget):
         step = max(1, math.ceil(fm.height() / cell))
         p.setPen(muted)
         for r in range(0, self.rows, step):
-            p.drawText(QRectF(0, top + r * cell, left - 6, cell),
+            h = fm.height()  # centred on the row, never clipped to a small cell
+            p.drawText(QRectF(0, top + (r + 0.5) * cell - h / 2, left - 6, h),
                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, str(r))
         bold = QFont(self.font())
         bold.setBold(True)
         for m, x0 in zip(self.matrices, xs, strict=True):
             y0 = top + m.row0 * cell
             self._paint_cells(p, m, x0, y0, cell)
-            width = max(m.values.shape[1] * cell, fm.horizontalAdvance(m.title) + 4)
+            title_w = QFontMetricsF(bold).horizontalAdvance(m.title) + 6
+            width = max(m.values.shape[1] * cell, title_w)
             p.setFont(bold)
             p.setPen(fg)
             p.drawText(QRectF(x0, 0, width, fm.height() * 1.2),
@@ -283,7 +287,8 @@ class MemoryBars(QWidget):
                 p.fillRect(QRectF(row.left(), row.top(), length, h), colors[j])
                 text = f"{self.names[j]}: {count:,}"
                 inside = m.horizontalAdvance(text) + 12 < length
-                p.setPen(QColor("#ffffff") if inside else fg)
+                ink = QColor("#000000") if colors[j].lightnessF() > 0.6 else QColor("#ffffff")
+                p.setPen(ink if inside else fg)
                 spot = row.adjusted(6 if inside else length + 6, 0, 0, 0)
                 p.drawText(spot, Qt.AlignmentFlag.AlignVCenter, text)
             y += 2.6 * h

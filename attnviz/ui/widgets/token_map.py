@@ -243,6 +243,11 @@ class TokenMapView(pg.GraphicsLayoutWidget):
                 return (*found, layer.exact)
         return None
 
+    @property
+    def hovered(self) -> tuple[int, int]:
+        """The token pair under the mouse, ``(-1, -1)`` when none."""
+        return self._hover
+
     def hover(self, row: int, col: int) -> None:
         """Act as if the mouse were over token pair (row, col); -1 clears."""
         self._hover = (row, col)
