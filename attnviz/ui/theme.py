@@ -181,7 +181,13 @@ class ThemeManager(QObject):
         self._mode = mode if mode in MODES else "system"
         large = settings.value("view/large_fonts", False, type=bool) if settings else False
         self._large = bool(large)
-        self._base_font = QFont(app.font())
+        # The font before any large-font mode, kept on the application: a second window
+        # must not take the first one's enlarged font for its base and enlarge it again.
+        base = app.property("attnviz_base_font")
+        if not isinstance(base, QFont):
+            base = QFont(app.font())
+            app.setProperty("attnviz_base_font", base)
+        self._base_font = QFont(base)
         # Fusion draws the same on every platform and honours a dark palette everywhere.
         style = QStyleFactory.create("Fusion")
         if style is not None:

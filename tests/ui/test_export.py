@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QGuiApplication, QImage
+from PySide6.QtGui import QColor, QGuiApplication, QImage
 
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values
 from attnviz.model.resolve import Resolver
@@ -221,3 +221,114 @@ def test_the_4k_export_benchmark_reports_its_numbers(qapp):
     result = export_4k(quick=True)
     assert (result["width"], result["height"]) == (3840, 2160)
     assert result["seconds"] > 0 and result["seconds_n512"] > 0 and result["bytes"] > 10_000
+
+
+# --- issue 8, item 15: slides at any size ------------------------------------------------
+def _long_state():
+    state = AttentionState()
+    state.update(**preset_state_values(load_preset("long-sentence")))
+    return state, Resolver(state)
+
+
+def _axis_thickness(image: QImage, view, ratio: float) -> int:
+    """Pixels of the bottom axis line, counted down a column through the matrix's middle."""
+    image = image.convertToFormat(QImage.Format.Format_ARGB32)
+    box = view.plot.vb.sceneBoundingRect()
+    x = round(box.center().x() * ratio)
+    y = round(box.bottom() * ratio) - 2
+    dark = 0
+    # The line is the grey run just below the last row of cells.
+    for yy in range(y, min(y + round(12 * ratio), image.height())):
+        c = QColor(image.pixel(x, yy))
+        grey = max(c.red(), c.green(), c.blue()) - min(c.red(), c.green(), c.blue()) < 16
+        if grey and c.lightness() < 200:
+            dark += 1
+    return dark
+
+
+def test_line_widths_grow_with_the_export_size(qapp):
+    from attnviz.ui.export import build_figure, line_scale
+
+    state, resolver = _long_state()
+    widths, thickness = {}, {}
+    for w, h in ((1920, 1080), (3840, 2160)):
+        spec = ExportSpec(width=w, height=h)
+        view = build_figure(state, resolver.results, spec)
+        try:
+            widths[w] = view.plot.getAxis("bottom").pen().widthF()
+            assert widths[w] == line_scale(spec) == 2.0 * w / 1920
+        finally:
+            view.close()
+        image = render_image(state, resolver.results, spec)
+        view = build_figure(state, resolver.results, spec)
+        try:
+            thickness[w] = _axis_thickness(image, view, w / view.width())
+        finally:
+            view.close()
+    assert widths[3840] == 2 * widths[1920]
+    # Drawn, not only set: the 4K line is about twice as many pixels thick.
+    assert thickness[1920] >= 2 and thickness[3840] >= 2 * thickness[1920] - 1
+
+
+def test_row_labels_are_all_kept_when_there_is_room(qapp):
+    from attnviz.ui.export import build_figure
+
+    state, resolver = _long_state()
+    view = build_figure(state, resolver.results, ExportSpec(width=1920, height=1080))
+    try:
+        tokens = list(state.tokens)
+        assert len(tokens) == 28
+        # Every word of the sentence, in slightly smaller type rather than every other one.
+        assert view.tick_labels("left") == tokens
+        assert view.tick_labels("bottom") == tokens
+        assert 0.7 <= view.rows_axis.font_scale() < 1.0
+    finally:
+        view.close()
+    many = AttentionState(tokens=tuple(f"w{i}" for i in range(200)), head="content", d_k=4)
+    view = build_figure(many, Resolver(many).results, ExportSpec(width=640, height=360))
+    try:  # 200 rows have no room even for small type: every step-th, at full size
+        shown = view.tick_labels("left")
+        step = 200 // len(shown) + (200 % len(shown) > 0)
+        assert 1 < len(shown) < 200 and shown == list(many.tokens[::step])
+        assert view.rows_axis.font_scale() == 1.0
+    finally:
+        view.close()
+
+
+@pytest.mark.parametrize("tokens", [("a",), ("a", "b"), tuple("abcdefgh")])
+def test_the_entropy_axis_writes_its_ticks_in_full(qapp, tokens):
+    from attnviz.ui.export import build_figure
+
+    state = AttentionState(tokens=tokens, head="content", d_k=4)
+    view = build_figure(state, Resolver(state).results, ExportSpec())
+    try:
+        axis = view.entropy_plot.getAxis("bottom")
+        assert axis.autoSIPrefixScale == 1.0 and "×" not in axis.labelString()
+        assert "x1e" not in axis.labelString() and "(x" not in axis.labelString()
+        ticks = [label for _pos, label in axis._tickLevels[0]]
+        n = len(tokens)
+        assert ticks == (["0"] if n == 1 else ["0", f"{np.log(n):.2g}"])
+        assert view.max_entropy == pytest.approx(np.log(n), abs=0)
+    finally:
+        view.close()
+
+
+def test_the_title_names_the_preset_only_while_the_sentence_is_its_own(state, resolver):
+    from attnviz.ui.export import default_title
+
+    assert default_title(state).endswith(load_preset("banco").title)
+    state.update(tokens=("x", "y", "z"))
+    assert default_title(state) == "A = softmax(S)"
+
+
+def test_csv_keeps_the_decimal_point_in_portuguese(state, resolver, tmp_path):
+    from attnviz.ui.widgets import numbers
+
+    numbers.set_decimal_separator(",")
+    try:
+        path = write_csv(state, resolver.results, tmp_path / "a.csv", "weights")
+        rows = list(csv.reader(path.open(encoding="utf-8")))
+        assert float(rows[2][3]) == resolver.results.attention.weights[1, 2]
+        assert "," not in rows[2][3]
+    finally:
+        numbers.set_decimal_separator(".")

@@ -191,3 +191,50 @@ def test_panel_modules_are_named_by_their_ids():
     for cls in panel_classes():
         assert cls.__module__ == f"attnviz.ui.panels.{cls.PANEL_ID}"
     assert set(cli_panel_ids()) == set(panel_ids())
+
+
+@pytest.mark.parametrize("lang", ["en", "pt_BR"])
+def test_steps_one_to_four_and_the_verdict_fit_1280x720_in_large_type(qtbot, qapp, lang):
+    """Issue 8, item 13: a lecturer at 1280×720 with large fonts sees ① to ④ and the verdict
+    without scrolling."""
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    from attnviz.ui import language
+
+    language.install_translations(qapp, lang)
+    try:
+        w = MainWindow()
+        qtbot.addWidget(w)
+        w.themes.set_large_fonts(True)
+        w.resize(1280, 720)
+        w.show()
+        qtbot.waitExposed(w)
+        w.reset_layout()
+        qtbot.wait(50)
+        too_big = {
+            pid: (d.minimumSizeHint().width(), d.minimumSizeHint().height())
+            for pid, d in w.docks.items()
+            if d.minimumSizeHint().width() > 600 or d.minimumSizeHint().height() > 320
+        }
+        assert (w.width(), w.height()) == (1280, 720), f"docks too large for 1280×720: {too_big}"
+        steps = w.panels["steps"]
+        viewport = steps.findChild(QScrollArea).viewport()
+        window = w.rect()
+        for widget in (steps.table, steps.mix, steps.verdict):
+            assert widget.isVisible() and widget.height() > 0
+            rect = QRect(widget.mapTo(viewport, QPoint(0, 0)), widget.size())
+            assert viewport.rect().contains(rect), (widget.objectName(), rect, viewport.rect())
+            assert window.contains(QRect(widget.mapTo(w, QPoint(0, 0)), widget.size()))
+        # The rows ① ② ③ and ④ themselves lie inside their tables' visible parts.
+        for table, rows in ((steps.table, 3), (steps.mix, 1)):
+            assert table.rowCount() == rows
+            for r in range(rows):
+                cell = table.visualRect(table.model().index(r, 0))
+                assert table.viewport().rect().contains(cell), (table.objectName(), r)
+        labels = steps.table.row_labels() + steps.mix.row_labels()
+        assert [s[0] for s in labels] == ["①", "②", "③", "④"]
+        assert steps.verdict.text()
+        w.themes.set_large_fonts(False)
+    finally:
+        language.install_translations(qapp, "en")

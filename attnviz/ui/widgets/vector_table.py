@@ -8,7 +8,7 @@ widths follow their headers ("v·dinheiro" whole) and the font (large-font mode)
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QDoubleSpinBox, QHeaderView, QStyledItemDelegate, QTableView
 
@@ -178,3 +178,5 @@ class VectorTable(QTableView):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
             self.fit_columns()
+            # The header may take the new font after the table: measure once more then.
+            QTimer.singleShot(0, self, self.fit_columns)
