@@ -34,7 +34,7 @@ from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.background_job import BackgroundJob
-from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box
+from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
 from attnviz.ui.widgets.numbers import exact, fmt
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.token_map import TokenMapView
@@ -119,6 +119,7 @@ class OverviewPanel(TopicPanel):
         layout.addWidget(self.note)
         layout.addLayout(self._build_controls())
         self.figure = QWidget()
+        self.figure.setObjectName("overview_figure")
         box = QVBoxLayout(self.figure)
         box.setContentsMargins(0, 0, 0, 0)
         self.caption = QLabel()
@@ -504,6 +505,7 @@ class OverviewPanel(TopicPanel):
         font = self.font()
         font.setPixelSize(max(11, round(self.fontInfo().pixelSize() * 1.0)))
         self.view.set_style(theme, font)
+        theme_figure(self.figure, theme)
         self._apply_scale()
 
     def _on_font_changed(self) -> None:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from attnviz.model.resolve._long_tiles import tile_memory
 from attnviz.model.topics.long import MAX_BLOCK, MAX_TILES_D, MAX_TILES_N, MIN_BLOCK
 from attnviz.ui.undo import register_labels
-from attnviz.ui.widgets.long_controls import spin_box
+from attnviz.ui.widgets.long_controls import spin_box, theme_figure
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.tile_grid import AlignedMatrices, Matrix, MemoryBars, Outline
 
@@ -73,6 +73,7 @@ class TilesPanel(TopicPanel):
         layout.addWidget(self.note)
         layout.addLayout(self._build_controls())
         self.figure = QWidget()
+        self.figure.setObjectName("tiles_figure")
         self.step_text = QLabel()
         self.step_text.setObjectName("tiles_step_text")
         self.step_text.setWordWrap(True)
@@ -312,6 +313,7 @@ class TilesPanel(TopicPanel):
         self._theme = theme
         self.matrices.set_theme(theme)
         self.memory.set_theme(theme)
+        theme_figure(self.figure, theme)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

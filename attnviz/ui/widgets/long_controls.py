@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QSpinBox
+from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QSpinBox, QWidget
 from shiboken6 import isValid
 
 from attnviz.model.resolve.long import backend_status
@@ -47,6 +47,22 @@ TIPS = {
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
+
+
+def theme_figure(figure: QWidget, theme) -> None:
+    """Paint ``figure`` (a panel's exported part) in ``theme``'s colours itself.
+
+    Under the panel's style sheet the children of a panel do not take the palette an
+    offscreen export gives it, so a dark slide would get light-theme labels and a light
+    background; a style sheet of the figure's own sets both.
+    """
+    name = figure.objectName() or "figure"
+    figure.setObjectName(name)
+    figure.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+    figure.setStyleSheet(
+        f"#{name} {{ background-color: {theme.background}; }} "
+        f"QLabel {{ color: {theme.foreground}; background: transparent; }}"
+    )
 
 
 def spin_box(lo: int, hi: int, tip: str, *, adaptive: bool = False) -> QSpinBox:

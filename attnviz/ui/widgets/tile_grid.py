@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
@@ -185,31 +185,37 @@ class AlignedMatrices(QWidget):
         p.end()
 
     def _paint_cells(self, p: QPainter, m: Matrix, x0: float, y0: float, cell: float) -> None:
+        """One pixel per cell, scaled up (a 64 × 64 matrix repaints in a few ms), then the
+        frames of the cells and, when they fit, their values."""
+        rows, cols = m.values.shape
         lo, hi = m.levels
-        norm = np.clip((m.values - lo) / ((hi - lo) or 1.0), 0, 1)
-        colors = self.cmap.map(np.nan_to_num(norm).ravel(), mode="float")
-        cols = m.values.shape[1]
+        finite = np.isfinite(m.values) & ~m.hidden
+        norm = np.clip((np.nan_to_num(m.values) - lo) / ((hi - lo) or 1.0), 0, 1)
+        rgba = self.cmap.map(norm.ravel(), mode="byte").reshape(rows, cols, -1)[..., :4].copy()
+        rgba[..., 3] = 255
+        rgba[~finite] = 0  # not computed yet: the background shows through the frame
+        masked = QColor(self.theme.masked_fill)
+        rgba[m.hidden] = (masked.red(), masked.green(), masked.blue(), 255)
+        rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+        image = QImage(rgba.data, cols, rows, 4 * cols, QImage.Format.Format_RGBA8888)
+        area = QRectF(x0, y0, cols * cell, rows * cell)
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
+        p.drawImage(area, image)
+        if cell >= 5:
+            p.setPen(QPen(QColor(self.theme.muted), 0.6))
+            for r in range(rows + 1):
+                p.drawLine(QPointF(x0, y0 + r * cell), QPointF(x0 + cols * cell, y0 + r * cell))
+            for c in range(cols + 1):
+                p.drawLine(QPointF(x0 + c * cell, y0), QPointF(x0 + c * cell, y0 + rows * cell))
         font = self._cell_font(cell)
-        text = font is not None
-        if text:
-            p.setFont(font)
-        frame = QPen(QColor(self.theme.muted), 0.6)
-        for i, v in enumerate(m.values.ravel()):
-            r, c = divmod(i, cols)
+        if font is None:
+            return
+        p.setFont(font)
+        light = rgba[..., :3].astype(float) @ np.array([0.2126, 0.7152, 0.0722]) > 127
+        for r, c in zip(*np.nonzero(finite), strict=True):
+            p.setPen(QColor("#000000") if light[r, c] else QColor("#ffffff"))
             rect = QRectF(x0 + c * cell, y0 + r * cell, cell, cell)
-            if m.hidden[r, c]:
-                p.fillRect(rect, QColor(self.theme.masked_fill))
-            elif not math.isfinite(v):
-                p.setPen(frame)
-                p.setBrush(Qt.BrushStyle.NoBrush)
-                p.drawRect(rect)
-            else:
-                rgb = colors[i][:3]
-                p.fillRect(rect, QColor.fromRgbF(*rgb))
-                if text:
-                    light = float(rgb @ np.array([0.2126, 0.7152, 0.0722])) > 0.5
-                    p.setPen(QColor("#000000") if light else QColor("#ffffff"))
-                    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(v, m.decimals))
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(m.values[r, c], m.decimals))
         p.setFont(self.font())
 
     def _cell_font(self, cell: float) -> QFont | None:
