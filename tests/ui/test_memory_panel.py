@@ -69,7 +69,7 @@ def test_other_cards_show_kv_report(panel, model, context):
         assert shown[design] == value
     if model == "qwen3.8-27b":
         (without,) = [b for b in panel.figure.bars.bars if b.kind == "without"]
-        assert without.value == 4 * report["kv_cache_bytes"] and "4×" in without.text
+        assert without.value == 4 * report["kv_cache_bytes"] and "4×" in without.detail
         assert "64 layers, 16 with attention" in panel.figure.summary.text()
     else:
         assert "MLA latent 512 + 64" in panel.figure.summary.text()

@@ -31,6 +31,8 @@ from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.background import BackgroundTopicPanel
 from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
+from attnviz.ui.widgets.figure_theme import style_figure
+from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.plot_style import ThemedPlot
 from attnviz.ui.widgets.state_panel import blocked
@@ -192,6 +194,9 @@ class EmbeddingPanel(BackgroundTopicPanel):
     def _build_plot(self) -> ThemedPlot:
         plot = ThemedPlot()
         plot.setObjectName("rank_plot")
+        plot.getPlotItem().setAxisItems(
+            {"left": DecadeAxis("left"), "bottom": DecadeAxis("bottom")}
+        )
         plot.setLogMode(x=True, y=True)
         plot.setLabel("bottom", self.tr("frequency rank"))
         plot.setLabel("left", self.tr("tokens in the batch"))
@@ -333,6 +338,7 @@ class EmbeddingPanel(BackgroundTopicPanel):
     def apply_theme(self, theme: Theme) -> None:
         """Restyle the strip and the plot for ``theme`` and the current font."""
         self._theme = theme
+        style_figure(self.figure, theme)
         font = self._plot_font()
         self.strip.set_theme(theme)
         self.strip.setFont(font)

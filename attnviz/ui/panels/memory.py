@@ -94,6 +94,7 @@ class MemoryPanel(TopicPanel):
         layout.addWidget(self.note)
         layout.addLayout(self._build_model_row())
         layout.addLayout(self._build_setting_row())
+        layout.addLayout(self._build_serving_row())
         self.card_editor = CardEditor(self)
         self.card_editor.setVisible(False)
         layout.addWidget(self.card_editor)
@@ -138,10 +139,12 @@ class MemoryPanel(TopicPanel):
         self.card_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.card_button.setArrowType(Qt.ArrowType.RightArrow)
         self.card_button.toggled.connect(self._on_q_card_toggled)
+        self.model.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.model.setMinimumContentsLength(14)  # long card names must not widen the dock
         row.addWidget(label)
         row.addWidget(self.model, 2)
-        row.addWidget(QLabel(self.tr("GPU")))
-        row.addWidget(self.gpu)
         row.addWidget(self.config_button)
         row.addWidget(self.card_button)
         return row
@@ -165,11 +168,18 @@ class MemoryPanel(TopicPanel):
                                                "weights_dtype")  # fmt: skip
         row.addWidget(label)
         row.addWidget(self.context, 1)
+        return row
+
+    def _build_serving_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
         row.addWidget(self.batch)
         row.addWidget(QLabel(self.tr("cache")))
         row.addWidget(self.dtype)
         row.addWidget(QLabel(self.tr("weights")))
         row.addWidget(self.weights_dtype)
+        row.addWidget(QLabel(self.tr("GPU")))
+        row.addWidget(self.gpu)
+        row.addStretch(1)
         return row
 
     def _dtype_combo(self, tip: str, field: str) -> QComboBox:

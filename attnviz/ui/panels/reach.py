@@ -27,6 +27,7 @@ from attnviz.model.topics.reach import MAX_LENGTH, MAX_SEED
 from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.background import BackgroundTopicPanel
+from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
 from attnviz.ui.widgets.state_panel import blocked
@@ -282,6 +283,7 @@ class ReachPanel(BackgroundTopicPanel):
     def apply_theme(self, theme: Theme) -> None:
         """Restyle the plot for ``theme`` and the current font."""
         self._theme = theme
+        style_figure(self.figure, theme)
         self.plot.set_style(theme, self._plot_font())
         self.redraw()
 

@@ -23,14 +23,16 @@ from attnviz.ui.widgets.plot_style import line_width, series_color
 class Bar:
     """One row: ``name``, ``value`` (≥ 0), the ``text`` written after the bar, a tooltip.
 
-    ``kind`` is ``"current"`` (the card's own design), ``"other"`` or ``"without"`` (a
-    counterfactual: the card without one of its savings).
+    ``detail`` follows the text, muted, when the row has room for it (it is never allowed
+    to squeeze the bars). ``kind`` is ``"current"`` (the card's own design), ``"other"`` or
+    ``"without"`` (a counterfactual: the card without one of its savings).
     """
 
     name: str
     value: float
     text: str
     tip: str = ""
+    detail: str = ""
     kind: str = "other"
     color: int = 0
 
@@ -83,6 +85,7 @@ class BarChart(QWidget):
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         try:
+            painter.fillRect(self.rect(), QColor(self.theme.background))
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             self._paint(painter)
         finally:
@@ -102,7 +105,8 @@ class BarChart(QWidget):
                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.title)
         name_w = max(fmb.horizontalAdvance(b.name) for b in self.bars) + fm.height() * 0.5
         text_w = max(fmb.horizontalAdvance(b.text) for b in self.bars) + fm.height() * 0.5
-        room = max(self.width() - name_w - text_w, 10.0)
+        # The bars get the room left by the names and the values, at least half the width.
+        room = max(self.width() - name_w - text_w, self.width() * 0.5 - name_w, 10.0)
         top = max((b.value for b in self.bars), default=0.0) or 1.0
         h = self._height_of_rows()  # rows grow with the room (an export), up to twice
         for i, b in enumerate(self.bars):
@@ -127,8 +131,15 @@ class BarChart(QWidget):
                     p.setBrush(Qt.BrushStyle.NoBrush)
                     p.drawRect(rect)
             p.setPen(QPen(fg if b.kind != "without" else muted))
-            p.drawText(QRectF(rect.right() + fm.height() * 0.3, y, text_w + fm.height(), h),
+            left = rect.right() + fm.height() * 0.3
+            p.drawText(QRectF(left, y, text_w + fm.height(), h),
                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, b.text)
+            used = QFontMetricsF(p.font()).horizontalAdvance(b.text + "  ")
+            if b.detail and left + used + fm.horizontalAdvance(b.detail) <= self.width():
+                p.setFont(font)
+                p.setPen(QPen(muted))
+                p.drawText(QRectF(left + used, y, self.width() - left - used, h),
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, b.detail)
         p.setFont(font)
 
     # --- mouse -------------------------------------------------------------------------

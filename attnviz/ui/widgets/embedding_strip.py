@@ -131,6 +131,7 @@ class EmbeddingStrip(QWidget):
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         try:
+            painter.fillRect(self.rect(), QColor(self.theme.background))
             self._paint(painter)
         finally:
             painter.end()
@@ -164,12 +165,21 @@ class EmbeddingStrip(QWidget):
 
     def _paint_bar(self, painter: QPainter, fm, fg: QColor, rect: QRectF, top: float,
                    table: np.ndarray) -> None:
-        """A vertical colour bar of log1p(value), ticks at 0, 1, 10, 100, …"""
+        """A vertical colour bar of log1p(value), ticks at 1, 10, 100, …; under it the
+        untouched rows' swatch, labelled 0."""
         line = fm.height()
         bar = QRect(int(rect.left()), int(rect.top() + line * 0.5), int(line * 0.8),
-                    int(rect.height() - line))  # fmt: skip
+                    int(rect.height() - line * 2.2))  # fmt: skip
         if bar.height() < 10:
             return
+        swatch = QRectF(bar.left(), bar.bottom() + line * 0.6, line * 0.8, line * 0.8)
+        painter.fillRect(swatch, untouched_color(self.theme))
+        painter.setPen(QPen(QColor(self.theme.muted)))
+        painter.drawRect(swatch)
+        painter.setPen(QPen(fg))
+        painter.drawText(QRectF(swatch.right() + line * 0.4, swatch.top() - line * 0.1,
+                                rect.width(), line),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "0")
         column = table[np.linspace(255, 0, bar.height()).astype(np.int64)]
         argb = (0xFF << 24) | (column[:, 0] << 16) | (column[:, 1] << 8) | column[:, 2]
         image = QImage(argb.astype(np.uint32).reshape(-1, 1).copy().data, 1, bar.height(),
@@ -177,9 +187,9 @@ class EmbeddingStrip(QWidget):
         painter.drawImage(bar, image)
         painter.setPen(QPen(fg))
         vmax = math.expm1(top)
-        ticks = [0.0] + [10.0**k for k in range(0, int(math.log10(max(vmax, 1))) + 1)]
+        ticks = [10.0**k for k in range(0, int(math.log10(max(vmax, 1))) + 1)]
         if vmax < 10:
-            ticks = sorted({0.0, 1.0, round(vmax, 1)})
+            ticks = sorted({1.0, round(vmax, 1)})
         for value in ticks:
             frac = math.log1p(value) / top if top else 0.0
             if frac > 1.0001:

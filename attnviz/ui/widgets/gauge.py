@@ -92,6 +92,7 @@ class MemoryGauge(QWidget):
             return
         painter = QPainter(self)
         try:
+            painter.fillRect(self.rect(), QColor(self.theme.background))
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             self._paint(painter, self.state)
         finally:

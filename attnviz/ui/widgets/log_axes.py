@@ -45,3 +45,38 @@ class TokensAxis(_UnitAxis):
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph)
         return [short_tokens(round(10.0**v)) for v in values]
+
+
+class DecadeAxis(_UnitAxis):
+    """A log axis labelled at powers of ten only (0.01 … 1000 written out, else 10ⁿ).
+
+    pyqtgraph labels every minor tick of a short log range (2·10¹, 3·10¹, …), which piles
+    up into an unreadable column; here the minor ticks at 2 and 5 times a decade are
+    drawn without text, and only when the range is short.
+    """
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803 (pyqtgraph)
+        lo, hi = math.ceil(minVal), math.floor(maxVal)
+        major = [float(e) for e in range(lo, hi + 1)]
+        if len(major) > 8:
+            step = math.ceil(len(major) / 8)
+            major = [e for e in major if e % step == 0]
+        levels = [(None, major)]
+        if hi - lo < 3:
+            minor = [e + math.log10(m) for e in range(lo - 1, hi + 1) for m in (2, 5)]
+            levels.append((None, [v for v in minor if minVal <= v <= maxVal]))
+        return levels
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph)
+        out = []
+        for v in values:
+            if not float(v).is_integer():
+                out.append("")  # a minor tick
+            elif -2 <= v <= 3:
+                out.append(f"{10.0**v:g}")
+            else:
+                out.append("10" + str(int(v)).translate(_SUPERSCRIPT))
+        return out
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.bars import Bar, BarChart
+from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.gauge import GaugeState, MemoryGauge
 from attnviz.ui.widgets.log_axes import BytesAxis, TokensAxis
 from attnviz.ui.widgets.plot_style import ThemedPlot
@@ -78,15 +79,16 @@ class MemoryFigure(QWidget):
         plot.getPlotItem().setAxisItems({"left": BytesAxis("left"), "bottom": TokensAxis("bottom")})
         plot.setLogMode(x=True, y=True)
         plot.setLabel("bottom", self.tr("context n (tokens)"))
-        plot.setLabel("left", self.tr("bytes per head per layer"))
+        plot.setLabel("left", self.tr("bytes"))
         plot.setMinimumHeight(200)
         # The lines are labelled where they start: a legend box would cover them.
         plot.getPlotItem().legend.hide()
         self.score_curve = plot.plot([], [])
         self.tile_curve = plot.plot([], [])
-        # Names where the lines start: S above its line, the tiles below theirs.
-        self.score_name = pg.TextItem(anchor=(0, 1))
-        self.tile_name = pg.TextItem(anchor=(0, 0))
+        # Names where the lines end, in the empty wedge between them: S below its line,
+        # the tiles above theirs.
+        self.score_name = pg.TextItem(anchor=(1, 0))
+        self.tile_name = pg.TextItem(anchor=(1, 1))
         self.gpu_line = pg.InfiniteLine(angle=0, movable=False)
         self.context_line = pg.InfiniteLine(angle=90, movable=False)
         # Values at the context: right of the context line, above each line.
@@ -108,6 +110,7 @@ class MemoryFigure(QWidget):
     def set_style(self, theme: Theme, font: QFont) -> None:
         """Colours of ``theme``; the charts' font from ``font``."""
         self.theme = theme
+        style_figure(self, theme)
         self.setFont(font)
         pf = self.plot_font()
         for view in (self.gauge, self.bars):
@@ -184,7 +187,8 @@ class MemoryFigure(QWidget):
                 Bar(
                     name=v["design"],
                     value=float(v["kv_cache_bytes"]),
-                    text=f"{binary_bytes(v['kv_cache_bytes'])} · {what}",
+                    text=binary_bytes(v["kv_cache_bytes"]),
+                    detail=what,
                     tip=tip,
                     kind="current" if v["is_card"] else "other",
                     color=1,
@@ -192,12 +196,12 @@ class MemoryFigure(QWidget):
             )
         for s in res.savings:
             name = _tr(SAVING_NAMES[s.kind]).replace("%1", str(res.card.layers))
-            text = self.tr("%1 · %2× the card").replace("%1", binary_bytes(s.kv_cache_bytes))
             bars.append(
                 Bar(
                     name=name,
                     value=float(s.kv_cache_bytes),
-                    text=text.replace("%2", f"{s.ratio:.3g}"),
+                    text=binary_bytes(s.kv_cache_bytes),
+                    detail=self.tr("%1× the card").replace("%1", f"{s.ratio:.3g}"),
                     tip=self._saving_tip(s, res),
                     kind="without",
                 )
@@ -228,21 +232,21 @@ class MemoryFigure(QWidget):
         self.tile_curve.setPen(plot.pen(2, width=1.3))
         fg = QColor(theme.foreground) if theme else QColor("#000000")
         for item, text, curve, y in (
-            (self.score_name, self.tr("score matrix S: n²"), self.score_curve, res.score_bytes),
+            (self.score_name, self.tr("S of one head, one layer: n²"), self.score_curve,
+             res.score_bytes),
             (self.tile_name, self.tr("tiled kernel (FlashAttention): O(n)"), self.tile_curve,
              res.tile_bytes),
         ):
             item.setText(text)
             item.setColor(curve.opts["pen"].color())
             item.setFont(self.plot_font())
-            item.setPos(np.log10(n[0]), np.log10(y[0]))
+            item.setPos(np.log10(n[-1]), np.log10(y[-1]))
         muted = QColor(theme.muted) if theme else QColor("#888888")
         self.gpu_line.setValue(np.log10(res.gpu_bytes))
         self.gpu_line.setPen(pg.mkPen(muted, width=2, style=Qt.PenStyle.DashLine))
         self.gpu_text.setText(self.tr("GPU %1").replace("%1", gpu_label(state.gpu_gb)))
         self.gpu_text.setColor(muted)
-        self.gpu_text.setPos(np.log10(n[-1]), np.log10(res.gpu_bytes))
-        self.gpu_text.setAnchor((1, 1))
+        self.gpu_text.setPos(np.log10(n[0]), np.log10(res.gpu_bytes))
         ctx = min(max(state.context, n[0]), n[-1])
         self.context_line.setValue(np.log10(ctx))
         self.context_line.setPen(pg.mkPen(fg, width=2))
