@@ -23,7 +23,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont, QFontInfo
 from PySide6.QtWidgets import (
     QComboBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -41,7 +40,7 @@ from attnviz.model.resolve.gradient import (
     run_check,
 )
 from attnviz.model.topics.attention import MAX_SEED
-from attnviz.ui.theme import Theme
+from attnviz.ui.theme import Theme, palette_for
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
 from attnviz.ui.widgets.numbers import MINUS, fmt
 from attnviz.ui.widgets.plot_style import ThemedPlot
@@ -58,9 +57,8 @@ SOURCES = (
 DECIMALS = 3
 #: The lowest power of ten the saturation plot shows (a double underflows near 1e−308).
 PLOT_FLOOR = -320.0
-#: The matrices of the chain and where they sit (row, column) in the figure.
-CHAIN = {"d_output": (0, 0), "da": (0, 1), "dscores": (0, 2), "dv": (1, 0), "dq": (1, 1),
-         "dk": (1, 2)}  # fmt: skip
+#: The matrices of the chain and the row of the figure each sits in.
+CHAIN = {"d_output": 0, "da": 0, "dscores": 0, "dv": 1, "dq": 1, "dk": 1}
 SYMBOLS = {"d_output": "dO", "da": "dA", "dscores": "dS", "dv": "dV", "dq": "dQ", "dk": "dK"}
 
 
@@ -192,23 +190,24 @@ class GradientPanel(TopicPanel):
     def _build_figure(self) -> QWidget:
         figure = QWidget()
         figure.setObjectName("gradient_figure")
-        grid = QGridLayout(figure)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(12)
+        column = QVBoxLayout(figure)
+        column.setContentsMargins(0, 0, 0, 0)
         self.views = {}
-        for name, (r, c) in CHAIN.items():
+        # One row per line of the chain, each sharing its width by its own matrices.
+        self.rows = [QHBoxLayout() for _ in range(3)]
+        for name, row in CHAIN.items():
             view = MatrixView(SYMBOLS[name])
             self.views[name] = view
-            grid.addWidget(view, r, c)
+            self.rows[row].addWidget(view)
         self.jacobian = MatrixView("J")
-        grid.addWidget(self.jacobian, 2, 0)
+        self.rows[2].addWidget(self.jacobian)
         # Explicit fonts that follow the panel's: a style sheet on the panel stops a font
         # set on it (an export's 22 px) from reaching its children by itself.
         for view in (*self.views.values(), self.jacobian):
             self.scale_font(view, 1.0)
         self.plot = ThemedPlot()
         self.plot.setObjectName("saturation_plot")
-        self.plot.setMinimumHeight(200)
+        self.plot.setMinimumSize(240, 200)
         # The sizes are fed as log10 already (far below what a double holds): the axis
         # writes powers of ten; the x axis gets explicit ticks at the widths (1, 4, 16, …).
         self.plot.getAxis("left").setLogMode(True)
@@ -220,16 +219,17 @@ class GradientPanel(TopicPanel):
         self.plot.addItem(self.marker)
         self.marker_line = pg.InfiniteLine(angle=90, movable=False)
         self.plot.addItem(self.marker_line)
-        grid.addWidget(self.plot, 2, 1, 1, 2)
+        self.rows[2].addWidget(self.plot, 2)
+        for row in self.rows:
+            row.setSpacing(12)
+            column.addLayout(row)
+        column.setStretch(2, 1)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        grid.addWidget(self.summary, 3, 0, 1, 3)
+        column.addWidget(self.summary)
         self.scale_font(self.summary, 1.0)
-        for c in range(3):
-            grid.setColumnStretch(c, 1)
-        grid.setRowStretch(2, 1)
         return figure
 
     def figure_widget(self) -> QWidget:
@@ -306,9 +306,18 @@ class GradientPanel(TopicPanel):
             self.jacobian.set_matrix(
                 res.jacobian, allowed=both, rows=tokens, columns=tokens, decimals=DECIMALS
             )
+        self._share_width()
         self._draw_plot(res)
         self._write_summary(res)
         self._update_check_button(res)
+
+    def _share_width(self) -> None:
+        # A row shares its width as its matrices would fill it: an 8-wide dO gets more
+        # than a 3-wide dA, so each keeps its numbers where it can.
+        for row in self.rows[:2]:
+            for i in range(row.count()):
+                view = row.itemAt(i).widget()
+                row.setStretch(i, view.sizeHint().width() if view.isVisible() else 0)
 
     def _titles(self, res: GradientResults) -> dict[str, str]:
         state, inputs = self.state, res.inputs
@@ -484,6 +493,11 @@ class GradientPanel(TopicPanel):
         self._theme = theme
         for view in (*self.views.values(), self.jacobian):
             view.set_theme(theme)
+        # The panel's style sheet keeps a palette set on the panel (an export's theme) from
+        # reaching its children: the figure and what it shows get theirs explicitly.
+        palette = palette_for(theme)
+        for widget in (self.figure, *self.views.values(), self.jacobian, self.summary):
+            widget.setPalette(palette)
         self.plot.set_style(theme, self._plot_font())
         if self.shown:
             self._draw_guarded()

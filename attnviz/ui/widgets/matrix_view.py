@@ -43,15 +43,20 @@ STOPS_LIGHT = (
     "#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7",
     "#fddbc7", "#f4a582", "#d6604d", "#b2182b", "#67001f",
 )  # fmt: skip
-#: On a dark panel the neutral colour is dark too, and magnitude brightens both ways.
+#: On a dark panel the neutral colour is dark too (a shade lighter than the panel, so a
+#: row of zeros still shows as cells), and magnitude brightens both ways.
 STOPS_DARK = (
-    "#cfe6f7", "#8cc3eb", "#4a93cf", "#2a5f8f", "#23364a", "#2a2b2e",
-    "#4d2a27", "#8f3b2f", "#cf5a3f", "#f09a72", "#fbd5bf",
+    "#cfe6f7", "#8cc3eb", "#4a93cf", "#2d6396", "#2a4058", "#3b3d42",
+    "#583330", "#8f3b2f", "#cf5a3f", "#f09a72", "#fbd5bf",
 )  # fmt: skip
 #: Labels longer than this are shortened (the tooltip gives them whole).
 LABEL_CHARS = 8
 #: Up to this many cells along a side, cells are sized for their numbers.
 MAX_NUMBERED = 12
+#: Cells never show fewer decimals than this (unless fewer were asked for).
+MIN_DECIMALS = 2
+#: The narrowest a numbered column may become (in pixels) before the layout scrolls.
+MIN_CELL = 22.0
 
 
 def sci(x: float) -> str:
@@ -211,8 +216,9 @@ class MatrixView(QWidget):
     def _metrics(self) -> QFontMetricsF:
         return QFontMetricsF(self.font())
 
-    def _text_width(self) -> float:
-        return self._metrics().horizontalAdvance("\u22120." + "0" * max(self._decimals, 1))
+    def _text_width(self, decimals: int | None = None) -> float:
+        decimals = self._decimals if decimals is None else decimals
+        return self._metrics().horizontalAdvance("\u22120." + "0" * max(decimals, 1))
 
     def _label_width(self) -> float:
         fm = self._metrics()
@@ -248,13 +254,14 @@ class MatrixView(QWidget):
         return self._size_for(*self._preferred_cell())
 
     def minimumSizeHint(self) -> QSize:
-        # A side of few cells keeps room for its numbers (a scroll area scrolls instead of
-        # squeezing them); a long side may shrink to a strip of thin cells.
+        # Rows keep the height of a line of text (their labels stay readable); columns may
+        # narrow to colour alone (numbers come back with fewer decimals, then vanish), so
+        # three matrices side by side fit a tab. The whole formula always fits.
         cw, ch = self._preferred_cell()
         rows, cols = self._values.shape if self._values.size else (1, 1)
-        cw = cw if cols <= MAX_NUMBERED else min(cw, 120.0 / cols)
+        cw = min(cw, MIN_CELL if cols <= MAX_NUMBERED else 120.0 / cols)
         ch = ch if rows <= MAX_NUMBERED else min(ch, 120.0 / rows)
-        return self._size_for(cw, ch)  # with the whole formula: it is never cut
+        return self._size_for(cw, ch)
 
     def _grid(self) -> tuple[QRectF, float, float]:
         """The rectangle of the cells (without Σ) and the cell width and height."""
@@ -351,12 +358,29 @@ class MatrixView(QWidget):
         grid, cw, ch = self._grid()
         painter.drawImage(grid, self._image)
         self._paint_masked(painter, grid, cw, ch)
+        self._paint_frame(painter, grid, cw, ch)
         if self._sums is not None:
             self._paint_sums(painter, grid, cw, ch)
         self._paint_numbers(painter, grid, cw, ch)
         self._paint_labels(painter, grid, cw, ch, fg)
         self._paint_scale(painter, grid, fg)
         painter.end()
+
+    def _paint_frame(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
+        """An outline, and thin cell borders where the cells are large enough for numbers."""
+        color = QColor(self._theme.muted)
+        color.setAlphaF(0.55)
+        painter.setPen(QPen(color, 1))
+        if self._fits(cw, ch):
+            rows, cols = self._values.shape
+            for c in range(1, cols):
+                x = grid.left() + c * cw
+                painter.drawLine(QPointF(x, grid.top()), QPointF(x, grid.bottom()))
+            for r in range(1, rows):
+                y = grid.top() + r * ch
+                painter.drawLine(QPointF(grid.left(), y), QPointF(grid.right(), y))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(grid)
 
     def _paint_masked(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
         if self._allowed is None:
@@ -378,12 +402,25 @@ class MatrixView(QWidget):
         painter.setPen(QPen(self.palette().mid().color(), 1))
         painter.drawRect(box)
 
+    def shown_decimals(self, cw: float, ch: float) -> int | None:
+        """The decimals the cells show at cell size ``cw`` × ``ch`` (None: no numbers).
+
+        As many as asked when they fit, fewer when the cells are narrow, but never below
+        :data:`MIN_DECIMALS` (a dQ of 0.012 written "0.0" would say nothing): colours only.
+        """
+        if self._values.size > 4096 or ch < self._metrics().height():
+            return None  # one text per cell: keep the count bounded
+        for decimals in range(self._decimals, min(MIN_DECIMALS, self._decimals) - 1, -1):
+            if cw >= self._text_width(decimals) + 4:
+                return decimals
+        return None
+
     def _fits(self, cw: float, ch: float) -> bool:
-        small = self._values.size <= 4096  # one text item per cell: keep the count bounded
-        return small and cw >= self._text_width() + 4 and ch >= self._metrics().height()
+        return self.shown_decimals(cw, ch) is not None
 
     def _paint_numbers(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
-        if not self._fits(cw, ch):
+        decimals = self.shown_decimals(cw, ch)
+        if decimals is None:
             return
         rows, cols = self._values.shape
         cells = [
@@ -401,7 +438,7 @@ class MatrixView(QWidget):
             light = color.lightnessF() > 0.55
             painter.setPen(QColor("#111111") if light else QColor("#f5f5f5"))
             rect = QRectF(x, grid.top() + r * ch, cw, ch)
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(value, self._decimals))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(value, decimals))
 
     def _paint_labels(
         self, painter: QPainter, grid: QRectF, cw: float, ch: float, fg: QColor
