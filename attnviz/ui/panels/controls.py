@@ -207,11 +207,20 @@ class ControlsPanel(StatePanel):
             spin.setPrefix(prefix)
             spin.setKeyboardTracking(False)
             spin.valueChanged.connect(self._on_q_levels)
+        self._on_font_changed()
         row = QHBoxLayout()
         row.addWidget(self.level_low)
         row.addWidget(self.level_high)
         form.addRow(self.tr("Levels"), row)
         return box
+
+    def _on_font_changed(self) -> None:
+        if not hasattr(self, "level_high"):
+            return  # a font before the panel is built
+        for spin in (self.level_low, self.level_high):
+            # Wide enough for the usual levels; the range (±10⁶) would make it twice that.
+            text = spin.prefix() + "−00.000"
+            spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance(text) + 36)
 
     # --- model → view ------------------------------------------------------------------
     def _on_d_k_changed(self) -> None:

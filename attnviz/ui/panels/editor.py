@@ -197,9 +197,9 @@ class EditorPanel(StatePanel):
             self.table_note.setText(self.tr("Double-click or type into a cell to edit it."))
         two_d = s.d_k == 2 and s.n <= MAX_ARROWS
         self.plot.setVisible(two_d)
-        if two_d and s.n != self._fitted_rows:
-            self._fit_table()
         self.plot_note.setVisible(not two_d)
+        if (s.n if two_d else -2) != self._fitted_rows:
+            self._fit_table()
         if s.d_k == 2 and not two_d:
             note = self.tr("Arrows are drawn for up to %1 tokens.").replace("%1", str(MAX_ARROWS))
             self.plot_note.setText(note)
@@ -209,10 +209,16 @@ class EditorPanel(StatePanel):
             self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
 
     def _fit_table(self) -> None:
-        """Give the table the height of its rows (at most half), the arrows the rest."""
+        """Give the table the height of its rows (at most half), the arrows the rest; without
+        arrows, all but the line that says why."""
         total = sum(self._vertical.sizes())
         if total <= 0:
             return  # not laid out yet: the next resize fits it
+        if not self.plot.isVisibleTo(self):
+            self._fitted_rows = -2
+            note = self.plot_note.sizeHint().height()
+            self._vertical.setSizes([total - note, note])
+            return
         self._fitted_rows = self.state.n
         table = self.table
         rows = table.verticalHeader().defaultSectionSize() * (self.state.n + 1)
@@ -223,8 +229,7 @@ class EditorPanel(StatePanel):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self.state.d_k == 2 and self.state.n <= MAX_ARROWS:
-            self._fit_table()
+        self._fit_table()
 
     def _on_font_changed(self) -> None:
         self._fitted_rows = -1

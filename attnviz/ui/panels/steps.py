@@ -19,7 +19,7 @@ from attnviz.model.resolve import QuerySteps
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import fmt, fmt_g, fmt_row, fmt_vector
-from attnviz.ui.widgets.state_panel import StatePanel, blocked
+from attnviz.ui.widgets.state_panel import StatePanel, blocked, scaled_font
 from attnviz.ui.widgets.steps_table import StepsTable
 
 #: Beyond this many keys the table keeps the ones with the largest weights.
@@ -33,6 +33,8 @@ QUERY_DIMS = 4
 TABLE_SCALE = 1.3
 HEADING_SCALE = 1.15
 VERDICT_SCALE = 1.3
+#: In large-font mode only this part of the extra size is kept (1.3 → 1.15).
+LARGE_MODE_EXTRA = 0.5
 
 
 class StepsPanel(StatePanel):
@@ -67,10 +69,6 @@ class StepsPanel(StatePanel):
         self.table.setObjectName("steps_table")
         self.scale_font(self.table, TABLE_SCALE)
         layout.addWidget(self.table)
-        self.note = QLabel()
-        self.note.setObjectName("note")
-        self.note.setWordWrap(True)
-        layout.addWidget(self.note)
 
         # Step ④ is one more row of numbers, over the value dimensions instead of the keys.
         self.mix = StepsTable()
@@ -82,7 +80,12 @@ class StepsPanel(StatePanel):
         self.verdict.setWordWrap(True)
         self.scale_font(self.verdict, VERDICT_SCALE, bold=True)
         layout.addWidget(self.verdict)
-        self._essential = (top, self.table, self.note, self.mix, self.verdict)
+        self._essential = (top, self.table, self.mix, self.verdict)
+        # What the tables leave out of a long sentence: below the verdict, not before it.
+        self.note = QLabel()
+        self.note.setObjectName("note")
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
         self.formula = QLabel()
         self.formula.setObjectName("formula")
         self.formula.setWordWrap(True)
@@ -105,6 +108,20 @@ class StepsPanel(StatePanel):
         bind(self, resolver.resolved, self._on_resolved)
         self._finish(layout, scroll=True)
         self._on_steps_changed(resolver.results.steps)
+
+    def apply_theme(self, theme) -> None:
+        """In large-font mode the steps' extra size shrinks: the interface font has grown
+        already, and steps ① to ④ must still fit a 1280×720 window with the heatmap."""
+        keep = LARGE_MODE_EXTRA if theme.font_scale > 1.0 else 1.0
+        if not hasattr(self, "_base_factors"):
+            self._base_factors = [factor for _w, factor, _b in self._scaled]
+        self._scaled = [
+            (widget, 1 + (base - 1) * keep, bold)
+            for (widget, _f, bold), base in zip(self._scaled, self._base_factors, strict=True)
+        ]
+        for widget, factor, bold in self._scaled:
+            widget.setFont(scaled_font(self.font(), factor, bold=bold))
+        self.updateGeometry()
 
     def minimumSizeHint(self) -> QSize:
         """Tall enough for steps ① to ④ and the verdict; what follows them may scroll."""

@@ -42,6 +42,8 @@ from attnviz.ui.widgets.token_axis import TokenAxis
 
 #: Matrices up to this many cells get their numbers printed inside the cells.
 MAX_CELL_TEXT = 144
+#: The largest share of the figure's width (height) the row (column) labels may take.
+MAX_AXIS_SHARE = 0.3
 #: The column :attr:`HeatmapView.sigHover` reports for the entropy strip beside a row.
 ENTROPY_COL = -2
 
@@ -426,6 +428,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """Place the token labels again for the current size and range (thinned out)."""
         self.rows_axis.set_labels(self._row_labels, self._font)
         self.cols_axis.set_labels(self._col_labels, self._font)
+        # Long words never take more than a third of the figure from the matrix.
+        self.rows_axis.max_thickness = self.width() * MAX_AXIS_SHARE
+        self.cols_axis.max_thickness = self.height() * MAX_AXIS_SHARE
         width = self.rows_axis.relayout()
         if width != self.rows_axis.width():
             self.rows_axis.setWidth(width)

@@ -79,9 +79,17 @@ class MaskBox(QGroupBox):
         # A narrow dock (or Portuguese labels) puts a label above its field instead of
         # scrolling sideways.
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        self.causal = QCheckBox(self.tr("&Causal: each token sees only itself and earlier ones"))
+        self.causal = QCheckBox(self.tr("&Causal"))
         self.causal.toggled.connect(self._on_q_causal)
-        form.addRow(self.causal)
+        # The explanation wraps beside the box: a long check box text cannot, and would set
+        # the panel's width in large type.
+        explained = QLabel(self.tr("each token sees only itself and earlier ones"))
+        explained.setWordWrap(True)
+        explained.setBuddy(self.causal)
+        row = QHBoxLayout()
+        row.addWidget(self.causal)
+        row.addWidget(explained, 1)
+        form.addRow(row)
         self.examples = QLabel()
         self.examples.setObjectName("next_token_examples")
         self.examples.setWordWrap(True)

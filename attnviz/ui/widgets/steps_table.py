@@ -112,15 +112,29 @@ class StepsTable(QTableWidget):
 
     def _fit(self) -> None:
         """Stretch the columns when their contents fit, and fit the height to the rows."""
+        rows = self.verticalHeader()
+        labels = [self.verticalHeaderItem(r) for r in range(self.rowCount())]
+        metrics = rows.fontMetrics()
+        widest = max((metrics.horizontalAdvance(i.text()) for i in labels if i), default=0)
+        # Qt's own measure leaves a few pixels too few for bold labels: "① score q·k…".
+        rows.setMinimumWidth(widest + 2 * metrics.horizontalAdvance("M"))
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.resizeColumnsToContents()
         pad = self.fontMetrics().horizontalAdvance("0")
+        bold = header.fontMetrics()
         for c in range(self.columnCount()):
-            self.setColumnWidth(c, self.columnWidth(c) + pad)
-        fits = header.length() <= self.viewport().width()
-        if fits:
-            header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+            item = self.horizontalHeaderItem(c)
+            title = bold.horizontalAdvance(item.text()) + 2 * pad if item else 0
+            self.setColumnWidth(c, max(self.columnWidth(c) + pad, title))
+        spare = self.viewport().width() - header.length()
+        fits = spare >= 0
+        if fits and self.columnCount():
+            # Share the spare room out, so that no column gets less than its contents
+            # (equal stretching would cut a long header such as "4: dinheiro").
+            share, rest = divmod(spare, self.columnCount())
+            for c in range(self.columnCount()):
+                self.setColumnWidth(c, self.columnWidth(c) + share + (c < rest))
         self.resizeRowsToContents()  # row heights are otherwise measured lazily
         air = self.fontMetrics().height() // 4  # a little air between the rows of numbers
         for r in range(self.rowCount()):

@@ -49,6 +49,8 @@ class TokenAxis(AxisItem):
         self._font = QFont()
         self._base_widest = 0.0
         self._widest = 0.0
+        #: The thickest the axis may be (pixels), or None; longer labels are cut to fit.
+        self.max_thickness: float | None = None
 
     def set_labels(self, labels: Sequence[str], font: QFont) -> None:
         """The full list of labels, one per row or column, and the font they are drawn in."""
@@ -73,10 +75,10 @@ class TokenAxis(AxisItem):
 
     def _use_font(self, font: QFont) -> None:
         """Draw the labels in ``font`` (the given font, or a smaller one)."""
-        if font != self._font:
-            self._font = font
-            base = QFontMetricsF(self._base_font).height() or 1.0
-            self._widest = self._base_widest * QFontMetricsF(font).height() / base
+        self._font = font
+        # Measured anew each time: a relayout may have cut the labels (and this) shorter.
+        base = QFontMetricsF(self._base_font).height() or 1.0
+        self._widest = self._base_widest * QFontMetricsF(font).height() / base
         if self.style.get("tickFont") != font:
             self.style["tickFont"] = font  # pyqtgraph draws the horizontal labels with it
             self.picture = None
@@ -119,14 +121,24 @@ class TokenAxis(AxisItem):
                 self._use_font(self._base_font)
                 step, rotated = self._placement(hi - lo, rect)
         self.rotated = rotated
-        line = QFontMetricsF(self._font).height()
+        metrics = QFontMetricsF(self._font)
+        line = metrics.height()
         ticks = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][0]
         title = QFontMetricsF(self._base_font).height() * 1.6 if self.label.isVisible() else 0.0
+        shown = [(i + 0.5, self._labels[i]) for i in range(0, len(self._labels), step)]
         if self.orientation == "left" or rotated:
+            room = None if self.max_thickness is None else self.max_thickness - ticks - title - 6
+            if room is not None and self._widest > room:
+                # Labels along the thickness are cut to leave the matrix its room (the
+                # hover text names every token whole).
+                room = max(room, metrics.horizontalAdvance("M…"))
+                elide = Qt.TextElideMode.ElideRight
+                shown = [(pos, metrics.elidedText(text, elide, room)) for pos, text in shown]
+                self._widest = max(metrics.horizontalAdvance(t) for _p, t in shown)
             thickness = self._widest + ticks + title + 6
         else:
             thickness = line + ticks + title + 4
-        self._shown = [(i + 0.5, self._labels[i]) for i in range(0, len(self._labels), step)]
+        self._shown = shown
         # Rotated labels are drawn here; pyqtgraph gets none, or it would clip them.
         self.setTicks([[] if self.rotated else self._shown])
         self.picture = None

@@ -163,11 +163,14 @@ class VectorPlot(QWidget):
 
     def _fit(self) -> None:
         both = np.vstack([self._vectors["q"], self._vectors["k"], np.zeros((1, 2))])
-        reach = float(np.max(np.abs(both))) if both.size else 1.0
-        reach = max(reach, 1.0) * 1.2
-        # Extra room at both sides for the labels beside the heads.
+        lo, hi = both.min(axis=0), both.max(axis=0)
+        reach = max(float(np.max(hi - lo)), 1.0)
+        # The arrows and the origin, a margin to drag into, and room at the sides for the
+        # labels beside the heads; not the empty quadrants (they would shrink the arrows).
+        pad = 0.35 * reach
         self.plot.setRange(
-            xRange=(-1.6 * reach, 1.6 * reach), yRange=(-reach, reach), padding=0
+            xRange=(lo[0] - 2 * pad, hi[0] + 2 * pad), yRange=(lo[1] - pad, hi[1] + pad),
+            padding=0,
         )
 
     def _merge_labels(self, order) -> list[tuple[str, int]]:
@@ -230,15 +233,20 @@ class VectorPlot(QWidget):
             inside = _overlap(rects, bounds[None, :])[:, 0] / area
             return value + 3 * (1 - inside) + 0.01 * rects[:, 4]
 
+        # The keys and the selected query are always named; another query only where its
+        # label is free (it is drawn faint, and its tooltip names it anyway).
+        needed = [i for i, key in enumerate(labelled) if key[0] == "k" or key[1] == self._selected]
         chosen = np.zeros((len(labelled), 5))
-        for i in range(len(labelled)):
-            values = cost(i, options[i], chosen[:i])
+        done: list[int] = []
+        for i in needed:
+            values = cost(i, options[i], chosen[done])
             free = np.nonzero(values < 0.01)[0]
             chosen[i] = options[i][free[0] if free.size else int(np.argmin(values))]
-        for _ in range(3 if len(labelled) <= MAX_REFINED else 0):
+            done.append(i)
+        for _ in range(3 if len(needed) <= MAX_REFINED else 0):
             moved = False
-            for i in range(len(labelled)):
-                others = np.delete(chosen, i, axis=0)
+            for i in needed:
+                others = chosen[[j for j in done if j != i]]
                 now = cost(i, chosen[i : i + 1], others)[0]
                 if now < 0.01:
                     continue
@@ -248,8 +256,15 @@ class VectorPlot(QWidget):
                     chosen[i], moved = options[i][best], True
             if not moved:
                 break
-        for key, rect in zip(labelled, chosen, strict=True):
-            self._apply_place(key, where[key], rect)
+        for i, key in enumerate(labelled):
+            if i not in needed:
+                free = np.nonzero(cost(i, options[i], chosen[done]) < 0.01)[0]
+                self._label(key).setVisible(bool(free.size))
+                if not free.size:
+                    continue
+                chosen[i] = options[i][free[0]]
+                done.append(i)
+            self._apply_place(key, where[key], chosen[i])
 
     def _label(self, key: tuple[str, int]):
         return self.heads[key[0]][key[1]].label()
@@ -265,8 +280,8 @@ class VectorPlot(QWidget):
         # Then the same places a line further out, still close enough to read as its.
         for push in (0, 1):
             for (ax, ay), (dx, dy) in places:
-                if push and ay == 0.5:
-                    continue
+                if push and 0.5 in (ax, ay):
+                    continue  # only the corners move out: a pushed label must stay its own
                 dy = dy + push * (h + 2) * (1 if dy > 0 else -1)
                 x0, y0 = centre[0] + dx - ax * w, centre[1] + dy - ay * h
                 rows.append((x0, y0, x0 + w, y0 + h, push))
