@@ -89,7 +89,7 @@ def test_one_kv_head_frames_all_heads_and_shrinks_the_cache(bench):
     assert bench.state.n_kv_heads == 1
     assert len(panel.grid._frames) == 1 and panel.grid.groups == (tuple(range(8)),)
     assert panel.kind.text() == "MQA: all 8 query heads share one KV head"
-    assert "16 numbers per token in the cache instead of 128 (÷8)" in panel.summary.text()
+    assert "KV cache: 16 numbers per token, not 128 (÷8)." in panel.summary.text()
     assert [panel.n_kv.itemData(i) for i in range(panel.n_kv.count())] == [1, 2, 4, 8]
     bench.undo.stack.undo()
     assert bench.state.n_kv_heads == 2 and len(panel.grid._frames) == 2

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.topics.attention import MAX_D_K, MAX_D_MODEL, MAX_HEADS
 from attnviz.ui.panels.heatmap import colormap_for
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.head_blocks import BlocksView
 from attnviz.ui.widgets.head_grid import HeadGrid
@@ -330,23 +330,15 @@ class HeadsPanel(TopicPanel):
                 "%1", str(len(res.tokens))).replace("%2", str(res.d_head)))
             return
         h, h_kv, d = res.n_heads, res.n_kv_heads, res.d_head
-        wide, narrow, model = res.flops["wide"], res.flops["narrow"], res.flops["model"]
-        text = self.tr(
-            "%1 heads of width %2 cost what one head of width %3 costs: %4 FLOPs either way "
-            "(the softmax sees %1× the scores)."
-        )
+        narrow, model = res.flops["narrow"], res.flops["model"]
+        text = self.tr("%1 heads × %2 = 1 head × %3: %4 FLOPs either way (%1× the scores).")
         for mark, part in (("%1", str(h)), ("%2", str(d)), ("%3", str(h * d)),
                            ("%4", _num(narrow.total))):
             text = text.replace(mark, part)
-        assert wide.total == narrow.total
         if h_kv != h:
-            cache = self.tr(
-                " %1 KV heads keep %2 numbers per token in the cache instead of %3 (÷%4)."
-            ) if h_kv > 1 else self.tr(
-                " One KV head keeps %2 numbers per token in the cache instead of %3 (÷%4)."
-            )
-            for mark, part in (("%1", str(h_kv)), ("%2", _num(model.kv_cache)),
-                               ("%3", _num(narrow.kv_cache)), ("%4", str(h // h_kv))):
+            cache = self.tr(" KV cache: %1 numbers per token, not %2 (÷%3).")
+            for mark, part in (("%1", _num(model.kv_cache)), ("%2", _num(narrow.kv_cache)),
+                               ("%3", str(h // h_kv))):
                 cache = cache.replace(mark, part)
             text += cache
         self.summary.setText(text)
@@ -355,6 +347,8 @@ class HeadsPanel(TopicPanel):
     def apply_theme(self, theme: Theme) -> None:
         """Restyle the grid and the blocks for ``theme`` and the panel's font."""
         self._theme = theme
+        self.figure.setPalette(palette_for(theme))  # the handle between the views, too
+        self.figure.setAutoFillBackground(self.autoFillBackground())  # export: unless clear
         self._on_font_changed()
         self._restyle()
 

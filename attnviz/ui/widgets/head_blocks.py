@@ -119,8 +119,8 @@ class BlocksView(QWidget):
     def _shapes_shown(self, metrics: QFontMetricsF) -> bool:
         """Sizes under the boxes, unless they would leave the boxes too little height
         (large fonts on a small dock: the shapes table has them too)."""
-        spare = self.height() - 8 - len(self.rows) * 2.6 * metrics.height()
-        return spare >= 0.35 * self.height()
+        spare = self.height() - 8 - len(self.rows) * 2.8 * metrics.height()
+        return spare >= 0.5 * self.height()
 
     def _text_lines(self, metrics: QFontMetricsF) -> float:
         return 2.8 if self._shapes_shown(metrics) else 1.6
@@ -141,6 +141,10 @@ class BlocksView(QWidget):
             painter.end()
 
     def _paint(self, painter: QPainter) -> None:
+        if self.window().autoFillBackground():
+            # An exported panel (a window of its own) does not pass its palette down: the
+            # theme's background, unless the export is transparent.
+            painter.fillRect(self.rect(), QColor(self.theme.background))
         if not self.rows:
             painter.setPen(QColor(self.theme.muted))
             painter.drawText(QRectF(self.rect()).adjusted(12, 12, -12, -12),

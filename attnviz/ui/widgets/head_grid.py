@@ -205,6 +205,10 @@ class HeadGrid(QWidget):
         theme = self.theme
         fg, muted = QColor(theme.foreground), QColor(theme.muted)
         font = self.font()
+        if self.window().autoFillBackground():
+            # An exported panel (a window of its own) does not pass its palette down: the
+            # theme's background, unless the export is transparent.
+            painter.fillRect(self.rect(), QColor(theme.background))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setFont(font)
         if self.weights is None:
