@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QFont, QFontInfo
+from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,8 +34,8 @@ from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
-from attnviz.ui.widgets.plot_style import ThemedPlot
 from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count
 
 _C = "EmbeddingPanel"
@@ -133,7 +133,8 @@ class EmbeddingPanel(BackgroundTopicPanel):
         self.hover.setObjectName("hover")
         layout.addWidget(self.hover)
         layout.addWidget(self.busy)
-        self._finish(layout)
+        # Scrolls rather than squeezing the strip and the plot below a readable height.
+        self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
     def _build_controls(self) -> QGridLayout:
@@ -173,14 +174,15 @@ class EmbeddingPanel(BackgroundTopicPanel):
         self.color_by.activated.connect(
             lambda i: self._write(self.color_by, color_by=self.color_by.itemData(i))
         )
-        self._pair(grid, 0, 0, self.tr("Vocabulary"), self.vocab)
-        self._pair(grid, 0, 2, self.tr("Zipf s"), self.exponent)
-        self._pair(grid, 0, 4, self.tr("Seed"), self.seed)
-        grid.addWidget(self.tied, 0, 6)
-        self._pair(grid, 1, 0, self.tr("Batch tokens"), self.tokens)
-        self._pair(grid, 1, 2, self.tr("d_model"), self.d_model)
-        self._pair(grid, 1, 4, self.tr("Colour by"), self.color_by, span=2)
-        grid.setColumnStretch(1, 1)
+        self._pair(grid, 0, 0, self.tr("Vocabulary"), self.vocab, span=5)
+        self._pair(grid, 1, 0, self.tr("Batch tokens"), self.tokens, span=5)
+        self._pair(grid, 2, 0, self.tr("Zipf s"), self.exponent)
+        self._pair(grid, 2, 2, self.tr("Seed"), self.seed)
+        self._pair(grid, 2, 4, self.tr("d_model"), self.d_model)
+        self._pair(grid, 3, 0, self.tr("Colour by"), self.color_by)
+        grid.addWidget(self.tied, 3, 2, 1, 3)
+        for col in (1, 3, 5):
+            grid.setColumnStretch(col, 1)
         return grid
 
     @staticmethod
@@ -191,8 +193,8 @@ class EmbeddingPanel(BackgroundTopicPanel):
         grid.addWidget(label, row, col)
         grid.addWidget(widget, row, col + 1, 1, span)
 
-    def _build_plot(self) -> ThemedPlot:
-        plot = ThemedPlot()
+    def _build_plot(self) -> SteadyPlot:
+        plot = SteadyPlot()
         plot.setObjectName("rank_plot")
         plot.getPlotItem().setAxisItems(
             {"left": DecadeAxis("left"), "bottom": DecadeAxis("bottom")}
@@ -339,6 +341,7 @@ class EmbeddingPanel(BackgroundTopicPanel):
         """Restyle the strip and the plot for ``theme`` and the current font."""
         self._theme = theme
         style_figure(self.figure, theme)
+        self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 16))
         font = self._plot_font()
         self.strip.set_theme(theme)
         self.strip.setFont(font)

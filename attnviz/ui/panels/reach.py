@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QFont, QFontInfo
+from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
@@ -29,8 +29,9 @@ from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.background import BackgroundTopicPanel
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_slider import LogSlider
-from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
+from attnviz.ui.widgets.plot_style import series_color
 from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import sci
 
 _C = "ReachPanel"
@@ -91,10 +92,11 @@ class ReachPanel(BackgroundTopicPanel):
         self.hover.setObjectName("hover")
         layout.addWidget(self.hover)
         layout.addWidget(self.busy)
-        self._finish(layout)
+        # Scrolls rather than squeezing the plot below a readable height.
+        self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_controls(self) -> QHBoxLayout:
+    def _build_controls(self) -> QVBoxLayout:
         row = QHBoxLayout()
         label = QLabel(self.tr("Length &T"))
         self.length = LogSlider(2, MAX_LENGTH, integer=True)
@@ -130,14 +132,17 @@ class ReachPanel(BackgroundTopicPanel):
             lambda v: self._write(self.score_std, score_std=float(v))
         )
         row.addWidget(label)
-        row.addWidget(self.length, 3)
-        row.addWidget(self.seed, 1)
-        row.addWidget(self.weight_scale, 1)
-        row.addWidget(self.score_std, 1)
-        return row
+        row.addWidget(self.length, 1)
+        second = QHBoxLayout()
+        for spin in (self.seed, self.weight_scale, self.score_std):
+            second.addWidget(spin, 1)
+        column = QVBoxLayout()
+        column.addLayout(row)
+        column.addLayout(second)
+        return column
 
-    def _build_plot(self) -> ThemedPlot:
-        plot = ThemedPlot()
+    def _build_plot(self) -> SteadyPlot:
+        plot = SteadyPlot()
         plot.setObjectName("reach_plot")
         plot.setLogMode(x=False, y=True)
         plot.setLabel("bottom", self.tr("steps back from the last token (t)"))
@@ -284,6 +289,7 @@ class ReachPanel(BackgroundTopicPanel):
         """Restyle the plot for ``theme`` and the current font."""
         self._theme = theme
         style_figure(self.figure, theme)
+        self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 16))
         self.plot.set_style(theme, self._plot_font())
         self.redraw()
 

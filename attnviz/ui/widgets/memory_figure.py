@@ -11,7 +11,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont, QFontInfo
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -20,7 +20,7 @@ from attnviz.ui.widgets.bars import Bar, BarChart
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.gauge import GaugeState, MemoryGauge
 from attnviz.ui.widgets.log_axes import BytesAxis, TokensAxis
-from attnviz.ui.widgets.plot_style import ThemedPlot
+from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import binary_bytes, both_bytes, decimal_bytes, short_tokens
 
 _C = "MemoryFigure"
@@ -32,17 +32,6 @@ SAVING_NAMES = {
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
-
-
-class _SteadyPlot(ThemedPlot):
-    """A plot with a fixed size hint.
-
-    A graphics view hints at its current size; in the panel's scroll area (whose word-wrapped
-    labels make it lay out by height-for-width) that hint would only ever grow.
-    """
-
-    def sizeHint(self) -> QSize:
-        return QSize(420, 260)
 
 
 class MemoryFigure(QWidget):
@@ -73,8 +62,8 @@ class MemoryFigure(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
 
-    def _build_plot(self) -> ThemedPlot:
-        plot = _SteadyPlot()
+    def _build_plot(self) -> SteadyPlot:
+        plot = SteadyPlot()
         plot.setObjectName("n2_plot")
         plot.getPlotItem().setAxisItems({"left": BytesAxis("left"), "bottom": TokensAxis("bottom")})
         plot.setLogMode(x=True, y=True)
