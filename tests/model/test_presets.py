@@ -14,6 +14,8 @@ def test_required_presets_exist():
         "backward-reference",
         "gato",
         "long-sentence",
+        "heads",
+        "heads-2d",
     ):
         assert pid in preset_ids()
 

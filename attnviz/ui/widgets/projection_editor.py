@@ -200,7 +200,8 @@ class EmbeddingPlot(QWidget):
             self.plot.setBackground(self.palette().color(QPalette.ColorRole.Base))
             if not self._dragging:
                 reach = max(float(np.max(np.abs(self.vectors), initial=0.0)), 1.0) * 1.2
-                self.plot.setRange(xRange=(-1.5 * reach, 1.5 * reach), yRange=(-reach, reach),
+                # More room on the right, where the labels sit beside the heads.
+                self.plot.setRange(xRange=(-1.2 * reach, 2.0 * reach), yRange=(-reach, reach),
                                    padding=0)
         finally:
             self._setting = False
@@ -325,6 +326,7 @@ class ProjectionEditor(QWidget):
         split.addWidget(self.plot)
         split.setChildrenCollapsible(False)
         split.setStretchFactor(1, 1)
+        split.setSizes([2, 3])  # two columns of numbers need less than the arrows
         return split
 
     # --- model → view ------------------------------------------------------------------
