@@ -188,7 +188,9 @@ class ReachPanel(BackgroundTopicPanel):
 
     def _on_results(self, res) -> None:
         plot = self.plot
-        plot.legend.clear()
+        fresh = len(plot.legend.items) != len(KINDS)
+        if fresh:
+            plot.legend.clear()
         low = 1.0
         for i, kind in enumerate(KINDS):
             g = res.curves[kind]
@@ -196,7 +198,10 @@ class ReachPanel(BackgroundTopicPanel):
             curve = self.curves[kind]
             curve.setData(res.distance, shown)
             curve.setPen(plot.pen(i, width=1.4 if kind == "attention" else 1.2))
-            plot.legend_entry(curve, self._legend_text(kind, res))
+            if fresh:
+                plot.legend_entry(curve, self._legend_text(kind, res))
+            else:  # only the factors change: rewriting the labels is cheaper than a rebuild
+                self._relabel(plot.legend.items[i][1], self._legend_text(kind, res))
             if np.any(g > 0):
                 low = min(low, float(g[g > 0].min()))
         top = max(1.0, *(float(np.nanmax(np.where(g > 0, g, np.nan), initial=1.0))
@@ -211,6 +216,13 @@ class ReachPanel(BackgroundTopicPanel):
         plot.setXRange(0, max(1, res.length - 1), padding=0.02)
         self._write_summary(res)
         self._show_hover(self._hover_t)
+
+    def _relabel(self, label, text: str) -> None:
+        plot = self.plot
+        if plot.theme is None or plot.plot_font is None:
+            label.setText(text)
+            return
+        label.setText(text, color=plot.theme.foreground, size=f"{plot.plot_font.pixelSize()}px")
 
     def _legend_text(self, kind: str, res) -> str:
         fit = res.fits[kind]
