@@ -80,10 +80,12 @@ def _num(value: int) -> str:
 def layout_kind(n_heads: int, n_kv_heads: int) -> str:
     """"MHA", "MQA" or "GQA" for a head layout, with how many query heads share a KV head."""
     if n_kv_heads == n_heads:
-        return _tr("MHA: one KV head per query head")
+        return QCoreApplication.translate("HeadsPanel", "MHA: one KV head per query head")
     if n_kv_heads == 1:
-        return _tr("MQA: all %1 query heads share one KV head").replace("%1", str(n_heads))
-    return _tr("GQA: %1 query heads per KV head").replace("%1", str(n_heads // n_kv_heads))
+        text = QCoreApplication.translate("HeadsPanel", "MQA: all %1 query heads share one KV head")
+        return text.replace("%1", str(n_heads))
+    text = QCoreApplication.translate("HeadsPanel", "GQA: %1 query heads per KV head")
+    return text.replace("%1", str(n_heads // n_kv_heads))
 
 
 class HeadsPanel(TopicPanel):

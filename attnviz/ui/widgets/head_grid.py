@@ -21,12 +21,6 @@ from attnviz.ui.theme import LIGHT, Theme
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.plot_style import line_width, series_color
 
-_C = "HeadGrid"
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(_C, text)
-
 
 def rgb_image(values: np.ndarray, lut: np.ndarray, allowed, masked: QColor) -> QImage:
     """An RGB image of ``values`` in 0…1 through ``lut`` (256×3), masked cells grey."""
@@ -225,9 +219,9 @@ class HeadGrid(QWidget):
             painter.setPen(QPen(color, width))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(frame, label * 0.3, label * 0.3)
-            title = _tr("KV head %1").replace("%1", str(g))
+            title = QCoreApplication.translate("HeadGrid", "KV head %1").replace("%1", str(g))
             if metrics.horizontalAdvance(title) > frame.width() - label * 0.6:
-                title = _tr("KV %1").replace("%1", str(g))
+                title = QCoreApplication.translate("HeadGrid", "KV %1").replace("%1", str(g))
             painter.setPen(color)
             painter.drawText(
                 QRectF(frame.left() + label * 0.3, frame.top(), frame.width(), label),
@@ -242,7 +236,7 @@ class HeadGrid(QWidget):
         rect = self._tiles[head]
         if head < len(self._images):
             painter.drawImage(rect, self._images[head])
-        caption = _tr("head %1").replace("%1", str(head))
+        caption = QCoreApplication.translate("HeadGrid", "head %1").replace("%1", str(head))
         if metrics.horizontalAdvance(caption) > rect.width():
             caption = str(head)
         selected = head == self.selected
@@ -267,7 +261,9 @@ class HeadGrid(QWidget):
         bottom = max((f.bottom() for f in self._frames), default=0.0)
         top = min(bottom + line * 0.6, self.height() - self._bar_height()) + line * 0.2
         text_0, text_1 = fmt(0, integer=True), fmt(1, integer=True)
-        caption = _tr("rows: queries · columns: keys · A from 0 to 1")
+        caption = QCoreApplication.translate(
+            "HeadGrid", "rows: queries · columns: keys · A from 0 to 1"
+        )
         left = 8 + metrics.horizontalAdvance(text_0) + 6
         bar_w = min(220.0, max(60.0, self.width() * 0.3))
         bar = QRectF(left, top, bar_w, line * 0.7)
@@ -310,8 +306,9 @@ class HeadGrid(QWidget):
         tokens = self.tokens
         names = (tokens[row], tokens[col]) if max(row, col) < len(tokens) else (row, col)
         allowed = self.allowed is None or bool(self.allowed[row, col])
-        value = fmt(self.weights[head, row, col], 3) if allowed else _tr("masked")
-        text = _tr("head %1 · “%2” → key “%3”: A = %4")
+        value = (fmt(self.weights[head, row, col], 3) if allowed
+                 else QCoreApplication.translate("HeadGrid", "masked"))
+        text = QCoreApplication.translate("HeadGrid", "head %1 · “%2” → key “%3”: A = %4")
         for mark, part in (("%1", str(head)), ("%2", str(names[0])), ("%3", str(names[1])),
                            ("%4", value)):
             text = text.replace(mark, part)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -41,7 +41,6 @@ from attnviz.ui.widgets.plot_style import series_color
 from attnviz.ui.widgets.vector_plot import SNAP
 from attnviz.ui.widgets.vector_table import SpinDelegate
 
-_C = "ProjectionEditor"
 #: Rows and columns of a matrix shown; larger ones show their top-left corner.
 MAX_SHOWN = 256
 THROTTLE_MS = 16
@@ -52,10 +51,6 @@ WATCHED = frozenset(
 #: The embeddings' arrows: green, apart from the editor's blue queries and orange keys.
 _ARROW = (44, 160, 44)
 TITLES = {"x": "X", "w_q": "W_Q", "w_k": "W_K", "w_v": "W_V", "w_o": "W^O"}
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(_C, text)
 
 
 class MatrixModel(QAbstractTableModel):
