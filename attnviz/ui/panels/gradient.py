@@ -55,8 +55,10 @@ SOURCES = (
 )
 #: Decimals written in the cells (the chapter quotes dQ to three).
 DECIMALS = 3
-#: The lowest power of ten the saturation plot shows (a double underflows near 1e−308).
-PLOT_FLOOR = -320.0
+#: The lowest power of ten the saturation plot draws: smaller sizes (a double underflows
+#: near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph's log axes stop
+#: at 1e−307.6.
+PLOT_FLOOR = -300.0
 #: The matrices of the chain and the row of the figure each sits in.
 CHAIN = {"d_output": 0, "da": 0, "dscores": 0, "dv": 1, "dq": 1, "dk": 1}
 SYMBOLS = {"d_output": "dO", "da": "dA", "dscores": "dS", "dv": "dV", "dq": "dQ", "dk": "dK"}
@@ -64,6 +66,11 @@ SYMBOLS = {"d_output": "dO", "da": "dA", "dscores": "dS", "dv": "dV", "dq": "dQ"
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
+
+
+def _tick(x: float) -> str:
+    """A tick label: 0.01, 0.1, 1, 10, 100 (the UI's decimal separator)."""
+    return str(int(x)) if x >= 1 else fmt(x, max(0, -int(np.floor(np.log10(x)))))
 
 
 def pow10(log10: float) -> str:
@@ -211,6 +218,9 @@ class GradientPanel(TopicPanel):
         # The sizes are fed as log10 already (far below what a double holds): the axis
         # writes powers of ten; the x axis gets explicit ticks at the widths (1, 4, 16, …).
         self.plot.getAxis("left").setLogMode(True)
+        for side in ("left", "bottom"):
+            # An SI prefix would rescale the exponents themselves (10^23 for 10^−277).
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
         # Bottom left: the curves start near the top (an unsaturated row) and fall rightwards.
         self.plot.legend.anchor((0, 1), (0, 1), offset=(10, -10))
         self.curves = {True: self.plot.plot([], []), False: self.plot.plot([], [])}
@@ -380,7 +390,8 @@ class GradientPanel(TopicPanel):
         self.plot.setXRange(float(x[0]), float(x[-1]), padding=0.03)
         # The largest entry is at most 1/4, the norm at most 1: the top stays just above.
         bottom = min(low, cy)
-        self.plot.setYRange(bottom - 0.3 - 0.25 * (0.3 - bottom), 0.3, padding=0)
+        bottom = max(bottom - 0.3 - 0.25 * (0.3 - bottom), PLOT_FLOOR - 7)
+        self.plot.setYRange(bottom, 0.3, padding=0)
 
     def _set_x_ticks(self, by_t: bool) -> None:
         if by_t:
@@ -389,7 +400,7 @@ class GradientPanel(TopicPanel):
         else:
             major = [4**i for i in range(6)]  # 1, 4, 16, …, 1024
             minor = [2 * x for x in major[:-1]]
-        ticks = [[(float(np.log10(x)), fmt(x, 2) if x < 1 else str(int(x))) for x in major]]
+        ticks = [[(float(np.log10(x)), _tick(x)) for x in major]]
         ticks.append([(float(np.log10(x)), "") for x in minor])
         self.plot.getAxis("bottom").setTicks(ticks)
 

@@ -455,11 +455,17 @@ class MatrixView(QWidget):
                 _short(self._rows[r]),
             )
         widest = max(fm.horizontalAdvance(_short(s)) for s in self._cols) + 6
-        step = label_step(cols, grid.width(), widest)
+        # Labels a little wider than their cell are shortened to it (every column keeps
+        # one); only when a cell cannot hold three letters are labels thinned out.
+        elide = widest > cw and cw >= fm.horizontalAdvance("Mm…") + 4
+        step = 1 if elide else label_step(cols, grid.width(), widest)
         top = grid.top() - fm.height() - 2
         for c in range(0, cols, step):
+            text = _short(self._cols[c])
+            if elide:
+                text = fm.elidedText(text, Qt.TextElideMode.ElideRight, cw - 4)
             rect = QRectF(grid.left() + c * cw - widest, top, cw + 2 * widest, fm.height())
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, _short(self._cols[c]))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         if self._sums is not None:
             box = self._sum_rect(grid, cw)
             rect = QRectF(box.left() - 20, top, box.width() + 40, fm.height())
