@@ -157,12 +157,13 @@ def run(args) -> int:
 
         if matrix is None:
             parser.error(f"panel {args.panel} has no data arrays; export it as .png or .svg")
-        data = panel_data(workspace, args.panel, matrix)
         symbol = {"scores": "S", "weights": "A", "output": "O"}.get(matrix)
         corner = f"{symbol}: query \\ column" if args.panel == "heatmap" and symbol else matrix
         try:
+            # The data may not exist for these settings (X of a head typed by hand).
+            data = panel_data(workspace, args.panel, matrix)
             write_data(data, out, corner=corner)
-        except DataFileError as exc:
+        except (DataFileError, ValueError, MemoryError) as exc:
             print(f"attnviz export: {exc}", file=sys.stderr)
             return 1
         print(f"wrote {out} ({args.panel} {matrix}, {data.values.shape})")
