@@ -12,6 +12,14 @@ blocks of width d_k = d_head; query head i reads KV head i // (n_heads / n_kv_he
 X and the W matrices are null while they are drawn from the seed — nothing to store in
 the undo history or a session — and hold the numbers once typed; :meth:`projections`
 gives the arrays in use either way.
+
+With ``head = "model"`` the sentence ``model_text`` has gone through the real model in
+folder ``model_path`` (:mod:`attnviz.model.real_model`): the tokens are the model's own
+and Q, K, V are those of query head ``model_head`` of layer ``layer`` as the model's
+attention product received them (after RoPE where it applies); the mask and the scale
+follow the layer. Only the four fields are stored: the arrays come back from the captured
+sentence, or from running it again. Typing vectors, tokens or d_k detaches the head from
+the model (``head`` becomes ``manual`` with the edited arrays): a what-if.
 """
 
 from __future__ import annotations
@@ -20,12 +28,13 @@ import numpy as np
 
 from attnviz.core.heads import HEAD_KINDS, generate_head, seeded_projection
 from attnviz.core.multihead import fit_projection, project_head, projection_shape
-from attnviz.model.fields import Field, StateError
+from attnviz.model import real_model
+from attnviz.model.fields import Field, StateError, check_text
 from attnviz.model.topic import Topic
 
-#: Head sources: vectors typed by hand, one of the synthetic heads, or learned projections
-#: of token embeddings (many heads).
-HEAD_SOURCES = ("manual", *HEAD_KINDS, "projections")
+#: Head sources: vectors typed by hand, one of the synthetic heads, learned projections
+#: of token embeddings (many heads), or a real model's head.
+HEAD_SOURCES = ("manual", *HEAD_KINDS, "projections", "model")
 MATRICES = ("scores", "weights", "output")
 COLORMAPS = ("viridis", "cividis", "magma", "inferno", "plasma", "diverging")
 BACKENDS = ("numpy", "torch", "auto")
@@ -50,6 +59,24 @@ PROJ_KEYS = frozenset(
     {"tokens", "head", "seed", "d_k", "d_model", "n_heads", "n_kv_heads", "head_index", *MATS}
 )
 
+#: Real models: most layers and query heads addressed, longest folder name and sentence.
+MAX_LAYERS = 512
+MAX_MODEL_HEADS = 256
+MAX_PATH_TEXT = 1024
+MAX_SENTENCE = 2000
+#: Fields behind a model head's Q, K and V.
+MODEL_KEYS = frozenset({"head", "model_path", "model_text", "layer", "model_head"})
+#: Typing these on a model head makes it a what-if: it leaves the model.
+DETACH_KEYS = frozenset({"tokens", "d_k", *ARRAYS})
+
+
+class _LongText(Field):
+    """A text field longer than a label: a folder, a sentence (``max_len`` characters)."""
+
+    def _text(self, value):
+        return check_text(self.name, value, limit=self.max_len)
+
+
 _BANCO = {
     "q": ((2.0, 0.0), (1.0, 2.0), (0.0, 1.0)),
     "k": ((1.0, 0.0), (1.0, 1.0), (0.0, 2.0)),
@@ -60,7 +87,8 @@ FIELDS = (
     Field("tokens", "texts", ("sentei", "banco", "praça"), max_len=MAX_TOKENS,
           doc="the sentence, one token per entry"),
     Field("head", "choice", "manual", choices=HEAD_SOURCES,
-          doc="where Q, K, V come from: typed vectors or a synthetic head"),
+          doc="where Q, K, V come from: typed vectors, a synthetic head, projections or a "
+              "real model"),
     Field("seed", "int", 0, 0, MAX_SEED, doc="seed of a synthetic head"),
     Field("d_k", "int", 2, 1, MAX_D_K, doc="width of queries and keys"),
     Field("d_model", "int", 16, 1, MAX_D_MODEL,
@@ -80,6 +108,13 @@ FIELDS = (
           doc="projections: W_V (d_model × n_kv_heads·d_k); null = drawn from the seed"),
     Field("w_o", "optmatrix", None,
           doc="projections: W^O (n_heads·d_k × d_model); null = drawn from the seed"),
+    _LongText("model_path", "text", "", max_len=MAX_PATH_TEXT,
+              doc="model: the local Hugging Face model folder"),
+    _LongText("model_text", "text", "I sat on the bank of the river", max_len=MAX_SENTENCE,
+              doc="model: the sentence run through the model (its tokenizer makes the tokens)"),
+    Field("layer", "int", 0, 0, MAX_LAYERS - 1, doc="model: the layer whose head is shown"),
+    Field("model_head", "int", 0, 0, MAX_MODEL_HEADS - 1,
+          doc="model: the query head shown (it reads KV head model_head // (h / h_kv))"),
     Field("q", "matrix", None, doc="queries, one row per token (n × d_k)"),
     Field("k", "matrix", None, doc="keys, one row per token (n × d_k)"),
     Field("v", "matrix", None, doc="values, one row per token (n × d_v)"),
@@ -156,8 +191,20 @@ class AttentionState(Topic):
         synthetic head, ``head_index`` for the projections. Typed X and W are not stored
         by a step that leaves them alone. (One trigger, late in the list of undo names,
         also keeps a step named by what was really changed: "Seed", "Embeddings".)
+        A model head comes back from its captured sentence: ``model_head``.
         """
-        return frozenset({"head_index" if self.head == "projections" else "d_k"})
+        trigger = {"projections": "head_index", "model": "model_head"}.get(self.head, "d_k")
+        return frozenset({trigger})
+
+    def capture(self):
+        """The captured sentence of a model head (None for the other sources).
+
+        From the cache, or run again (loading the model when needed; :class:`StateError`
+        when the folder cannot be used).
+        """
+        if self.head != "model":
+            return None
+        return _model_capture(self._values)
 
     def projections(self) -> dict[str, np.ndarray]:
         """X, W_Q, W_K, W_V and W^O in use: the typed ones, the others drawn from the seed.
@@ -173,14 +220,24 @@ class AttentionState(Topic):
 
     # --- dependent fields --------------------------------------------------------------
     def _follow(self, new: dict, old: dict, given: set[str]) -> None:
-        n = len(new["tokens"])
         arrays_given = set(ARRAYS) & given
         if "q" in given and "d_k" not in given:
             new["d_k"] = new["q"].shape[1]
         if arrays_given and "head" not in given and new["head"] != "manual":
             new["head"] = "manual"  # typed vectors no longer come from the head
+        if new["head"] == "model" and "head" not in given and given & DETACH_KEYS and not (
+            given & MODEL_KEYS
+        ):
+            new["head"] = "manual"  # tokens or d_k typed by hand: a what-if off the model
+        if new["head"] == "model" and "head_index" in given and "model_head" not in given:
+            new["model_head"] = new["head_index"]  # a click in the heads panel's grid
+        if new["head"] == "model":
+            _follow_model(new, old, given, bool(arrays_given))
+        n = len(new["tokens"])
         _follow_layout(new, old, given)
-        if new["head"] == "projections":
+        if new["head"] == "model":
+            pass  # Q, K, V came from the captured sentence above
+        elif new["head"] == "projections":
             _follow_projections(new, old, given)
         elif new["head"] != "manual":
             regen = {"tokens", "head", "seed", "d_k"} & given and not arrays_given
@@ -232,6 +289,8 @@ class AttentionState(Topic):
             raise StateError("a token cannot be blank")
         _check_head_inputs(v)
         _check_projections(v)
+        if v["head"] == "model" and not v["model_path"]:
+            raise StateError(NO_MODEL)
         for name in ARRAYS:
             arr = v[name]
             if arr.shape[0] != n or arr.shape[1] < 1:
@@ -372,3 +431,60 @@ def _check_projections(v: dict) -> None:
                 f"d_model = {v['d_model']}, n_heads = {v['n_heads']}, n_kv_heads = "
                 f"{v['n_kv_heads']}, d_k = {v['d_k']}), got {arr.shape[0]} × {arr.shape[1]}"
             )
+
+
+# --- a real model's head ---------------------------------------------------------------
+NO_MODEL = "no model is open: File → Open Model… or attnviz --model DIR"
+
+
+def _model_capture(values: dict):
+    if not values["model_path"]:
+        raise StateError(NO_MODEL)
+    try:
+        return real_model.STORE.capture(values["model_path"], values["model_text"])
+    except real_model.ModelError as exc:
+        raise StateError(str(exc)) from None
+
+
+def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
+    """Tokens, Q, K, V, mask and scale of the selected head of the captured sentence."""
+    switched = old["head"] != "model"
+    if arrays_given or not (switched or given & MODEL_KEYS):
+        return  # the slider path, or a snapshot that brings its own arrays
+    cap = _model_capture(new)
+    layers, heads = len(cap.layers), cap.n_heads
+    other = switched or given & {"model_path", "model_text"}
+    if other and "layer" not in given and new["layer"] >= layers:
+        new["layer"] = layers - 1
+    if other and "model_head" not in given and new["model_head"] >= heads:
+        new["model_head"] = heads - 1
+    if not 0 <= new["layer"] < layers:
+        raise StateError(f"layer {new['layer']} is outside 0…{layers - 1} "
+                         f"({cap.name} has {layers} layers)")
+    if not 0 <= new["model_head"] < heads:
+        raise StateError(f"model_head {new['model_head']} is outside 0…{heads - 1} "
+                         f"({cap.name} has {heads} query heads per layer)")
+    lc = cap.layers[new["layer"]]
+    new["tokens"] = real_model.display_tokens(cap)
+    new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
+    new["d_k"] = cap.head_dim
+    n = len(new["tokens"])
+    follow = {}
+    if other or "layer" in given:
+        causal, window = real_model.mask_settings(lc)
+        follow |= {"causal": causal, "window": window, "window_causal": True,
+                   "padding": (True,) * n, "segments": (0,) * n}
+    if other:
+        # The heatmap then computes the model's own weights: no extra rotation (q and k
+        # are already rotated), the model's scale as √d_k and a temperature.
+        follow |= {"rope": False, "scale": True,
+                   "temperature": real_model.temperature_for(lc, cap.head_dim)}
+    for name, value in follow.items():
+        if name not in given:
+            new[name] = value
+    if heads <= MAX_HEADS and "n_heads" not in given and "n_kv_heads" not in given:
+        # The heads panel shows this layer's layout and highlights the head shown.
+        new["n_heads"], new["n_kv_heads"] = heads, cap.n_kv_heads
+        new["head_index"] = new["model_head"]
+        if cap.hidden_size <= MAX_D_MODEL and "d_model" not in given:
+            new["d_model"] = cap.hidden_size

@@ -1,0 +1,419 @@
+"""Open a local Hugging Face model folder and capture every head's q, k, v and weights.
+
+Safety first, before anything is imported or loaded (:func:`inspect_folder`): the folder
+must hold a ``config.json`` that asks for no code of its own (``auto_map``), weights in
+safetensors (a pickle checkpoint such as ``pytorch_model.bin`` can run code when it is
+read, so it is refused), a tokenizer, an architecture of a family we capture, and it must
+fit in free memory (its size is read from the safetensors headers). transformers and torch
+are imported only by :func:`load_model`, always with ``trust_remote_code=False``,
+``use_safetensors=True`` and ``local_files_only=True``.
+
+Capture: the model is loaded with an attention implementation of our own,
+``"attnviz_capture"``, registered in transformers' ``AttentionInterface``; it calls the
+model's own eager attention (same numbers, same weights) and keeps, per layer, exactly what
+the attention product receives — q after the projections, the q/k norms and RoPE where
+the architecture has them, k and v of the KV heads before grouped-query repetition (query
+head i reads KV head i // (h / h_kv)), the additive mask, the scale — and the softmax
+weights the model computes. Every refusal is a :class:`ModelError` of one line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import stat
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.core.memory_guard import available_bytes
+
+#: The attention implementation registered with transformers.
+CAPTURE_IMPL = "attnviz_capture"
+#: model_type → "encoder" or "decoder": families whose attention goes through transformers'
+#: AttentionInterface with the eager signature (q after norm and RoPE, KV heads before
+#: repetition). Anything else is refused rather than captured wrongly.
+FAMILIES = {
+    "bert": "encoder", "roberta": "encoder", "xlm-roberta": "encoder", "electra": "encoder",
+    "distilbert": "encoder",
+    "llama": "decoder", "mistral": "decoder", "mixtral": "decoder", "qwen2": "decoder",
+    "qwen3": "decoder", "qwen3_moe": "decoder", "gemma": "decoder", "gemma2": "decoder",
+    "gemma3_text": "decoder", "phi3": "decoder", "olmo2": "decoder", "granite": "decoder",
+    "smollm3": "decoder",
+}  # fmt: skip
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
+VOCAB_FILES = ("vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
+               "sentencepiece.bpe.model")  # fmt: skip
+#: Longest sentence captured (tokens): every head's n × n weights are kept.
+MAX_MODEL_TOKENS = 512
+#: Most bytes one capture may hold (weights, q, k, v of every layer and head).
+MAX_CAPTURE_BYTES = 1 << 30
+#: Largest safetensors header read (real ones are kilobytes to a few megabytes).
+MAX_HEADER_BYTES = 100 << 20
+#: Bytes per parameter of the float32 copy the capture runs on, and what loading adds.
+LOAD_FACTOR = 1.25
+_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2,
+                "I8": 1, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}  # fmt: skip
+
+
+class ModelError(ValueError):
+    """A model folder cannot be opened or a sentence cannot be captured; one line says why."""
+
+
+def transformers_available() -> bool:
+    """True when transformers and torch can be imported (nothing is imported here)."""
+    return all(importlib.util.find_spec(m) is not None for m in ("transformers", "torch"))
+
+
+INSTALL_HINT = 'install the models extra: pip install "attnviz[models]" (and torch)'
+
+
+# --- the folder ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ModelInfo:
+    """What :func:`inspect_folder` read from a folder, before loading anything."""
+
+    path: str
+    name: str
+    model_type: str
+    kind: str  # "encoder" or "decoder"
+    config: dict
+    weight_files: tuple[str, ...]
+    params: int
+    file_bytes: int
+    dtypes: tuple[str, ...]
+    need_bytes: int
+
+
+def _read_json(path: Path, what: str, limit: int = 4 << 20) -> dict:
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ModelError(f"{path}: {what} is not a regular file")
+        if info.st_size > limit:
+            raise ModelError(f"{path}: {what} is larger than {limit >> 20} MiB")
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    except (ValueError, RecursionError):
+        raise ModelError(f"{path}: {what} is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: {what} must be a JSON object")
+    return data
+
+
+def safetensors_header(path: Path) -> dict:
+    """The JSON header of a safetensors file (tensor name → dtype, shape, offsets)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8:
+                raise ModelError(f"{path.name} is too short to be a safetensors file")
+            (length,) = struct.unpack("<Q", head)
+            if length > MAX_HEADER_BYTES or length > path.stat().st_size - 8:
+                raise ModelError(f"{path.name} has a damaged safetensors header")
+            raw = fh.read(length)
+        header = json.loads(raw.decode("utf-8"))
+    except OSError as exc:
+        raise ModelError(f"{path.name}: cannot read it ({exc.strerror or exc})") from None
+    except (ValueError, UnicodeDecodeError):
+        raise ModelError(f"{path.name} has a damaged safetensors header") from None
+    if not isinstance(header, dict):
+        raise ModelError(f"{path.name} has a damaged safetensors header")
+    return header
+
+
+def _count(headers: list[dict]) -> tuple[int, int, tuple[str, ...]]:
+    """Parameters, bytes on disk and dtypes of every tensor of the headers."""
+    params = nbytes = 0
+    dtypes = set()
+    for header in headers:
+        for name, spec in header.items():
+            if name == "__metadata__" or not isinstance(spec, dict):
+                continue
+            shape, dtype = spec.get("shape"), spec.get("dtype")
+            if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
+                raise ModelError(f"tensor {name[:60]} has no valid shape in its header")
+            count = math.prod(shape)
+            params += count
+            nbytes += count * _DTYPE_BYTES.get(str(dtype), 4)
+            dtypes.add(str(dtype))
+    return params, nbytes, tuple(sorted(dtypes))
+
+
+def _has_tokenizer(folder: Path) -> bool:
+    if (folder / "tokenizer.json").is_file():
+        return True
+    return any((folder / name).is_file() for name in VOCAB_FILES)
+
+
+def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> ModelInfo:
+    """Check a model folder without loading it; :class:`ModelError` says what is wrong.
+
+    ``free_bytes`` is the memory the model may use (default: what the system has free;
+    None: do not check).
+    """
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        raise ModelError(f"{folder} is not a folder")
+    config_file = folder / "config.json"
+    if not config_file.is_file():
+        raise ModelError(f"{folder} is not a Hugging Face model folder (no config.json)")
+    config = _read_json(config_file, "config.json")
+    if config.get("auto_map"):
+        raise ModelError(
+            f"{folder.name} asks to run code of its own (auto_map in config.json); "
+            "attnviz never runs code from a model folder"
+        )
+    tok_config = folder / "tokenizer_config.json"
+    if tok_config.is_file() and _read_json(tok_config, "tokenizer_config.json").get("auto_map"):
+        raise ModelError(
+            f"{folder.name}: its tokenizer asks to run code of its own (auto_map); "
+            "attnviz never runs code from a model folder"
+        )
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    weights = [p for p in files if p.suffix == ".safetensors"]
+    if not weights:
+        pickles = [p.name for p in files if p.suffix in PICKLE_SUFFIXES]
+        if pickles:
+            raise ModelError(
+                f"{folder.name} holds only a pickle checkpoint ({pickles[0]}), which can run "
+                "code when it is read; attnviz opens safetensors weights only"
+            )
+        raise ModelError(f"{folder.name} has no weights (no .safetensors file)")
+    if not _has_tokenizer(folder):
+        raise ModelError(
+            f"{folder.name} has no tokenizer (tokenizer.json, or tokenizer_config.json with "
+            "its vocabulary)"
+        )
+    model_type = config.get("model_type")
+    if model_type not in FAMILIES:
+        known = ", ".join(sorted(FAMILIES))
+        raise ModelError(
+            f"{folder.name}: architecture {str(model_type)[:40]!r} is not supported "
+            f"(supported: {known})"
+        )
+    params, file_bytes, dtypes = _count([safetensors_header(p) for p in weights])
+    need = int(params * 4 * LOAD_FACTOR) + (64 << 20)
+    free = available_bytes("numpy") if free_bytes == -1 else free_bytes
+    if free is not None and need > free:
+        raise ModelError(
+            f"{folder.name} needs about {need / 2**30:.1f} GiB to run in float32 "
+            f"({params:,} parameters) and {free / 2**30:.1f} GiB are free"
+        )
+    name = folder.resolve().name
+    if name == "model" and folder.resolve().parent.name:  # a packaged model's folder
+        name = folder.resolve().parent.name
+    return ModelInfo(str(folder.resolve()), name, model_type, FAMILIES[model_type], config,
+                     tuple(p.name for p in weights), params, file_bytes, dtypes, need)
+
+
+# --- capture ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LayerCapture:
+    """One layer: what its attention product received and the weights it computed."""
+
+    q: np.ndarray  # (h, n, d) float32, after projections, q-norm and RoPE
+    k: np.ndarray  # (h_kv, n, d)
+    v: np.ndarray  # (h_kv, n, d_v)
+    weights: np.ndarray  # (h, n, n) float32: the model's own softmax
+    allowed: np.ndarray  # (n, n) bool: where the model's mask lets a query look
+    scaling: float  # the factor on q·kᵀ (1/√d_head for most families)
+    softcap: float | None = None  # Gemma 2's tanh cap of the scores
+    window: int | None = None  # sliding window of this layer, when it has one
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One sentence through one model: its tokens and every layer's heads."""
+
+    name: str
+    path: str
+    text: str
+    kind: str
+    tokens: tuple[str, ...]
+    special: tuple[bool, ...]
+    ids: tuple[int, ...]
+    layers: tuple[LayerCapture, ...]
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    hidden_size: int
+    seconds: float = 0.0
+    nbytes: int = field(default=0, compare=False)
+
+
+_LOCAL = threading.local()  # the list the current thread's forward pass records into
+_REGISTERED = False
+
+
+def _generic_eager(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kw):
+    """Eager attention for a module file without its own (grouped KV heads repeated)."""
+    import torch
+
+    groups = query.shape[1] // key.shape[1]
+    key = key.repeat_interleave(groups, dim=1)
+    value = value.repeat_interleave(groups, dim=1)
+    scaling = query.shape[-1] ** -0.5 if scaling is None else scaling
+    scores = torch.matmul(query, key.transpose(2, 3)) * scaling
+    if attention_mask is not None:
+        scores = scores + attention_mask[:, :, :, : key.shape[-2]]
+    weights = torch.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)
+    return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights
+
+
+def _capture_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
+                       **kwargs):
+    """The model's own eager attention, recording its inputs and weights on the way."""
+    eager = getattr(sys.modules.get(type(module).__module__), "eager_attention_forward", None)
+    out, weights = (eager or _generic_eager)(
+        module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
+    )
+    record = getattr(_LOCAL, "layers", None)
+    if record is not None:
+        n = query.shape[-2]
+        if attention_mask is None:
+            causal = bool(getattr(module, "is_causal", False))
+            allowed = np.tril(np.ones((n, n), bool)) if causal else np.ones((n, n), bool)
+        else:
+            mask = attention_mask[0, 0, :, : key.shape[-2]].detach().float().cpu().numpy()
+            allowed = mask > -1e4  # additive masks put the dtype's minimum where hidden
+        scale = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
+        record.append(LayerCapture(
+            _numpy(query[0]), _numpy(key[0]), _numpy(value[0]), _numpy(weights[0]),
+            allowed, scale, kwargs.get("softcap"), kwargs.get("sliding_window"),
+        ))
+    return out, weights
+
+
+def _numpy(t) -> np.ndarray:
+    arr = t.detach().float().cpu().numpy().copy()
+    arr.flags.writeable = False
+    return arr
+
+
+def _register() -> None:
+    global _REGISTERED
+    if _REGISTERED:
+        return
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(CAPTURE_IMPL, _capture_attention)
+    AttentionMaskInterface.register(CAPTURE_IMPL, eager_mask)
+    _REGISTERED = True
+
+
+def _import_stack():
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise ModelError(f"opening a model needs transformers and torch ({exc.name} is "
+                         f"missing): {INSTALL_HINT}") from None
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    return torch, transformers
+
+
+class LoadedModel:
+    """A model and its tokenizer, loaded from a checked folder (see :func:`load_model`)."""
+
+    def __init__(self, info: ModelInfo, model, tokenizer, seconds: float) -> None:
+        self.info = info
+        self.model = model
+        self.tokenizer = tokenizer
+        self.load_seconds = seconds
+        self._lock = threading.Lock()  # one forward pass at a time: hooks record per thread
+
+    def tokenize(self, text: str) -> tuple[list[int], list[str], list[bool]]:
+        """Token ids, the tokens as the model sees them and which are special."""
+        ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
+        if not ids:
+            raise ModelError("the sentence gives no tokens: type a few words")
+        if len(ids) > MAX_MODEL_TOKENS:
+            raise ModelError(f"the sentence is {len(ids)} tokens long; at most "
+                             f"{MAX_MODEL_TOKENS} are captured")
+        special = set(self.tokenizer.all_special_ids)
+        tokens = self.tokenizer.convert_ids_to_tokens(ids)
+        return list(ids), [str(t) for t in tokens], [i in special for i in ids]
+
+    def capture(self, text: str) -> Capture:
+        """Run ``text`` once and keep every layer's q, k, v and weights."""
+        torch, _ = _import_stack()
+        ids, tokens, special = self.tokenize(text)
+        cfg = self.model.config
+        n, layers = len(ids), cfg.num_hidden_layers
+        heads = cfg.num_attention_heads
+        kv = getattr(cfg, "num_key_value_heads", None) or heads
+        dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
+        need = layers * 4 * (heads * n * n + (heads + 2 * kv) * n * dim)
+        if need > MAX_CAPTURE_BYTES:
+            raise ModelError(f"{n} tokens through {layers} layers × {heads} heads would keep "
+                             f"{need / 2**30:.1f} GiB; shorten the sentence")
+        record: list[LayerCapture] = []
+        with self._lock:
+            _LOCAL.layers = record
+            start = time.perf_counter()
+            try:
+                with torch.no_grad():
+                    self.model(input_ids=torch.tensor([ids]),
+                               attention_mask=torch.ones(1, n, dtype=torch.long))
+            except Exception as exc:  # a model that cannot run this sentence
+                raise ModelError(f"the model failed on this sentence: "
+                                 f"{type(exc).__name__}: {str(exc)[:200]}") from None
+            finally:
+                _LOCAL.layers = None
+            seconds = time.perf_counter() - start
+        if len(record) != layers:
+            raise ModelError(f"captured {len(record)} attention layers of {layers}: this "
+                             "architecture does not run its attention where attnviz looks")
+        first = record[0]
+        return Capture(
+            self.info.name, self.info.path, text, self.info.kind, tuple(tokens),
+            tuple(special), tuple(ids), tuple(record), first.q.shape[0], first.k.shape[0],
+            first.q.shape[2], int(cfg.hidden_size), seconds,
+            sum(a.nbytes for lc in record for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed)),
+        )
+
+
+def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None = None,
+               *, free_bytes: int | None = -1) -> LoadedModel:
+    """Check a folder (:func:`inspect_folder`), then load its tokenizer and model.
+
+    ``progress(stage)`` is called with ``"check"``, ``"import"``, ``"tokenizer"`` and
+    ``"weights"`` as loading goes on.
+    """
+    step = progress or (lambda _stage: None)
+    step("check")
+    info = inspect_folder(path, free_bytes=free_bytes)
+    step("import")
+    torch, transformers = _import_stack()
+    _register()
+    start = time.perf_counter()
+    step("tokenizer")
+    common = dict(local_files_only=True, trust_remote_code=False)
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(info.path, **common)
+    except Exception as exc:
+        raise ModelError(f"{info.name}: its tokenizer cannot be loaded "
+                         f"({type(exc).__name__}: {str(exc)[:160]})") from None
+    step("weights")
+    try:
+        model = transformers.AutoModel.from_pretrained(
+            info.path, use_safetensors=True, attn_implementation=CAPTURE_IMPL,
+            dtype=torch.float32, **common,
+        )
+    except Exception as exc:
+        raise ModelError(f"{info.name}: the model cannot be loaded "
+                         f"({type(exc).__name__}: {str(exc)[:160]})") from None
+    model.eval()
+    return LoadedModel(info, model, tokenizer, time.perf_counter() - start)

@@ -1,0 +1,187 @@
+"""Real models in the document: loaded models and captured sentences, shared and bounded.
+
+The attention topic's ``model`` head source reads the heads of one layer of a captured
+sentence from here; the heads resolver and the layers panel read every layer. Everything
+is keyed by the model folder (resolved) and the text, so an undo step, a session file or an
+export names a head by ``(model_path, model_text, layer, model_head)`` and its arrays come
+back from the cache — or, when the cache no longer holds them, from running the sentence
+again (the model stays loaded). Loading happens on whichever thread asks first: the UI asks
+from a worker (:mod:`attnviz.ui.model_loader`), scripts and sessions ask directly.
+
+Tokens are shown as the model sees them; special tokens are marked (``[CLS]`` and ``<s>``
+already are, others get ⟨ ⟩), a token that is only white space is shown as ␣.
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.core.hf_capture import Capture, LayerCapture, LoadedModel, ModelError, load_model
+from attnviz.model.fields import MAX_TEXT
+
+__all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays"]
+
+#: Captured sentences kept at once (each holds every layer's weights).
+MAX_CAPTURES = 8
+#: Their total size: beyond it the oldest go (they come back by running the text again).
+MAX_CACHED_BYTES = 1 << 30
+
+
+def normalize_path(path: str) -> str:
+    """The folder as the cache keys it: user and links expanded, absolute."""
+    return str(Path(path).expanduser().resolve())
+
+
+class ModelStore:
+    """Loaded models (the last few folders) and captured sentences, thread-safe."""
+
+    def __init__(self, max_models: int = 2) -> None:
+        self.max_models = max_models
+        self._lock = threading.RLock()
+        self._models: OrderedDict[str, LoadedModel] = OrderedDict()
+        self._captures: OrderedDict[tuple[str, str], Capture] = OrderedDict()
+
+    # --- models ------------------------------------------------------------------------
+    def model(self, path: str, progress=None) -> LoadedModel:
+        """The model of folder ``path``, loaded now when it is not yet (can take seconds)."""
+        key = normalize_path(path)
+        with self._lock:
+            if key in self._models:
+                self._models.move_to_end(key)
+                return self._models[key]
+            loaded = load_model(key, progress)
+            self._models[key] = loaded
+            while len(self._models) > self.max_models:
+                old, _ = self._models.popitem(last=False)
+                self._drop_captures(old)
+            return loaded
+
+    def loaded(self, path: str) -> LoadedModel | None:
+        """The model of ``path`` when it is loaded, else None (nothing is loaded here)."""
+        with self._lock:
+            return self._models.get(normalize_path(path))
+
+    # --- captures ----------------------------------------------------------------------
+    def cached(self, path: str, text: str) -> Capture | None:
+        """The capture of ``text`` through ``path`` when it is held, else None."""
+        with self._lock:
+            return self._captures.get((normalize_path(path), text))
+
+    def capture(self, path: str, text: str, progress=None) -> Capture:
+        """``text`` through the model of ``path``: from the cache, or run now."""
+        key = (normalize_path(path), text)
+        with self._lock:
+            if key in self._captures:
+                self._captures.move_to_end(key)
+                return self._captures[key]
+            loaded = self.model(key[0], progress)
+            if progress is not None:
+                progress("forward")
+            cap = loaded.capture(text)
+            self._captures[key] = cap
+            self._bound()
+            return cap
+
+    def _bound(self) -> None:
+        while len(self._captures) > 1 and (
+            len(self._captures) > MAX_CAPTURES
+            or sum(c.nbytes for c in self._captures.values()) > MAX_CACHED_BYTES
+        ):
+            self._captures.popitem(last=False)
+
+    def _drop_captures(self, path: str) -> None:
+        for key in [k for k in self._captures if k[0] == path]:
+            del self._captures[key]
+
+    def clear(self) -> None:
+        """Forget every model and capture (tests; a model folder that changed on disk)."""
+        with self._lock:
+            self._models.clear()
+            self._captures.clear()
+
+
+#: The store every topic, resolver and window of the process shares.
+STORE = ModelStore()
+
+
+# --- reading a capture -----------------------------------------------------------------
+def display_tokens(capture: Capture) -> tuple[str, ...]:
+    """The tokens as the model sees them, special ones marked, each a valid token text."""
+    out = []
+    for token, special in zip(capture.tokens, capture.special, strict=True):
+        text = token if token.strip() else "␣" * max(1, len(token))
+        if special and not (text.startswith(("[", "<")) and text.endswith(("]", ">"))):
+            text = f"⟨{text}⟩"
+        out.append(text[:MAX_TEXT])
+    return tuple(out)
+
+
+def kv_head(capture: Capture, head: int) -> int:
+    """The KV head query head ``head`` reads: head // (h / h_kv)."""
+    return head // (capture.n_heads // capture.n_kv_heads)
+
+
+def head_arrays(capture: Capture, layer: int, head: int) -> dict[str, np.ndarray]:
+    """q, k, v of query head ``head`` of ``layer`` as read-only float64 (n × d_head)."""
+    lc = capture.layers[layer]
+    g = kv_head(capture, head)
+    out = {}
+    for name, arr in (("q", lc.q[head]), ("k", lc.k[g]), ("v", lc.v[g])):
+        a = np.array(arr, dtype=np.float64)
+        a.flags.writeable = False
+        out[name] = a
+    return out
+
+
+def mask_settings(lc: LayerCapture) -> tuple[bool, int]:
+    """``(causal, window)`` of the attention topic that give this layer's mask.
+
+    A mask the topic cannot express (never seen in the families we capture) falls back
+    to causal for a decoder-shaped mask and none otherwise.
+    """
+    allowed = lc.allowed
+    n = allowed.shape[0]
+    if allowed.all():
+        return False, 0
+    tril = np.tril(np.ones((n, n), bool))
+    if np.array_equal(allowed, tril):
+        return True, 0
+    if lc.window:
+        i, j = np.indices((n, n))
+        if np.array_equal(allowed, (i - j >= 0) & (i - j < lc.window)):
+            return True, int(lc.window)
+    return bool(not allowed[np.triu_indices(n, 1)].any()), 0
+
+
+def temperature_for(lc: LayerCapture, d_head: int) -> float:
+    """The softmax temperature T with 1/(√d_head · T) = the model's scale (1 for most)."""
+    t = 1.0 / (lc.scaling * np.sqrt(d_head))
+    return 1.0 if abs(t - 1.0) < 1e-12 else float(t)
+
+
+def link_strength(capture: Capture, query: int, key: int) -> np.ndarray:
+    """A[query → key] of every layer and head, ``(layers, heads)``: where a link lives."""
+    return np.stack([lc.weights[:, query, key] for lc in capture.layers]).astype(np.float64)
+
+
+def memory_card_values(path: str) -> dict:
+    """Fields of the memory topic for the model in ``path`` (its config, counted weights)."""
+    from attnviz.core.hf_capture import inspect_folder
+    from attnviz.core.hf_config import card_from_hf_config
+    from attnviz.model.topics.memory import CUSTOM, card_values
+
+    info = inspect_folder(path, free_bytes=None)
+    card = card_from_hf_config(info.config, info.name, origin=f"{info.name}/config.json")
+    values = card_values(card)
+    values["params"] = float(card.params or info.params)
+    values["model"] = CUSTOM
+    dtype = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}.get(info.dtypes[0] if len(
+        info.dtypes) == 1 else "")
+    if dtype is not None:
+        values["weights_dtype"] = dtype
+    return values
