@@ -47,6 +47,13 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--preset", metavar="NAME", help="a preset id, e.g. banco or rope-clock")
     p.add_argument("--session", metavar="FILE", help="an .attnviz session applied on top")
     p.add_argument(
+        "--model",
+        metavar="DIR",
+        help="a local Hugging Face model folder (safetensors); the heatmap shows its head "
+        "attention.layer / attention.model_head (needs attnviz[models])",
+    )
+    p.add_argument("--text", metavar="TEXT", help="the sentence run through --model")
+    p.add_argument(
         "--set",
         action="append",
         default=[],
@@ -113,6 +120,16 @@ def build_workspace(args, parser: argparse.ArgumentParser):
             document.restore(snapshot)
         except (SessionError, StateError) as exc:
             parser.error(f"--session: {exc}")
+    model = getattr(args, "model", None)
+    text = getattr(args, "text", None)
+    if model is not None or text is not None:
+        values = {} if text is None else {"model_text": text}
+        if model is not None:
+            values |= {"head": "model", "model_path": str(Path(model).expanduser().resolve())}
+        try:
+            document.attention.update(**values)  # loads the model and runs the sentence
+        except StateError as exc:
+            parser.error(f"--model: {exc}" if model is not None else f"--text: {exc}")
     for item in args.set:
         path, sep, text = item.partition("=")
         if not sep or not path.strip():

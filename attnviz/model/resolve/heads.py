@@ -14,6 +14,14 @@ topic's rotation fields), for ``head == "projections"``:
 - the FLOP counts of one head of width D = h·d_head, of h heads of width d_head (MHA), and
   of this model's h_kv KV heads (:func:`attnviz.core.multihead.attention_flops`).
 
+For ``head == "model"`` the heads are those of the selected layer of the captured
+sentence (:mod:`attnviz.model.real_model`): Q of every query head, K and V of every KV head
+as the model's attention product received them, and each head's map computed as the
+heatmap computes the selected one (the model's own weights, to float32 rounding). A real
+model's X and W are not captured (the products hold biases, norms and RoPE), so the
+blocks and the shapes table describe the layer and there is no W^O output. The results
+also carry the capture itself: the layers panel draws every layer's maps from it.
+
 Any other head source is one head: Q, K, V are the topic's own, there is no X or W.
 Above :data:`MAX_GRID_CELLS` score entries the per-head matrices are not computed (the
 GUI thread would stall); the shapes and FLOPs remain.
@@ -39,7 +47,7 @@ IGNORED = AttentionState.restyle_keys() | frozenset(
     {"preset_id", "value_labels", "backend", "grad_source", "grad_seed", "grad_dim", "d_output"}
 )
 #: The selected head alone changes no result (its Q, K, V follow from the others).
-SELECTION = frozenset({"head_index", "q", "k", "v"})
+SELECTION = frozenset({"head_index", "model_head", "q", "k", "v"})
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,14 @@ class HeadsResults:
     shapes: tuple[ShapeRow, ...]
     flops: dict[str, FlopCount]
     too_large: str | None = None
+    #: A real model's captured sentence (every layer) and the layer shown, else None.
+    capture: object = None
+    layer: int = 0
+
+    @property
+    def model(self) -> bool:
+        """True when the heads are a real model's layer."""
+        return self.capture is not None
 
     def array(self, key: str) -> np.ndarray | None:
         """The array a shapes-table row describes (``x``, ``q``, ``weights``, …).
@@ -84,7 +100,7 @@ class HeadsResults:
         """
         if key in self.arrays:
             return self.arrays[key]
-        arr = getattr(self, key)
+        arr = getattr(self, key, None)
         one_head = not self.projections and key in ("q", "k", "v", "scores", "weights")
         return arr[0] if one_head and arr is not None else arr
 
@@ -117,6 +133,21 @@ def shape_rows(projections: bool, n: int, h: int, h_kv: int, d: int, d_model, d_
     )
 
 
+def model_shape_rows(n: int, h: int, h_kv: int, d: int, d_model: int):
+    """The shapes table of a real model's layer (products with biases, norms and RoPE)."""
+    return (
+        ShapeRow("x", "X", "n × d_model", (n, d_model)),
+        ShapeRow("q", "Q = RoPE(X·W_Q)", "h × n × d_head", (h, n, d)),
+        ShapeRow("k", "K = RoPE(X·W_K)", "h_kv × n × d_head", (h_kv, n, d)),
+        ShapeRow("v", "V = X·W_V", "h_kv × n × d_head", (h_kv, n, d)),
+        ShapeRow("scores", "S = QKᵀ/√d_head", "h × n × n", (h, n, n)),
+        ShapeRow("weights", "A = softmax(S)", "h × n × n", (h, n, n)),
+        ShapeRow("head_outputs", "O_i = A_i V", "h × n × d_head", (h, n, d)),
+        ShapeRow("concat", "concat(O_i)", "n × h·d_head", (n, h * d)),
+        ShapeRow("output", "O = concat · W^O", "n × d_model", (n, d_model)),
+    )
+
+
 def flop_table(n: int, d_model: int, h: int, h_kv: int, d: int) -> dict[str, FlopCount]:
     """``wide``: one head of width h·d; ``narrow``: h heads of width d, one KV head each;
     ``model``: the h heads with h_kv KV heads."""
@@ -138,7 +169,7 @@ class HeadsResolver(LazyResolver):
         return False
 
     def _relevant(self, topic: str, names: frozenset) -> bool:
-        if topic == self.TOPIC and "head_index" in names and names <= SELECTION:
+        if topic == self.TOPIC and names & {"head_index", "model_head"} and names <= SELECTION:
             return False  # the tiles stay; the panel moves its highlight
         if topic == "positions" and not self.topic.rope:
             return False
@@ -146,11 +177,16 @@ class HeadsResolver(LazyResolver):
 
     def compute(self) -> HeadsResults:
         s = self.topic
-        proj = s.head == "projections"
+        cap = s.capture()
+        proj = s.head == "projections" or cap is not None
         n, d = s.n, s.d_k
         h, h_kv = (s.n_heads, s.n_kv_heads) if proj else (1, 1)
         d_model = s.d_model if proj else None
-        if proj:
+        if cap is not None:
+            lc = cap.layers[s.layer]
+            h, h_kv, d_model, arrays = cap.n_heads, cap.n_kv_heads, cap.hidden_size, {}
+            q, k, v = (np.asarray(a, dtype=np.float64) for a in (lc.q, lc.k, lc.v))
+        elif proj:
             arrays = s.projections()
             x = arrays["x"]
             # Block by block, as project_head slices them: the selected head's numbers are
@@ -162,12 +198,15 @@ class HeadsResolver(LazyResolver):
             arrays = {}
             q, k, v = s.q[None], s.k[None], s.v[None]
         d_v = v.shape[-1]
-        shapes = shape_rows(proj, n, h, h_kv, d, d_model, d_v)
+        if cap is not None:
+            shapes = model_shape_rows(n, h, h_kv, d, d_model)
+        else:
+            shapes = shape_rows(proj, n, h, h_kv, d, d_model, d_v)
         flops = flop_table(n, d_model, h, h_kv, d) if proj else {}
         common = dict(
             projections=proj, tokens=tuple(s.tokens), n_heads=h, n_kv_heads=h_kv, d_head=d,
             d_model=d_model, groups=kv_groups(h, h_kv), arrays=arrays, shapes=shapes,
-            flops=flops,
+            flops=flops, capture=cap, layer=s.layer if cap is not None else 0,
         )
         mask = build_mask(s)
         if h * n * n > MAX_GRID_CELLS:
@@ -194,7 +233,9 @@ class HeadsResolver(LazyResolver):
             weights.append(res.weights)
             outs.append(res.output)
         head_outputs = np.stack(outs)
-        if proj:
+        if cap is not None:
+            concat, output = np.concatenate(outs, axis=1), None  # W^O is not captured
+        elif proj:
             concat = np.concatenate(outs, axis=1)
             output = concat @ arrays["w_o"]
         else:
@@ -220,6 +261,11 @@ def _dims(count: int) -> tuple[str, ...]:
 def _matrix_data(name: str):
     def read(workspace) -> DataArray:
         res = workspace.resolver_for("heads").results
+        if res.model:
+            raise ValueError(
+                f"{name} of a real model is not captured (its products hold biases, norms "
+                "and RoPE); export q, k, v or the weights of its heads"
+            )
         if not res.projections:
             raise ValueError(
                 f"{name} exists only when Q, K and V come from projections "
@@ -242,6 +288,9 @@ for _name in MATS:
 
 def _checked(res: HeadsResults, arr):
     if arr is None:
+        if res.model and res.too_large is None:
+            raise ValueError("a real model's layer output needs W^O, which is not captured; "
+                             "export the weights of its heads")
         raise ValueError(res.too_large or "nothing to export")
     return arr
 
@@ -257,3 +306,41 @@ def _output(workspace) -> DataArray:
     res = workspace.resolver_for("heads").results
     out = _checked(res, res.output)
     return DataArray(out, res.tokens, _dims(out.shape[1]))
+
+
+# --- exported data of the layers panel (attnviz export --panel layers --matrix NAME) ------
+def _capture(workspace):
+    cap = workspace.state.capture()
+    if cap is None:
+        raise ValueError("the layers panel shows a real model: set attention.head=model "
+                         "(attnviz export --model DIR --text TEXT)")
+    return cap
+
+
+@provides("layers", "weights")
+def _model_weights(workspace) -> DataArray:
+    """The model's own weights of the head shown (n × n), as transformers returns them."""
+    cap, s = _capture(workspace), workspace.state
+    w = cap.layers[s.layer].weights[s.model_head].astype(np.float64)
+    return DataArray(w, tuple(s.tokens), tuple(s.tokens))
+
+
+@provides("layers", "layer_weights")
+def _layer_weights(workspace) -> DataArray:
+    """Every head of the layer shown, (h, n, n), the model's own weights."""
+    cap, s = _capture(workspace), workspace.state
+    return DataArray(cap.layers[s.layer].weights.astype(np.float64))
+
+
+@provides("layers", "link")
+def _link(workspace) -> DataArray:
+    """A[query → key] of the selected cell for every layer (rows) and head (columns)."""
+    from attnviz.model.real_model import link_strength
+
+    cap, s = _capture(workspace), workspace.state
+    if s.selected_cell is None:
+        raise ValueError("choose the link first: --set attention.selected_cell=[query, key]")
+    query, key = s.selected_cell
+    a = link_strength(cap, query, key)
+    return DataArray(a, tuple(f"layer {i}" for i in range(a.shape[0])),
+                     tuple(f"head {j}" for j in range(a.shape[1])))
