@@ -41,6 +41,11 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
         action="store_true",
         help="build every panel offscreen, export one PNG, check it and exit",
     )
+    parser.add_argument(
+        "--model",
+        metavar="DIR",
+        help="open a local Hugging Face model folder at start (needs attnviz[models])",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
         if command in (None, name):
@@ -117,4 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from attnviz.ui.app import run_app
 
+    if getattr(args, "model", None):
+        from attnviz.ui.model_loader import open_at_start
+
+        open_at_start(args.model)  # the window loads it on a worker once it is up
     return run_app(session=args.open_session)

@@ -22,6 +22,7 @@ from attnviz.model.workspace import Workspace
 from attnviz.ui import actions
 from attnviz.ui.about import show_about
 from attnviz.ui.busy import BusyIndicator
+from attnviz.ui.model_loader import ModelController
 from attnviz.ui.panels import panel_classes
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
         actions.build_edit_menu(self, self.undo)
         actions.build_view_menu(self, list(self.docks.values()), self.themes)
         actions.build_help_menu(self)
+        self.models = ModelController(self)  # File → Open Model…, attnviz --model DIR
         self.preset_picker = actions.build_toolbar(self)
         self.preset_picker.activated.connect(self._on_q_preset_activated)
         self.hover_label = QLabel()

@@ -1,0 +1,260 @@
+"""File → Open Model…: a local Hugging Face model folder, loaded on a worker with progress.
+
+:class:`ModelController` owns the actions (Open Model…, Memory Card from This Model), runs
+loading and every new sentence on the long-computation pool (never the GUI thread: loading
+takes seconds), shows the stage in a progress dialog, and writes the attention topic only
+once the sentence is captured, so the write itself is instant (the topic finds the capture
+in :data:`attnviz.model.real_model.STORE`). A refusal — not a model, pickle weights, remote
+code, no tokenizer, an unsupported architecture, too large for free memory, transformers
+missing — is one clear message. Without transformers the action says how to get it.
+
+It also says when a what-if detaches a head from the model (a typed vector, token or d_k
+makes the head ``manual``), and ``attnviz --model DIR`` opens a folder at start
+(:func:`open_at_start`).
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QProgressDialog
+
+from attnviz.core.hf_capture import INSTALL_HINT, ModelError, transformers_available
+from attnviz.model import real_model
+from attnviz.model.fields import StateError
+from attnviz.ui.widgets.background_job import run_in_pool
+from attnviz.ui.widgets.binding import bind
+
+_C = "ModelController"
+_START: list[str] = []  # a folder `attnviz --model DIR` opens once the window is up
+#: What the progress dialog says at each stage of :func:`attnviz.core.hf_capture.load_model`.
+STAGES = {
+    "check": QT_TRANSLATE_NOOP("ModelController", "Checking the folder…"),
+    "import": QT_TRANSLATE_NOOP("ModelController", "Starting transformers and torch…"),
+    "tokenizer": QT_TRANSLATE_NOOP("ModelController", "Reading the tokenizer…"),
+    "weights": QT_TRANSLATE_NOOP("ModelController", "Loading the weights…"),
+    "forward": QT_TRANSLATE_NOOP("ModelController", "Running the sentence through the model…"),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+def open_at_start(path: str) -> None:
+    """Open ``path`` in the next window that starts (``attnviz --model DIR``)."""
+    _START[:] = [path]
+
+
+def controller_for(widget) -> ModelController | None:
+    """The model controller of ``widget``'s main window, or None (an exported panel)."""
+    window = widget.window()
+    return getattr(window, "models", None) if isinstance(window, QMainWindow) else None
+
+
+class ModelController(QObject):
+    """Opens models and runs sentences for one main window (see the module docstring).
+
+    Signals
+    -------
+    sigBusy(bool)
+        Loading or running started / ended.
+    sigFailed(str)
+        A refusal or failure, one line.
+    sigCaptured(object)
+        A sentence was captured and shown (the :class:`~attnviz.core.hf_capture.Capture`).
+    """
+
+    sigBusy = Signal(bool)  # noqa: N815 (Qt naming)
+    sigFailed = Signal(str)  # noqa: N815 (Qt naming)
+    sigCaptured = Signal(object)  # noqa: N815 (Qt naming)
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.state = window.document.attention
+        self.memory = window.document.memory
+        self.busy = False
+        self.last_error = ""
+        self.detached_message = ""
+        self.timings: dict[str, float] = {}
+        self._generation = 0
+        self._stage = ""
+        self._progress: QProgressDialog | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(100)
+        self._timer.timeout.connect(self._show_stage)
+        available = transformers_available()
+        self.open_action = QAction(_tr("Open &Model…"), window)
+        self.open_action.setObjectName("action_open_model")
+        self.open_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        tip = (_tr("Open a local Hugging Face model folder and explore its real heads")
+               if available else
+               _tr("Opening a model needs transformers: %1").replace("%1", INSTALL_HINT))
+        self.open_action.setStatusTip(tip)
+        self.open_action.setToolTip(tip)
+        self.open_action.triggered.connect(self.open_dialog)
+        self.card_action = QAction(_tr("Memory Card from This Model"), window)
+        self.card_action.setObjectName("action_model_card")
+        self.card_action.setStatusTip(_tr("Fill the memory panel's card from the open "
+                                          "model's config.json"))
+        self.card_action.triggered.connect(self.fill_memory_card)
+        self._install_menu()
+        bind(self, self.state.changed, self._on_state_changed)
+        self._was_model = self.state.head == "model"
+        self._on_state_changed(frozenset({"model_path"}))
+        if _START:
+            path = _START.pop()
+            QTimer.singleShot(0, lambda: self.open_path(path))
+
+    def _install_menu(self) -> None:
+        menu = self.window.menuBar().findChild(QMenu, "menu_file")
+        if menu is None:
+            return
+        actions = menu.actions()
+        export = getattr(self.window, "export_action", None)
+        at = actions.index(export) if export in actions else len(actions)
+        before = actions[at - 1] if at > 0 and actions[at - 1].isSeparator() else (
+            actions[at] if at < len(actions) else None)
+        menu.insertActions(before, [self.open_action, self.card_action])
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_state_changed(self, names: frozenset) -> None:
+        self.card_action.setEnabled(bool(self.state.model_path))
+        is_model = self.state.head == "model"
+        if self._was_model and not is_model and self.state.model_path and "head" in names:
+            text = _tr("The head left the model: its edited values are a what-if, no longer "
+                       "what the model computes. Pick a head in Layers to go back.")
+            self.window.statusBar().showMessage(text, 10000)
+            self.detached_message = text
+        self._was_model = is_model
+
+    # --- opening -----------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        """Ask for a folder, then :meth:`open_path` it."""
+        if not transformers_available():
+            self._fail(_tr("Opening a model needs transformers: %1").replace("%1", INSTALL_HINT))
+            return
+        folder = QFileDialog.getExistingDirectory(self.window, _tr("Open a model folder"))
+        if folder:
+            self.open_path(folder)
+
+    def open_path(self, path: str, text: str | None = None) -> None:
+        """Load the model in ``path`` (on a worker) and show ``text`` through it."""
+        path = real_model.normalize_path(path)
+        text = self.state.model_text if text is None else text
+        self._start(lambda: real_model.STORE.capture(path, text, self._set_stage),
+                    lambda cap: self._show(cap, head="model", model_path=path, model_text=text))
+
+    def run_text(self, text: str) -> None:
+        """Run ``text`` through the open model (on a worker), then show it."""
+        path = self.state.model_path
+        if not path:
+            self._fail(_tr("No model is open: File → Open Model…"))
+            return
+        self._start(lambda: real_model.STORE.capture(path, text, self._set_stage),
+                    lambda cap: self._show(cap, head="model", model_path=path, model_text=text))
+
+    def _start(self, job, show) -> None:
+        self._generation += 1
+        generation = self._generation
+        self.busy = True
+        self.sigBusy.emit(True)
+        self._stage = "check"
+        started = time.perf_counter()
+
+        def done(result) -> None:
+            if generation != self._generation:
+                return  # cancelled, or a newer request is on its way
+            self._end()
+            if isinstance(result, BaseException):
+                self._fail(str(result) if isinstance(result, (ModelError, StateError))
+                           else f"{type(result).__name__}: {result}")
+                return
+            self.timings = {"total": time.perf_counter() - started, "forward": result.seconds}
+            loaded = real_model.STORE.loaded(result.path)
+            if loaded is not None:
+                self.timings["load"] = loaded.load_seconds
+            show(result)
+
+        self._open_progress()
+        run_in_pool(job, done)
+
+    def _set_stage(self, stage: str) -> None:
+        # Called on the worker: a str assignment is atomic, and the GUI's timer shows it.
+        self._stage = stage
+
+    def _open_progress(self) -> None:
+        dialog = QProgressDialog(self.window)
+        dialog.setObjectName("model_progress")
+        dialog.setWindowTitle(_tr("Open Model"))
+        dialog.setRange(0, 0)
+        dialog.setMinimumDuration(300)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.canceled.connect(self.cancel)
+        self._progress = dialog
+        self._show_stage()
+        self._timer.start()
+
+    def _show_stage(self) -> None:
+        if self._progress is not None:
+            self._progress.setLabelText(_tr(STAGES.get(self._stage, STAGES["check"])))
+
+    def cancel(self) -> None:
+        """Stop waiting: the load goes on in the background, its result is dropped."""
+        self._generation += 1
+        self._end()
+
+    def _end(self) -> None:
+        self._timer.stop()
+        if self._progress is not None:
+            dialog, self._progress = self._progress, None
+            dialog.canceled.disconnect(self.cancel)
+            dialog.reset()
+            dialog.deleteLater()
+        self.busy = False
+        self.sigBusy.emit(False)
+
+    def _show(self, cap, **values) -> None:
+        try:
+            self.state.update(**values)
+        except StateError as exc:
+            self._fail(str(exc))
+            return
+        self.last_error = ""
+        text = _tr("%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms")
+        for mark, part in (("%1", cap.name), ("%2", str(len(cap.tokens))),
+                           ("%3", str(len(cap.layers))), ("%4", str(cap.n_heads)),
+                           ("%5", f"{self.timings.get('load', 0.0):.1f}"),
+                           ("%6", f"{cap.seconds * 1000:.0f}")):
+            text = text.replace(mark, part)
+        self.window.statusBar().showMessage(text, 10000)
+        self.sigCaptured.emit(cap)
+
+    def _fail(self, message: str) -> None:
+        self.last_error = message
+        self.sigFailed.emit(message)
+        self.window.statusBar().showMessage(message, 10000)
+        box = QMessageBox(QMessageBox.Icon.Warning, _tr("Open Model"), message,
+                          QMessageBox.StandardButton.Ok, self.window)
+        box.setObjectName("model_error")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()  # not exec(): the panels stay live behind it
+
+    # --- the memory card ---------------------------------------------------------------
+    def fill_memory_card(self) -> None:
+        """Fill the memory topic's card from the open model's config.json (one undo step)."""
+        path = self.state.model_path
+        if not path:
+            self._fail(_tr("No model is open: File → Open Model…"))
+            return
+        try:
+            values = real_model.memory_card_values(path)
+            self.memory.update(**values)
+        except (ValueError, StateError) as exc:
+            self._fail(str(exc))
+            return
+        self.window.statusBar().showMessage(
+            _tr("Memory card: %1").replace("%1", values["name"]), 5000)

@@ -1,0 +1,300 @@
+"""The layers panel: a real model's every layer and head as small maps, to find and pick one.
+
+After File → Open Model… (or ``attnviz --model DIR``) the sentence has gone through the
+model once; this panel shows the tokens as the model's tokenizer made them (special tokens
+marked), every head of every layer as a small map of its own weights, and a link finder:
+choose a query token and a key token ("bank" → "river") and each tile is filled with that
+one weight, so the heads that carry the link stand out; "Show the strongest" picks the
+head with the largest. Picking a tile makes it the head the heatmap, steps, gradient and
+heads panels show. A new sentence runs through the model on a worker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attnviz.model.real_model import STORE, display_tokens, link_strength
+from attnviz.ui.model_loader import controller_for
+from attnviz.ui.panels.heatmap import colormap_for
+from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.layer_grid import LayerGrid
+from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.state_panel import TopicPanel, blocked
+
+register_labels(
+    ("model_path", QT_TRANSLATE_NOOP("UndoController", "Model")),
+    ("model_text", QT_TRANSLATE_NOOP("UndoController", "Sentence")),
+    ("layer", QT_TRANSLATE_NOOP("UndoController", "Layer")),
+    ("model_head", QT_TRANSLATE_NOOP("UndoController", "Model head")),
+)
+
+
+class LayersPanel(TopicPanel):
+    """Every layer × head of a real model; a link finder; picks the head shown."""
+
+    PANEL_ID = "layers"
+    ORDER = 75
+    AREA = "right"
+    RESOLVER = "heads"
+    TITLE = QT_TRANSLATE_NOOP("LayersPanel", "Layers")
+
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
+        self._theme: Theme = LIGHT
+        self._capture = None
+        self._detached = None  # the capture a what-if left, to go back to with a click
+        layout = QVBoxLayout()
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(self._build_model_row())
+        layout.addLayout(self._build_link_row())
+        self.grid = LayerGrid()
+        self.grid.setObjectName("layer_grid")
+        self.grid.sigPicked.connect(self._on_q_picked)
+        self.grid.sigHovered.connect(self.grid.setToolTip)
+        self.figure = QWidget()
+        figure = QVBoxLayout(self.figure)
+        figure.setContentsMargins(0, 0, 0, 0)
+        self.caption = QLabel()
+        self.caption.setObjectName("layers_caption")
+        self.caption.setWordWrap(True)
+        figure.addWidget(self.caption)
+        figure.addWidget(self.grid, 1)
+        layout.addWidget(self.figure, 1)
+        self.summary = QLabel()
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.summary)
+        self._finish(layout)
+
+    # --- building ----------------------------------------------------------------------
+    def _build_model_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.open = QPushButton(self.tr("Open Model…"))
+        self.open.setObjectName("open_model")
+        self.open.setToolTip(self.tr("A local Hugging Face model folder (safetensors)"))
+        self.open.clicked.connect(self._on_q_open)
+        row.addWidget(self.open)
+        label = QLabel(self.tr("&Sentence"))
+        self.text = QLineEdit()
+        self.text.setObjectName("model_text")
+        self.text.setToolTip(self.tr("Runs through the model once; its tokenizer makes the "
+                                     "tokens (Enter)"))
+        self.text.returnPressed.connect(self._on_q_run)
+        label.setBuddy(self.text)
+        row.addWidget(label)
+        row.addWidget(self.text, 1)
+        self.run = QPushButton(self.tr("Run"))
+        self.run.setObjectName("run_text")
+        self.run.clicked.connect(self._on_q_run)
+        row.addWidget(self.run)
+        return row
+
+    def _build_link_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        label = QLabel(self.tr("&Link"))
+        self.query = QComboBox()
+        self.query.setObjectName("link_query")
+        self.query.setToolTip(self.tr("The query token (the row)"))
+        self.key = QComboBox()
+        self.key.setObjectName("link_key")
+        self.key.setToolTip(self.tr("The key token it looks at (the column)"))
+        label.setBuddy(self.query)
+        for combo in (self.query, self.key):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            combo.activated.connect(self._on_q_link)
+        self.by_link = QCheckBox(self.tr("&Colour by the link"))
+        self.by_link.setObjectName("by_link")
+        self.by_link.setToolTip(self.tr("Fill each head with its weight from the query to "
+                                        "the key"))
+        self.by_link.toggled.connect(self._on_selected_cell_changed)
+        self.strongest = QPushButton(self.tr("Show the &strongest"))
+        self.strongest.setObjectName("show_strongest")
+        self.strongest.clicked.connect(self._on_q_strongest)
+        row.addWidget(label)
+        row.addWidget(self.query)
+        row.addWidget(QLabel("→"))
+        row.addWidget(self.key)
+        row.addWidget(self.by_link)
+        row.addWidget(self.strongest)
+        row.addStretch(1)
+        return row
+
+    def figure_widget(self) -> QWidget:
+        """What an export shows: the caption and the grid, without the controls."""
+        return self.figure
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_head_changed(self) -> None:
+        model = self.state.head == "model"
+        for w in (self.query, self.key, self.by_link, self.strongest):
+            w.setEnabled(model)
+        self.run.setEnabled(bool(self.state.model_path))
+        if not model:
+            self._capture = None
+            self._show_empty()
+
+    def _on_model_text_changed(self) -> None:
+        if self.text.text() != self.state.model_text:
+            with blocked(self.text):
+                self.text.setText(self.state.model_text)
+
+    _on_model_path_changed = _on_head_changed
+
+    def _on_tokens_changed(self) -> None:
+        tokens = self.state.tokens
+        for combo in (self.query, self.key):
+            with blocked(combo):
+                combo.clear()
+                for i, t in enumerate(tokens):
+                    combo.addItem(f"{i}: {t}", i)
+        self._on_selected_cell_changed()
+
+    def _on_selected_cell_changed(self) -> None:
+        cell = self.state.selected_cell
+        if cell is not None:
+            for combo, index in ((self.query, cell[0]), (self.key, cell[1])):
+                with blocked(combo):
+                    combo.setCurrentIndex(index)
+        model = self.state.head == "model" and self._capture is not None
+        self.grid.set_link(cell if model else None, self.by_link.isChecked())
+        self._write_summary()
+
+    def _on_layer_changed(self) -> None:
+        self.grid.set_selected(self.state.layer, self.state.model_head)
+        self._write_summary()
+
+    _on_model_head_changed = _on_layer_changed
+
+    def _on_colormap_changed(self) -> None:
+        self._restyle()
+
+    def _restyle(self) -> None:
+        name = self.state.colormap if self.state.colormap != "diverging" else "viridis"
+        lut = colormap_for(name).getLookupTable(0.0, 1.0, 256, alpha=False)
+        self.grid.set_style(self._theme, np.asarray(lut))
+
+    def _on_results(self, res) -> None:
+        cap = res.capture
+        if cap is None:
+            self._capture = None
+            self._show_empty()
+            return
+        if cap is not self._capture:
+            self._capture = cap
+            self.grid.set_data([lc.weights for lc in cap.layers], self.state.tokens,
+                               (self.state.layer, self.state.model_head))
+        self._on_layer_changed()
+        self._on_selected_cell_changed()
+        self._write_caption(cap)
+
+    def _show_empty(self) -> None:
+        s = self.state
+        if s.model_path and STORE.loaded(s.model_path) is not None:
+            text = self.tr("The head shown is not the model's (a what-if, or another head "
+                           "source). Click a head to show the model's again.")
+            cap = STORE.cached(s.model_path, s.model_text)
+            if cap is not None:
+                self._capture = None
+                self.grid.set_data([lc.weights for lc in cap.layers], display_tokens(cap),
+                                   (s.layer, s.model_head))
+                self.grid.set_link(None, False)
+                self._detached = cap
+                self.caption.setText(text)
+                self.summary.clear()
+                return
+        self._detached = None
+        self.grid.set_message(self.tr("Open a Hugging Face model folder (File → Open Model… "
+                                      "or attnviz --model DIR) to see every head of every "
+                                      "layer here."))
+        self.caption.clear()
+        self.summary.clear()
+
+    def _write_caption(self, cap) -> None:
+        special = [t for t, s in zip(self.state.tokens, cap.special, strict=False) if s]
+        text = self.tr("%1 (%2): %3 layers × %4 heads (%5 KV heads, d_head = %6); %7 tokens "
+                       "as the model sees them")
+        for mark, part in (("%1", cap.name), ("%2", cap.kind), ("%3", str(len(cap.layers))),
+                           ("%4", str(cap.n_heads)), ("%5", str(cap.n_kv_heads)),
+                           ("%6", str(cap.head_dim)), ("%7", str(len(cap.tokens)))):
+            text = text.replace(mark, part)
+        if special:
+            text += self.tr("; special: %1").replace("%1", " ".join(special))
+        self.caption.setText(text)
+
+    def _write_summary(self) -> None:
+        cap, s = self._capture, self.state
+        if cap is None or s.head != "model":
+            return
+        text = self.tr("Shown: layer %1, head %2 (KV head %3).").replace(
+            "%1", str(s.layer)).replace("%2", str(s.model_head)).replace(
+            "%3", str(s.model_head // (cap.n_heads // cap.n_kv_heads)))
+        cell = s.selected_cell
+        if cell is not None:
+            a = link_strength(cap, *cell)
+            order = np.argsort(a, axis=None)[::-1][:3]
+            best = ", ".join(
+                self.tr("L%1·h%2 %3").replace("%1", str(i)).replace("%2", str(j)).replace(
+                    "%3", fmt(a[i, j], 2))
+                for i, j in (np.unravel_index(o, a.shape) for o in order))
+            link = self.tr(" “%1” → “%2”: A = %3 here; strongest %4.")
+            for mark, part in (("%1", s.tokens[cell[0]]), ("%2", s.tokens[cell[1]]),
+                               ("%3", fmt(a[s.layer, s.model_head], 2)), ("%4", best)):
+                link = link.replace(mark, part)
+            text += link
+        self.summary.setText(text)
+
+    # --- view → model ------------------------------------------------------------------
+    def _on_q_picked(self, layer: int, head: int) -> None:
+        s = self.state
+        if s.head == "model":
+            if (layer, head) != (s.layer, s.model_head):
+                self._write(self.grid, layer=layer, model_head=head)
+        elif self._detached is not None:
+            self._write(self.grid, head="model", layer=layer, model_head=head)
+
+    def _on_q_link(self, _index: int) -> None:
+        q, k = self.query.currentData(), self.key.currentData()
+        if q is not None and k is not None:
+            self._write(self.query, selected_cell=(q, k), selected_query=q)
+
+    def _on_q_strongest(self) -> None:
+        cap, cell = self._capture, self.state.selected_cell
+        if cap is None or cell is None:
+            self.show_error(self.tr("Choose a link first: a query token and a key token."))
+            return
+        a = link_strength(cap, *cell)
+        layer, head = np.unravel_index(int(np.argmax(a)), a.shape)
+        self._write(self.strongest, layer=int(layer), model_head=int(head))
+
+    def _on_q_open(self) -> None:
+        controller = controller_for(self)
+        if controller is not None:
+            controller.open_dialog()
+
+    def _on_q_run(self) -> None:
+        controller = controller_for(self)
+        if controller is not None:
+            controller.run_text(self.text.text())
+
+    # --- style -------------------------------------------------------------------------
+    def apply_theme(self, theme: Theme) -> None:
+        """Restyle the grid for ``theme`` and the panel's font."""
+        self._theme = theme
+        self.grid.setFont(self.font())
+        self._restyle()
+
+    def _on_font_changed(self) -> None:
+        self.grid.setFont(self.font())

@@ -1,0 +1,301 @@
+"""Every head of every layer of a real model as a grid of small maps: rows layers, columns heads.
+
+Each tile is one head's attention weights (rows: queries, columns: keys), at most
+:data:`MAX_TILE_CELLS` cells a side (a longer sentence is shown by the largest weight of
+each block, so a sharp link is never averaged away). With a link chosen (a query and a
+key), each tile is filled with the colour of that one weight instead and shows its value
+when there is room: the heads that carry the link stand out at once. The head shown in the
+other panels is outlined; a click (or the arrow keys) picks another.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.head_grid import rgb_image
+from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.plot_style import line_width
+
+#: Largest tile image side in cells: 448 tiles of 64² stay a few megabytes.
+MAX_TILE_CELLS = 64
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("LayerGrid", text)
+
+
+def block_max(w: np.ndarray, side: int = MAX_TILE_CELLS) -> np.ndarray:
+    """``w`` (n × n) shrunk to at most ``side`` × ``side`` by the largest value of each block."""
+    n = w.shape[0]
+    if n <= side:
+        return w
+    edges = np.linspace(0, n, side + 1).astype(int)[:-1]
+    return np.maximum.reduceat(np.maximum.reduceat(w, edges, axis=0), edges, axis=1)
+
+
+class LayerGrid(QWidget):
+    """Small multiples of ``(layers, heads, n, n)`` weights (see the module docstring).
+
+    Signals
+    -------
+    sigPicked(int, int)
+        A tile was clicked (or an arrow key moved): ``(layer, head)`` to show.
+    sigHovered(str)
+        What is under the mouse ("" when it leaves).
+    """
+
+    sigPicked = Signal(int, int)  # noqa: N815 (Qt naming)
+    sigHovered = Signal(str)  # noqa: N815 (Qt naming)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.weights: list[np.ndarray] = []  # per layer (h, n, n)
+        self.tokens: tuple[str, ...] = ()
+        self.selected = (0, 0)
+        self.link: tuple[int, int] | None = None
+        self.by_link = False
+        self.message = ""
+        self.theme: Theme = LIGHT
+        self.lut = np.stack([np.arange(256)] * 3, axis=1).astype(np.uint8)
+        self._images: list[list[QImage]] = []
+        self._hover: tuple | None = None
+
+    def sizeHint(self) -> QSize:
+        return QSize(480, 300)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(220, 160)
+
+    # --- model → view ------------------------------------------------------------------
+    def set_data(self, weights, tokens, selected: tuple[int, int]) -> None:
+        """Show ``weights``: one ``(h, n, n)`` array per layer (empty: the message)."""
+        self.weights = [np.asarray(w) for w in weights]
+        self.tokens = tuple(tokens)
+        self.selected = selected
+        self._hover = None
+        self._build_images()
+        self.update()
+
+    def set_message(self, text: str) -> None:
+        """Show ``text`` instead of the grid."""
+        self.weights, self._images, self.message = [], [], text
+        self.update()
+
+    def set_selected(self, layer: int, head: int) -> None:
+        """Outline head ``head`` of layer ``layer``."""
+        self.selected = (layer, head)
+        self.update()
+
+    def set_link(self, link: tuple[int, int] | None, by_link: bool) -> None:
+        """The link (query, key) to mark, and whether tiles are filled by its weight."""
+        self.link, self.by_link = link, by_link and link is not None
+        self.update()
+
+    def set_style(self, theme: Theme, lut: np.ndarray) -> None:
+        """Colours of ``theme``; ``lut`` (256×3 uint8) maps weights 0…1 to colours."""
+        self.theme = theme
+        self.lut = np.asarray(lut, dtype=np.uint8)[:, :3]
+        self._build_images()
+        self.update()
+
+    def _build_images(self) -> None:
+        masked = QColor(self.theme.masked_fill)
+        self._images = [[rgb_image(block_max(w), self.lut, None, masked) for w in layer]
+                        for layer in self.weights]
+
+    # --- geometry ----------------------------------------------------------------------
+    def _line(self) -> float:
+        return QFontMetricsF(self.font()).height()
+
+    def _geometry(self) -> tuple[float, float, float, float]:
+        """``(left, top, tile, gap)``: where the first tile starts and the tiles' size."""
+        metrics = QFontMetricsF(self.font())
+        layers, heads = len(self.weights), self.weights[0].shape[0]
+        left = metrics.horizontalAdvance(_tr("layer %1").replace("%1", str(layers - 1))) + 10
+        top = self._line() * 1.3
+        bar = self._line() * 2.0
+        w, h = self.width() - left - 4, self.height() - top - bar - 4
+        tile = max(4.0, min(w / heads, h / layers))
+        gap = max(1.0, tile * 0.08)
+        return left, top, tile, gap
+
+    def tile_rect(self, layer: int, head: int) -> QRectF:
+        """Where head ``head`` of layer ``layer`` is drawn (widget coordinates)."""
+        left, top, tile, gap = self._geometry()
+        return QRectF(left + head * tile, top + layer * tile, tile - gap, tile - gap)
+
+    def tile_at(self, pos: QPointF) -> tuple[int, int] | None:
+        """``(layer, head)`` under ``pos``, or None."""
+        if not self.weights:
+            return None
+        left, top, tile, _gap = self._geometry()
+        layer, head = int((pos.y() - top) // tile), int((pos.x() - left) // tile)
+        if 0 <= layer < len(self.weights) and 0 <= head < self.weights[0].shape[0]:
+            return layer, head
+        return None
+
+    # --- painting ----------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        try:
+            self._paint(painter)
+        finally:
+            painter.end()
+
+    def _paint(self, painter: QPainter) -> None:
+        theme = self.theme
+        fg = QColor(theme.foreground)
+        if self.window().autoFillBackground():
+            painter.fillRect(self.rect(), QColor(theme.background))  # an exported panel
+        painter.setFont(self.font())
+        if not self.weights:
+            painter.setPen(fg)
+            painter.drawText(QRectF(self.rect()).adjusted(12, 12, -12, -12),
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                             self.message)
+            return
+        metrics = QFontMetricsF(self.font())
+        left, top, tile, gap = self._geometry()
+        layers, heads = len(self.weights), self.weights[0].shape[0]
+        painter.setPen(fg)
+        step = max(1, int(np.ceil(metrics.horizontalAdvance("00") * 1.3 / tile)))
+        for j in range(0, heads, step):
+            painter.drawText(QRectF(left + j * tile, 0, tile - gap, top),
+                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
+                             str(j))
+        rstep = max(1, int(np.ceil(self._line() / tile)))
+        for i in range(0, layers, rstep):
+            painter.drawText(QRectF(0, top + i * tile, left - 8, tile - gap),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             _tr("layer %1").replace("%1", str(i)))
+        for i in range(layers):
+            for j in range(heads):
+                self._paint_tile(painter, i, j, metrics)
+        self._paint_selection(painter)
+        self._paint_bar(painter, fg, metrics, top + layers * tile)
+
+    def _paint_tile(self, painter, layer: int, head: int, metrics) -> None:
+        rect = self.tile_rect(layer, head)
+        if not self.by_link:
+            painter.drawImage(rect, self._images[layer][head])
+            if self.link is not None and rect.width() >= 12:
+                n = self.weights[layer].shape[-1]
+                q, k = self.link
+                x, y = rect.left() + k / n * rect.width(), rect.top() + q / n * rect.height()
+                cell = QRectF(x, y, max(2.0, rect.width() / n), max(2.0, rect.height() / n))
+                painter.setPen(QPen(QColor(self.theme.highlight), 1.0))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(cell)
+            return
+        value = float(self.weights[layer][head, self.link[0], self.link[1]])
+        color = QColor(*(int(c) for c in self.lut[int(np.clip(value * 255 + 0.5, 0, 255))]))
+        painter.fillRect(rect, color)
+        text = fmt(value, 2)
+        if metrics.horizontalAdvance(text) < rect.width() - 2 and metrics.height() < rect.height():
+            light = color.lightnessF() > 0.55
+            painter.setPen(QColor("#000000") if light else QColor("#ffffff"))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _paint_selection(self, painter) -> None:
+        layer, head = self.selected
+        if layer >= len(self.weights) or head >= self.weights[0].shape[0]:
+            return
+        width = line_width(self.font()) * 1.5
+        painter.setPen(QPen(QColor(self.theme.highlight), width))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(self.tile_rect(layer, head).adjusted(-width, -width, width, width))
+
+    def _paint_bar(self, painter, fg, metrics, y: float) -> None:
+        """A colour bar 0 … 1 and what a tile is, under the grid."""
+        line = self._line()
+        top = y + line * 0.4
+        text_0, text_1 = fmt(0, integer=True), fmt(1, integer=True)
+        left = 8 + metrics.horizontalAdvance(text_0) + 6
+        bar = QRectF(left, top, min(200.0, max(60.0, self.width() * 0.25)), line * 0.7)
+        image = QImage(self.lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888)
+        painter.drawImage(bar, image)
+        painter.setPen(fg)
+        painter.drawText(QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter,
+                         text_0)
+        painter.drawText(QRectF(bar.right() + 6, top, 40, bar.height()),
+                         Qt.AlignmentFlag.AlignVCenter, text_1)
+        if self.by_link:
+            caption = _tr("each head: A of the chosen link · columns: heads")
+        else:
+            caption = _tr("each head: rows queries, columns keys · columns: heads")
+        x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
+        painter.setPen(QColor(self.theme.muted))
+        painter.drawText(QRectF(x, top - line * 0.3, self.width() - x - 4, line * 1.3),
+                         Qt.AlignmentFlag.AlignVCenter,
+                         metrics.elidedText(caption, Qt.TextElideMode.ElideRight,
+                                            self.width() - x - 4))
+
+    # --- Qt events ---------------------------------------------------------------------
+    def mousePressEvent(self, event) -> None:
+        hit = self.tile_at(event.position())
+        if hit is not None and event.button() == Qt.MouseButton.LeftButton:
+            self.sigPicked.emit(*hit)
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        self.hover_at(event.position())
+        super().mouseMoveEvent(event)
+
+    def hover_at(self, pos: QPointF) -> None:
+        """Report what is under ``pos`` (also used by tests)."""
+        hit = self.tile_at(pos)
+        if hit is None:
+            self._hover = None
+            self.sigHovered.emit("")
+            return
+        layer, head = hit
+        w = self.weights[layer][head]
+        n = w.shape[-1]
+        if self.by_link:
+            q, k = self.link
+        else:
+            rect = self.tile_rect(layer, head)
+            q = int(np.clip((pos.y() - rect.top()) / max(rect.height(), 1e-9) * n, 0, n - 1))
+            k = int(np.clip((pos.x() - rect.left()) / max(rect.width(), 1e-9) * n, 0, n - 1))
+        key = (layer, head, q, k)
+        if key == self._hover:
+            return
+        self._hover = key
+        names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
+        text = _tr("layer %1 · head %2 · “%3” → “%4”: A = %5")
+        for mark, part in (("%1", str(layer)), ("%2", str(head)), ("%3", str(names[0])),
+                           ("%4", str(names[1])), ("%5", fmt(w[q, k], 3))):
+            text = text.replace(mark, part)
+        self.sigHovered.emit(text)
+
+    def leaveEvent(self, event) -> None:
+        self._hover = None
+        self.sigHovered.emit("")
+        super().leaveEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        if not self.weights:
+            return super().keyPressEvent(event)
+        moves = {Qt.Key.Key_Right: (0, 1), Qt.Key.Key_Left: (0, -1), Qt.Key.Key_Down: (1, 0),
+                 Qt.Key.Key_Up: (-1, 0)}
+        move = moves.get(event.key())
+        if move is None:
+            return super().keyPressEvent(event)
+        layers, heads = len(self.weights), self.weights[0].shape[0]
+        layer = (self.selected[0] + move[0]) % layers
+        head = (self.selected[1] + move[1]) % heads
+        self.sigPicked.emit(layer, head)
+        return None
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.update()
+
