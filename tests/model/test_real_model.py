@@ -1,0 +1,243 @@
+"""A real model's head in the document: topic, heads resolver, undo, sessions, export, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attnviz.core.attention import softmax
+from attnviz.core.hf_capture import LayerCapture
+from attnviz.model import real_model
+from attnviz.model.document import Document
+from attnviz.model.fields import StateError
+from attnviz.model.history import History
+from attnviz.model.panel_data import panel_data
+from attnviz.model.session import SessionError, read_session, save_session
+from attnviz.model.workspace import Workspace
+
+pytest.importorskip("transformers")
+from tests.core.test_hf_capture import (  # noqa: E402
+    SENTENCE,
+    make_tiny_decoder,
+    minilm_path,
+    oracle_attentions,
+)
+
+HEADS = [(0, 0), (2, 3), (3, 7), (5, 11)]
+
+
+@pytest.fixture(scope="module")
+def minilm_oracle():
+    return oracle_attentions(minilm_path(), SENTENCE)[1]
+
+
+def model_workspace(path=None, text=SENTENCE) -> Workspace:
+    ws = Workspace()
+    ws.document.attention.update(head="model", model_path=path or minilm_path(), model_text=text)
+    return ws
+
+
+# --- pure helpers ------------------------------------------------------------------------
+def _layer(allowed, window=None, scaling=0.25):
+    z = np.zeros((1, 3, 2), np.float32)
+    return LayerCapture(z, z, z, np.zeros((1, 3, 3), np.float32), allowed, scaling, None, window)
+
+
+def test_mask_settings_and_temperature():
+    n = 5
+    i, j = np.indices((n, n))
+    assert real_model.mask_settings(_layer(np.ones((n, n), bool))) == (False, 0)
+    assert real_model.mask_settings(_layer(i >= j)) == (True, 0)
+    assert real_model.mask_settings(_layer((i >= j) & (i - j < 2), window=2)) == (True, 2)
+    assert real_model.temperature_for(_layer(None, scaling=16**-0.5), 16) == 1.0
+    # Gemma's query_pre_attn_scalar 144 with head_dim 128: T = 12 / √128.
+    t = real_model.temperature_for(_layer(None, scaling=144**-0.5), 128)
+    assert t == pytest.approx(12 / np.sqrt(128))
+    assert 1 / (np.sqrt(128) * t) == pytest.approx(144**-0.5, rel=1e-15)
+
+
+def test_display_tokens_marks_special_and_blank():
+    cap = real_model.Capture("m", "/m", "t", "decoder", ("<s>", "x", "BOS", " "),
+                             (True, False, True, False), (1, 2, 3, 4), (), 1, 1, 1, 1)
+    assert real_model.display_tokens(cap) == ("<s>", "x", "⟨BOS⟩", "␣")
+
+
+# --- the topic -----------------------------------------------------------------------------
+@pytest.mark.slow
+def test_model_head_weights_equal_transformers(minilm_oracle):
+    ws = model_workspace()
+    s = ws.state
+    assert s.tokens[0] == "[CLS]" and s.tokens[-1] == "[SEP]" and s.n == 10
+    assert (s.d_k, s.causal, s.window, s.rope, s.scale, s.temperature) == (32, False, 0, False,
+                                                                           True, 1.0)
+    assert (s.n_heads, s.n_kv_heads, s.d_model, s.preset_id) == (12, 12, 384, "")
+    for layer, head in HEADS:
+        s.update(layer=layer, model_head=head)
+        assert s.head_index == head
+        oracle = minilm_oracle[layer][head]
+        w = panel_data(ws, "heatmap", "weights").values
+        np.testing.assert_allclose(w, oracle, atol=1e-5)
+        q = panel_data(ws, "heatmap", "q").values
+        k = panel_data(ws, "heatmap", "k").values
+        np.testing.assert_allclose(softmax(q @ k.T / np.sqrt(32)), oracle, atol=1e-5)
+        np.testing.assert_allclose(panel_data(ws, "layers", "weights").values, oracle,
+                                   atol=1e-6)
+        heads = ws.resolver_for("heads").results  # the grid's tile = the heatmap
+        assert heads.model and heads.n_heads == 12 and heads.layer == layer
+        np.testing.assert_array_equal(heads.weights[head], w)
+
+
+@pytest.mark.slow
+def test_gqa_decoder_head_through_the_document(tmp_path):
+    path = make_tiny_decoder(tmp_path, "mistral")
+    text = "the cat sat on the bank of the river"
+    _, attentions, _ = oracle_attentions(path, text)
+    ws = model_workspace(path, text)
+    s = ws.state
+    assert s.causal and s.window == 4 and s.n_kv_heads == 2
+    for layer in range(3):
+        for head in range(4):
+            s.update(layer=layer, model_head=head)
+            np.testing.assert_allclose(ws.resolver.results.attention.weights,
+                                       attentions[layer][head], atol=1e-5)
+    heads = ws.resolver_for("heads").results
+    assert heads.groups == ((0, 1), (2, 3))
+    with pytest.raises(ValueError, match="not captured"):
+        panel_data(ws, "heads", "w_q")
+
+
+@pytest.mark.slow
+def test_refusals_change_nothing_and_edits_detach():
+    ws = model_workspace()
+    s = ws.state
+    s.update(layer=2, model_head=3)
+    before = s.snapshot()
+    for bad in ({"layer": 6}, {"model_head": 12}, {"model_path": "/nonexistent/model"}):
+        with pytest.raises(StateError):
+            s.update(**bad)
+        assert s.snapshot().keys() == before.keys()
+        assert all(np.array_equal(s.get(k), v) if isinstance(v, np.ndarray) else s.get(k) == v
+                   for k, v in before.items())
+    q = np.array(s.q)
+    q[5] = 0.0
+    s.update(q=q)  # a what-if: the head leaves the model, the edited vectors stay
+    assert s.head == "manual" and np.array_equal(s.q, q) and s.model_path
+    s.update(head="model")
+    assert s.layer == 2 and np.array_equal(s.q, before["q"])
+    s.update(tokens=[*s.tokens, "extra"])
+    assert s.head == "manual" and s.n == 11
+
+
+@pytest.mark.slow
+def test_undo_brings_model_arrays_back_from_the_capture():
+    doc = Document()
+    history = History(doc)
+    s = doc.attention
+    s.update(head="model", model_path=minilm_path(), model_text=SENTENCE)
+    s.update(layer=4, model_head=5)
+    shown = np.array(s.q)
+    step = history.undo_step
+    assert "q" not in step.after["attention"] and step.after["attention"]["model_head"] == 5
+    s.update(model_text="The river bank was steep")
+    assert s.tokens[1:3] == ("the", "river")
+    history.undo()
+    assert s.model_text == SENTENCE and np.array_equal(s.q, shown)
+    history.undo()
+    assert (s.layer, s.model_head) == (0, 0)
+    history.undo()
+    assert s.head == "manual" and s.tokens == ("sentei", "banco", "praça")
+    history.redo()
+    history.redo()
+    assert (s.layer, s.model_head) == (4, 5) and np.array_equal(s.q, shown)
+
+
+@pytest.mark.slow
+def test_session_stores_the_head_not_the_arrays(tmp_path):
+    ws = model_workspace()
+    ws.state.update(layer=3, model_head=7)
+    path = save_session(ws.document, tmp_path / "real.attnviz")
+    saved = json.loads(path.read_text())["topics"]["attention"]
+    assert {"q", "k", "v"}.isdisjoint(saved)
+    assert (saved["head"], saved["layer"], saved["model_head"]) == ("model", 3, 7)
+    assert saved["model_text"] == SENTENCE
+    snapshot, _ = read_session(path)
+    doc = Document()
+    doc.restore(snapshot)
+    assert np.array_equal(doc.attention.q, ws.state.q)
+    saved["model_path"] = str(tmp_path / "gone")
+    path.write_text(json.dumps({"format_version": 2, "topics": {"attention": saved}}))
+    with pytest.raises(SessionError, match=r"gone is not a folder"):
+        read_session(path)
+
+
+@pytest.mark.slow
+def test_layers_link_and_memory_card():
+    ws = model_workspace()
+    ws.state.update(selected_cell=(5, 8))  # bank → river
+    link = panel_data(ws, "layers", "link")
+    cap = ws.state.capture()
+    assert link.values.shape == (6, 12) and link.rows[0] == "layer 0"
+    assert link.values[2, 3] == pytest.approx(float(cap.layers[2].weights[3, 5, 8]))
+    assert panel_data(ws, "layers", "layer_weights").values.shape == (12, 10, 10)
+    values = real_model.memory_card_values(minilm_path())
+    assert (values["layers"], values["heads"], values["kv_heads"], values["head_dim"]) == (
+        6, 12, 12, 32)
+    assert values["params"] == 22_713_216 and values["weights_dtype"] == "fp32"
+    doc = Document()
+    doc.memory.update(**values)
+    assert doc.memory.card().n_heads == 12
+
+
+# --- command line ----------------------------------------------------------------------------
+@pytest.mark.slow
+def test_cli_export_model_head(tmp_path, capsys, minilm_oracle):
+    from attnviz.cli import main
+
+    out = tmp_path / "x.npy"
+    code = main(["export", "--model", minilm_path(), "--text", SENTENCE,
+                 "--set", "attention.layer=2", "--set", "attention.model_head=3",
+                 "--panel", "heatmap", "--matrix", "weights", "--out", str(out)])
+    assert code == 0
+    np.testing.assert_allclose(np.load(out), minilm_oracle[2][3], atol=1e-5)
+    for name in ("q", "k", "v", "scores"):
+        assert main(["export", "--model", minilm_path(), "--matrix", name, "--out",
+                     str(tmp_path / f"{name}.csv")]) == 0
+    with pytest.raises(SystemExit) as exit_info:
+        main(["export", "--model", str(tmp_path), "--out", str(tmp_path / "y.npy")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a Hugging Face model folder" in err[0]
+
+
+# --- fields ----------------------------------------------------------------------------------
+BAD = st.one_of(
+    st.integers(min_value=2**63, max_value=2**4000), st.just(1e400), st.just(float("nan")),
+    st.text(max_size=5).filter(lambda t: not t.strip().lstrip("-").isdigit()),
+    st.lists(st.integers(), max_size=3), st.none(), st.booleans(),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field=st.sampled_from(["layer", "model_head", "model_path", "model_text"]), value=BAD)
+def test_new_fields_refuse_bad_values_and_change_nothing(field, value):
+    doc = Document()
+    s = doc.attention
+    before = s.snapshot()
+    if field in ("model_path", "model_text") and isinstance(value, str):
+        value = (value or "x") * 3000  # a text longer than the field allows
+    with pytest.raises(StateError):
+        s.update(**{field: value})
+    assert s.snapshot() == before or all(
+        np.array_equal(s.get(k), v) if isinstance(v, np.ndarray) else s.get(k) == v
+        for k, v in before.items())
+
+
+def test_model_head_needs_an_open_model():
+    s = Document().attention
+    with pytest.raises(StateError, match="no model is open"):
+        s.update(head="model")
+    assert s.head == "manual"
