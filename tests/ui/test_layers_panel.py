@@ -1,0 +1,198 @@
+"""The layers panel and File → Open Model…: open MiniLM, find a head, pick it, what-ifs, soak."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+pytest.importorskip("transformers")
+from attnviz.model.real_model import STORE  # noqa: E402
+from attnviz.ui.main_window import MainWindow  # noqa: E402
+from tests.core.test_hf_capture import SENTENCE, minilm_path  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def shared_window(qapp):
+    from attnviz.ui.sessions import SessionController
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            SessionController, "_ask_unsaved", lambda self: QMessageBox.StandardButton.Discard
+        )
+        w = MainWindow()
+        w.resize(1280, 720)
+        w.show()
+        yield w
+        w.close()
+        w.deleteLater()
+        QApplication.processEvents()
+
+
+def wait_loaded(window, qtbot) -> None:
+    qtbot.waitUntil(lambda: not window.models.busy, timeout=180_000)
+
+
+@pytest.fixture
+def window(shared_window, qtbot):
+    """The shared window showing MiniLM's layer 0 head 0, the layers panel in front."""
+    w = shared_window
+    w.themes.set_mode("light")
+    w.themes.set_large_fonts(False)
+    w.resize(1280, 720)
+    w.docks["layers"].raise_()
+    if w.state.head != "model" or w.state.model_text != SENTENCE:
+        w.models.open_path(minilm_path(), SENTENCE)
+        wait_loaded(w, qtbot)
+    w.state.update(layer=0, model_head=0, selected_cell=None)
+    qtbot.wait(5)
+    return w
+
+
+def test_open_model_shows_every_layer_and_head(window):
+    panel = window.panels["layers"]
+    assert window.models.last_error == ""
+    assert panel.grid.weights and len(panel.grid.weights) == 6
+    assert panel.grid.weights[0].shape == (12, 10, 10)
+    assert "6 layers × 12 heads" in panel.caption.text()
+    assert "[CLS] [SEP]" in panel.caption.text()
+    assert window.findChild(type(window.models.open_action), "action_open_model") is not None
+    assert window.models.timings["forward"] > 0 and "load" in window.models.timings
+    assert panel.text.text() == SENTENCE
+
+
+def test_click_a_tile_picks_the_head_every_panel_shows(window, qtbot):
+    grid = window.panels["layers"].grid
+    rect = grid.tile_rect(2, 3)
+    qtbot.mouseClick(grid, Qt.MouseButton.LeftButton,
+                     pos=QPoint(int(rect.center().x()), int(rect.center().y())))
+    s = window.state
+    assert (s.layer, s.model_head, s.head_index) == (2, 3, 3)
+    cap = s.capture()
+    np.testing.assert_allclose(window.resolver.results.attention.weights,
+                               cap.layers[2].weights[3], atol=1e-5)
+    assert grid.selected == (2, 3)
+    grid.hover_at(rect.center())
+    assert grid.toolTip().startswith("layer 2 · head 3 · “")
+
+
+def test_link_finder_and_strongest(window, qtbot):
+    panel = window.panels["layers"]
+    panel.query.setCurrentIndex(5)
+    panel.query.activated.emit(5)
+    panel.key.setCurrentIndex(8)
+    panel.key.activated.emit(8)
+    s = window.state
+    assert s.selected_cell == (5, 8) and s.selected_query == 5
+    panel.by_link.setChecked(True)
+    assert panel.grid.by_link and panel.grid.link == (5, 8)
+    panel.strongest.click()
+    a = np.stack([lc.weights[:, 5, 8] for lc in s.capture().layers])
+    assert a[s.layer, s.model_head] == a.max()
+    assert "“bank” → “river”" in panel.summary.text()
+    panel.by_link.setChecked(False)
+
+
+def test_what_if_detaches_and_a_click_goes_back(window, qtbot):
+    s = window.state
+    s.update(layer=1, model_head=4)
+    q = np.array(s.q)
+    q[5] *= 2
+    s.update(q=q)
+    assert s.head == "manual"
+    assert "left the model" in window.models.detached_message
+    panel = window.panels["layers"]
+    assert "not the model's" in panel.caption.text()
+    grid = panel.grid
+    rect = grid.tile_rect(1, 4)
+    qtbot.mouseClick(grid, Qt.MouseButton.LeftButton,
+                     pos=QPoint(int(rect.center().x()), int(rect.center().y())))
+    assert s.head == "model" and not np.array_equal(s.q, q)
+
+
+def test_new_sentence_runs_on_a_worker(window, qtbot):
+    panel = window.panels["layers"]
+    panel.text.setText("The river bank flooded")
+    panel.run.click()
+    wait_loaded(window, qtbot)
+    assert window.state.tokens == ("[CLS]", "the", "river", "bank", "flooded", "[SEP]")
+    assert len(panel.grid.weights[0][0]) == 6
+    window.undo.stack.undo()
+    assert window.state.model_text == SENTENCE
+
+
+def test_refusal_is_one_clear_message(window, qtbot, tmp_path):
+    (tmp_path / "config.json").write_text('{"model_type": "bert"}')
+    (tmp_path / "pytorch_model.bin").write_bytes(b"\x80\x04")
+    window.models.open_path(str(tmp_path))
+    wait_loaded(window, qtbot)
+    assert "pickle checkpoint" in window.models.last_error
+    box = window.findChild(QMessageBox, "model_error")
+    assert box is not None and "pickle" in box.text()
+    box.close()
+    assert window.state.head == "model"  # the open model stays
+
+
+def test_memory_card_from_this_model(window):
+    window.models.card_action.trigger()
+    m = window.document.memory
+    assert (m.model, m.layers, m.heads, m.kv_heads, m.head_dim) == ("custom", 6, 12, 12, 32)
+    assert m.params == 22_713_216
+
+
+def test_layers_export_png(window, tmp_path):
+    from attnviz.ui.export import ExportSpec
+    from attnviz.ui.panel_export import export_panel
+
+    out = tmp_path / "layers.png"
+    export_panel(window.workspace, "layers", out, ExportSpec(1920, 1080, "dark", False, None,
+                                                             None))
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1920, 1080)
+
+
+def test_soak_random_edits_hover_undo_resize_and_themes(window, qtbot):
+    rng = random.Random(15)
+    s = window.state
+    grid = window.panels["layers"].grid
+    texts = ["I sat on the bank of the river", "bank", "The bank of the river was steep",
+             "money in the bank"]
+    for _step in range(40):
+        kind = rng.randrange(10)
+        try:
+            if kind == 0:
+                s.update(model_text=rng.choice(texts))  # a new shape of every array
+            elif kind == 1:
+                s.update(layer=rng.randrange(7), model_head=rng.randrange(13))
+            elif kind == 2:
+                s.update(tokens=("a", "b")) if rng.random() < 0.3 else s.update(head="model")
+            elif kind == 3:
+                n = s.n
+                s.update(selected_cell=(rng.randrange(n), rng.randrange(n)))
+            elif kind == 4:
+                s.update(causal=rng.random() < 0.5, temperature=rng.choice([0.5, 1.0, 2.0]))
+            elif kind == 5:
+                (window.undo.stack.undo if rng.random() < 0.6 else window.undo.stack.redo)()
+            elif kind == 6:
+                window.panels["layers"].by_link.setChecked(rng.random() < 0.5)
+            elif kind == 7:
+                window.resize(rng.choice([1280, 900, 1400]), 720)
+            else:
+                window.themes.set_mode(rng.choice(["dark", "light"]))
+        except Exception as exc:  # a refused value is fine; anything else is a bug
+            from attnviz.model.fields import StateError
+
+            assert isinstance(exc, StateError), exc
+        if grid.weights:
+            rect = grid.tile_rect(rng.randrange(len(grid.weights)), rng.randrange(12))
+            qtbot.mouseMove(grid, QPoint(int(rect.center().x()), int(rect.center().y())))
+            grid.hover_at(rect.center())
+        qtbot.wait(1)
+    assert len(STORE._captures) <= 8
