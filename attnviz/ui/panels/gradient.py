@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontInfo
 from PySide6.QtWidgets import (
     QComboBox,
@@ -241,6 +241,12 @@ class GradientPanel(TopicPanel):
         column.addWidget(self.summary)
         self.scale_font(self.summary, 1.0)
         return figure
+
+    def sizeHint(self) -> QSize:
+        # Constant: the matrices' sizes change with the data, and a dock whose hint follows
+        # them would make the main window move its dock separators at every edit (the
+        # figure scrolls inside the panel instead).
+        return QSize(560, 360)
 
     def figure_widget(self) -> QWidget:
         """What an export shows: the chain, the Jacobian and the saturation plot."""
