@@ -77,7 +77,7 @@ class LayersPanel(TopicPanel):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        self._finish(layout)
+        self._finish(layout, scroll=True)  # large type never widens the window
 
     # --- building ----------------------------------------------------------------------
     def _build_model_row(self) -> QHBoxLayout:
