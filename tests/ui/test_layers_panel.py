@@ -59,7 +59,7 @@ def test_open_model_shows_every_layer_and_head(window):
     assert window.models.last_error == ""
     assert panel.grid.weights and len(panel.grid.weights) == 6
     assert panel.grid.weights[0].shape == (12, 10, 10)
-    assert "6 layers × 12 heads" in panel.caption.text()
+    assert "6 layers × 12 heads (12 KV)" in panel.caption.text()
     assert "[CLS] [SEP]" in panel.caption.text()
     assert window.findChild(type(window.models.open_action), "action_open_model") is not None
     assert window.models.timings["forward"] > 0 and "load" in window.models.timings

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from attnviz.model.real_model import STORE, display_tokens, link_strength
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panels.heatmap import colormap_for
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.layer_grid import LayerGrid
 from attnviz.ui.widgets.numbers import fmt
@@ -65,7 +65,7 @@ class LayersPanel(TopicPanel):
         self.grid.sigHovered.connect(self.grid.setToolTip)
         self.figure = QWidget()
         figure = QVBoxLayout(self.figure)
-        figure.setContentsMargins(0, 0, 0, 0)
+        figure.setContentsMargins(6, 4, 6, 4)
         self.caption = QLabel()
         self.caption.setObjectName("layers_caption")
         self.caption.setWordWrap(True)
@@ -77,7 +77,7 @@ class LayersPanel(TopicPanel):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        self._finish(layout, scroll=True)  # large type never widens the window
+        self._finish(layout)
 
     # --- building ----------------------------------------------------------------------
     def _build_model_row(self) -> QHBoxLayout:
@@ -113,7 +113,10 @@ class LayersPanel(TopicPanel):
         self.key.setToolTip(self.tr("The key token it looks at (the column)"))
         label.setBuddy(self.query)
         for combo in (self.query, self.key):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            # Narrow when the dock is: long tokens are cut in the box, whole in the list.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
             combo.activated.connect(self._on_q_link)
         self.by_link = QCheckBox(self.tr("&Colour by the link"))
         self.by_link.setObjectName("by_link")
@@ -224,8 +227,8 @@ class LayersPanel(TopicPanel):
 
     def _write_caption(self, cap) -> None:
         special = [t for t, s in zip(self.state.tokens, cap.special, strict=False) if s]
-        text = self.tr("%1 (%2): %3 layers × %4 heads (%5 KV heads, d_head = %6); %7 tokens "
-                       "as the model sees them")
+        text = self.tr("%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as "
+                       "the model sees them")
         for mark, part in (("%1", cap.name), ("%2", cap.kind), ("%3", str(len(cap.layers))),
                            ("%4", str(cap.n_heads)), ("%5", str(cap.n_kv_heads)),
                            ("%6", str(cap.head_dim)), ("%7", str(len(cap.tokens)))):
@@ -293,8 +296,13 @@ class LayersPanel(TopicPanel):
     def apply_theme(self, theme: Theme) -> None:
         """Restyle the grid for ``theme`` and the panel's font."""
         self._theme = theme
-        self.grid.setFont(self.font())
+        # An exported figure is a window of its own: it needs the theme's colours, and
+        # the panel's font by hand (a panel with a style sheet does not pass it on).
+        self.figure.setPalette(palette_for(theme))
+        self.figure.setAutoFillBackground(self.autoFillBackground())
+        self._on_font_changed()
         self._restyle()
 
     def _on_font_changed(self) -> None:
-        self.grid.setFont(self.font())
+        for widget in (self.grid, self.caption):
+            widget.setFont(self.font())

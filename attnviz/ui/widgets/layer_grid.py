@@ -71,7 +71,7 @@ class LayerGrid(QWidget):
         return QSize(480, 300)
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(220, 160)
+        return QSize(160, 90)  # tiles shrink rather than push the panel into scrolling
 
     # --- model → view ------------------------------------------------------------------
     def set_data(self, weights, tokens, selected: tuple[int, int]) -> None:
@@ -118,7 +118,7 @@ class LayerGrid(QWidget):
         """``(left, top, tile, gap)``: where the first tile starts and the tiles' size."""
         metrics = QFontMetricsF(self.font())
         layers, heads = len(self.weights), self.weights[0].shape[0]
-        left = metrics.horizontalAdvance(_tr("layer %1").replace("%1", str(layers - 1))) + 10
+        left = metrics.horizontalAdvance(_tr("layer %1").replace("%1", str(layers - 1))) + 16
         top = self._line() * 1.3
         bar = self._line() * 2.0
         w, h = self.width() - left - 4, self.height() - top - bar - 4
@@ -172,7 +172,7 @@ class LayerGrid(QWidget):
                              str(j))
         rstep = max(1, int(np.ceil(self._line() / tile)))
         for i in range(0, layers, rstep):
-            painter.drawText(QRectF(0, top + i * tile, left - 8, tile - gap),
+            painter.drawText(QRectF(4, top + i * tile, left - 12, tile - gap),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                              _tr("layer %1").replace("%1", str(i)))
         for i in range(layers):
@@ -230,6 +230,10 @@ class LayerGrid(QWidget):
             caption = _tr("each head: A of the chosen link · columns: heads")
         else:
             caption = _tr("each head: rows queries, columns keys · columns: heads")
+        if self.link is not None and max(self.link) < len(self.tokens):
+            link = _tr("“%1” → “%2”").replace("%1", self.tokens[self.link[0]]).replace(
+                "%2", self.tokens[self.link[1]])
+            caption = f"{link} · {caption}" if self.by_link else f"□ {link} · {caption}"
         x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
         painter.setPen(QColor(self.theme.muted))
         painter.drawText(QRectF(x, top - line * 0.3, self.width() - x - 4, line * 1.3),
