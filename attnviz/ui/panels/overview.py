@@ -128,7 +128,7 @@ class OverviewPanel(TopicPanel):
         self.scale_font(self.caption, 1.15, bold=True)
         self.view = TokenMapView()
         self.view.setObjectName("overview_map")
-        self.view.setMinimumSize(280, 150)
+        self.view.setMinimumSize(280, 110)
         self.view.sigWindow.connect(self._on_q_window)
         self.view.sigHover.connect(self._on_q_hover)
         self.hover = QLabel(" ")

@@ -109,7 +109,7 @@ class TilesPanel(TopicPanel):
         self.timer = QTimer(self)
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._on_q_tick)
-        self.matrices.setMinimumHeight(160)
+        self.matrices.setMinimumHeight(110)
         self._finish(layout)
 
     def _build_controls(self) -> QVBoxLayout:

@@ -77,9 +77,17 @@ def spin_box(lo: int, hi: int, tip: str, *, adaptive: bool = False) -> QSpinBox:
     return box
 
 
+def narrow(box: QComboBox, chars: int = 8) -> QComboBox:
+    """Let ``box`` be narrower than its longest entry (the popup still shows it whole), so
+    the panel does not force its width on the window."""
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(chars)
+    return box
+
+
 def choice_box(names: dict, context: str, tip: str) -> QComboBox:
     """A combo box of ``names`` (value → untranslated text of ``context``)."""
-    box = QComboBox()
+    box = narrow(QComboBox())
     for value, text in names.items():
         box.addItem(QCoreApplication.translate(context, text), value)
     box.setToolTip(tip)
@@ -102,12 +110,13 @@ class BackendChoice(QComboBox):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("backend")
+        narrow(self)
         self.status: dict = {}
         self._asked = False
         for name in BACKENDS:
             self.addItem(_tr(BACKEND_NAMES[name]), name)
         self.setToolTip(_tr("Where the map is computed"))
-        self.dtype_box = QComboBox()
+        self.dtype_box = narrow(QComboBox(), 7)
         self.dtype_box.setObjectName("dtype")
         for name in DTYPES:
             self.dtype_box.addItem(name, name)
