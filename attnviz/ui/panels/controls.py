@@ -152,7 +152,7 @@ class ControlsPanel(StatePanel):
         self.spread.setWordWrap(True)
         self.spread.setToolTip(
             self.tr("Standard deviation of the scores S over the pairs the softmax sees. "
-                    "Scores that differ by 20 give weights e⁻²⁰ ≈ 2·10⁻⁹ apart: a hard "
+                    "Scores 20 apart give weights in the ratio e⁻²⁰ ≈ 2·10⁻⁹: a hard "
                     "argmax, and a gradient of zero.")
         )
         form.addRow(self.spread)

@@ -232,6 +232,8 @@ class EditorPanel(StatePanel):
         self._fit_table()
 
     def _on_font_changed(self) -> None:
+        if not hasattr(self, "_vertical"):
+            return  # a font before the panel is built
         self._fitted_rows = -1
         self._refresh_vectors()
 

@@ -135,7 +135,15 @@ class TokenAxis(AxisItem):
                 elide = Qt.TextElideMode.ElideRight
                 shown = [(pos, metrics.elidedText(text, elide, room)) for pos, text in shown]
                 self._widest = max(metrics.horizontalAdvance(t) for _p, t in shown)
-            thickness = self._widest + ticks + title + 6
+            widest = self._widest
+            if self.orientation == "left":
+                # As wide as the labels in the given font, even when they are drawn
+                # smaller: the row labels' size follows the height, and a width that
+                # followed it in turn would move the column labels, and the height, again
+                # (a loop of relayouts).
+                widest = self._base_widest if room is None else min(self._base_widest, room)
+                widest = max(widest, self._widest)
+            thickness = widest + ticks + title + 6
         else:
             thickness = line + ticks + title + 4
         self._shown = shown

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QFontMetricsF, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from attnviz.ui.widgets.heatmap_view import localize_ticks
@@ -344,6 +344,11 @@ class VectorPlot(QWidget):
                     head.label().setFont(self.font())
         for axis in ("left", "bottom"):
             self.plot.getPlotItem().getAxis(axis).setStyle(tickFont=self.font())
+        # A fixed width: with the aspect locked, a width that followed the tick labels
+        # ("0" or "−0.5") would change the range, the ticks, and the width again, forever.
+        metrics = QFontMetricsF(self.font())
+        left = self.plot.getPlotItem().getAxis("left")
+        left.setWidth(round(metrics.horizontalAdvance("−00.0") + abs(left.style["tickLength"]) + 8))
         self.place_labels()
 
     def _apply_palette(self) -> None:
