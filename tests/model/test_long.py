@@ -378,3 +378,23 @@ def test_bad_values_are_refused_with_nothing_changed(name, value):
         t.update(**{name: value})
     assert t.snapshot() == before
     assert not math.isnan(t.n)
+
+
+def test_session_and_undo_keep_the_long_topic(tmp_path):
+    from attnviz.model.document import Document
+    from attnviz.model.history import History
+    from attnviz.model.session import load_session, save_session
+
+    doc = Document()
+    history = History(doc)
+    doc.long.update(n=8192, head="decay", dtype="float64", bins=512)
+    doc.long.update(rows=(100, 8000), cols=(5, 90), tile_step=3)  # browsing: no undo step
+    doc.long.update(n=256)  # bins follows; a window past the end is dropped
+    assert doc.long.bins == 256 and doc.long.rows == () and doc.long.cols == (5, 90)
+    history.undo()
+    assert doc.long.n == 8192 and doc.long.bins == 512
+    path = tmp_path / "long.attnviz"
+    save_session(doc, path)
+    other = Document()
+    load_session(other, path)
+    assert other.long.snapshot() == doc.long.snapshot()

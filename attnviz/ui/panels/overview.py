@@ -54,10 +54,18 @@ register_labels(
     ("log_color", QT_TRANSLATE_NOOP("UndoController", "Log colour scale")),
 )
 HEAD_NAMES = {
-    "content": QT_TRANSLATE_NOOP("OverviewPanel", "content (equal words)"),
+    "content": QT_TRANSLATE_NOOP("OverviewPanel", "content"),
     "previous": QT_TRANSLATE_NOOP("OverviewPanel", "previous token"),
     "decay": QT_TRANSLATE_NOOP("OverviewPanel", "distance decay"),
-    "random": QT_TRANSLATE_NOOP("OverviewPanel", "random (untrained)"),
+    "random": QT_TRANSLATE_NOOP("OverviewPanel", "random"),
+}
+HEAD_TIPS = {
+    "content": QT_TRANSLATE_NOOP(
+        "OverviewPanel", "Equal words attend to each other: passages of 1,024 tokens"
+    ),
+    "previous": QT_TRANSLATE_NOOP("OverviewPanel", "Each query attends to the token before it"),
+    "decay": QT_TRANSLATE_NOOP("OverviewPanel", "Weights fall with the distance |i − j|"),
+    "random": QT_TRANSLATE_NOOP("OverviewPanel", "Random q and k: an untrained head"),
 }
 REDUCE_NAMES = {
     "mean": QT_TRANSLATE_NOOP("OverviewPanel", "mean of the block"),
@@ -154,6 +162,8 @@ class OverviewPanel(TopicPanel):
         self.d_k = spin_box(2, MAX_D_K, self.tr("Width of queries and keys"))
         self.d_k.valueChanged.connect(lambda v: w(self.d_k, d_k=int(v)))
         self.head = choice_box(HEAD_NAMES, _C, self.tr("Which synthetic head makes q and k"))
+        for i, name in enumerate(HEAD_NAMES):
+            self.head.setItemData(i, _tr(HEAD_TIPS[name]), Qt.ItemDataRole.ToolTipRole)
         self.head.activated.connect(lambda i: w(self.head, head=self.head.itemData(i)))
         self.seed = spin_box(0, MAX_SEED, self.tr("Seed of the synthetic head"))
         self.seed.valueChanged.connect(lambda v: w(self.seed, seed=int(v)))
