@@ -115,12 +115,12 @@ class BackendChoice(QComboBox):
         self._asked = False
         for name in BACKENDS:
             self.addItem(_tr(BACKEND_NAMES[name]), name)
-        self.setToolTip(_tr("Where the map is computed"))
+        self.setToolTip(self.tr("Where the map is computed"))
         self.dtype_box = narrow(QComboBox(), 7)
         self.dtype_box.setObjectName("dtype")
         for name in DTYPES:
             self.dtype_box.addItem(name, name)
-        self.dtype_box.setToolTip(_tr("Precision of q and k (bfloat16 and float16 on a GPU)"))
+        self.dtype_box.setToolTip(self.tr("Precision of q and k (bfloat16 and float16 on a GPU)"))
         self.activated.connect(self._on_q_activated)
         torch_here = importlib.util.find_spec("torch") is not None
         self._set("torch", torch_here, "" if torch_here else "no-torch")
