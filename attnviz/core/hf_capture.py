@@ -58,6 +58,10 @@ MAX_MODEL_TOKENS = 512
 MAX_CAPTURE_BYTES = 1 << 30
 #: Largest safetensors header read (real ones are kilobytes to a few megabytes).
 MAX_HEADER_BYTES = 100 << 20
+#: Below this many FLOPs (2 · parameters · tokens) a forward pass runs on one thread: the
+#: products are too small to share, and on a busy two-core laptop OpenMP's threads wait on
+#: each other (MiniLM, 10 tokens: 13 ms on one thread, 120–600 ms on two under load).
+SINGLE_THREAD_FLOPS = 4e9
 #: Bytes per parameter of the float32 copy the capture runs on, and what loading adds.
 LOAD_FACTOR = 1.25
 _DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2,
@@ -361,8 +365,12 @@ class LoadedModel:
             raise ModelError(f"{n} tokens through {layers} layers × {heads} heads would keep "
                              f"{need / 2**30:.1f} GiB; shorten the sentence")
         record: list[LayerCapture] = []
+        threads = torch.get_num_threads()
+        single = 2.0 * self.info.params * n < SINGLE_THREAD_FLOPS
         with self._lock:
             _LOCAL.layers = record
+            if single:
+                torch.set_num_threads(1)
             start = time.perf_counter()
             try:
                 with torch.no_grad():
@@ -373,6 +381,8 @@ class LoadedModel:
                                  f"{type(exc).__name__}: {str(exc)[:200]}") from None
             finally:
                 _LOCAL.layers = None
+                if single:
+                    torch.set_num_threads(threads)
             seconds = time.perf_counter() - start
         if len(record) != layers:
             raise ModelError(f"captured {len(record)} attention layers of {layers}: this "
