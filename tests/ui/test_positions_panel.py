@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 from attnviz.core.rope import rope_frequencies
 from attnviz.ui.main_window import MainWindow
@@ -122,3 +123,27 @@ def test_cli_exports_the_panel_picture_at_the_exact_size(tmp_path):
     assert r.returncode == 0, r.stderr
     img = QImage(str(out))
     assert (img.width(), img.height()) == (1280, 720)
+
+
+def test_rope_switch_and_the_word_order_swap_on_cachorro(window):
+    window.apply_preset("cachorro")
+    editor, controls = window.panels["editor"], window.panels["controls"]
+    state = window.state
+    before = window.resolver.results.attention.weights.copy()
+    button = editor.experiment_box.findChild(QPushButton, "experiment_swap_order")
+    button.click()
+    assert state.tokens == ("homem", "morde", "cachorro")
+    perm = [2, 1, 0]
+    np.testing.assert_allclose(
+        window.resolver.results.attention.weights, before[np.ix_(perm, perm)], atol=1e-15
+    )
+    controls.rope.setChecked(True)
+    assert state.rope is True
+    assert "RoPE" in window.panels["heatmap"].caption.text()
+    rotated = window.resolver.results.attention.weights.copy()
+    button.click()  # back to "cachorro morde homem", still with RoPE
+    assert state.tokens == ("cachorro", "morde", "homem")
+    swapped_back = window.resolver.results.attention.weights[np.ix_(perm, perm)]
+    assert np.abs(swapped_back - rotated).max() > 1e-3
+    state.update(d_k=7)
+    assert "odd" in window.panels["heatmap"].caption.text()

@@ -156,6 +156,17 @@ class ControlsPanel(StatePanel):
                     "argmax, and a gradient of zero.")
         )
         form.addRow(self.spread)
+        self.rope = QCheckBox(self.tr("Rotate Q and K by position (RoPE)"))
+        self.rope.setObjectName("rope")
+        self.rope.setToolTip(
+            self.tr(
+                "Each pair of dimensions of a query or key turns by its position times its own "
+                "speed (base and scaling from the positions panel): the scores then depend on "
+                "where the tokens are, not only on what they are"
+            )
+        )
+        self.rope.toggled.connect(lambda on: self._write(self.rope, rope=on))
+        form.addRow(self.rope)
         return box
 
     def _build_view(self) -> QGroupBox:
@@ -234,6 +245,10 @@ class ControlsPanel(StatePanel):
         with blocked(self.scale):
             self.scale.setChecked(self.state.scale)
         self._show_divisor()
+
+    def _on_rope_changed(self) -> None:
+        with blocked(self.rope):
+            self.rope.setChecked(self.state.rope)
 
     def _on_temperature_changed(self) -> None:
         self.temperature.setValue(self.state.temperature)

@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
 from superqt import QFlowLayout
 from superqt.utils import qthrottled
 
+from attnviz.core.heads import token_embeddings
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
 from attnviz.model.topics.attention import HEAD_SOURCES
 from attnviz.ui.preset_strings import preset_text
+from attnviz.ui.widgets.projection_editor import ProjectionEditor
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 from attnviz.ui.widgets.token_list import TokenList
 from attnviz.ui.widgets.vector_plot import VectorPlot
@@ -59,6 +61,15 @@ def reorder_values(state, tokens: list[str], origins: list[int | None]) -> dict:
             old = getattr(state, name)
             rows = [old[o] if o is not None else np.zeros(old.shape[1]) for o in origins]
             values[name] = np.array(rows, dtype=float).reshape(len(tokens), old.shape[1])
+    if state.head == "projections" and state.x is not None:
+        # Typed embeddings follow their tokens; a new token gets its seeded row.
+        x = state.x
+        values["x"] = np.array(
+            [
+                x[o] if o is not None else token_embeddings([t], x.shape[1], seed=state.seed)[0]
+                for t, o in zip(tokens, origins, strict=True)
+            ]
+        )
     values["padding"] = tuple(state.padding[o] if o is not None else True for o in origins)
     segments, last = [], state.segments[0] if state.segments else 0
     for o in origins:
@@ -107,6 +118,9 @@ class EditorPanel(StatePanel):
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(_with_note(self.table, self.table_note))
         right.addWidget(_with_note(self.plot, self.plot_note))
+        # X and the W matrices, shown when Q, K, V come from learned projections.
+        self.projections = ProjectionEditor(state, self, write=self._write)
+        right.addWidget(self.projections)
         right.setStretchFactor(1, 2)  # the arrows want the room; a few rows of numbers do not
         self._vertical = right
         self._fitted_rows = -1
@@ -180,6 +194,7 @@ class EditorPanel(StatePanel):
         synthetic = self.state.head != "manual"
         self.seed.setEnabled(synthetic)
         self._head_form.setRowVisible(self.seed, synthetic)
+        self.projections.setVisible(self.state.head == "projections")
 
     def _on_seed_changed(self) -> None:
         with blocked(self.seed):
@@ -264,6 +279,17 @@ class EditorPanel(StatePanel):
             button.setToolTip(self.tr("Apply this change to the example, all else as shipped"))
             button.clicked.connect(lambda _=False, e=exp.id: self.apply_experiment(e))
             self.experiments.addWidget(button)
+        permuted = preset.extra.get("permuted_tokens")
+        if permuted:
+            swap = QPushButton(self.tr("Swap the word order"))
+            swap.setObjectName("experiment_swap_order")
+            swap.setToolTip(
+                self.tr("“%1” ⇄ “%2”: without positions the rows and columns only trade places")
+                .replace("%1", " ".join(preset.tokens))
+                .replace("%2", " ".join(permuted))
+            )
+            swap.clicked.connect(lambda _=False, p=tuple(permuted): self.swap_order(p))
+            self.experiments.addWidget(swap)
         reset = QPushButton(self.tr("Reset example"))
         reset.setObjectName("experiment_reset")
         reset.clicked.connect(lambda: self.apply_experiment(None))
@@ -277,6 +303,23 @@ class EditorPanel(StatePanel):
         if experiment_id is not None:
             preset = preset.with_experiment(experiment_id)
         return self._write(self.experiment_box, **preset_state_values(preset))
+
+    def swap_order(self, other: tuple[str, ...]) -> bool:
+        """Toggle the sentence between its order and ``other`` (the same tokens, reordered);
+        each token keeps its vectors, so only positions can tell the two apart."""
+        current = list(self.state.tokens)
+        target = list(other) if current != list(other) else list(
+            load_preset(self.state.preset_id).tokens
+        )
+        if sorted(target) != sorted(current):
+            return False  # the sentence was edited: there is nothing to swap
+        pool = list(range(len(current)))
+        origins = []
+        for token in target:
+            i = next(j for j in pool if current[j] == token)
+            pool.remove(i)
+            origins.append(i)
+        return self._write(self.experiment_box, **reorder_values(self.state, target, origins))
 
     def _on_q_sentence(self) -> None:
         tokens = tokenize(self.sentence.text())

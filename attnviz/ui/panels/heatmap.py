@@ -130,6 +130,23 @@ def formula(state: AttentionState, matrix: str) -> str:
     return "A = softmax(S)" if matrix == "weights" else "O = A·V"
 
 
+def rope_note(d_k: int) -> str:
+    """What RoPE does to this head's Q and K (an odd d_k keeps its last dimension as it is)."""
+    pairs = d_k // 2
+    if pairs == 0:
+        return QCoreApplication.translate(
+            _C, "RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves"
+        )
+    text = QCoreApplication.translate(
+        _C, "RoPE: Q and K turned by token position, %1 pairs of dimensions"
+    ).replace("%1", str(pairs))
+    if d_k % 2:
+        text += QCoreApplication.translate(
+            _C, " (d_k = %1 is odd: its last dimension has no partner and stays)"
+        ).replace("%1", str(d_k))
+    return text
+
+
 def configure_view(view: HeatmapView, state: AttentionState, results: Results) -> None:
     """Fill ``view`` with everything the state shows (used for exports and first paint)."""
     matrix = state.matrix
@@ -230,10 +247,12 @@ class HeatmapPanel(StatePanel):
         matrix = self.state.matrix
         note = QCoreApplication.translate(_C, _NOTES[matrix])
         text = f"<b>{formula(self.state, matrix)}</b> — {note}"
+        if self.state.rope and matrix != "output":
+            text += "<br>" + rope_note(self.state.d_k)
         if text != self.caption.text():
             self.caption.setText(text)
 
-    _on_temperature_changed = _on_scale_changed
+    _on_temperature_changed = _on_rope_changed = _on_d_k_changed = _on_scale_changed
 
     # --- style -------------------------------------------------------------------------
     def apply_theme(self, theme: Theme) -> None:
