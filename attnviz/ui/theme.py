@@ -20,7 +20,7 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QDockWidget, QProxyStyle, QStyle, QStyleFactory
+from PySide6.QtWidgets import QApplication, QWidget, QDockWidget, QProxyStyle, QStyle, QStyleFactory
 
 MODES = ("system", "light", "dark")
 #: Font growth in large-font (projector) mode.
@@ -250,7 +250,7 @@ class ThemeManager(QObject):
         pg.setConfigOptions(background=t.background, foreground=t.foreground)
         # Under a widget with a style sheet, rich-text labels keep the palette they were
         # polished with; setting the sheet again re-polishes them with the new one.
-        for widget in self._app.allWidgets():
+        for widget in self._own_widgets():
             if not shiboken6.isValid(widget):
                 continue  # a window of an earlier session being torn down
             try:
@@ -261,6 +261,17 @@ class ThemeManager(QObject):
                     widget.setStyleSheet(sheet)
             except RuntimeError:  # deleted between the check and the call
                 continue
+
+    def _own_widgets(self) -> list:
+        """The widgets of the window this manager themes (all windows when it has none).
+
+        Not ``allWidgets()``: that also lists the widgets of another window being torn
+        down at that moment, and touching one of those can crash.
+        """
+        root = self.parent()
+        if isinstance(root, QWidget) and shiboken6.isValid(root):
+            return [root, *root.findChildren(QWidget)]
+        return list(self._app.allWidgets())
 
     def _apply_style(self, scale: float) -> None:
         """Fusion, or :class:`ProjectorStyle` for large fonts (set again only on a change)."""

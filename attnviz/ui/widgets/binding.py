@@ -33,18 +33,25 @@ def bind(qobject, signal, callback) -> None:
 
 
 def mark_invalid(widget: QWidget, message: str | None) -> None:
-    """Give ``widget`` a red frame and ``message`` as tooltip, or clear both when None."""
+    """Give ``widget`` a red frame and ``message`` as tooltip, or clear both when None.
+
+    The style sheet goes on the refused control alone, and only while it is refused: a
+    style sheet on a whole panel would stop its font and palette reaching its children
+    (large-font mode, a dark export).
+    """
     invalid = message is not None
     if bool(widget.property(INVALID_PROPERTY)) == invalid and not invalid:
         return
     if invalid:
         if widget.property("attnvizTip") is None:
             widget.setProperty("attnvizTip", widget.toolTip())
+            widget.setProperty("attnvizSheet", widget.styleSheet())
         widget.setToolTip(message)
+        widget.setProperty(INVALID_PROPERTY, True)
+        widget.setStyleSheet((widget.property("attnvizSheet") or "") + INVALID_STYLE)
     else:
         widget.setToolTip(widget.property("attnvizTip") or "")
+        widget.setStyleSheet(widget.property("attnvizSheet") or "")
         widget.setProperty("attnvizTip", None)
-    widget.setProperty(INVALID_PROPERTY, invalid)
-    # Re-polish so the dynamic-property selector is evaluated again.
-    widget.style().unpolish(widget)
-    widget.style().polish(widget)
+        widget.setProperty("attnvizSheet", None)
+        widget.setProperty(INVALID_PROPERTY, False)

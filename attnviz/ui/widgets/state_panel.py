@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QScrollArea, QVBoxLay
 
 from attnviz.model import events
 from attnviz.model.fields import StateError
-from attnviz.ui.widgets.binding import INVALID_STYLE, bind, mark_invalid
+from attnviz.ui.widgets.binding import bind, mark_invalid
 
 
 def scaled_font(font: QFont, factor: float, *, bold: bool = False) -> QFont:
@@ -75,7 +75,6 @@ class StatePanel(QWidget):
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #d62728; font-weight: bold;")
         self.message.hide()
-        self.setStyleSheet(INVALID_STYLE)
 
     @classmethod
     def title(cls) -> str:
