@@ -310,3 +310,16 @@ def test_the_preset_source_needs_the_examples_own_gradient():
     ws.state.update(tokens=("a", "b"))  # dO no longer fits: back to one output entry
     assert ws.state.grad_source == "onehot" and ws.state.d_output is None
     assert _results(ws).chain.d_output.shape == (2, 4)
+
+
+def test_gradient_of_a_projected_head_uses_the_random_curve():
+    from attnviz.model.topic_presets import document_preset_values
+    from attnviz.model.workspace import Workspace
+
+    ws = Workspace()
+    ws.document.restore(document_preset_values("heads"))
+    res = ws.resolver_for("gradient").results
+    s = ws.state
+    assert s.head == "projections"
+    np.testing.assert_allclose(res.chain.dscores.sum(axis=1), 0, atol=1e-12)
+    assert res.chain.dq.shape == (s.n, s.d_k)

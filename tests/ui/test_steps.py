@@ -102,3 +102,28 @@ def test_large_type_follows_a_change_of_the_application_font(qapp, panel):
         assert panel.step_texts()[2] == ["0.07", "0.31", "0.62"]
     finally:
         qapp.setFont(base)
+
+
+def test_step_five_shows_the_gradient_reaching_the_query_while_the_gradient_panel_is_open(
+    qtbot,
+):
+    from attnviz.ui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    window.apply_preset("backward-reference")
+    steps = window.panels["steps"]
+    assert steps.grad.isHidden()
+    window.docks["gradient"].raise_()
+    qtbot.waitUntil(lambda: not steps.grad.isHidden(), timeout=3000)
+    # the chapter's reference run: dQ's first row [0.456 0.354 0.099 0.209]
+    assert steps.grad.texts() == [["0.46", "0.35", "0.10", "0.21"]]
+    window.state.selected_query = 2
+    dq = window.workspace.resolver_for("gradient").results.chain.dq[2]
+    shown = [float(t.replace("−", "-").replace(",", ".")) for t in steps.grad.texts()[0]]
+    assert shown == pytest.approx(dq, abs=0.006)
+    window.docks["heatmap"].raise_()
+    qtbot.waitUntil(lambda: steps.grad.isHidden(), timeout=3000)

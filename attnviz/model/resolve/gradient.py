@@ -30,7 +30,7 @@ from attnviz.core.attention import (
     softmax,
     softmax_jacobian,
 )
-from attnviz.core.heads import generate_head
+from attnviz.core.heads import HEAD_KINDS, generate_head
 from attnviz.model.panel_data import DataArray, provides
 from attnviz.model.resolve.attention import (
     ROPE_KEYS,
@@ -363,7 +363,10 @@ class CurveCache:
 
     def rows(self, values: dict, positions: dict, query: int) -> dict[int, np.ndarray]:
         """``{d: q·k_j at width d}``: one row (the query's) of a head, or one per draw."""
-        kind, n, seed = values["head"], len(values["tokens"]), values["seed"]
+        n, seed = len(values["tokens"]), values["seed"]
+        # Only the synthetic heads can be drawn again at another width; typed, projected and
+        # captured vectors get the typical curve of random vectors instead.
+        kind = values["head"] if values["head"] in HEAD_KINDS else "manual"
         r_key = rope_key(values, positions)
         if kind == "manual":
             key = (kind, seed, n)
@@ -393,7 +396,7 @@ def saturation(
 ) -> Saturation:
     """The saturation demo of the selected query (``raw`` = its q·k_j, ``allowed`` its mask)."""
     d_k, t, scale = values["d_k"], values["temperature"], values["scale"]
-    model = "random" if values["head"] == "manual" else "head"
+    model = "head" if values["head"] in HEAD_KINDS else "random"
     temps = np.union1d(TEMPERATURE_GRID, [t])
     t_curve = _curve(temps, [raw] * temps.size, [d_k] * temps.size, temps, allowed)
     d_curve = None

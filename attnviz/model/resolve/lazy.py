@@ -26,6 +26,8 @@ class LazyResolver:
 
     resolved = Signal(object, frozenset)
     failed = Signal(str)
+    #: ``watching(bool)``: someone started looking (True) or the last one stopped (False).
+    watching = Signal(bool)
 
     def __init__(self, document: Document) -> None:
         self.document = document
@@ -68,11 +70,17 @@ class LazyResolver:
         were already watching have current results, since a watched resolver is never
         stale).
         """
+        was = self.watched
         self._watchers.add(key)
+        if not was:
+            self.watching.emit(True)
 
     def unwatch(self, key) -> None:
         """``key`` no longer looks: stop computing eagerly when nobody else does."""
+        was = self.watched
         self._watchers.discard(key)
+        if was and not self.watched:
+            self.watching.emit(False)
 
     @property
     def watched(self) -> bool:

@@ -44,6 +44,7 @@ _HEAD_TEXT = {
     "previous": QT_TRANSLATE_NOOP("EditorPanel", "previous token"),
     "decay": QT_TRANSLATE_NOOP("EditorPanel", "distance decay"),
     "projections": QT_TRANSLATE_NOOP("EditorPanel", "projections X·W (heads panel)"),
+    "model": QT_TRANSLATE_NOOP("EditorPanel", "a real model's head (layers panel)"),
 }
 THROTTLE_MS = 16
 #: Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.

@@ -244,7 +244,7 @@ class HeadsPanel(TopicPanel):
             self.d_head.setValue(self.state.d_k)
 
     def _on_head_index_changed(self) -> None:
-        head = self.state.head_index if self.state.head == "projections" else 0
+        head = self.state.head_index if self.state.head in ("projections", "model") else 0
         self.grid.set_selected(head)
         self.blocks.set_selected(head)
 
@@ -356,7 +356,7 @@ class HeadsPanel(TopicPanel):
 
     # --- view → model ------------------------------------------------------------------
     def _on_q_head_clicked(self, head: int) -> None:
-        if self.state.head == "projections" and head != self.state.head_index:
+        if self.state.head in ("projections", "model") and head != self.state.head_index:
             self._write(self.grid, head_index=head)
 
     def _on_q_hovered(self, text: str) -> None:

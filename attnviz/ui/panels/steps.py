@@ -2,7 +2,8 @@
 
 ① the raw score of the query with every key, ② the same divided by √d_k (and the
 temperature), ③ the softmax weights, ④ the output as the weights' mix of the values,
-with a verdict naming the output's largest component.
+with a verdict naming the output's largest component. While the gradient panel is open,
+⑤ adds the way back: the gradient reaching the query, dq = Σⱼ dSᵢⱼ kⱼ / √d_k.
 
 Steps ① to ④ and the verdict come first and the panel asks for the height they need
 (:meth:`StepsPanel.minimumSizeHint`), so they stay in view in a 1280×720 window with
@@ -80,6 +81,13 @@ class StepsPanel(StatePanel):
         self.verdict.setWordWrap(True)
         self.scale_font(self.verdict, VERDICT_SCALE, bold=True)
         layout.addWidget(self.verdict)
+        # Step ⑤, only while the gradient panel is open: the backward pass reaching q.
+        self.grad = StepsTable()
+        self.grad.setObjectName("grad_table")
+        self.scale_font(self.grad, TABLE_SCALE)
+        self.grad.hide()
+        layout.addWidget(self.grad)
+        self._gradient = None
         self._essential = (top, self.table, self.mix, self.verdict)
         # What the tables leave out of a long sentence: below the verdict, not before it.
         self.note = QLabel()
@@ -108,6 +116,46 @@ class StepsPanel(StatePanel):
         bind(self, resolver.resolved, self._on_resolved)
         self._finish(layout, scroll=True)
         self._on_steps_changed(resolver.results.steps)
+
+    @classmethod
+    def create(cls, workspace, parent=None):
+        panel = cls(workspace.state, workspace.resolver, parent)
+        panel.attach_gradient(workspace.resolver_for("gradient"))
+        return panel
+
+    def attach_gradient(self, resolver) -> None:
+        """Show step ⑤ from the gradient panel's resolver while someone watches it."""
+        self._gradient = resolver
+        bind(self, resolver.resolved, self._on_gradient_resolved)
+        bind(self, resolver.watching, self._on_gradient_watching)
+        self._on_gradient_watching(resolver.watched)
+
+    def _on_gradient_watching(self, on: bool) -> None:
+        self.grad.setVisible(on)
+        if on:
+            self._show_gradient(self._gradient.results)
+
+    def _on_gradient_resolved(self, results, _names: frozenset) -> None:
+        if self.grad.isVisibleTo(self):
+            self._show_gradient(results)
+
+    def _show_gradient(self, res) -> None:
+        chain = getattr(res, "chain", None)
+        if chain is None:
+            self.grad.hide()
+            return
+        i = min(self.state.selected_query, chain.dq.shape[0] - 1)
+        dq = chain.dq[i]
+        dims = np.arange(dq.size)
+        if dims.size > MAX_DIMS:
+            dims = np.sort(np.argsort(-np.abs(dq), kind="stable")[:MAX_DIMS])
+        row = self.tr("⑤ gradient dq")
+        self.grad.setToolTip(
+            self.tr("⑤ the way back: the gradient of the loss reaching the query of “%1”, "
+                    "dq = Σⱼ dSᵢⱼ kⱼ / √d_k (the gradient panel says where the loss comes from)")
+            .replace("%1", self.state.tokens[i])
+        )
+        self.grad.show_rows([f"q{d + 1}" for d in dims], [(row, dq[dims], None)], None)
 
     def apply_theme(self, theme) -> None:
         """In large-font mode the steps' extra size shrinks: the interface font has grown
@@ -169,7 +217,7 @@ class StepsPanel(StatePanel):
 
     def _on_steps_changed(self, st: QuerySteps) -> None:
         tokens = self.state.tokens
-        q = self.state.q[st.query]
+        q = st.q  # the vector the scores came from (turned by position when RoPE is on)
         shown = fmt_vector(q[:QUERY_DIMS])
         if q.size > QUERY_DIMS:
             shown = shown[:-1] + ", …]"
