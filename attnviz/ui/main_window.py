@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
+    QTabBar,
     QWidget,
 )
 
@@ -32,7 +33,7 @@ from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.workers import qt_runner
 
 #: Bump when the set or arrangement of docks changes, so an old saved layout is ignored.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 _AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         self._arrange_default()
         # Dock sizes only take before the first show when a saved layout gives them.
         self._size_on_show = not self._restore_layout()
+        self.tabifiedDockWidgetActivated.connect(lambda _dock: self._unelided_tabs())
         self.themes.sigThemeChanged.connect(self._on_q_theme_changed)
         self._on_q_theme_changed(self.themes.theme)
         bind(self, self.state.changed, self._on_state_changed)
@@ -139,24 +141,34 @@ class MainWindow(QMainWindow):
             for dock in self._docks_in(area):
                 self.addDockWidget(_AREAS[area], dock)
                 dock.setFloating(False)
-        right = self._docks_in("right")
-        for dock in self._docks_in("bottom"):
+        right, bottom = self._docks_in("right"), self._docks_in("bottom")
+        if bottom:
             if right:
-                self.splitDockWidget(right[0], dock, Qt.Orientation.Vertical)
+                self.splitDockWidget(right[0], bottom[0], Qt.Orientation.Vertical)
             else:
-                self.addDockWidget(_AREAS["bottom"], dock)
-            dock.setFloating(False)
-        for area in ("left", "right"):
+                self.addDockWidget(_AREAS["bottom"], bottom[0])
+        for area in ("left", "right", "bottom"):
             docks = self._docks_in(area)
             for dock in docks[1:]:
                 self.tabifyDockWidget(docks[0], dock)
         for dock in self.docks.values():
+            dock.setFloating(False)
             dock.show()
-        for area in ("left", "right"):
+        for area in ("left", "right", "bottom"):
             docks = self._docks_in(area)
             if docks:
                 docks[0].raise_()
         self._size_default()
+        self._unelided_tabs()
+
+    def _unelided_tabs(self) -> None:
+        """Dock tabs keep their whole titles and scroll when they do not fit ("G…" and
+        "H…" side by side tell a lecturer nothing)."""
+        for bar in self.findChildren(QTabBar):
+            if bar.parent() is self:
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
+                bar.setExpanding(False)
 
     def _size_default(self) -> None:
         """The heatmap gets most of the room: about 64 % of the width, 62 % of the height."""
@@ -263,6 +275,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         self.undo.stack.blockSignals(False)
         super().showEvent(event)
+        QTimer.singleShot(0, self._unelided_tabs)  # a restored layout makes its own bars
         if self._size_on_show:
             self._size_on_show = False
             QTimer.singleShot(0, self._size_default)

@@ -20,7 +20,7 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QWidget, QDockWidget, QProxyStyle, QStyle, QStyleFactory
+from PySide6.QtWidgets import QApplication, QDockWidget, QProxyStyle, QStyle, QStyleFactory, QWidget
 
 MODES = ("system", "light", "dark")
 #: Font growth in large-font (projector) mode.

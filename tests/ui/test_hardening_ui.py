@@ -1,4 +1,4 @@
-"""Issue 8 regressions in the window: a resting mouse, a refused file, leftovers of a killed save."""
+"""Issue 8 regressions in the window: a resting mouse, a refused file, a killed save."""
 
 from __future__ import annotations
 

@@ -59,7 +59,9 @@ def _edit(rng: random.Random, window: MainWindow) -> None:
 
 
 def _rest_mouse(rng: random.Random, panel: QWidget) -> None:
-    widgets = [w for w in panel.findChildren(QWidget) if w.isVisible() and w.width() > 4]
+    widgets = [
+        w for w in panel.findChildren(QWidget) if w.isVisible() and min(w.width(), w.height()) > 4
+    ]
     if not widgets:
         return
     target = rng.choice(widgets)

@@ -86,7 +86,7 @@ class EmbeddingPanel(BackgroundTopicPanel):
 
     PANEL_ID = "embedding"
     ORDER = 64
-    AREA = "right"
+    AREA = "bottom"
     RESOLVER = "embedding"
     TITLE = QT_TRANSLATE_NOOP("EmbeddingPanel", "Embedding table")
 

@@ -77,7 +77,9 @@ class LayersPanel(TopicPanel):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        self._finish(layout)
+        # Scrolls only in a window smaller than 1280×720: its controls must not set the
+        # window's minimum size.
+        self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
     def _build_model_row(self) -> QHBoxLayout:

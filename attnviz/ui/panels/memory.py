@@ -75,7 +75,7 @@ class MemoryPanel(TopicPanel):
 
     PANEL_ID = "memory"
     ORDER = 60
-    AREA = "right"
+    AREA = "bottom"
     RESOLVER = "memory"
     TITLE = QT_TRANSLATE_NOOP("MemoryPanel", "KV-cache memory")
 

@@ -151,7 +151,9 @@ class OverviewPanel(TopicPanel):
         layout.addWidget(self.figure, 1)
         # No scroll area: its height-for-width (wrapped labels) would give the map its
         # preferred height and hide half of it at 720p; the map keeps a minimum instead.
-        self._finish(layout)
+        # Scrolls only in a window smaller than 1280×720: its controls must not set the
+        # window's minimum size.
+        self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
     def _build_controls(self) -> QGridLayout:

@@ -56,7 +56,7 @@ class ReachPanel(BackgroundTopicPanel):
 
     PANEL_ID = "reach"
     ORDER = 62
-    AREA = "right"
+    AREA = "bottom"
     RESOLVER = "reach"
     TITLE = QT_TRANSLATE_NOOP("ReachPanel", "Gradient reach")
 

@@ -53,7 +53,7 @@ class TilesPanel(TopicPanel):
     ORDER = 82
     AREA = "right"
     RESOLVER = "long"
-    TITLE = QT_TRANSLATE_NOOP("TilesPanel", "FlashAttention tiles")
+    TITLE = QT_TRANSLATE_NOOP("TilesPanel", "FlashAttention")
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
@@ -110,7 +110,9 @@ class TilesPanel(TopicPanel):
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._on_q_tick)
         self.matrices.setMinimumHeight(110)
-        self._finish(layout)
+        # Scrolls only in a window smaller than 1280×720: its controls must not set the
+        # window's minimum size.
+        self._finish(layout, scroll=True)
 
     def _build_controls(self) -> QVBoxLayout:
         rows = QVBoxLayout()
