@@ -85,12 +85,14 @@ def tool(name: str) -> str:
 
 
 def preset_titles() -> list[str]:
-    """Every preset and experiment title in resources/presets (and its topic folders), once
-    each, in file order."""
+    """Every preset and experiment title in resources/presets (and its topic folders), and
+    the names presets give to value dimensions ("seat", "money"), once each, in file order."""
     titles: list[str] = []
     for path in sorted(PRESETS.glob("*.json")) + sorted(PRESETS.glob("*/*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        for text in [data.get("title")] + [e.get("title") for e in data.get("experiments", [])]:
+        texts = [data.get("title")] + [e.get("title") for e in data.get("experiments", [])]
+        texts += list(data.get("value_labels") or [])
+        for text in texts:
             if text and text not in titles:
                 titles.append(text)
     return titles
