@@ -44,67 +44,67 @@
     <name>BackendChoice</name>
     <message>
         <source>NumPy</source>
-        <translation type="unfinished"></translation>
+        <translation>NumPy</translation>
     </message>
     <message>
         <source>torch (CPU)</source>
-        <translation type="unfinished"></translation>
+        <translation>torch (CPU)</translation>
     </message>
     <message>
         <source>CUDA (GPU)</source>
-        <translation type="unfinished"></translation>
+        <translation>CUDA (GPU)</translation>
     </message>
     <message>
         <source>auto</source>
-        <translation type="unfinished"></translation>
+        <translation>auto</translation>
     </message>
     <message>
         <source>torch is not installed (pip install &quot;attnviz[torch]&quot;)</source>
-        <translation type="unfinished"></translation>
+        <translation>o torch não está instalado (pip install &quot;attnviz[torch]&quot;)</translation>
     </message>
     <message>
         <source>no CUDA device (torch %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>nenhum dispositivo CUDA (torch %1)</translation>
     </message>
     <message>
         <source>looking for a GPU…</source>
-        <translation type="unfinished"></translation>
+        <translation>procurando uma GPU…</translation>
     </message>
     <message>
         <source>not installed</source>
-        <translation type="unfinished">não instalado</translation>
+        <translation>não instalado</translation>
     </message>
     <message>
         <source>no device</source>
-        <translation type="unfinished"></translation>
+        <translation>sem dispositivo</translation>
     </message>
     <message>
         <source>checking…</source>
-        <translation type="unfinished"></translation>
+        <translation>verificando…</translation>
     </message>
     <message>
         <source>Exact NumPy on every CPU core</source>
-        <translation type="unfinished"></translation>
+        <translation>NumPy exato em todos os núcleos da CPU</translation>
     </message>
     <message>
         <source>torch on the CPU (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>torch na CPU (%1)</translation>
     </message>
     <message>
         <source>torch on the GPU: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>torch na GPU: %1</translation>
     </message>
     <message>
         <source>CUDA when a GPU is present, else NumPy</source>
-        <translation type="unfinished"></translation>
+        <translation>CUDA quando há uma GPU; senão, NumPy</translation>
     </message>
     <message>
         <source>Where the map is computed</source>
-        <translation type="unfinished"></translation>
+        <translation>Onde o mapa é calculado</translation>
     </message>
     <message>
         <source>Precision of q and k (bfloat16 and float16 on a GPU)</source>
-        <translation type="unfinished"></translation>
+        <translation>Precisão de q e k (bfloat16 e float16 numa GPU)</translation>
     </message>
 </context>
 <context>
@@ -112,7 +112,7 @@
     <message>
         <source>Computing…</source>
         <extracomment>Results kept for instant redraws.</extracomment>
-        <translation type="unfinished">Calculando…</translation>
+        <translation>Calculando…</translation>
     </message>
 </context>
 <context>
@@ -135,83 +135,83 @@
     <message>
         <source>Layers</source>
         <extracomment>(field, ModelCard limit key, minimum) of the spin boxes, in grid order.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Camadas</translation>
     </message>
     <message>
         <source>Query heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças Q</translation>
     </message>
     <message>
         <source>head_dim</source>
-        <translation type="unfinished"></translation>
+        <translation>head_dim</translation>
     </message>
     <message>
         <source>With attention</source>
-        <translation type="unfinished"></translation>
+        <translation>Com atenção</translation>
     </message>
     <message>
         <source>MLA latent</source>
-        <translation type="unfinished"></translation>
+        <translation>Latente MLA</translation>
     </message>
     <message>
         <source>MLA RoPE dims</source>
-        <translation type="unfinished"></translation>
+        <translation>Dim. RoPE MLA</translation>
     </message>
     <message>
         <source>Window</source>
-        <translation type="unfinished"></translation>
+        <translation>Janela</translation>
     </message>
     <message>
         <source>Window layers</source>
-        <translation type="unfinished"></translation>
+        <translation>Camadas c/ janela</translation>
     </message>
     <message>
         <source>Layers that keep a KV cache (fewer: a hybrid)</source>
-        <translation type="unfinished"></translation>
+        <translation>Camadas que mantêm um cache KV (menos: um híbrido)</translation>
     </message>
     <message>
         <source>MLA: width of the latent cached per layer (0: no MLA)</source>
-        <translation type="unfinished"></translation>
+        <translation>MLA: largura do latente guardado no cache por camada (0: sem MLA)</translation>
     </message>
     <message>
         <source>MLA: width of the RoPE key cached beside the latent</source>
-        <translation type="unfinished"></translation>
+        <translation>MLA: largura da chave RoPE guardada no cache ao lado do latente</translation>
     </message>
     <message>
         <source>Tokens a sliding-window layer keeps (0: no window)</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens que uma camada de janela deslizante mantém (0: sem janela)</translation>
     </message>
     <message>
         <source>Attention layers that keep only the window</source>
-        <translation type="unfinished"></translation>
+        <translation>Camadas de atenção que mantêm só a janela</translation>
     </message>
     <message>
         <source>none</source>
-        <translation type="unfinished"></translation>
+        <translation>nenhum</translation>
     </message>
     <message>
         <source>Key/value heads: as many as the query heads (MHA), fewer (GQA) or one (MQA)</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças de chave/valor: tantas quanto as de consulta (MHA), menos (GQA) ou uma só (MQA)</translation>
     </message>
     <message>
         <source>KV heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças KV</translation>
     </message>
     <message>
         <source>unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>desconhecido</translation>
     </message>
     <message>
         <source>Parameter count, e.g. 8.03e9, for the weights&apos; share</source>
-        <translation type="unfinished"></translation>
+        <translation>Número de parâmetros, p. ex. 8.03e9, para a parte dos pesos</translation>
     </message>
     <message>
         <source>Parameters</source>
-        <translation type="unfinished"></translation>
+        <translation>Parâmetros</translation>
     </message>
     <message>
         <source>The parameter count must be a number, e.g. 8.03e9</source>
-        <translation type="unfinished"></translation>
+        <translation>O número de parâmetros deve ser um número, p. ex. 8.03e9</translation>
     </message>
 </context>
 <context>
@@ -219,71 +219,71 @@
     <message>
         <source>RoPE clocks</source>
         <extracomment>At most this many clocks are drawn; more pairs show an evenly spaced subset.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Relógios RoPE</translation>
     </message>
     <message>
         <source>Pair %1 of %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Par %1 de %2</translation>
     </message>
     <message>
         <source>θ = %1 rad per token</source>
-        <translation type="unfinished"></translation>
+        <translation>θ = %1 rad por token</translation>
     </message>
     <message>
         <source>wavelength 2π/θ = %1 tokens (%2)</source>
-        <translation type="unfinished"></translation>
+        <translation>comprimento de onda 2π/θ = %1 tokens (%2)</translation>
     </message>
     <message>
         <source>query at m = %1: %2°</source>
-        <translation type="unfinished"></translation>
+        <translation>consulta em m = %1: %2°</translation>
     </message>
     <message>
         <source>key at n = %1: %2°</source>
-        <translation type="unfinished"></translation>
+        <translation>chave em n = %1: %2°</translation>
     </message>
     <message>
         <source>between them: %1° clockwise from key to query</source>
-        <translation type="unfinished"></translation>
+        <translation>entre elas: %1° no sentido horário, da chave à consulta</translation>
     </message>
     <message>
         <source>No frequencies</source>
-        <translation type="unfinished"></translation>
+        <translation>Nenhuma frequência</translation>
     </message>
     <message>
         <source>query at m = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>consulta em m = %1</translation>
     </message>
     <message>
         <source>key at n = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>chave em n = %1</translation>
     </message>
     <message>
         <source>m − n = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>m − n = %1</translation>
     </message>
     <message>
         <source>%1 of %2 pairs, evenly spaced, fast → slow</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 de %2 pares, espaçados por igual, rápido → lento</translation>
     </message>
     <message>
         <source>%1 pairs, fast → slow</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 pares, rápido → lento</translation>
     </message>
     <message>
         <source>hover a clock for its numbers</source>
-        <translation type="unfinished"></translation>
+        <translation>passe o mouse num relógio para ver os números</translation>
     </message>
     <message>
         <source>under each: wavelength in tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>abaixo de cada um: comprimento de onda em tokens</translation>
     </message>
     <message>
         <source>under each: pair, wavelength in tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>abaixo de cada um: par, comprimento de onda em tokens</translation>
     </message>
     <message>
         <source>%1 dimension pairs; query at position %2, key at position %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 pares de dimensões; consulta na posição %2, chave na posição %3</translation>
     </message>
 </context>
 <context>
@@ -327,11 +327,11 @@
     </message>
     <message>
         <source>&amp;d_k</source>
-        <translation type="unfinished">&amp;d_k</translation>
+        <translation>&amp;d_k</translation>
     </message>
     <message>
         <source>Width of the queries and keys: the slider stops at powers of two, the box takes any whole number</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura das consultas e chaves: o controle deslizante para nas potências de dois, a caixa aceita qualquer número inteiro</translation>
     </message>
     <message>
         <source>Divide scores by √d_k</source>
@@ -359,15 +359,15 @@
     </message>
     <message>
         <source>Standard deviation of the scores S over the pairs the softmax sees. Scores 20 apart give weights in the ratio e⁻²⁰ ≈ 2·10⁻⁹: a hard argmax, and a gradient of zero.</source>
-        <translation type="unfinished"></translation>
+        <translation>Desvio padrão das pontuações S sobre os pares que o softmax vê. Pontuações que diferem em 20 dão pesos na razão e⁻²⁰ ≈ 2·10⁻⁹: um argmax rígido e gradiente zero.</translation>
     </message>
     <message>
         <source>Rotate Q and K by position (RoPE)</source>
-        <translation type="unfinished"></translation>
+        <translation>Girar Q e K pela posição (RoPE)</translation>
     </message>
     <message>
         <source>Each pair of dimensions of a query or key turns by its position times its own speed (base and scaling from the positions panel): the scores then depend on where the tokens are, not only on what they are</source>
-        <translation type="unfinished"></translation>
+        <translation>Cada par de dimensões de uma consulta ou chave gira um ângulo igual à sua posição vezes a sua própria velocidade (base e escala vêm do painel de posições): as pontuações passam a depender de onde os tokens estão, não só do que eles são</translation>
     </message>
     <message>
         <source>Show</source>
@@ -387,19 +387,19 @@
     </message>
     <message>
         <source>A: 0 to 1, as probabilities are; S and O: their range. Off: fixed below</source>
-        <translation type="unfinished"></translation>
+        <translation>A: de 0 a 1, como as probabilidades; S e O: a sua faixa. Desmarcado: níveis fixos abaixo</translation>
     </message>
     <message>
         <source>Stretch A&apos;s colours to its range</source>
-        <translation type="unfinished"></translation>
+        <translation>Esticar as cores de A à sua faixa</translation>
     </message>
     <message>
         <source>Off: a weight&apos;s colour means the same probability in every picture, so the matrices with and without √d_k compare. On: small differences show.</source>
-        <translation type="unfinished"></translation>
+        <translation>Desmarcado: a cor de um peso indica a mesma probabilidade em todas as imagens, e assim as matrizes com e sem √d_k se comparam. Marcado: diferenças pequenas aparecem.</translation>
     </message>
     <message>
         <source>Spread of the scores: σ = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Dispersão das pontuações: σ = %1</translation>
     </message>
     <message>
         <source>low </source>
@@ -415,19 +415,19 @@
     </message>
     <message>
         <source>÷ √d_k = %1 — a fixed temperature T = √d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ √d_k = %1 — uma temperatura fixa T = √d_k</translation>
     </message>
     <message>
         <source>with T = %1: ÷ %2 in all</source>
-        <translation type="unfinished"></translation>
+        <translation>com T = %1: ÷ %2 no total</translation>
     </message>
     <message>
         <source>No divisor: the spread of the scores grows like √d_k = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Sem divisor: a dispersão das pontuações cresce como √d_k = %1</translation>
     </message>
     <message>
         <source>÷ T = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ T = %1</translation>
     </message>
     <message>
         <source>Exact value: %1</source>
@@ -469,11 +469,11 @@
     </message>
     <message>
         <source>projections X·W (heads panel)</source>
-        <translation type="unfinished"></translation>
+        <translation>projeções X·W (painel de cabeças)</translation>
     </message>
     <message>
         <source>a real model&apos;s head (layers panel)</source>
-        <translation type="unfinished"></translation>
+        <translation>modelo real (painel de camadas)</translation>
     </message>
     <message>
         <source>Tokens and vectors</source>
@@ -538,11 +538,11 @@
     </message>
     <message>
         <source>Swap the word order</source>
-        <translation type="unfinished"></translation>
+        <translation>Trocar a ordem das palavras</translation>
     </message>
     <message>
         <source>“%1” ⇄ “%2”: without positions the rows and columns only trade places</source>
-        <translation type="unfinished"></translation>
+        <translation>“%1” ⇄ “%2”: sem posições, as linhas e as colunas só trocam de lugar</translation>
     </message>
     <message>
         <source>Reset example</source>
@@ -557,120 +557,120 @@
     <name>EmbeddingPanel</name>
     <message>
         <source>update count</source>
-        <translation type="unfinished"></translation>
+        <translation>nº de atualizações</translation>
     </message>
     <message>
         <source>gradient row norm</source>
-        <translation type="unfinished"></translation>
+        <translation>norma do gradiente</translation>
     </message>
     <message>
         <source>Embedding table</source>
         <extracomment>Bins per decade of rank on the rank plot.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Tabela de embeddings</translation>
     </message>
     <message>
         <source>Chapter 003, the embedding table: a lookup is a one-hot product, so a batch&apos;s gradient reaches only the rows of the tokens in it.</source>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, a tabela de embeddings: buscar uma linha é multiplicar por um vetor one-hot, então o gradiente de um lote só alcança as linhas dos tokens que estão nele.</translation>
     </message>
     <message>
         <source>Every row of the table, most frequent token first, read like text</source>
-        <translation type="unfinished"></translation>
+        <translation>Todas as linhas da tabela, do token mais frequente ao menos frequente, lidas como texto</translation>
     </message>
     <message>
         <source>Rows of the table: one per token id</source>
-        <translation type="unfinished"></translation>
+        <translation>Linhas da tabela: uma por id de token</translation>
     </message>
     <message>
         <source>Tokens drawn for one training batch</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens sorteados para um lote de treino</translation>
     </message>
     <message>
         <source>Zipf exponent: 1 is like natural text, 0 uniform</source>
-        <translation type="unfinished"></translation>
+        <translation>Expoente de Zipf: 1 é como texto natural, 0 é uniforme</translation>
     </message>
     <message>
         <source>Another draw of the batch</source>
-        <translation type="unfinished"></translation>
+        <translation>Sortear outro lote</translation>
     </message>
     <message>
         <source>Width of each row: d_model</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura de cada linha: d_model</translation>
     </message>
     <message>
         <source>Tied input/output</source>
-        <translation type="unfinished"></translation>
+        <translation>E/S compartilhadas</translation>
     </message>
     <message>
         <source>The output projection reuses the embedding table</source>
-        <translation type="unfinished"></translation>
+        <translation>A projeção de saída reutiliza a tabela de embeddings</translation>
     </message>
     <message>
         <source>What colours each row of the strip</source>
-        <translation type="unfinished"></translation>
+        <translation>O que define a cor de cada linha da faixa</translation>
     </message>
     <message>
         <source>Vocabulary</source>
-        <translation type="unfinished"></translation>
+        <translation>Vocabulário</translation>
     </message>
     <message>
         <source>Batch tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens do lote</translation>
     </message>
     <message>
         <source>Zipf s</source>
-        <translation type="unfinished"></translation>
+        <translation>Zipf s</translation>
     </message>
     <message>
         <source>Seed</source>
-        <translation type="unfinished">Semente</translation>
+        <translation>Semente</translation>
     </message>
     <message>
         <source>d_model</source>
-        <translation type="unfinished"></translation>
+        <translation>d_model</translation>
     </message>
     <message>
         <source>Colour by</source>
-        <translation type="unfinished"></translation>
+        <translation>Colorir por</translation>
     </message>
     <message>
         <source>frequency rank</source>
-        <translation type="unfinished"></translation>
+        <translation>posição na frequência</translation>
     </message>
     <message>
         <source>tokens in the batch</source>
-        <translation type="unfinished"></translation>
+        <translation>tokens no lote</translation>
     </message>
     <message>
         <source>this batch (mean per row)</source>
-        <translation type="unfinished"></translation>
+        <translation>este lote (média por linha)</translation>
     </message>
     <message>
         <source>Zipf law: tokens × p(rank)</source>
-        <translation type="unfinished"></translation>
+        <translation>lei de Zipf: tokens × p(posição)</translation>
     </message>
     <message>
         <source>%1 tokens touch %2 of %3 rows; %4 rows (%5 %) get no gradient.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 tokens tocam %2 de %3 linhas; %4 linhas (%5 %) não recebem gradiente.</translation>
     </message>
     <message>
         <source>Table %1 × %2 = %3 parameters (%4).</source>
-        <translation type="unfinished"></translation>
+        <translation>Tabela %1 × %2 = %3 parâmetros (%4).</translation>
     </message>
     <message>
         <source>Tied with the output projection: %1 in all, saving %2 (half).</source>
-        <translation type="unfinished"></translation>
+        <translation>Compartilhada com a projeção de saída: %1 no total, economizando %2 (metade).</translation>
     </message>
     <message>
         <source>With its own output projection: %1 in all; tying would save %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Com projeção de saída própria: %1 no total; compartilhar economizaria %2.</translation>
     </message>
     <message>
         <source>row %1 (rank %2): %3 in the batch, gradient norm %4</source>
-        <translation type="unfinished"></translation>
+        <translation>linha %1 (posição %2): %3 no lote, norma do gradiente %4</translation>
     </message>
     <message>
         <source>rows %1–%2: %3 tokens, %4 of %5 rows touched</source>
-        <translation type="unfinished"></translation>
+        <translation>linhas %1–%2: %3 tokens, %4 de %5 linhas tocadas</translation>
     </message>
 </context>
 <context>
@@ -781,191 +781,191 @@
     <name>GradientPanel</name>
     <message>
         <source>one output entry</source>
-        <translation type="unfinished"></translation>
+        <translation>uma entrada da saída</translation>
     </message>
     <message>
         <source>random (seeded)</source>
-        <translation type="unfinished"></translation>
+        <translation>aleatório (com semente)</translation>
     </message>
     <message>
         <source>the example&apos;s own</source>
-        <translation type="unfinished"></translation>
+        <translation>o do próprio exemplo</translation>
     </message>
     <message>
         <source>Gradient</source>
         <extracomment>Decimals written in the cells (the chapter quotes dQ to three). The lowest power of ten the saturation plot draws: smaller sizes (a double underflows near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph&apos;s log axes stop at 1e−307.6. The matrices of the chain and the row of the figure each sits in.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Gradiente</translation>
     </message>
     <message>
         <source>Chapter 003, backward pass: how the loss&apos;s gradient dO flows back through A = softmax(QKᵀ/√d_k) to Q, K and V.</source>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, retropropagação: como o gradiente da perda dO volta por A = softmax(QKᵀ/√d_k) até Q, K e V.</translation>
     </message>
     <message>
         <source>Where the upstream gradient dO = ∂L/∂O comes from</source>
-        <translation type="unfinished"></translation>
+        <translation>De onde vem o gradiente a montante dO = ∂L/∂O</translation>
     </message>
     <message>
         <source>Seed of the random dO (normal, mean 0, variance 1)</source>
-        <translation type="unfinished"></translation>
+        <translation>Semente do dO aleatório (normal, média 0, variância 1)</translation>
     </message>
     <message>
         <source>The loss is this value dimension of the selected query&apos;s output</source>
-        <translation type="unfinished"></translation>
+        <translation>A perda é esta dimensão de valor da saída da consulta selecionada</translation>
     </message>
     <message>
         <source>The query whose softmax row the Jacobian shows</source>
-        <translation type="unfinished"></translation>
+        <translation>A consulta cuja linha de softmax o jacobiano mostra</translation>
     </message>
     <message>
         <source>plot vs d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>gráfico vs d_k</translation>
     </message>
     <message>
         <source>plot vs T</source>
-        <translation type="unfinished"></translation>
+        <translation>gráfico vs T</translation>
     </message>
     <message>
         <source>The saturation plot: the Jacobian&apos;s size against d_k or the temperature</source>
-        <translation type="unfinished"></translation>
+        <translation>O gráfico de saturação: o tamanho do jacobiano em função de d_k ou da temperatura</translation>
     </message>
     <message>
         <source>The Jacobian&apos;s size: its largest entry or its Frobenius norm</source>
-        <translation type="unfinished"></translation>
+        <translation>O tamanho do jacobiano: sua maior entrada ou sua norma de Frobenius</translation>
     </message>
     <message>
         <source>dO:</source>
-        <translation type="unfinished"></translation>
+        <translation>dO:</translation>
     </message>
     <message>
         <source>seed</source>
-        <translation type="unfinished"></translation>
+        <translation>semente</translation>
     </message>
     <message>
         <source>entry</source>
-        <translation type="unfinished"></translation>
+        <translation>entrada</translation>
     </message>
     <message>
         <source>query</source>
-        <translation type="unfinished">consulta</translation>
+        <translation>consulta</translation>
     </message>
     <message>
         <source>Check with finite differences</source>
-        <translation type="unfinished"></translation>
+        <translation>Verificar com diferenças finitas</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>Cancelar</translation>
     </message>
     <message>
         <source>dO: L = O[%1, %2]</source>
-        <translation type="unfinished"></translation>
+        <translation>dO: L = O[%1, %2]</translation>
     </message>
     <message>
         <source>dO ~ N(0, 1), seed %1</source>
-        <translation type="unfinished"></translation>
+        <translation>dO ~ N(0, 1), semente %1</translation>
     </message>
     <message>
         <source>dO: the example&apos;s own</source>
-        <translation type="unfinished"></translation>
+        <translation>dO: o do próprio exemplo</translation>
     </message>
     <message>
         <source>J = diag(a) − a aᵀ, query “%1”</source>
-        <translation type="unfinished"></translation>
+        <translation>J = diag(a) − a aᵀ, consulta “%1”</translation>
     </message>
     <message>
         <source>with the √d_k divisor</source>
-        <translation type="unfinished"></translation>
+        <translation>com o divisor √d_k</translation>
     </message>
     <message>
         <source>without it</source>
-        <translation type="unfinished"></translation>
+        <translation>sem ele</translation>
     </message>
     <message>
         <source>temperature T</source>
-        <translation type="unfinished"></translation>
+        <translation>temperatura T</translation>
     </message>
     <message>
         <source>largest |J_ij|</source>
-        <translation type="unfinished"></translation>
+        <translation>maior |J_ij|</translation>
     </message>
     <message>
         <source>‖J‖ Frobenius</source>
-        <translation type="unfinished"></translation>
+        <translation>‖J‖ de Frobenius</translation>
     </message>
     <message>
         <source>dS rows sum to 0 (largest |Σ| %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>as linhas de dS somam 0 (maior |Σ| %1)</translation>
     </message>
     <message>
         <source>%1 tokens: the matrices are drawn for up to %2 (exports have them)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 tokens: as matrizes são desenhadas para até %2 (as exportações as incluem)</translation>
     </message>
     <message>
         <source>Jacobian of “%1”: largest entry %2, Frobenius norm %3</source>
-        <translation type="unfinished"></translation>
+        <translation>Jacobiano de “%1”: maior entrada %2, norma de Frobenius %3</translation>
     </message>
     <message>
         <source>the d_k curve is drawn for up to %1 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>a curva em d_k é desenhada para até %1 tokens</translation>
     </message>
     <message>
         <source>typed vectors: the d_k curve is the typical size for random q, k (the dot is this row)</source>
-        <translation type="unfinished"></translation>
+        <translation>vetores digitados: a curva em d_k é o tamanho típico para q, k aleatórios (o ponto é esta linha)</translation>
     </message>
     <message>
         <source>RoPE on: Q and K are the rotated vectors; dQ, dK are gradients with respect to them</source>
-        <translation type="unfinished"></translation>
+        <translation>RoPE ligado: Q e K são os vetores girados; dQ, dK são gradientes em relação a eles</translation>
     </message>
     <message>
         <source>Compare dQ, dK, dV with central differences of the loss (ε = 1e−6)</source>
-        <translation type="unfinished"></translation>
+        <translation>Comparar dQ, dK, dV com diferenças centrais da perda (ε = 1e−6)</translation>
     </message>
     <message>
         <source>Too large to check here: try fewer tokens or a smaller d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>Grande demais para verificar aqui: tente menos tokens ou um d_k menor</translation>
     </message>
     <message>
         <source>Checking…</source>
-        <translation type="unfinished"></translation>
+        <translation>Verificando…</translation>
     </message>
     <message>
         <source>Cancelled.</source>
-        <translation type="unfinished"></translation>
+        <translation>Cancelado.</translation>
     </message>
     <message>
         <source>The example changed while checking: check again.</source>
-        <translation type="unfinished"></translation>
+        <translation>O exemplo mudou durante a verificação: verifique de novo.</translation>
     </message>
     <message>
         <source>Largest error against finite differences: dQ %1 · dK %2 · dV %3</source>
-        <translation type="unfinished"></translation>
+        <translation>Maior erro em relação às diferenças finitas: dQ %1 · dK %2 · dV %3</translation>
     </message>
 </context>
 <context>
     <name>HeadGrid</name>
     <message>
         <source>KV head %1</source>
-        <translation type="unfinished"></translation>
+        <translation>cabeça KV %1</translation>
     </message>
     <message>
         <source>KV %1</source>
-        <translation type="unfinished"></translation>
+        <translation>KV %1</translation>
     </message>
     <message>
         <source>head %1</source>
-        <translation type="unfinished"></translation>
+        <translation>cabeça %1</translation>
     </message>
     <message>
         <source>rows: queries · columns: keys · A from 0 to 1</source>
-        <translation type="unfinished"></translation>
+        <translation>linhas: consultas · colunas: chaves · A de 0 a 1</translation>
     </message>
     <message>
         <source>masked</source>
-        <translation type="unfinished"></translation>
+        <translation>mascarada</translation>
     </message>
     <message>
         <source>head %1 · “%2” → key “%3”: A = %4</source>
-        <translation type="unfinished"></translation>
+        <translation>cabeça %1 · “%2” → chave “%3”: A = %4</translation>
     </message>
 </context>
 <context>
@@ -973,155 +973,155 @@
     <message>
         <source>Q = X·W_Q</source>
         <extracomment>Rows of the FLOP table: a FlopCount field and what it counts.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Q = X·W_Q</translation>
     </message>
     <message>
         <source>K = X·W_K</source>
-        <translation type="unfinished"></translation>
+        <translation>K = X·W_K</translation>
     </message>
     <message>
         <source>V = X·W_V</source>
-        <translation type="unfinished"></translation>
+        <translation>V = X·W_V</translation>
     </message>
     <message>
         <source>S = Q·Kᵀ</source>
-        <translation type="unfinished"></translation>
+        <translation>S = Q·Kᵀ</translation>
     </message>
     <message>
         <source>A·V</source>
-        <translation type="unfinished"></translation>
+        <translation>A·V</translation>
     </message>
     <message>
         <source>concat·W^O</source>
-        <translation type="unfinished"></translation>
+        <translation>concat·W^O</translation>
     </message>
     <message>
         <source>FLOPs in all</source>
-        <translation type="unfinished"></translation>
+        <translation>FLOPs no total</translation>
     </message>
     <message>
         <source>score entries (softmax)</source>
-        <translation type="unfinished"></translation>
+        <translation>entradas de pontuação (softmax)</translation>
     </message>
     <message>
         <source>KV cache, numbers per token</source>
-        <translation type="unfinished"></translation>
+        <translation>cache KV, números por token</translation>
     </message>
     <message>
         <source>MHA: one KV head per query head</source>
-        <translation type="unfinished"></translation>
+        <translation>MHA: uma cabeça KV por cabeça de consulta</translation>
     </message>
     <message>
         <source>MQA: all %1 query heads share one KV head</source>
-        <translation type="unfinished"></translation>
+        <translation>MQA: as %1 cabeças de consulta compartilham uma cabeça KV</translation>
     </message>
     <message>
         <source>GQA: %1 query heads per KV head</source>
-        <translation type="unfinished"></translation>
+        <translation>GQA: %1 cabeças de consulta por cabeça KV</translation>
     </message>
     <message>
         <source>Heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças</translation>
     </message>
     <message>
         <source>Chapter 003, multi-head: X·W gives each head its Q, K, V; the heads side by side, times W^O, give the output.</source>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, múltiplas cabeças: X·W dá a cada cabeça seus Q, K, V; as cabeças lado a lado, vezes W^O, dão a saída.</translation>
     </message>
     <message>
         <source>Shapes and FLOPs</source>
-        <translation type="unfinished"></translation>
+        <translation>Formas e FLOPs</translation>
     </message>
     <message>
         <source>Use learned projections</source>
-        <translation type="unfinished"></translation>
+        <translation>Usar projeções aprendidas</translation>
     </message>
     <message>
         <source>Make Q, K and V from embeddings X and matrices W</source>
-        <translation type="unfinished"></translation>
+        <translation>Gerar Q, K e V a partir de embeddings X e matrizes W</translation>
     </message>
     <message>
         <source>Query heads h</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças de consulta h</translation>
     </message>
     <message>
         <source>Key/value heads: h = MHA, fewer = GQA, 1 = MQA</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças de chave/valor: h = MHA, menos = GQA, 1 = MQA</translation>
     </message>
     <message>
         <source>Width of X</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura de X</translation>
     </message>
     <message>
         <source>Width of one head (d_k)</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura de uma cabeça (d_k)</translation>
     </message>
     <message>
         <source>&amp;Heads</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Cabeças</translation>
     </message>
     <message>
         <source>&amp;KV heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças &amp;KV</translation>
     </message>
     <message>
         <source>d_&amp;model</source>
-        <translation type="unfinished"></translation>
+        <translation>d_&amp;model</translation>
     </message>
     <message>
         <source>d_h&amp;ead</source>
-        <translation type="unfinished"></translation>
+        <translation>d_h&amp;ead</translation>
     </message>
     <message>
         <source>Array</source>
-        <translation type="unfinished"></translation>
+        <translation>Array</translation>
     </message>
     <message>
         <source>Shape</source>
-        <translation type="unfinished"></translation>
+        <translation>Forma</translation>
     </message>
     <message>
         <source>Here</source>
-        <translation type="unfinished"></translation>
+        <translation>Aqui</translation>
     </message>
     <message>
         <source>Columns: one head of width h·d_head; h heads of width d_head with a KV head each (MHA); the same heads sharing n_kv_heads KV heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Colunas: uma cabeça de largura h·d_head; h cabeças de largura d_head, cada uma com sua cabeça KV (MHA); as mesmas cabeças compartilhando n_kv_heads cabeças KV</translation>
     </message>
     <message>
         <source>Q, K and V are typed or come from a synthetic head: one head, no X and no W. Use learned projections to split a model into heads.</source>
-        <translation type="unfinished"></translation>
+        <translation>Q, K e V são digitados ou vêm de uma cabeça sintética: uma cabeça só, sem X e sem W. Use projeções aprendidas para dividir um modelo em cabeças.</translation>
     </message>
     <message>
         <source>FLOPs need the projections</source>
-        <translation type="unfinished"></translation>
+        <translation>Os FLOPs exigem as projeções</translation>
     </message>
     <message>
         <source>1 × %1</source>
-        <translation type="unfinished"></translation>
+        <translation>1 × %1</translation>
     </message>
     <message>
         <source>%1 × %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 × %2</translation>
     </message>
     <message>
         <source>%1 KV</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 KV</translation>
     </message>
     <message>
         <source>Product</source>
-        <translation type="unfinished"></translation>
+        <translation>Produto</translation>
     </message>
     <message>
         <source>One head: n = %1, d_k = %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Uma cabeça: n = %1, d_k = %2.</translation>
     </message>
     <message>
         <source>%1 heads × %2 = 1 head × %3: %4 FLOPs either way (%1× the scores).</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 cabeças × %2 = 1 cabeça × %3: %4 FLOPs de qualquer forma (%1× as pontuações).</translation>
     </message>
     <message>
         <source> KV cache: %1 numbers per token, not %2 (÷%3).</source>
-        <translation type="unfinished"></translation>
+        <translation> Cache KV: %1 números por token, e não %2 (÷%3).</translation>
     </message>
 </context>
 <context>
@@ -1175,7 +1175,7 @@
     </message>
     <message>
         <source>entropy of the row of “%1” = %2 nats   (0: one key takes all; ln %3 = %4: spread evenly)</source>
-        <translation type="unfinished"></translation>
+        <translation>entropia da linha de “%1” = %2 nats   (0: uma chave leva tudo; ln %3 = %4: distribuída por igual)</translation>
     </message>
 </context>
 <context>
@@ -1198,83 +1198,83 @@
     <name>LayersPanel</name>
     <message>
         <source>Layers</source>
-        <translation type="unfinished"></translation>
+        <translation>Camadas</translation>
     </message>
     <message>
         <source>Open Model…</source>
-        <translation type="unfinished"></translation>
+        <translation>Abrir modelo…</translation>
     </message>
     <message>
         <source>A local Hugging Face model folder (safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>Uma pasta local de modelo do Hugging Face (safetensors)</translation>
     </message>
     <message>
         <source>&amp;Sentence</source>
-        <translation type="unfinished">&amp;Frase</translation>
+        <translation>&amp;Frase</translation>
     </message>
     <message>
         <source>Runs through the model once; its tokenizer makes the tokens (Enter)</source>
-        <translation type="unfinished"></translation>
+        <translation>Passa uma vez pelo modelo; o tokenizador dele gera os tokens (Enter)</translation>
     </message>
     <message>
         <source>Run</source>
-        <translation type="unfinished"></translation>
+        <translation>Executar</translation>
     </message>
     <message>
         <source>&amp;Link</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Ligação</translation>
     </message>
     <message>
         <source>The query token (the row)</source>
-        <translation type="unfinished"></translation>
+        <translation>O token da consulta (a linha)</translation>
     </message>
     <message>
         <source>The key token it looks at (the column)</source>
-        <translation type="unfinished"></translation>
+        <translation>O token da chave para o qual ela olha (a coluna)</translation>
     </message>
     <message>
         <source>&amp;Colour by the link</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Colorir pela ligação</translation>
     </message>
     <message>
         <source>Fill each head with its weight from the query to the key</source>
-        <translation type="unfinished"></translation>
+        <translation>Preencher cada cabeça com o seu peso da consulta para a chave</translation>
     </message>
     <message>
         <source>Show the &amp;strongest</source>
-        <translation type="unfinished"></translation>
+        <translation>Mostrar a mais fo&amp;rte</translation>
     </message>
     <message>
         <source>The head shown is not the model&apos;s (a what-if, or another head source). Click a head to show the model&apos;s again.</source>
-        <translation type="unfinished"></translation>
+        <translation>A cabeça mostrada não é a do modelo (uma hipótese, ou outra fonte de cabeça). Clique numa cabeça para voltar a mostrar a do modelo.</translation>
     </message>
     <message>
         <source>Open a Hugging Face model folder (File → Open Model… or attnviz --model DIR) to see every head of every layer here.</source>
-        <translation type="unfinished"></translation>
+        <translation>Abra uma pasta de modelo do Hugging Face (Arquivo → Abrir modelo… ou attnviz --model DIR) para ver aqui todas as cabeças de todas as camadas.</translation>
     </message>
     <message>
         <source>%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as the model sees them</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 · %2 · %3 camadas × %4 cabeças (%5 KV) · d_head %6 · %7 tokens como o modelo os vê</translation>
     </message>
     <message>
         <source>; special: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>; especiais: %1</translation>
     </message>
     <message>
         <source>Shown: layer %1, head %2 (KV head %3).</source>
-        <translation type="unfinished"></translation>
+        <translation>Mostrada: camada %1, cabeça %2 (cabeça KV %3).</translation>
     </message>
     <message>
         <source>L%1·h%2 %3</source>
-        <translation type="unfinished"></translation>
+        <translation>L%1·h%2 %3</translation>
     </message>
     <message>
         <source> “%1” → “%2”: A = %3 here; strongest %4.</source>
-        <translation type="unfinished"></translation>
+        <translation> “%1” → “%2”: A = %3 aqui; mais fortes: %4.</translation>
     </message>
     <message>
         <source>Choose a link first: a query token and a key token.</source>
-        <translation type="unfinished"></translation>
+        <translation>Escolha uma ligação primeiro: um token de consulta e um token de chave.</translation>
     </message>
 </context>
 <context>
@@ -1394,7 +1394,7 @@
     <message>
         <source>A view could not follow the last change: %1</source>
         <extracomment>PySide6 builds that must not run on CPython &lt; 3.12. 6.12.0 returns None/True from void methods and Signal.emit without taking a reference; on 3.10/3.11 the counts reach zero after a few thousand calls and the interpreter aborts (&quot;bool_dealloc&quot;). pyproject.toml excludes it; this check covers environments assembled by hand.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Uma visualização não conseguiu acompanhar a última alteração: %1</translation>
     </message>
 </context>
 <context>
@@ -1414,11 +1414,11 @@
     </message>
     <message>
         <source>&amp;Causal</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Causal</translation>
     </message>
     <message>
         <source>each token sees only itself and earlier ones</source>
-        <translation type="unfinished"></translation>
+        <translation>cada token só vê a si mesmo e os anteriores</translation>
     </message>
     <message>
         <source>one document id per token, e.g. 0 0 1 1 1</source>
@@ -1466,43 +1466,43 @@
     </message>
     <message>
         <source>keys</source>
-        <translation type="unfinished"></translation>
+        <translation>chaves</translation>
     </message>
     <message>
         <source>to</source>
-        <translation type="unfinished"></translation>
+        <translation>a</translation>
     </message>
     <message>
         <source>Hide</source>
-        <translation type="unfinished"></translation>
+        <translation>Ocultar</translation>
     </message>
     <message>
         <source>Hide these keys from every query</source>
-        <translation type="unfinished"></translation>
+        <translation>Ocultar estas chaves de todas as consultas</translation>
     </message>
     <message>
         <source>Show</source>
-        <translation type="unfinished">Mostrar</translation>
+        <translation>Mostrar</translation>
     </message>
     <message>
         <source>Let every query see these keys again</source>
-        <translation type="unfinished"></translation>
+        <translation>Deixar todas as consultas verem estas chaves de novo</translation>
     </message>
     <message>
         <source>Show all</source>
-        <translation type="unfinished"></translation>
+        <translation>Mostrar todas</translation>
     </message>
     <message>
         <source>No key is hidden.</source>
-        <translation type="unfinished"></translation>
+        <translation>Nenhuma chave está oculta.</translation>
     </message>
     <message>
         <source>%1 of %2 keys hidden: %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 de %2 chaves ocultas: %3</translation>
     </message>
     <message>
         <source>One causal pass trains %1 next-token predictions at once:</source>
-        <translation type="unfinished"></translation>
+        <translation>Uma passada causal treina %1 previsões de próximo token de uma só vez:</translation>
     </message>
     <message>
         <source>Document ids must be whole numbers ≥ 0, one per token</source>
@@ -1518,126 +1518,126 @@
     <message>
         <source>masked: this key is hidden from this query</source>
         <extracomment>Colour stops from −m to +m (blue for negative, red for positive, as RdBu reversed). On a dark panel the neutral colour is dark too (a shade lighter than the panel, so a row of zeros still shows as cells), and magnitude brightens both ways. Labels longer than this are shortened (the tooltip gives them whole). Up to this many cells along a side, cells are sized for their numbers. Cells never show fewer decimals than this (unless fewer were asked for). The narrowest a numbered column may become (in pixels) before the layout scrolls.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>mascarada: esta chave está oculta para esta consulta</translation>
     </message>
 </context>
 <context>
     <name>MemoryFigure</name>
     <message>
         <source>all %1 layers</source>
-        <translation type="unfinished"></translation>
+        <translation>todas as %1 camadas</translation>
     </message>
     <message>
         <source>no window</source>
-        <translation type="unfinished"></translation>
+        <translation>sem janela</translation>
     </message>
     <message>
         <source>context n (tokens)</source>
-        <translation type="unfinished"></translation>
+        <translation>contexto n (tokens)</translation>
     </message>
     <message>
         <source>bytes</source>
-        <translation type="unfinished"></translation>
+        <translation>bytes</translation>
     </message>
     <message>
         <source>KV cache %1 of %2; weights unknown (no parameter count)</source>
-        <translation type="unfinished"></translation>
+        <translation>Cache KV %1 de %2; pesos desconhecidos (sem o número de parâmetros)</translation>
     </message>
     <message>
         <source>KV cache %1 + weights %2 = %3 of %4 (%5 %)</source>
-        <translation type="unfinished"></translation>
+        <translation>Cache KV %1 + pesos %2 = %3 de %4 (%5 %)</translation>
     </message>
     <message>
         <source>every context fits: the windows cap the cache</source>
-        <translation type="unfinished"></translation>
+        <translation>qualquer contexto cabe: as janelas limitam o cache</translation>
     </message>
     <message>
         <source>does not fit: the weights alone fill the GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>não cabe: só os pesos já enchem a GPU</translation>
     </message>
     <message>
         <source>fits up to %1 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>cabe até %1 tokens</translation>
     </message>
     <message>
         <source>fits up to %1 tokens per sequence</source>
-        <translation type="unfinished"></translation>
+        <translation>cabe até %1 tokens por sequência</translation>
     </message>
     <message>
         <source>weights %1</source>
-        <translation type="unfinished"></translation>
+        <translation>pesos %1</translation>
     </message>
     <message>
         <source>KV %1</source>
-        <translation type="unfinished"></translation>
+        <translation>KV %1</translation>
     </message>
     <message>
         <source>GPU %1</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU %1</translation>
     </message>
     <message>
         <source>latent %1 + %2</source>
-        <translation type="unfinished"></translation>
+        <translation>latente %1 + %2</translation>
     </message>
     <message>
         <source>%1 KV heads</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 cabeças KV</translation>
     </message>
     <message>
         <source>%1 (%2): %3 bytes per token, %4 bytes at the context</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 (%2): %3 bytes por token, %4 bytes no contexto</translation>
     </message>
     <message>
         <source>%1× the card</source>
-        <translation type="unfinished"></translation>
+        <translation>%1× a ficha</translation>
     </message>
     <message>
         <source>KV cache at %1 tokens by attention design</source>
-        <translation type="unfinished"></translation>
+        <translation>Cache KV em %1 tokens por arquitetura de atenção</translation>
     </message>
     <message>
         <source>If all %1 layers had attention (the card: %2 of them): %3 bytes</source>
-        <translation type="unfinished"></translation>
+        <translation>Se todas as %1 camadas tivessem atenção (na ficha: %2 delas): %3 bytes</translation>
     </message>
     <message>
         <source>Without the %1-token window: %3 bytes</source>
-        <translation type="unfinished"></translation>
+        <translation>Sem a janela de %1 tokens: %3 bytes</translation>
     </message>
     <message>
         <source>S of one head, one layer: n²</source>
-        <translation type="unfinished"></translation>
+        <translation>S de uma cabeça, uma camada: n²</translation>
     </message>
     <message>
         <source>tiled kernel (FlashAttention): O(n)</source>
-        <translation type="unfinished"></translation>
+        <translation>kernel em blocos (FlashAttention): O(n)</translation>
     </message>
     <message>
         <source>%1 query heads, MLA latent %2 + %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 cabeças de consulta, latente MLA %2 + %3</translation>
     </message>
     <message>
         <source>%1 query heads, %2 KV heads (%3), head_dim %4</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 cabeças de consulta, %2 cabeças KV (%3), head_dim %4</translation>
     </message>
     <message>
         <source>%1 layers</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 camadas</translation>
     </message>
     <message>
         <source>%1 layers, %2 with attention</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 camadas, %2 com atenção</translation>
     </message>
     <message>
         <source>, %1 with a %2-token window</source>
-        <translation type="unfinished"></translation>
+        <translation>, %1 com janela de %2 tokens</translation>
     </message>
     <message>
         <source>%1 per token (%2 bytes)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 por token (%2 bytes)</translation>
     </message>
     <message>
         <source>S at %1 tokens: %2 entries, %3 in %4-bit, per head per layer</source>
-        <translation type="unfinished"></translation>
+        <translation>S em %1 tokens: %2 entradas, %3 em %4 bits, por cabeça e por camada</translation>
     </message>
 </context>
 <context>
@@ -1645,111 +1645,111 @@
     <message>
         <source>bf16: 2 bytes per element</source>
         <extracomment>The GPUs offered in the picker, in GB (any other size can be typed).</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>bf16: 2 bytes por elemento</translation>
     </message>
     <message>
         <source>fp16: 2 bytes per element</source>
-        <translation type="unfinished"></translation>
+        <translation>fp16: 2 bytes por elemento</translation>
     </message>
     <message>
         <source>fp8: 1 byte per element</source>
-        <translation type="unfinished"></translation>
+        <translation>fp8: 1 byte por elemento</translation>
     </message>
     <message>
         <source>fp32: 4 bytes per element</source>
-        <translation type="unfinished"></translation>
+        <translation>fp32: 4 bytes por elemento</translation>
     </message>
     <message>
         <source>int4: half a byte per element</source>
-        <translation type="unfinished"></translation>
+        <translation>int4: meio byte por elemento</translation>
     </message>
     <message>
         <source>KV-cache memory</source>
-        <translation type="unfinished"></translation>
+        <translation>Memória do cache KV</translation>
     </message>
     <message>
         <source>Chapter 003, the KV cache and the price of O(n²): every token keeps its keys and values in every attention layer; GQA, MLA, windows and hybrids shrink them.</source>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, o cache KV e o preço de O(n²): cada token guarda suas chaves e valores em cada camada de atenção; GQA, MLA, janelas e híbridos os encolhem.</translation>
     </message>
     <message>
         <source>&amp;Model</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Modelo</translation>
     </message>
     <message>
         <source>Custom card</source>
-        <translation type="unfinished"></translation>
+        <translation>Ficha personalizada</translation>
     </message>
     <message>
         <source>A real model&apos;s attention shape, or your own card</source>
-        <translation type="unfinished"></translation>
+        <translation>A forma da atenção de um modelo real, ou a sua própria ficha</translation>
     </message>
     <message>
         <source>GPU memory in GB (10⁹ bytes): pick one or type a size</source>
-        <translation type="unfinished"></translation>
+        <translation>Memória da GPU em GB (10⁹ bytes): escolha uma ou digite um tamanho</translation>
     </message>
     <message>
         <source>From config.json…</source>
-        <translation type="unfinished"></translation>
+        <translation>Do config.json…</translation>
     </message>
     <message>
         <source>Read layers, heads, KV heads, windows and MLA from a Hugging Face config</source>
-        <translation type="unfinished"></translation>
+        <translation>Ler camadas, cabeças, cabeças KV, janelas e MLA de uma config do Hugging Face</translation>
     </message>
     <message>
         <source>Edit the card</source>
-        <translation type="unfinished"></translation>
+        <translation>Editar a ficha</translation>
     </message>
     <message>
         <source>&amp;Context</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Contexto</translation>
     </message>
     <message>
         <source>Tokens per sequence held in the cache</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens por sequência guardados no cache</translation>
     </message>
     <message>
         <source>batch </source>
-        <translation type="unfinished"></translation>
+        <translation>lote </translation>
     </message>
     <message>
         <source>Sequences served at once, each with its own cache</source>
-        <translation type="unfinished"></translation>
+        <translation>Sequências atendidas ao mesmo tempo, cada uma com seu próprio cache</translation>
     </message>
     <message>
         <source>Element type of the KV cache</source>
-        <translation type="unfinished"></translation>
+        <translation>Tipo de elemento do cache KV</translation>
     </message>
     <message>
         <source>Element type of the weights</source>
-        <translation type="unfinished"></translation>
+        <translation>Tipo de elemento dos pesos</translation>
     </message>
     <message>
         <source>cache</source>
-        <translation type="unfinished"></translation>
+        <translation>cache</translation>
     </message>
     <message>
         <source>weights</source>
-        <translation type="unfinished"></translation>
+        <translation>pesos</translation>
     </message>
     <message>
         <source>GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <source>Custom: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Personalizada: %1</translation>
     </message>
     <message>
         <source>GPU memory must be a number of GB, e.g. 80 or 141</source>
-        <translation type="unfinished"></translation>
+        <translation>A memória da GPU deve ser um número de GB, p. ex. 80 ou 141</translation>
     </message>
     <message>
         <source>Read a Hugging Face config.json</source>
-        <translation type="unfinished"></translation>
+        <translation>Ler um config.json do Hugging Face</translation>
     </message>
     <message>
         <source>Model configs (*.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>Configurações de modelo (*.json);;Todos os arquivos (*)</translation>
     </message>
 </context>
 <context>
@@ -1757,460 +1757,460 @@
     <message>
         <source>Checking the folder…</source>
         <extracomment>What the progress dialog says at each stage of :func:`attnviz.core.hf_capture.load_model`.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Verificando a pasta…</translation>
     </message>
     <message>
         <source>Starting transformers and torch…</source>
-        <translation type="unfinished"></translation>
+        <translation>Iniciando transformers e torch…</translation>
     </message>
     <message>
         <source>Reading the tokenizer…</source>
-        <translation type="unfinished"></translation>
+        <translation>Lendo o tokenizador…</translation>
     </message>
     <message>
         <source>Loading the weights…</source>
-        <translation type="unfinished"></translation>
+        <translation>Carregando os pesos…</translation>
     </message>
     <message>
         <source>Running the sentence through the model…</source>
-        <translation type="unfinished"></translation>
+        <translation>Passando a frase pelo modelo…</translation>
     </message>
 </context>
 <context>
     <name>OverviewPanel</name>
     <message>
         <source>content</source>
-        <translation type="unfinished"></translation>
+        <translation>conteúdo</translation>
     </message>
     <message>
         <source>previous token</source>
-        <translation type="unfinished">token anterior</translation>
+        <translation>token anterior</translation>
     </message>
     <message>
         <source>distance decay</source>
-        <translation type="unfinished">decai com a distância</translation>
+        <translation>decai com a distância</translation>
     </message>
     <message>
         <source>random</source>
-        <translation type="unfinished"></translation>
+        <translation>aleatória</translation>
     </message>
     <message>
         <source>Equal words attend to each other: passages of 1,024 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>Palavras iguais prestam atenção umas às outras: trechos de 1.024 tokens</translation>
     </message>
     <message>
         <source>Each query attends to the token before it</source>
-        <translation type="unfinished"></translation>
+        <translation>Cada consulta presta atenção ao token anterior</translation>
     </message>
     <message>
         <source>Weights fall with the distance |i − j|</source>
-        <translation type="unfinished"></translation>
+        <translation>Os pesos caem com a distância |i − j|</translation>
     </message>
     <message>
         <source>Random q and k: an untrained head</source>
-        <translation type="unfinished"></translation>
+        <translation>q e k aleatórios: uma cabeça não treinada</translation>
     </message>
     <message>
         <source>mean of the block</source>
-        <translation type="unfinished"></translation>
+        <translation>média do bloco</translation>
     </message>
     <message>
         <source>max of the block</source>
-        <translation type="unfinished"></translation>
+        <translation>máximo do bloco</translation>
     </message>
     <message>
         <source>Long sequence</source>
         <extracomment>Decades of weight the log colour scale spans below the largest one shown.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Sequência longa</translation>
     </message>
     <message>
         <source>Chapter 003, the price of n²: every weight of a long sequence, mapped without the n×n matrix. Drag a rectangle or scroll to zoom down to the exact weights.</source>
         <extracomment>None: compute in place when the panel is its own window (an offscreen export).</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, o preço de n²: todos os pesos de uma sequência longa, mapeados sem a matriz n×n. Arraste um retângulo ou role para aproximar até os pesos exatos.</translation>
     </message>
     <message>
         <source>Tokens in the sequence (n)</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens na sequência (n)</translation>
     </message>
     <message>
         <source>Width of queries and keys</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura das consultas e chaves</translation>
     </message>
     <message>
         <source>Which synthetic head makes q and k</source>
-        <translation type="unfinished"></translation>
+        <translation>Qual cabeça sintética gera q e k</translation>
     </message>
     <message>
         <source>Seed of the synthetic head</source>
-        <translation type="unfinished"></translation>
+        <translation>Semente da cabeça sintética</translation>
     </message>
     <message>
         <source>Cells per side of the map</source>
-        <translation type="unfinished"></translation>
+        <translation>Células por lado do mapa</translation>
     </message>
     <message>
         <source>What one map cell shows</source>
-        <translation type="unfinished"></translation>
+        <translation>O que cada célula do mapa mostra</translation>
     </message>
     <message>
         <source>Causal</source>
-        <translation type="unfinished"></translation>
+        <translation>Causal</translation>
     </message>
     <message>
         <source>A query sees only earlier keys</source>
-        <translation type="unfinished"></translation>
+        <translation>Uma consulta só vê as chaves anteriores</translation>
     </message>
     <message>
         <source>÷ √d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>÷ √d_k</translation>
     </message>
     <message>
         <source>Divide the scores by √d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>Dividir as pontuações por √d_k</translation>
     </message>
     <message>
         <source>Log colours</source>
-        <translation type="unfinished"></translation>
+        <translation>Cores em log</translation>
     </message>
     <message>
         <source>Colour by log₁₀ of the weight: small weights stay visible</source>
-        <translation type="unfinished"></translation>
+        <translation>Colorir pelo log₁₀ do peso: pesos pequenos continuam visíveis</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>Cancelar</translation>
     </message>
     <message>
         <source>Whole map</source>
-        <translation type="unfinished"></translation>
+        <translation>Mapa inteiro</translation>
     </message>
     <message>
         <source>Zoom out to the whole sequence (Home)</source>
-        <translation type="unfinished"></translation>
+        <translation>Afastar até a sequência inteira (Home)</translation>
     </message>
     <message>
         <source>n</source>
-        <translation type="unfinished"></translation>
+        <translation>n</translation>
     </message>
     <message>
         <source>d_k</source>
-        <translation type="unfinished">d_k</translation>
+        <translation>d_k</translation>
     </message>
     <message>
         <source>Head</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeça</translation>
     </message>
     <message>
         <source>Seed</source>
-        <translation type="unfinished">Semente</translation>
+        <translation>Semente</translation>
     </message>
     <message>
         <source>Cells</source>
-        <translation type="unfinished"></translation>
+        <translation>Células</translation>
     </message>
     <message>
         <source>Cell</source>
-        <translation type="unfinished"></translation>
+        <translation>Célula</translation>
     </message>
     <message>
         <source>Backend</source>
-        <translation type="unfinished">Backend</translation>
+        <translation>Backend</translation>
     </message>
     <message>
         <source>Precision</source>
-        <translation type="unfinished"></translation>
+        <translation>Precisão</translation>
     </message>
     <message>
         <source>Computing the map… %1%</source>
-        <translation type="unfinished"></translation>
+        <translation>Calculando o mapa… %1%</translation>
     </message>
     <message>
         <source>Compute</source>
-        <translation type="unfinished"></translation>
+        <translation>Calcular</translation>
     </message>
     <message>
         <source>Cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>Cancelado</translation>
     </message>
     <message>
         <source>Not computed</source>
-        <translation type="unfinished"></translation>
+        <translation>Não calculado</translation>
     </message>
     <message>
         <source>Not enough memory: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Memória insuficiente: %1</translation>
     </message>
     <message>
         <source>Map ready in %1 s</source>
-        <translation type="unfinished"></translation>
+        <translation>Mapa pronto em %1 s</translation>
     </message>
     <message>
         <source>Map: %1, %2 tokens in %3 s</source>
-        <translation type="unfinished"></translation>
+        <translation>Mapa: %1, %2 tokens em %3 s</translation>
     </message>
     <message>
         <source>log₁₀ weight</source>
-        <translation type="unfinished"></translation>
+        <translation>log₁₀ do peso</translation>
     </message>
     <message>
         <source>weight</source>
-        <translation type="unfinished"></translation>
+        <translation>peso</translation>
     </message>
     <message>
         <source>query (token)</source>
-        <translation type="unfinished"></translation>
+        <translation>consulta (token)</translation>
     </message>
     <message>
         <source>key (token)</source>
-        <translation type="unfinished"></translation>
+        <translation>chave (token)</translation>
     </message>
     <message>
         <source>mean</source>
-        <translation type="unfinished"></translation>
+        <translation>média</translation>
     </message>
     <message>
         <source>max</source>
-        <translation type="unfinished"></translation>
+        <translation>máximo</translation>
     </message>
     <message>
         <source>%1 tokens, %2 head: each cell the %3 of a %4 × %5 block of weights</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 tokens, cabeça “%2”: em cada célula, %3 de um bloco de %4 × %5 pesos</translation>
     </message>
     <message>
         <source>(computing…)</source>
-        <translation type="unfinished"></translation>
+        <translation>(calculando…)</translation>
     </message>
     <message>
         <source>queries %1–%2 × keys %3–%4</source>
-        <translation type="unfinished"></translation>
+        <translation>consultas %1–%2 × chaves %3–%4</translation>
     </message>
     <message>
         <source>%1 tokens, %2 head; %3: the exact weights</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 tokens, cabeça “%2”; %3: os pesos exatos</translation>
     </message>
     <message>
         <source>%1 tokens, %2 head; %3: each cell the %4 of a %5 × %6 block</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 tokens, cabeça “%2”; %3: em cada célula, %4 de um bloco %5 × %6</translation>
     </message>
     <message>
         <source>Working memory ≈ %1; the n×n matrix would take %2 in float32 · %3 scores, %4 multiply-adds</source>
-        <translation type="unfinished"></translation>
+        <translation>Memória de trabalho ≈ %1; a matriz n×n ocuparia %2 em float32 · %3 pontuações, %4 multiplicações-somas</translation>
     </message>
     <message>
         <source>query %1, key %2: weight %3</source>
-        <translation type="unfinished"></translation>
+        <translation>consulta %1, chave %2: peso %3</translation>
     </message>
     <message>
         <source>queries %1–%2, keys %3–%4: %5 weight %6</source>
-        <translation type="unfinished"></translation>
+        <translation>consultas %1–%2, chaves %3–%4: %5 dos pesos %6</translation>
     </message>
 </context>
 <context>
     <name>PositionsPanel</name>
     <message>
         <source>plain RoPE</source>
-        <translation type="unfinished"></translation>
+        <translation>RoPE simples</translation>
     </message>
     <message>
         <source>position interpolation (linear)</source>
-        <translation type="unfinished"></translation>
+        <translation>interpolação de posições (linear)</translation>
     </message>
     <message>
         <source>NTK-aware</source>
-        <translation type="unfinished"></translation>
+        <translation>NTK-aware</translation>
     </message>
     <message>
         <source>dynamic NTK</source>
-        <translation type="unfinished"></translation>
+        <translation>NTK dinâmico</translation>
     </message>
     <message>
         <source>Llama 3</source>
-        <translation type="unfinished"></translation>
+        <translation>Llama 3</translation>
     </message>
     <message>
         <source>YaRN</source>
-        <translation type="unfinished"></translation>
+        <translation>YaRN</translation>
     </message>
     <message>
         <source>kept</source>
-        <translation type="unfinished"></translation>
+        <translation>mantidos</translation>
     </message>
     <message>
         <source>slowed by the factor</source>
-        <translation type="unfinished"></translation>
+        <translation>desacelerados pelo fator</translation>
     </message>
     <message>
         <source>blended</source>
-        <translation type="unfinished"></translation>
+        <translation>mesclados</translation>
     </message>
     <message>
         <source>Positions (RoPE)</source>
         <extracomment>How the pairs of the chosen method are marked on the extension plot (Okabe–Ito index). Milliseconds between frames of the position animation.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Posições (RoPE)</translation>
     </message>
     <message>
         <source>Chapter 003, positions: each pair of dimensions turns like a clock hand, m·θ per position; the score sees only the angle between query and key.</source>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, posições: cada par de dimensões gira como o ponteiro de um relógio, m·θ por posição; a pontuação só vê o ângulo entre consulta e chave.</translation>
     </message>
     <message>
         <source>Relative position</source>
-        <translation type="unfinished"></translation>
+        <translation>Posição relativa</translation>
     </message>
     <message>
         <source>Context extension</source>
-        <translation type="unfinished"></translation>
+        <translation>Extensão de contexto</translation>
     </message>
     <message>
         <source>Settings of a real model or of a small teaching head</source>
-        <translation type="unfinished"></translation>
+        <translation>Configurações de um modelo real ou de uma pequena cabeça didática</translation>
     </message>
     <message>
         <source>Rotated width of one head: head_dim / 2 clock hands</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura girada de uma cabeça: head_dim / 2 ponteiros de relógio</translation>
     </message>
     <message>
         <source>θ_i = base^(−2i/head_dim): a larger base, slower hands</source>
-        <translation type="unfinished"></translation>
+        <translation>θ_i = base^(−2i/head_dim): base maior, ponteiros mais lentos</translation>
     </message>
     <message>
         <source>How the frequencies are rescaled to reach a longer context</source>
-        <translation type="unfinished"></translation>
+        <translation>Como as frequências são reescalonadas para alcançar um contexto mais longo</translation>
     </message>
     <message>
         <source>How many times longer the new context is</source>
-        <translation type="unfinished"></translation>
+        <translation>Quantas vezes o novo contexto é mais longo</translation>
     </message>
     <message>
         <source>The context the model was trained at</source>
-        <translation type="unfinished"></translation>
+        <translation>O contexto com que o modelo foi treinado</translation>
     </message>
     <message>
         <source>Llama 3: wavelengths above original/low are slowed</source>
-        <translation type="unfinished"></translation>
+        <translation>Llama 3: comprimentos de onda acima de original/baixo são desacelerados</translation>
     </message>
     <message>
         <source>Llama 3: wavelengths below original/high are kept</source>
-        <translation type="unfinished"></translation>
+        <translation>Llama 3: comprimentos de onda abaixo de original/alto são mantidos</translation>
     </message>
     <message>
         <source>YaRN: pairs turning more often than this are kept</source>
-        <translation type="unfinished"></translation>
+        <translation>YaRN: pares que dão mais voltas que isto são mantidos</translation>
     </message>
     <message>
         <source>YaRN: pairs turning less often than this are slowed</source>
-        <translation type="unfinished"></translation>
+        <translation>YaRN: pares que dão menos voltas que isto são desacelerados</translation>
     </message>
     <message>
         <source>Scaling</source>
-        <translation type="unfinished"></translation>
+        <translation>Escala</translation>
     </message>
     <message>
         <source>Factor</source>
-        <translation type="unfinished"></translation>
+        <translation>Fator</translation>
     </message>
     <message>
         <source>Trained at</source>
-        <translation type="unfinished"></translation>
+        <translation>Treinado com</translation>
     </message>
     <message>
         <source>head_dim</source>
-        <translation type="unfinished"></translation>
+        <translation>head_dim</translation>
     </message>
     <message>
         <source>Base</source>
-        <translation type="unfinished"></translation>
+        <translation>Base</translation>
     </message>
     <message>
         <source>low</source>
-        <translation type="unfinished"></translation>
+        <translation>baixo</translation>
     </message>
     <message>
         <source>high</source>
-        <translation type="unfinished"></translation>
+        <translation>alto</translation>
     </message>
     <message>
         <source>β fast</source>
-        <translation type="unfinished"></translation>
+        <translation>β rápido</translation>
     </message>
     <message>
         <source>β slow</source>
-        <translation type="unfinished"></translation>
+        <translation>β lento</translation>
     </message>
     <message>
         <source>Query position &amp;m</source>
-        <translation type="unfinished"></translation>
+        <translation>Posição da consulta &amp;m</translation>
     </message>
     <message>
         <source>Drag to turn every hand: fast pairs spin, slow ones creep</source>
-        <translation type="unfinished"></translation>
+        <translation>Arraste para girar todos os ponteiros: os pares rápidos rodopiam, os lentos mal se mexem</translation>
     </message>
     <message>
         <source>Play</source>
-        <translation type="unfinished"></translation>
+        <translation>Reproduzir</translation>
     </message>
     <message>
         <source>Move the query one position at a time (Space)</source>
-        <translation type="unfinished"></translation>
+        <translation>Avançar a consulta uma posição por vez (Space)</translation>
     </message>
     <message>
         <source>Position of the key whose hands are drawn short</source>
-        <translation type="unfinished"></translation>
+        <translation>Posição da chave cujos ponteiros são desenhados curtos</translation>
     </message>
     <message>
         <source>shift </source>
-        <translation type="unfinished"></translation>
+        <translation>desloc. </translation>
     </message>
     <message>
         <source>The relative curves are drawn again with both positions shifted by this</source>
-        <translation type="unfinished"></translation>
+        <translation>As curvas relativas são desenhadas de novo com as duas posições deslocadas por este valor</translation>
     </message>
     <message>
         <source>m − n (query position minus key position)</source>
-        <translation type="unfinished"></translation>
+        <translation>m − n (posição da consulta menos posição da chave)</translation>
     </message>
     <message>
         <source>q_m · k_n</source>
-        <translation type="unfinished"></translation>
+        <translation>q_m · k_n</translation>
     </message>
     <message>
         <source>dimension pair i (fast → slow)</source>
-        <translation type="unfinished"></translation>
+        <translation>par de dimensões i (rápido → lento)</translation>
     </message>
     <message>
         <source>wavelength (tokens)</source>
-        <translation type="unfinished"></translation>
+        <translation>comprimento de onda (tokens)</translation>
     </message>
     <message>
         <source>Exact value: %1</source>
-        <translation type="unfinished">Valor exato: %1</translation>
+        <translation>Valor exato: %1</translation>
     </message>
     <message>
         <source>key at n = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>chave em n = %1</translation>
     </message>
     <message>
         <source>dashed: the original context</source>
-        <translation type="unfinished"></translation>
+        <translation>tracejado: o contexto original</translation>
     </message>
     <message>
         <source>%1 pairs, %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 pares, %2</translation>
     </message>
     <message>
         <source>context %1 → %2 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>contexto %1 → %2 tokens</translation>
     </message>
     <message>
         <source>attention factor %1</source>
-        <translation type="unfinished"></translation>
+        <translation>fator de atenção %1</translation>
     </message>
     <message>
         <source>m − n = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>m − n = %1</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>Pausar</translation>
     </message>
 </context>
 <context>
@@ -2221,19 +2221,19 @@
     </message>
     <message>
         <source>The same “banco”, now money: Fui ao banco sacar dinheiro</source>
-        <translation type="unfinished"></translation>
+        <translation>O mesmo “banco”, agora dinheiro: Fui ao banco sacar dinheiro</translation>
     </message>
     <message>
         <source>Give “sacar” and “dinheiro” the value [1, 0]</source>
-        <translation type="unfinished"></translation>
+        <translation>Dar a “sacar” e a “dinheiro” o valor [1, 0]</translation>
     </message>
     <message>
         <source>seat</source>
-        <translation type="unfinished"></translation>
+        <translation>assento</translation>
     </message>
     <message>
         <source>money</source>
-        <translation type="unfinished"></translation>
+        <translation>dinheiro</translation>
     </message>
     <message>
         <source>Hand-worked example: sentei · banco · praça</source>
@@ -2261,7 +2261,7 @@
     </message>
     <message>
         <source>A longer Portuguese sentence, read row by row</source>
-        <translation type="unfinished"></translation>
+        <translation>Uma frase mais longa em português, lida linha por linha</translation>
     </message>
     <message>
         <source>Causal mask: one sentence, four next-token examples</source>
@@ -2269,11 +2269,11 @@
     </message>
     <message>
         <source>Two heads over 2-D embeddings: drag a word</source>
-        <translation type="unfinished"></translation>
+        <translation>Duas cabeças sobre embeddings 2-D: arraste uma palavra</translation>
     </message>
     <message>
         <source>Eight heads sharing two KV heads: “o banco da praça…”</source>
-        <translation type="unfinished"></translation>
+        <translation>Oito cabeças compartilhando duas cabeças KV: “o banco da praça…”</translation>
     </message>
     <message>
         <source>Why divide by √d_k: a mild preference inflated by d_k = 256</source>
@@ -2285,15 +2285,15 @@
     </message>
     <message>
         <source>RoPE as clocks: a small teaching head</source>
-        <translation type="unfinished"></translation>
+        <translation>RoPE como relógios: uma pequena cabeça didática</translation>
     </message>
     <message>
         <source>Llama 3.1: base 500,000, Llama 3 scaling ×8 from 8,192 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>Llama 3.1: base 500.000, escala Llama 3 ×8 a partir de 8.192 tokens</translation>
     </message>
     <message>
         <source>Qwen2.5: base 1,000,000, YaRN ×4 from 32,768 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>Qwen2.5: base 1.000.000, YaRN ×4 a partir de 32.768 tokens</translation>
     </message>
 </context>
 <context>
@@ -2301,134 +2301,134 @@
     <message>
         <source>Embeddings X and matrices W</source>
         <extracomment>Rows and columns of a matrix shown; larger ones show their top-left corner. Fields whose change redraws the tables (the slider path touches none of them). The embeddings&apos; arrows: green, apart from the editor&apos;s blue queries and orange keys.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Embeddings X e matrizes W</translation>
     </message>
     <message>
         <source>Use learned projections</source>
-        <translation type="unfinished"></translation>
+        <translation>Usar projeções aprendidas</translation>
     </message>
     <message>
         <source>Make Q, K and V from embeddings X and matrices W</source>
-        <translation type="unfinished"></translation>
+        <translation>Gerar Q, K e V a partir de embeddings X e matrizes W</translation>
     </message>
     <message>
         <source>Draw from the seed</source>
-        <translation type="unfinished"></translation>
+        <translation>Sortear pela semente</translation>
     </message>
     <message>
         <source>Forget the typed numbers of this matrix</source>
-        <translation type="unfinished"></translation>
+        <translation>Descartar os números digitados desta matriz</translation>
     </message>
     <message>
         <source>Q, K and V do not come from X and W now</source>
-        <translation type="unfinished"></translation>
+        <translation>Agora Q, K e V não vêm de X e W</translation>
     </message>
     <message>
         <source>typed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>digitadas: %1</translation>
     </message>
     <message>
         <source>all drawn from seed %1</source>
-        <translation type="unfinished"></translation>
+        <translation>todas sorteadas da semente %1</translation>
     </message>
     <message>
         <source>%1 is %2 × %3, %4.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 é %2 × %3, %4.</translation>
     </message>
     <message>
         <source>typed</source>
-        <translation type="unfinished"></translation>
+        <translation>digitada</translation>
     </message>
     <message>
         <source>drawn from seed %1</source>
-        <translation type="unfinished"></translation>
+        <translation>sorteada da semente %1</translation>
     </message>
     <message>
         <source>Showing the first %1 rows and columns.</source>
-        <translation type="unfinished"></translation>
+        <translation>Mostrando as primeiras %1 linhas e colunas.</translation>
     </message>
 </context>
 <context>
     <name>ReachPanel</name>
     <message>
         <source>RNN (tanh)</source>
-        <translation type="unfinished"></translation>
+        <translation>RNN (tanh)</translation>
     </message>
     <message>
         <source>LSTM cell path</source>
-        <translation type="unfinished"></translation>
+        <translation>caminho da célula LSTM</translation>
     </message>
     <message>
         <source>attention</source>
-        <translation type="unfinished"></translation>
+        <translation>atenção</translation>
     </message>
     <message>
         <source>Gradient reach</source>
-        <translation type="unfinished"></translation>
+        <translation>Alcance do gradiente</translation>
     </message>
     <message>
         <source>Chapter 003, why recurrent networks forget: each step back multiplies the gradient by a factor below 1; attention reaches every token in one step.</source>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, por que as redes recorrentes esquecem: cada passo para trás multiplica o gradiente por um fator menor que 1; a atenção alcança todos os tokens num único passo.</translation>
     </message>
     <message>
         <source>Length &amp;T</source>
-        <translation type="unfinished"></translation>
+        <translation>Comprimento &amp;T</translation>
     </message>
     <message>
         <source>Tokens in the sequence: the gradient runs back T − 1 steps</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens na sequência: o gradiente volta T − 1 passos</translation>
     </message>
     <message>
         <source>seed </source>
-        <translation type="unfinished"></translation>
+        <translation>semente </translation>
     </message>
     <message>
         <source>Another draw of the random weights and inputs</source>
-        <translation type="unfinished"></translation>
+        <translation>Sortear de novo os pesos e as entradas aleatórios</translation>
     </message>
     <message>
         <source>weights × </source>
-        <translation type="unfinished"></translation>
+        <translation>pesos × </translation>
     </message>
     <message>
         <source>Scale of the recurrent weights: 1 is the chapter&apos;s setting</source>
-        <translation type="unfinished"></translation>
+        <translation>Escala dos pesos recorrentes: 1 é o valor do capítulo</translation>
     </message>
     <message>
         <source>score spread </source>
-        <translation type="unfinished"></translation>
+        <translation>dispersão </translation>
     </message>
     <message>
         <source>Attention: random content scores of this spread (0: all tokens alike)</source>
-        <translation type="unfinished"></translation>
+        <translation>Atenção: pontuações de conteúdo aleatórias com esta dispersão (0: todos os tokens iguais)</translation>
     </message>
     <message>
         <source>steps back from the last token (t)</source>
-        <translation type="unfinished"></translation>
+        <translation>passos para trás a partir do último token (t)</translation>
     </message>
     <message>
         <source>gradient (last token = 1)</source>
-        <translation type="unfinished"></translation>
+        <translation>gradiente (último token = 1)</translation>
     </message>
     <message>
         <source>no fit</source>
-        <translation type="unfinished"></translation>
+        <translation>sem ajuste</translation>
     </message>
     <message>
         <source>%1: %2 per step</source>
-        <translation type="unfinished"></translation>
+        <translation>%1: %2 por passo</translation>
     </message>
     <message>
         <source>chapter: %1 at %2 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>capítulo: %1 em %2 tokens</translation>
     </message>
     <message>
         <source>Gradient reaching the first of T = %1 tokens: %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>Gradiente que chega ao primeiro de T = %1 tokens: %2.</translation>
     </message>
     <message>
         <source>t = %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>t = %1: %2</translation>
     </message>
 </context>
 <context>
@@ -2507,11 +2507,11 @@
     </message>
     <message>
         <source>⑤ gradient dq</source>
-        <translation type="unfinished"></translation>
+        <translation>⑤ gradiente dq</translation>
     </message>
     <message>
         <source>⑤ the way back: the gradient of the loss reaching the query of “%1”, dq = Σⱼ dSᵢⱼ kⱼ / √d_k (the gradient panel says where the loss comes from)</source>
-        <translation type="unfinished"></translation>
+        <translation>⑤ o caminho de volta: o gradiente da perda que chega à consulta de “%1”, dq = Σⱼ dSᵢⱼ kⱼ / √d_k (o painel de gradiente diz de onde vem a perda)</translation>
     </message>
     <message>
         <source>Showing the %1 keys with the largest weights of %2.</source>
@@ -2531,15 +2531,15 @@
     </message>
     <message>
         <source>④ shows the %1 largest of %2 output components.</source>
-        <translation type="unfinished"></translation>
+        <translation>④ mostra os %1 maiores de %2 componentes da saída.</translation>
     </message>
     <message>
         <source>④ output Σ aⱼ vⱼ</source>
-        <translation type="unfinished"></translation>
+        <translation>④ saída Σ aⱼ vⱼ</translation>
     </message>
     <message>
         <source>④ the output of “%1”: the values mixed in the proportions of ③</source>
-        <translation type="unfinished"></translation>
+        <translation>④ a saída de “%1”: os valores misturados nas proporções de ③</translation>
     </message>
     <message>
         <source>Output: %1</source>
@@ -2571,131 +2571,131 @@
     <message>
         <source>FlashAttention</source>
         <extracomment>Milliseconds between tiles while playing. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>FlashAttention</translation>
     </message>
     <message>
         <source>Chapter 003, FlashAttention: the scores are computed one tile at a time; each query row keeps only a running max m, a running sum ℓ and its output so far, rescaled whenever m grows. ←/→ step, Home/End, Space plays.</source>
-        <translation type="unfinished"></translation>
+        <translation>Capítulo 003, FlashAttention: as pontuações são calculadas um bloco por vez; cada linha de consulta guarda só um máximo corrente m, uma soma corrente ℓ e a saída até ali, reescalonadas sempre que m cresce. ←/→ avançam, Home/End, Space reproduz.</translation>
     </message>
     <message>
         <source>Numbers held at once</source>
-        <translation type="unfinished"></translation>
+        <translation>Números em memória</translation>
     </message>
     <message>
         <source>Tokens of the small sequence</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens da sequência pequena</translation>
     </message>
     <message>
         <source>Width of q, k and v</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura de q, k e v</translation>
     </message>
     <message>
         <source>Query rows per tile</source>
-        <translation type="unfinished"></translation>
+        <translation>Linhas de consulta por bloco</translation>
     </message>
     <message>
         <source>Keys (and values) per tile</source>
-        <translation type="unfinished"></translation>
+        <translation>Chaves (e valores) por bloco</translation>
     </message>
     <message>
         <source>Causal</source>
-        <translation type="unfinished"></translation>
+        <translation>Causal</translation>
     </message>
     <message>
         <source>Tiles above the diagonal are skipped</source>
-        <translation type="unfinished"></translation>
+        <translation>Os blocos acima da diagonal são pulados</translation>
     </message>
     <message>
         <source>n</source>
-        <translation type="unfinished"></translation>
+        <translation>n</translation>
     </message>
     <message>
         <source>d</source>
-        <translation type="unfinished"></translation>
+        <translation>d</translation>
     </message>
     <message>
         <source>Q tile</source>
-        <translation type="unfinished"></translation>
+        <translation>Bloco Q</translation>
     </message>
     <message>
         <source>K/V tile</source>
-        <translation type="unfinished"></translation>
+        <translation>Bloco K/V</translation>
     </message>
     <message>
         <source>First tile (Home)</source>
-        <translation type="unfinished"></translation>
+        <translation>Primeiro bloco (Home)</translation>
     </message>
     <message>
         <source>Previous tile (←)</source>
-        <translation type="unfinished"></translation>
+        <translation>Bloco anterior (←)</translation>
     </message>
     <message>
         <source>Play (Space)</source>
-        <translation type="unfinished"></translation>
+        <translation>Reproduzir (Space)</translation>
     </message>
     <message>
         <source>Next tile (→)</source>
-        <translation type="unfinished"></translation>
+        <translation>Próximo bloco (→)</translation>
     </message>
     <message>
         <source>Last tile (End)</source>
-        <translation type="unfinished"></translation>
+        <translation>Último bloco (End)</translation>
     </message>
     <message>
         <source>The tile shown</source>
-        <translation type="unfinished"></translation>
+        <translation>O bloco mostrado</translation>
     </message>
     <message>
         <source>S = QKᵀ/√d</source>
-        <translation type="unfinished"></translation>
+        <translation>S = QKᵀ/√d</translation>
     </message>
     <message>
         <source>m</source>
-        <translation type="unfinished"></translation>
+        <translation>m</translation>
     </message>
     <message>
         <source>ℓ</source>
-        <translation type="unfinished"></translation>
+        <translation>ℓ</translation>
     </message>
     <message>
         <source>O so far</source>
-        <translation type="unfinished"></translation>
+        <translation>O até aqui</translation>
     </message>
     <message>
         <source>O final</source>
-        <translation type="unfinished"></translation>
+        <translation>O final</translation>
     </message>
     <message>
         <source>Tile %1 of %2: query rows %3–%4 × keys %5–%6</source>
-        <translation type="unfinished"></translation>
+        <translation>Bloco %1 de %2: linhas de consulta %3–%4 × chaves %5–%6</translation>
     </message>
     <message>
         <source>skipped: the causal mask hides every cell of it</source>
-        <translation type="unfinished"></translation>
+        <translation>pulado: a máscara causal oculta todas as suas células</translation>
     </message>
     <message>
         <source>m ← max(m, row max of the tile); ℓ and O rescaled by e^(m_old − m)</source>
-        <translation type="unfinished"></translation>
+        <translation>m ← max(m, máximo da linha no bloco); ℓ e O reescalonados por e^(m_old − m)</translation>
     </message>
     <message>
         <source>All %1 rows final: the tiled output equals the dense attention() output (largest difference %2).</source>
-        <translation type="unfinished"></translation>
+        <translation>As %1 linhas estão finais: a saída em blocos é igual à saída densa de attention() (maior diferença %2).</translation>
     </message>
     <message>
         <source>%1 of %2 rows final.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 de %2 linhas finais.</translation>
     </message>
     <message>
         <source>n = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>n = %1</translation>
     </message>
     <message>
         <source>held by the tiles</source>
-        <translation type="unfinished"></translation>
+        <translation>guardados pelos blocos</translation>
     </message>
     <message>
         <source>n×n matrix</source>
-        <translation type="unfinished"></translation>
+        <translation>matriz n×n</translation>
     </message>
 </context>
 <context>
@@ -2757,7 +2757,7 @@
     <message>
         <source>Exact value: %1 tokens; type 131072, 128k or 1M</source>
         <extracomment>The slider&apos;s stops.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Valor exato: %1 tokens; digite 131072, 128k ou 1M</translation>
     </message>
 </context>
 <context>
@@ -2776,11 +2776,11 @@
     </message>
     <message>
         <source>Sequence length</source>
-        <translation type="unfinished"></translation>
+        <translation>Comprimento da sequência</translation>
     </message>
     <message>
         <source>Head</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeça</translation>
     </message>
     <message>
         <source>Seed</source>
@@ -2788,23 +2788,23 @@
     </message>
     <message>
         <source>Map cells</source>
-        <translation type="unfinished"></translation>
+        <translation>Células do mapa</translation>
     </message>
     <message>
         <source>Map cell value</source>
-        <translation type="unfinished"></translation>
+        <translation>Valor da célula do mapa</translation>
     </message>
     <message>
         <source>Scale by √d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>Escala por √d_k</translation>
     </message>
     <message>
         <source>Precision</source>
-        <translation type="unfinished"></translation>
+        <translation>Precisão</translation>
     </message>
     <message>
         <source>Log colour scale</source>
-        <translation type="unfinished"></translation>
+        <translation>Escala de cores em log</translation>
     </message>
     <message>
         <source>d_k</source>
@@ -2880,59 +2880,59 @@
     </message>
     <message>
         <source>Levels of A</source>
-        <translation type="unfinished"></translation>
+        <translation>Níveis de A</translation>
     </message>
     <message>
         <source>Upstream gradient</source>
-        <translation type="unfinished"></translation>
+        <translation>Gradiente a montante</translation>
     </message>
     <message>
         <source>Gradient seed</source>
-        <translation type="unfinished"></translation>
+        <translation>Semente do gradiente</translation>
     </message>
     <message>
         <source>Gradient component</source>
-        <translation type="unfinished"></translation>
+        <translation>Componente do gradiente</translation>
     </message>
     <message>
         <source>RoPE on the heatmap</source>
-        <translation type="unfinished"></translation>
+        <translation>RoPE no mapa de calor</translation>
     </message>
     <message>
         <source>RoPE scaling</source>
-        <translation type="unfinished"></translation>
+        <translation>Escala do RoPE</translation>
     </message>
     <message>
         <source>Head width</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura da cabeça</translation>
     </message>
     <message>
         <source>RoPE base</source>
-        <translation type="unfinished"></translation>
+        <translation>Base do RoPE</translation>
     </message>
     <message>
         <source>Scaling factor</source>
-        <translation type="unfinished"></translation>
+        <translation>Fator de escala</translation>
     </message>
     <message>
         <source>Original context</source>
-        <translation type="unfinished"></translation>
+        <translation>Contexto original</translation>
     </message>
     <message>
         <source>Query position</source>
-        <translation type="unfinished"></translation>
+        <translation>Posição da consulta</translation>
     </message>
     <message>
         <source>Key position</source>
-        <translation type="unfinished"></translation>
+        <translation>Posição da chave</translation>
     </message>
     <message>
         <source>Position offset</source>
-        <translation type="unfinished"></translation>
+        <translation>Deslocamento das posições</translation>
     </message>
     <message>
         <source>Edit %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Edição de %1</translation>
     </message>
     <message>
         <source>Backend</source>
@@ -2952,155 +2952,155 @@
     </message>
     <message>
         <source>Vocabulary size</source>
-        <translation type="unfinished"></translation>
+        <translation>Tamanho do vocabulário</translation>
     </message>
     <message>
         <source>Tokens in the batch</source>
-        <translation type="unfinished"></translation>
+        <translation>Tokens no lote</translation>
     </message>
     <message>
         <source>Zipf exponent</source>
-        <translation type="unfinished"></translation>
+        <translation>Expoente de Zipf</translation>
     </message>
     <message>
         <source>Table width</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura da tabela</translation>
     </message>
     <message>
         <source>Tied embeddings</source>
-        <translation type="unfinished"></translation>
+        <translation>Embeddings compartilhados</translation>
     </message>
     <message>
         <source>Strip colour</source>
-        <translation type="unfinished"></translation>
+        <translation>Cor da faixa</translation>
     </message>
     <message>
         <source>Model width d_model</source>
-        <translation type="unfinished"></translation>
+        <translation>Largura do modelo d_model</translation>
     </message>
     <message>
         <source>Number of heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Número de cabeças</translation>
     </message>
     <message>
         <source>KV heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças KV</translation>
     </message>
     <message>
         <source>Embeddings X</source>
-        <translation type="unfinished"></translation>
+        <translation>Embeddings X</translation>
     </message>
     <message>
         <source>W_Q</source>
-        <translation type="unfinished"></translation>
+        <translation>W_Q</translation>
     </message>
     <message>
         <source>W_K</source>
-        <translation type="unfinished"></translation>
+        <translation>W_K</translation>
     </message>
     <message>
         <source>W_V</source>
-        <translation type="unfinished"></translation>
+        <translation>W_V</translation>
     </message>
     <message>
         <source>W^O</source>
-        <translation type="unfinished"></translation>
+        <translation>W^O</translation>
     </message>
     <message>
         <source>Head shown</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeça mostrada</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>Modelo</translation>
     </message>
     <message>
         <source>Sentence</source>
-        <translation type="unfinished"></translation>
+        <translation>Frase</translation>
     </message>
     <message>
         <source>Layer</source>
-        <translation type="unfinished"></translation>
+        <translation>Camada</translation>
     </message>
     <message>
         <source>Model head</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeça do modelo</translation>
     </message>
     <message>
         <source>Model card</source>
-        <translation type="unfinished"></translation>
+        <translation>Ficha do modelo</translation>
     </message>
     <message>
         <source>Context length</source>
-        <translation type="unfinished"></translation>
+        <translation>Tamanho do contexto</translation>
     </message>
     <message>
         <source>Batch</source>
-        <translation type="unfinished"></translation>
+        <translation>Lote</translation>
     </message>
     <message>
         <source>Cache dtype</source>
-        <translation type="unfinished"></translation>
+        <translation>dtype do cache</translation>
     </message>
     <message>
         <source>Weights dtype</source>
-        <translation type="unfinished"></translation>
+        <translation>dtype dos pesos</translation>
     </message>
     <message>
         <source>GPU memory</source>
-        <translation type="unfinished"></translation>
+        <translation>Memória da GPU</translation>
     </message>
     <message>
         <source>Layers</source>
-        <translation type="unfinished"></translation>
+        <translation>Camadas</translation>
     </message>
     <message>
         <source>Query heads</source>
-        <translation type="unfinished"></translation>
+        <translation>Cabeças de consulta</translation>
     </message>
     <message>
         <source>MLA latent</source>
-        <translation type="unfinished"></translation>
+        <translation>Latente MLA</translation>
     </message>
     <message>
         <source>Attention layers</source>
-        <translation type="unfinished"></translation>
+        <translation>Camadas de atenção</translation>
     </message>
     <message>
         <source>Window</source>
-        <translation type="unfinished"></translation>
+        <translation>Janela</translation>
     </message>
     <message>
         <source>Window layers</source>
-        <translation type="unfinished"></translation>
+        <translation>Camadas c/ janela</translation>
     </message>
     <message>
         <source>Parameter count</source>
-        <translation type="unfinished"></translation>
+        <translation>Número de parâmetros</translation>
     </message>
     <message>
         <source>Weight scale</source>
-        <translation type="unfinished"></translation>
+        <translation>Escala dos pesos</translation>
     </message>
     <message>
         <source>Score spread</source>
-        <translation type="unfinished"></translation>
+        <translation>Dispersão das pontuações</translation>
     </message>
     <message>
         <source>Tiles: tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>Blocos: tokens</translation>
     </message>
     <message>
         <source>Tiles: width</source>
-        <translation type="unfinished"></translation>
+        <translation>Blocos: largura</translation>
     </message>
     <message>
         <source>Query tile size</source>
-        <translation type="unfinished"></translation>
+        <translation>Tamanho do bloco de consulta</translation>
     </message>
     <message>
         <source>Key tile size</source>
-        <translation type="unfinished"></translation>
+        <translation>Tamanho do bloco de chaves</translation>
     </message>
 </context>
 </TS>
