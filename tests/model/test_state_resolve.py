@@ -188,13 +188,37 @@ def test_large_recompute_goes_to_the_runner_and_stale_results_are_dropped():
     first = r.results.attention
     s.temperature = 2.0
     s.temperature = 3.0
-    assert len(runner.jobs) == 2 and r.pending and busy == [True]
-    assert r.results.attention is first  # nothing published yet
-    runner.finish(1)  # the newer job ends first...
-    runner.finish(0)  # ...and the older one's result must not overwrite it
-    assert not r.pending and busy == [True, False] and len(events) == 1
+    # One job at a time (latest value wins); each step shows a quick preview meanwhile.
+    assert len(runner.jobs) == 1 and r.pending and busy == [True]
+    assert events == [frozenset({"preview"})] * 2 and not r.preview.exact
+    assert r.results.attention is first  # nothing exact published yet
+    runner.finish(0)  # the job for T = 2 returns stale: it is dropped, one for T = 3 starts
+    assert len(runner.jobs) == 2 and r.results.attention is first and r.pending
+    runner.finish(1)
+    assert not r.pending and busy == [True, False] and events[-1] >= {"attention"}
+    assert r.preview is None
     ref = attention(s.q, s.k, s.v, temperature=3.0)
     np.testing.assert_array_equal(r.results.attention.weights, ref.weights)
+
+
+def test_the_preview_is_every_strided_row_exact_with_keys_pooled():
+    from attnviz.core.attention import attention
+    from attnviz.model.resolve._display import DISPLAY_CELLS, PREVIEW_ROWS
+
+    s = _big_state()
+    r = Resolver(s, runner=_ManualRunner())
+    s.update(causal=True)  # a mask change also previews (q kᵀ is kept)
+    s.temperature = 0.5
+    pic = r.preview
+    n = s.n
+    stride = -(-n // min(n, PREVIEW_ROWS))
+    exact = attention(s.q, s.k, s.v, temperature=0.5, mask=np.tril(np.ones((n, n), bool)))
+    rows = exact.weights[::stride]
+    assert pic.values.shape == (rows.shape[0], min(n, DISPLAY_CELLS))
+    groups = np.array_split(np.arange(n), pic.values.shape[1])
+    pooled = np.stack([rows[:, g].mean(axis=1) for g in groups], axis=1)
+    np.testing.assert_allclose(pic.values, pooled, atol=2e-6)
+    assert pic.extent == (n, n) and pic.row_stride == stride
 
 
 def test_selection_during_a_pending_job_is_applied_when_it_finishes():
@@ -216,3 +240,20 @@ def test_small_matrices_stay_synchronous_even_with_a_runner():
     s.temperature = 2.0
     assert not runner.jobs and not r.pending
     np.testing.assert_allclose(r.results.attention.weights.sum(axis=1), 1)
+
+
+def test_a_long_sentence_is_drawn_from_block_means_of_the_exact_matrix():
+    from attnviz.model.resolve._display import DISPLAY_CELLS
+
+    n = DISPLAY_CELLS + 77
+    s = AttentionState(tokens=tuple(f"t{i}" for i in range(n)), head="decay", d_k=4)
+    s.update(causal=True)
+    r = Resolver(s)
+    pic = r.results.picture("weights")
+    w = r.results.attention.weights
+    groups = np.array_split(np.arange(n), DISPLAY_CELLS)
+    pooled = np.array([[w[np.ix_(a, b)].mean() for b in groups[:50]] for a in groups[:50]])
+    np.testing.assert_allclose(pic.values[:50, :50], pooled, atol=1e-6)
+    assert pic.extent == (n, n) and pic.values.shape == (DISPLAY_CELLS, DISPLAY_CELLS)
+    # a block is hatched only when all of it is masked (the strict upper triangle of blocks)
+    assert not pic.allowed[0, 5] and pic.allowed[5, 0] and pic.allowed[5, 5]

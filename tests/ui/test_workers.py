@@ -4,6 +4,7 @@ import numpy as np
 
 from attnviz.core.attention import attention
 from attnviz.model.resolve import ASYNC_CELLS, Resolver
+from attnviz.model.resolve._display import DISPLAY_CELLS
 from attnviz.model.topics.attention import AttentionState
 from attnviz.ui.workers import qt_runner
 
@@ -43,7 +44,7 @@ def test_a_failing_job_reports_and_keeps_the_last_results(qtbot, monkeypatch):
     def boom(*args, **kwargs):
         raise MemoryError("no room")
 
-    monkeypatch.setattr("attnviz.model.resolve.attention.attention_from_scores", boom)
+    monkeypatch.setattr("attnviz.model.resolve.attention.attend", boom)
     with qtbot.waitSignal(r.failed, timeout=30000) as blocker:
         s.temperature = 2.0
     assert "MemoryError" in blocker.args[0] and not r.pending
@@ -59,8 +60,11 @@ def test_the_window_shows_work_in_progress_and_ends_on_the_result(qtbot):
     with qtbot.waitSignal(w.resolver.busy, timeout=60000, check_params_cb=lambda b: b is False):
         w.state.update(tokens=tuple(f"t{i}" for i in range(n)), head="content", d_k=8)
     assert not w.busy.isVisible()
-    image = w.panels["heatmap"].view.image.image
-    assert image.shape == (n, n)
+    view = w.panels["heatmap"].view
+    # More rows than a screen shows: drawn from a grid of block means over the n × n matrix.
+    assert view.image.image.shape == (DISPLAY_CELLS, DISPLAY_CELLS) and view._extent == (n, n)
+    rect = view.image.mapRectToParent(view.image.boundingRect())
+    assert (rect.width(), rect.height()) == (n, n)
 
 
 def test_busy_indicator_appears_only_for_lasting_work(qtbot):

@@ -20,15 +20,16 @@ dropped, so the views never show a stale matrix after a fresh one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from attnviz.core import masks
-from attnviz.core.attention import AttentionResult, attention_from_scores, score_scale
+from attnviz.core.attention import AttentionResult, score_scale
 from attnviz.core.rope import apply_rope, rope_frequencies
 from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
 from attnviz.model.topics.attention import AttentionState
 from attnviz.model.topics.positions import PositionsState, scaling_dict
 
@@ -90,14 +91,29 @@ class Results:
     q: np.ndarray
     k: np.ndarray
     rope_pairs: int = 0
+    #: Pooled pictures of matrices too large to draw cell by cell, by matrix name.
+    pictures: dict = field(default_factory=dict)
 
     def matrix(self, name: str) -> np.ndarray:
         """The matrix a heatmap shows: ``scores``, ``weights`` or ``output``."""
-        return {
-            "scores": self.attention.scores,
-            "weights": self.attention.weights,
-            "output": self.attention.output,
-        }[name]
+        if name == "scores":
+            return self.attention.scores
+        if name == "weights":
+            return self.attention.weights
+        if name == "output":
+            return self.attention.output
+        raise KeyError(name)
+
+    def picture(self, name: str) -> Picture:
+        """What the heatmap draws for ``name``: the matrix itself, or its pooled grid when
+        it has more than :data:`DISPLAY_CELLS` rows or columns."""
+        found = self.pictures.get(name)
+        if found is not None:
+            return found
+        mask = None if name == "output" else self.mask
+        pic = picture(self.matrix(name), mask, self.attention.entropy)
+        self.pictures[name] = pic
+        return pic
 
 
 def mask_key(state: AttentionState) -> tuple:
@@ -164,6 +180,7 @@ class _Job:
     rope_key: tuple | None  # (d_k, positions fields) when RoPE is on
     qk_cache: tuple  # (q, k, rope_key, q_eff, k_eff, q_eff k_effᵀ) of the last job
     mask_cache: tuple  # (mask_key, mask) of the last finished job
+    shown: str = "weights"  # the matrix the heatmap shows: pooled here when it is large
 
     def run(self) -> tuple:
         q_old, k_old, rope_old, q_eff, k_eff, qk = self.qk_cache
@@ -178,9 +195,17 @@ class _Job:
         if self.mask_key != key_old:
             mask = mask_from_key(self.mask_key)
         # Bit for bit what attention(q, k, v, ...) gives: the same product, the same factor.
-        result = attention_from_scores(qk * self.c, self.v, mask=mask)
+        result = attend(qk * self.c, self.v, mask, with_output=self.shown == "output")
+        pictures = {}
+        if qk.shape[0] > DISPLAY_CELLS:
+            # Off the GUI thread too: the grid the heatmap draws from a large matrix.
+            pictures[self.shown] = picture(
+                getattr(result, self.shown),
+                None if self.shown == "output" else mask,
+                result.entropy,
+            )
         cache = (self.q, self.k, self.rope_key, q_eff, k_eff, qk)
-        return cache, (self.mask_key, mask), result
+        return cache, (self.mask_key, mask), (result, pictures)
 
 
 def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=None) -> QuerySteps:
@@ -203,7 +228,7 @@ def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=Non
         scaled=scaled,
         allowed=allowed,
         weights=res.weights[i].copy(),
-        output=res.output[i].copy(),
+        output=res.output_row(i) if hasattr(res, "output_row") else res.output[i].copy(),
         divisor=float(divisor),
     )
 
@@ -246,6 +271,8 @@ class Resolver:
         self.generation = 0
         self._job_id = 0
         self._pending = False
+        self._running = False  # a job is out on the runner (at most one: latest value wins)
+        self.preview: Picture | None = None
         self._qk_cache: tuple = (None,) * 6
         self._mask_cache: tuple = (None, None)
         self._apply(self._job().run())
@@ -266,7 +293,9 @@ class Resolver:
     def _results(self, steps: QuerySteps) -> Results:
         q, k = self._qk
         pairs = self._qk_cache[2][0] // 2 if self._qk_cache[2] is not None else 0
-        return Results(self.generation, self._mask, self._attention, steps, q, k, pairs)
+        return Results(
+            self.generation, self._mask, self._attention, steps, q, k, pairs, self._pictures
+        )
 
     def _rope_key(self) -> tuple | None:
         if not self.state.rope:
@@ -285,11 +314,12 @@ class Resolver:
             self._rope_key(),
             self._qk_cache,
             self._mask_cache,
+            s.matrix,
         )
 
     def _apply(self, out: tuple) -> bool:
         """Keep a finished job's caches and result; True when the mask changed."""
-        self._qk_cache, mask_cache, self._attention = out
+        self._qk_cache, mask_cache, (self._attention, self._pictures) = out
         changed = not _same(mask_cache[1], self._mask_cache[1])
         self._mask_cache = mask_cache
         self._mask = mask_cache[1]
@@ -304,31 +334,57 @@ class Resolver:
         self.generation += 1
         restyle = names & (RESTYLE_KEYS | {"selected_cell"})
         if names & (RECOMPUTE_KEYS | MASK_KEYS):
-            job = self._job()
             self._job_id += 1
             if self.runner is not None and self.state.n**2 > ASYNC_CELLS:
-                job_id = self._job_id
                 if not self._pending:
                     self._pending = True
                     self.busy.emit(True)
-                self.runner(job.run, lambda out: self._finish(job_id, out))
+                self._send_preview()
+                if not self._running:  # else the running job's return starts the next
+                    self._dispatch()
                 if restyle:
                     self.resolved.emit(self.results, frozenset(restyle))
                 return
             if self._pending:
                 self._pending = False
                 self.busy.emit(False)
-            self._publish(self._apply(job.run()), restyle)
+            self._publish(self._apply(self._job().run()), restyle)
         elif "selected_query" in names and not self._pending:
             self._publish(False, restyle, only_steps=True)
         elif restyle:
             self.results = self._results(self.results.steps)
             self.resolved.emit(self.results, frozenset(restyle))
 
+    def _dispatch(self) -> None:
+        job, job_id = self._job(), self._job_id
+        self._running = True
+        self.runner(job.run, lambda out: self._finish(job_id, out))
+
+    def _send_preview(self) -> None:
+        """A quick picture of the shown S or A while the exact matrix is computed, when
+        only the scale or the mask changed (q kᵀ is kept from the last job)."""
+        s = self.state
+        q_old, k_old, rope_old, *_rest, qk = self._qk_cache
+        if s.matrix == "output" or not (s.q is q_old and s.k is k_old):
+            return
+        if self._rope_key() != rope_old or qk is None or qk.shape[0] != s.n:
+            return
+        key = mask_key(s)
+        mask = self._mask_cache[1] if key == self._mask_cache[0] else mask_from_key(key)
+        self.preview = preview(qk, score_scale(s.d_k, s.scale, s.temperature), mask, s.matrix)
+        self.resolved.emit(self.results, frozenset({"preview"}))
+
     def _finish(self, job_id: int, out: tuple) -> None:
+        self._running = False
         if job_id != self._job_id:
-            return  # a newer job is on its way: this result is already stale
+            # The state moved on while this ran: keep q kᵀ if it can be reused, drop the
+            # stale matrix, and start one job for the latest state.
+            if not isinstance(out, BaseException):
+                self._qk_cache = out[0]
+            self._dispatch()
+            return
         self._pending = False
+        self.preview = None
         self.busy.emit(False)
         if isinstance(out, BaseException):
             # The views keep the last good matrix; the message says why it is not newer.

@@ -285,7 +285,7 @@ class AttentionState(Topic):
         n = len(v["tokens"])
         if n == 0:
             raise StateError("the sequence is empty: give at least one token")
-        if any(not t.strip() for t in v["tokens"]):
+        if v["tokens"] is not old["tokens"] and any(not t.strip() for t in v["tokens"]):
             raise StateError("a token cannot be blank")
         _check_head_inputs(v)
         _check_projections(v)

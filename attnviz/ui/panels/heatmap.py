@@ -147,11 +147,24 @@ def rope_note(d_k: int) -> str:
     return text
 
 
+def show_picture(view: HeatmapView, state: AttentionState, pic) -> None:
+    """Draw ``pic`` (a :class:`~attnviz.model.resolve._display.Picture`: the matrix, its
+    pooled grid, or a quick preview) in ``view``, with the state's levels."""
+    allowed = pic.allowed if state.matrix != "output" else None
+    view.set_matrix(
+        pic.values,
+        view_levels(state, pic.values, allowed),
+        allowed=allowed,
+        entropy=pic.entropy,
+        max_entropy=math.log(max(state.n, 1)),
+        extent=pic.extent,
+    )
+
+
 def configure_view(view: HeatmapView, state: AttentionState, results: Results) -> None:
     """Fill ``view`` with everything the state shows (used for exports and first paint)."""
     matrix = state.matrix
     values = results.matrix(matrix)
-    allowed = shown_mask(state, results)
     view.set_colormap(colormap_for(state.colormap))
     view.set_labels(state.tokens, shown_column_labels(state, matrix, values.shape[1]))
     if matrix == "output":
@@ -163,13 +176,7 @@ def configure_view(view: HeatmapView, state: AttentionState, results: Results) -
         cols,
         QCoreApplication.translate("HeatmapPanel", "entropy (nats)"),
     )
-    view.set_matrix(
-        values,
-        view_levels(state, values, allowed),
-        allowed=allowed,
-        entropy=results.attention.entropy,
-        max_entropy=math.log(max(state.n, 1)),
-    )
+    show_picture(view, state, results.picture(matrix))
 
 
 class HeatmapPanel(StatePanel):
@@ -203,25 +210,19 @@ class HeatmapPanel(StatePanel):
     def _on_resolved(self, _results, names: frozenset) -> None:
         if "attention" in names or "mask" in names:
             self._on_attention_changed()
+        elif "preview" in names and self.resolver.preview is not None:
+            # A long sentence: every few rows exact, at once; the whole matrix follows.
+            show_picture(self.view, self.state, self.resolver.preview)
 
     def _on_attention_changed(self) -> None:
-        res = self.resolver.results
-        values = res.matrix(self.state.matrix)
-        allowed = shown_mask(self.state, res)
-        self.view.set_matrix(
-            values,
-            view_levels(self.state, values, allowed),
-            allowed=allowed,
-            entropy=res.attention.entropy,
-            max_entropy=math.log(max(self.state.n, 1)),
-        )
+        show_picture(self.view, self.state, self.resolver.results.picture(self.state.matrix))
 
     def _on_matrix_changed(self) -> None:
         configure_view(self.view, self.state, self.resolver.results)
         self._on_scale_changed()
 
     def _on_tokens_changed(self) -> None:
-        d_v = self.resolver.results.attention.output.shape[1]
+        d_v = self.state.v.shape[1]
         cols = shown_column_labels(self.state, self.state.matrix, d_v)
         self.view.set_labels(self.state.tokens, cols)
 
@@ -274,9 +275,9 @@ class HeatmapPanel(StatePanel):
             return self.entropy_text(row)
         matrix = self.state.matrix
         symbol, query = SYMBOLS[matrix], self.state.tokens[row]
-        value = self.view.value_at(row, col)
+        value = self._exact_value(matrix, row, col)
         if matrix == "output":
-            d_v = self.resolver.results.attention.output.shape[1]
+            d_v = self.state.v.shape[1]
             dims = shown_column_labels(self.state, matrix, d_v)
             if not 0 <= col < len(dims):
                 return ""
@@ -291,6 +292,18 @@ class HeatmapPanel(StatePanel):
         text = self.tr("%1  query “%2” → key “%3” = %4")
         return _fill(text, symbol, query, key, fmt_g(value, 6))
 
+    def _exact_value(self, matrix: str, row: int, col: int) -> float:
+        """The cell's exact value (a long sentence's grid shows block means), NaN if masked."""
+        res = self.resolver.results
+        if self.resolver.pending or res.attention.weights.shape[0] != self.state.n:
+            return self.view.value_at(row, col)  # the exact matrix is still on its way
+        values = res.matrix(matrix)
+        if not (0 <= row < values.shape[0] and 0 <= col < values.shape[1]):
+            return math.nan
+        if matrix != "output" and res.mask is not None and not res.mask[row, col]:
+            return math.nan
+        return float(values[row, col])
+
     def tooltip_text(self, row: int, col: int) -> str:
         """The tooltip of a cell: its hover text, then its row's entropy on a second line."""
         text = self.hover_text(row, col)
@@ -301,7 +314,11 @@ class HeatmapPanel(StatePanel):
 
     def entropy_text(self, row: int) -> str:
         """The entropy of query ``row`` against its bounds 0 (one key) and ln n (uniform)."""
-        e = self.view.entropy_at(row)
+        res = self.resolver.results
+        if not self.resolver.pending and res.attention.entropy.shape[0] == self.state.n:
+            e = float(res.attention.entropy[row])
+        else:
+            e = self.view.entropy_at(row)
         if math.isnan(e):
             return ""
         n = self.state.n

@@ -78,8 +78,9 @@ class _MaskOverlay(QGraphicsPathItem):
             self._hatch.setTransform(QTransform.fromScale(scale, scale))
         self.update()
 
-    def set_allowed(self, allowed: np.ndarray | None) -> None:
-        """Cover every cell where ``allowed`` is False (one rectangle per run in a row)."""
+    def set_allowed(self, allowed: np.ndarray | None, scale=(1.0, 1.0)) -> None:
+        """Cover every cell where ``allowed`` is False (one rectangle per run in a row);
+        ``scale`` (rows, columns) stretches a pooled grid over the whole matrix."""
         path = QPainterPath()
         if allowed is not None and not allowed.all():
             blocked = np.zeros((allowed.shape[0], allowed.shape[1] + 2), np.int8)
@@ -87,8 +88,9 @@ class _MaskOverlay(QGraphicsPathItem):
             edges = np.diff(blocked, axis=1)
             rows, starts = np.nonzero(edges == 1)
             _, ends = np.nonzero(edges == -1)
+            sy, sx = scale
             for r, c0, c1 in zip(rows.tolist(), starts.tolist(), ends.tolist(), strict=True):
-                path.addRect(QRectF(c0, r, c1 - c0, 1))
+                path.addRect(QRectF(c0 * sx, r * sy, (c1 - c0) * sx, sy))
         self.setPath(path)
 
     def paint(self, painter, option, widget=None) -> None:
@@ -119,6 +121,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None, *, show_title: bool = False) -> None:
         super().__init__(parent)
         self._values = np.zeros((1, 1))
+        # The matrix's rows and columns; the image may be a coarser grid stretched over it.
+        self._extent = (1, 1)
         self._allowed: np.ndarray | None = None
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
@@ -218,6 +222,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         entropy: np.ndarray | None = None,
         max_entropy: float = 1.0,
         update_mask: bool = True,
+        extent: tuple[int, int] | None = None,
     ) -> None:
         """Show ``values`` (rows × cols) with colour ``levels``; the hot path.
 
@@ -225,20 +230,31 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         ``update_mask=False`` to keep the current hatch. ``entropy`` fills the side strip.
         """
         values = np.asarray(values)
-        rows, cols = values.shape
-        reshaped = (rows, cols) != self._values.shape
+        rows, cols = extent if extent is not None else values.shape
+        reshaped = (rows, cols) != self._extent
+        regrid = values.shape != self._values.shape
         self._values = values
+        self._extent = (rows, cols)
         self.image.setImage(
             np.ascontiguousarray(values, dtype=np.float32), autoLevels=False, levels=levels
         )
-        self._levels = (float(levels[0]), float(levels[1]))
-        # setImage does not tell the colour bar about new levels; say it (no re-render).
-        self.colorbar.setLevels(self._levels, update_items=False)
+        if regrid or reshaped:
+            # A pooled grid (a long sentence) covers the whole matrix, cell for block.
+            self.image.setRect(QRectF(0, 0, cols, rows))
+        levels = (float(levels[0]), float(levels[1]))
+        if levels != self._levels:
+            self._levels = levels
+            # setImage does not tell the colour bar about new levels; say it (no re-render).
+            # Only on a change: its axis regenerates every tick on each call.
+            self.colorbar.setLevels(self._levels, update_items=False)
         if reshaped:
             self._set_shape(rows, cols)
         if update_mask or reshaped:
             self._allowed = allowed
-            self.mask_item.set_allowed(allowed)
+            scale = (1.0, 1.0)
+            if allowed is not None:
+                scale = (rows / allowed.shape[0], cols / allowed.shape[1])
+            self.mask_item.set_allowed(allowed, scale)
         self._set_entropy(entropy, max_entropy, rows)
         if self._cell_texts:
             self._update_cell_texts()
@@ -262,7 +278,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
     def set_selection(self, row: int, cell: tuple[int, int] | None = None) -> None:
         """Outline query ``row`` (-1 for none) and, optionally, one cell."""
         self._selection = (row, cell)  # kept, and applied again when the shape changes
-        rows, cols = self._values.shape
+        rows, cols = self._extent
         self._selected_row = row if 0 <= row < rows else -1
         self.row_box.setVisible(self._selected_row >= 0)
         self.row_box.setRect(QRectF(0, max(row, 0), cols, 1))
@@ -271,22 +287,29 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         if ok:
             self.cell_box.setRect(QRectF(cell[1], cell[0], 1, 1))
 
+    def _grid(self, row: int, col: int, shape) -> tuple[int, int]:
+        """The cell of an array of ``shape`` (the drawn grid) covering matrix cell (row, col)."""
+        rows, cols = self._extent
+        return row * shape[0] // rows, col * shape[1] // cols
+
     def value_at(self, row: int, col: int) -> float:
-        """The exact value of a cell (NaN when masked or outside the matrix)."""
-        rows, cols = self._values.shape
+        """The value drawn at a cell (NaN when masked or outside the matrix); for a pooled
+        grid, the mean of the block the cell is in."""
+        rows, cols = self._extent
         if not (0 <= row < rows and 0 <= col < cols):
             return math.nan
         allowed = self._allowed
-        if allowed is not None and allowed.shape == self._values.shape and not allowed[row, col]:
+        if allowed is not None and not allowed[self._grid(row, col, allowed.shape)]:
             return math.nan
-        return float(self._values[row, col])
+        return float(self._values[self._grid(row, col, self._values.shape)])
 
     def entropy_at(self, row: int) -> float:
         """The entropy of query ``row`` in nats (NaN when none is shown for it)."""
         e = self._entropy
-        if e is None or not 0 <= row < e.shape[0]:
+        rows = self._extent[0]
+        if e is None or not 0 <= row < rows:
             return math.nan
-        return float(e[row])
+        return float(e[row * e.shape[0] // rows])
 
     @property
     def max_entropy(self) -> float:
@@ -401,11 +424,14 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             return
         e = np.asarray(entropy, dtype=np.float64)
         self._entropy = e
-        # One closed rectangle per row, drawn as a single path: fast at any n. Gaps between
-        # the bars only while rows are tall enough for them not to alias into stripes.
+        # One closed rectangle per row (per block of rows for a pooled grid), drawn as a
+        # single path: fast at any n. Gaps between the bars only while rows are tall
+        # enough for them not to alias into stripes.
+        height = rows / e.shape[0]
+        rows = e.shape[0]
         gap = 0.12 if rows <= 64 else 0.0
-        y0 = np.arange(rows, dtype=np.float64) + gap
-        y1 = y0 + 1.0 - 2 * gap
+        y0 = np.arange(rows, dtype=np.float64) * height + gap
+        y1 = y0 + height - 2 * gap
         zero = np.zeros(rows)
         x = np.stack([zero, e, e, zero, zero], axis=1).ravel()
         y = np.stack([y0, y0, y1, y1, y0], axis=1).ravel()
@@ -458,7 +484,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                 item.setVisible(fits)
 
     def _cell(self, scene_pos: QPointF) -> tuple[int, int]:
-        rows, cols = self._values.shape
+        rows, cols = self._extent
         if self.entropy_plot.vb.sceneBoundingRect().contains(scene_pos):
             # The entropy strip: the row beside the mouse, its entropy as the value.
             r = math.floor(self.entropy_plot.vb.mapSceneToView(scene_pos).y())
@@ -470,7 +496,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         return (r, c) if 0 <= r < rows and 0 <= c < cols else (-1, -1)
 
     def _emit_hover(self, row: int, col: int) -> None:
-        rows, cols = self._values.shape
+        rows, cols = self._extent
         if not (0 <= row < rows and (0 <= col < cols or col == ENTROPY_COL)):
             # The matrix shrank under a resting mouse: nothing is under it any more.
             row = col = -1
@@ -502,7 +528,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
 
     def keyPressEvent(self, event) -> None:
         step = {Qt.Key.Key_Up: -1, Qt.Key.Key_Down: 1}.get(event.key())
-        rows = self._values.shape[0]
+        rows = self._extent[0]
         if step is not None and rows:
             self.sigClicked.emit(min(max(self._selected_row + step, 0), rows - 1), -1)
             return

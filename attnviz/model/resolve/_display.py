@@ -1,0 +1,180 @@
+"""The attention resolver's fast paths: a result whose O is computed when read, and the
+pictures of a large matrix (at most :data:`DISPLAY_CELLS` per side) for the heatmap.
+
+A screen shows a few hundred rows, so a 4096 × 4096 matrix is drawn from a grid of block
+means (:func:`pool`, groups as ``numpy.array_split`` makes them); the exact matrix stays in
+the results for hover, steps and exports. While a slider moves over a long sentence, a
+:func:`preview` comes first: every s-th query row's exact softmax (over all keys), its
+keys averaged in groups — a quarter of the work at n = 4096 — and the exact matrix follows
+from a worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attnviz.core.attention import _softmax_entropy
+
+#: Largest side of the grid the heatmap draws; larger matrices are pooled into it.
+DISPLAY_CELLS = 1024
+#: Query rows a preview computes exactly (every s-th row; the picture stretches them).
+PREVIEW_ROWS = 512
+
+
+class LazyAttention:
+    """What :func:`attnviz.core.attention.attention` returns, but ``output`` (A·V) is
+    computed on first read: a heatmap of A or S never needs it, and at n = 512, d_v = 256
+    it is most of a slider step's work."""
+
+    __slots__ = ("scores", "weights", "entropy", "fully_masked", "_v", "_output")
+
+    def __init__(self, scores, weights, entropy, fully_masked, v, output=None) -> None:
+        self.scores = scores
+        self.weights = weights
+        self.entropy = entropy
+        self.fully_masked = fully_masked
+        self._v = v
+        self._output = output
+
+    @property
+    def output(self) -> np.ndarray:
+        """``weights @ v``."""
+        if self._output is None:
+            self._output = self.weights @ self._v
+        return self._output
+
+    def output_row(self, i: int) -> np.ndarray:
+        """Row ``i`` of the output, without computing the others."""
+        if self._output is not None:
+            return self._output[i].copy()
+        return self.weights[i] @ self._v
+
+    @property
+    def any_fully_masked(self) -> bool:
+        """True when at least one query row had no key to attend to."""
+        return bool(self.fully_masked.any())
+
+
+def attend(scores: np.ndarray, v: np.ndarray, mask, *, with_output: bool = False):
+    """Softmax, entropy and (lazily) the output of already scaled ``scores``.
+
+    The same operations as :func:`attnviz.core.attention.attention_from_scores`, so the
+    numbers are bit for bit the same, without re-validating arrays the state has checked.
+    (Splitting the rows over two threads was tried: on a busy two-core machine it is
+    slower.)
+    """
+    logits = scores if mask is None else np.where(mask, scores, -np.inf)
+    weights, entropy = _softmax_entropy(logits, mask is not None)
+    if mask is None:
+        fully = np.zeros(scores.shape[:-1], dtype=bool)
+    else:
+        fully = ~mask.any(axis=-1)
+    result = LazyAttention(scores, weights, entropy, fully, v)
+    if with_output:
+        _ = result.output
+    return result
+
+
+def _sizes(n: int, parts: int) -> tuple[int, int]:
+    """array_split's groups of ``range(n)``: the first ``extra`` have ``size + 1`` items."""
+    size, extra = divmod(n, parts)
+    return size, extra
+
+
+def _pool_axis(values: np.ndarray, parts: int, axis: int) -> np.ndarray:
+    """Sums of ``parts`` contiguous groups along ``axis`` (groups as array_split makes them),
+    by adding strided slices: a few passes over memory, not one ufunc call per group."""
+    n = values.shape[axis]
+    if parts >= n:
+        return values
+    size, extra = _sizes(n, parts)
+    pieces = []
+    for start, count, width in ((0, extra, size + 1), (extra * (size + 1), parts - extra, size)):
+        if count == 0:
+            continue
+        total = None
+        for j in range(width):
+            # A strided view, no copy: every width-th item from start + j.
+            index = [slice(None)] * values.ndim
+            index[axis] = slice(start + j, start + count * width, width)
+            part = values[tuple(index)]
+            if total is None:
+                # float32 pictures add in float32 (a preview); exact ones in float64.
+                total = part.astype(np.float32 if values.dtype == np.float32 else np.float64)
+            else:
+                total += part
+        pieces.append(total / width)
+    return np.concatenate(pieces, axis=axis)
+
+
+def pool(values: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Block means of ``values`` on a ``rows × cols`` grid (groups as array_split makes them)."""
+    out = _pool_axis(_pool_axis(values, cols, axis=1), rows, axis=0)
+    return out.astype(np.float32)
+
+
+def grid_size(n: int) -> int:
+    """Side of the grid a matrix of ``n`` rows is drawn on."""
+    return min(n, DISPLAY_CELLS)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What the heatmap draws: ``values`` stretched over ``extent`` (matrix rows, columns).
+
+    ``allowed`` marks grid cells whose whole block is visible (None: no mask);
+    ``entropy`` has one entry per grid row.
+    """
+
+    values: np.ndarray
+    extent: tuple[int, int]
+    allowed: np.ndarray | None = None
+    entropy: np.ndarray | None = None
+    exact: bool = True
+    row_stride: int = 1
+    names: tuple = field(default=())
+
+
+def picture(values: np.ndarray, mask, entropy) -> Picture:
+    """The grid picture of an exact matrix (pooled when it has more than
+    :data:`DISPLAY_CELLS` rows or columns)."""
+    n, m = values.shape
+    rows, cols = grid_size(n), grid_size(m)
+    if (rows, cols) == (n, m):
+        return Picture(values, (n, m), mask, entropy)
+    finite = np.where(np.isfinite(values), values, 0.0)
+    allowed = None if mask is None else pool(mask.astype(np.float32), rows, cols) > 0
+    ent = None if entropy is None else pool(entropy[:, None], rows, 1)[:, 0]
+    return Picture(pool(finite, rows, cols), (n, m), allowed, ent)
+
+
+def preview(qk: np.ndarray, c: float, mask, matrix: str) -> Picture:
+    """A quick picture of S or A for a new scale: every s-th row's exact softmax (over all
+    keys), keys averaged in groups; ``exact`` is False."""
+    n = qk.shape[0]
+    stride = -(-n // min(n, PREVIEW_ROWS))
+    rows = qk[::stride]
+    # One pass from the kept float64 q kᵀ to float32 scores.
+    scores = np.multiply(rows, c, out=np.empty(rows.shape, np.float32), casting="same_kind")
+    sub_mask = None if mask is None else mask[::stride]
+    if matrix == "scores":
+        values, entropy = scores, None
+        if sub_mask is not None:
+            values = np.where(sub_mask, values, 0.0)
+    else:
+        logits = scores if sub_mask is None else np.where(sub_mask, scores, -np.inf)
+        values, entropy = _softmax_entropy(logits, sub_mask is not None)
+    cols = grid_size(n)
+    allowed = None
+    if sub_mask is not None:
+        allowed = pool(sub_mask, sub_mask.shape[0], cols) > 0
+    return Picture(
+        pool(values, values.shape[0], cols),
+        (n, n),
+        allowed,
+        None if entropy is None else entropy.astype(np.float32),
+        exact=False,
+        row_stride=stride,
+    )
