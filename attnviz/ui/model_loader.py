@@ -87,19 +87,33 @@ class ModelController(QObject):
         self._timer.setInterval(100)
         self._timer.timeout.connect(self._show_stage)
         available = transformers_available()
-        self.open_action = QAction(_tr("Open &Model…"), window)
+        self.open_action = QAction(
+            QCoreApplication.translate("ModelController", "Open &Model…"), window
+        )
         self.open_action.setObjectName("action_open_model")
         self.open_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
-        tip = (_tr("Open a local Hugging Face model folder and explore its real heads")
-               if available else
-               _tr("Opening a model needs transformers: %1").replace("%1", INSTALL_HINT))
+        tip = (
+            QCoreApplication.translate(
+                "ModelController",
+                "Open a local Hugging Face model folder and explore its real heads",
+            )
+            if available
+            else QCoreApplication.translate(
+                "ModelController", "Opening a model needs transformers: %1"
+            ).replace("%1", INSTALL_HINT)
+        )
         self.open_action.setStatusTip(tip)
         self.open_action.setToolTip(tip)
         self.open_action.triggered.connect(self.open_dialog)
-        self.card_action = QAction(_tr("Memory Card from This Model"), window)
+        self.card_action = QAction(
+            QCoreApplication.translate("ModelController", "Memory Card from This Model"), window
+        )
         self.card_action.setObjectName("action_model_card")
-        self.card_action.setStatusTip(_tr("Fill the memory panel's card from the open "
-                                          "model's config.json"))
+        self.card_action.setStatusTip(
+            QCoreApplication.translate(
+                "ModelController", "Fill the memory panel's card from the open model's config.json"
+            )
+        )
         self.card_action.triggered.connect(self.fill_memory_card)
         self._install_menu()
         bind(self, self.state.changed, self._on_state_changed)
@@ -116,8 +130,11 @@ class ModelController(QObject):
         actions = menu.actions()
         export = getattr(self.window, "export_action", None)
         at = actions.index(export) if export in actions else len(actions)
-        before = actions[at - 1] if at > 0 and actions[at - 1].isSeparator() else (
-            actions[at] if at < len(actions) else None)
+        before = (
+            actions[at - 1]
+            if at > 0 and actions[at - 1].isSeparator()
+            else (actions[at] if at < len(actions) else None)
+        )
         menu.insertActions(before, [self.open_action, self.card_action])
 
     # --- model → view ------------------------------------------------------------------
@@ -125,8 +142,11 @@ class ModelController(QObject):
         self.card_action.setEnabled(bool(self.state.model_path))
         is_model = self.state.head == "model"
         if self._was_model and not is_model and self.state.model_path and "head" in names:
-            text = _tr("The head left the model: its edited values are a what-if, no longer "
-                       "what the model computes. Pick a head in Layers to go back.")
+            text = QCoreApplication.translate(
+                "ModelController",
+                "The head left the model: its edited values are a what-if, no longer "
+                "what the model computes. Pick a head in Layers to go back.",
+            )
             self.window.statusBar().showMessage(text, 10000)
             self.detached_message = text
         self._was_model = is_model
@@ -135,9 +155,15 @@ class ModelController(QObject):
     def open_dialog(self) -> None:
         """Ask for a folder, then :meth:`open_path` it."""
         if not transformers_available():
-            self._fail(_tr("Opening a model needs transformers: %1").replace("%1", INSTALL_HINT))
+            self._fail(
+                QCoreApplication.translate(
+                    "ModelController", "Opening a model needs transformers: %1"
+                ).replace("%1", INSTALL_HINT)
+            )
             return
-        folder = QFileDialog.getExistingDirectory(self.window, _tr("Open a model folder"))
+        folder = QFileDialog.getExistingDirectory(
+            self.window, QCoreApplication.translate("ModelController", "Open a model folder")
+        )
         if folder:
             self.open_path(folder)
 
@@ -145,17 +171,25 @@ class ModelController(QObject):
         """Load the model in ``path`` (on a worker) and show ``text`` through it."""
         path = real_model.normalize_path(path)
         text = self.state.model_text if text is None else text
-        self._start(lambda: real_model.STORE.capture(path, text, self._set_stage),
-                    lambda cap: self._show(cap, head="model", model_path=path, model_text=text))
+        self._start(
+            lambda: real_model.STORE.capture(path, text, self._set_stage),
+            lambda cap: self._show(cap, head="model", model_path=path, model_text=text),
+        )
 
     def run_text(self, text: str) -> None:
         """Run ``text`` through the open model (on a worker), then show it."""
         path = self.state.model_path
         if not path:
-            self._fail(_tr("No model is open: File → Open Model…"))
+            self._fail(
+                QCoreApplication.translate(
+                    "ModelController", "No model is open: File → Open Model…"
+                )
+            )
             return
-        self._start(lambda: real_model.STORE.capture(path, text, self._set_stage),
-                    lambda cap: self._show(cap, head="model", model_path=path, model_text=text))
+        self._start(
+            lambda: real_model.STORE.capture(path, text, self._set_stage),
+            lambda cap: self._show(cap, head="model", model_path=path, model_text=text),
+        )
 
     def _start(self, job, show) -> None:
         self._generation += 1
@@ -170,8 +204,11 @@ class ModelController(QObject):
                 return  # cancelled, or a newer request is on its way
             self._end()
             if isinstance(result, BaseException):
-                self._fail(str(result) if isinstance(result, (ModelError, StateError))
-                           else f"{type(result).__name__}: {result}")
+                self._fail(
+                    str(result)
+                    if isinstance(result, (ModelError, StateError))
+                    else f"{type(result).__name__}: {result}"
+                )
                 return
             self.timings = {"total": time.perf_counter() - started, "forward": result.seconds}
             loaded = real_model.STORE.loaded(result.path)
@@ -189,7 +226,7 @@ class ModelController(QObject):
     def _open_progress(self) -> None:
         dialog = QProgressDialog(self.window)
         dialog.setObjectName("model_progress")
-        dialog.setWindowTitle(_tr("Open Model"))
+        dialog.setWindowTitle(QCoreApplication.translate("ModelController", "Open Model"))
         dialog.setRange(0, 0)
         dialog.setMinimumDuration(300)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -224,11 +261,18 @@ class ModelController(QObject):
             self._fail(str(exc))
             return
         self.last_error = ""
-        text = _tr("%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms")
-        for mark, part in (("%1", cap.name), ("%2", str(len(cap.tokens))),
-                           ("%3", str(len(cap.layers))), ("%4", str(cap.n_heads)),
-                           ("%5", f"{self.timings.get('load', 0.0):.1f}"),
-                           ("%6", f"{cap.seconds * 1000:.0f}")):
+        text = QCoreApplication.translate(
+            "ModelController",
+            "%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms",
+        )
+        for mark, part in (
+            ("%1", cap.name),
+            ("%2", str(len(cap.tokens))),
+            ("%3", str(len(cap.layers))),
+            ("%4", str(cap.n_heads)),
+            ("%5", f"{self.timings.get('load', 0.0):.1f}"),
+            ("%6", f"{cap.seconds * 1000:.0f}"),
+        ):
             text = text.replace(mark, part)
         self.window.statusBar().showMessage(text, 10000)
         self.sigCaptured.emit(cap)
@@ -237,8 +281,13 @@ class ModelController(QObject):
         self.last_error = message
         self.sigFailed.emit(message)
         self.window.statusBar().showMessage(message, 10000)
-        box = QMessageBox(QMessageBox.Icon.Warning, _tr("Open Model"), message,
-                          QMessageBox.StandardButton.Ok, self.window)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            QCoreApplication.translate("ModelController", "Open Model"),
+            message,
+            QMessageBox.StandardButton.Ok,
+            self.window,
+        )
         box.setObjectName("model_error")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()  # not exec(): the panels stay live behind it
@@ -248,7 +297,11 @@ class ModelController(QObject):
         """Fill the memory topic's card from the open model's config.json (one undo step)."""
         path = self.state.model_path
         if not path:
-            self._fail(_tr("No model is open: File → Open Model…"))
+            self._fail(
+                QCoreApplication.translate(
+                    "ModelController", "No model is open: File → Open Model…"
+                )
+            )
             return
         try:
             values = real_model.memory_card_values(path)
@@ -257,4 +310,8 @@ class ModelController(QObject):
             self._fail(str(exc))
             return
         self.window.statusBar().showMessage(
-            _tr("Memory card: %1").replace("%1", values["name"]), 5000)
+            QCoreApplication.translate("ModelController", "Memory card: %1").replace(
+                "%1", values["name"]
+            ),
+            5000,
+        )

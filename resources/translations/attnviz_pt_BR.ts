@@ -1195,6 +1195,30 @@
     </message>
 </context>
 <context>
+    <name>LayerGrid</name>
+    <message>
+        <source>layer %1</source>
+        <extracomment>Largest tile image side in cells: 448 tiles of 64² stay a few megabytes.</extracomment>
+        <translation>camada %1</translation>
+    </message>
+    <message>
+        <source>each head: A of the chosen link · columns: heads</source>
+        <translation>cada cabeça: A da ligação escolhida · colunas: cabeças</translation>
+    </message>
+    <message>
+        <source>each head: rows queries, columns keys · columns: heads</source>
+        <translation>cada cabeça: linhas consultas, colunas chaves · colunas: cabeças</translation>
+    </message>
+    <message>
+        <source>“%1” → “%2”</source>
+        <translation>“%1” → “%2”</translation>
+    </message>
+    <message>
+        <source>layer %1 · head %2 · “%3” → “%4”: A = %5</source>
+        <translation>camada %1 · cabeça %2 · “%3” → “%4”: A = %5</translation>
+    </message>
+</context>
+<context>
     <name>LayersPanel</name>
     <message>
         <source>Layers</source>
@@ -1774,6 +1798,50 @@
     <message>
         <source>Running the sentence through the model…</source>
         <translation>Passando a frase pelo modelo…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Model…</source>
+        <translation>Abrir &amp;modelo…</translation>
+    </message>
+    <message>
+        <source>Open a local Hugging Face model folder and explore its real heads</source>
+        <translation>Abra uma pasta local de modelo Hugging Face e explore suas cabeças reais</translation>
+    </message>
+    <message>
+        <source>Opening a model needs transformers: %1</source>
+        <translation>Abrir um modelo requer transformers: %1</translation>
+    </message>
+    <message>
+        <source>Memory Card from This Model</source>
+        <translation>Ficha de memória deste modelo</translation>
+    </message>
+    <message>
+        <source>Fill the memory panel&apos;s card from the open model&apos;s config.json</source>
+        <translation>Preenche a ficha do painel de memória com o config.json do modelo aberto</translation>
+    </message>
+    <message>
+        <source>The head left the model: its edited values are a what-if, no longer what the model computes. Pick a head in Layers to go back.</source>
+        <translation>A cabeça saiu do modelo: os valores editados são uma hipótese, não mais o que o modelo calcula. Escolha uma cabeça em Camadas para voltar.</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>Abrir uma pasta de modelo</translation>
+    </message>
+    <message>
+        <source>No model is open: File → Open Model…</source>
+        <translation>Nenhum modelo aberto: Arquivo → Abrir modelo…</translation>
+    </message>
+    <message>
+        <source>Open Model</source>
+        <translation>Abrir modelo</translation>
+    </message>
+    <message>
+        <source>%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms</source>
+        <translation>%1: %2 tokens, %3 camadas × %4 cabeças; carregado em %5 s, frase em %6 ms</translation>
+    </message>
+    <message>
+        <source>Memory card: %1</source>
+        <translation>Ficha de memória: %1</translation>
     </message>
 </context>
 <context>

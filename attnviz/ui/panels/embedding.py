@@ -34,6 +34,7 @@ from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
+from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count
@@ -292,25 +293,25 @@ class EmbeddingPanel(BackgroundTopicPanel):
         untouched = res.vocab_size - res.touched
         rows = (
             self.tr("%1 tokens touch %2 of %3 rows; %4 rows (%5 %) get no gradient.")
-            .replace("%1", f"{res.batch_tokens:,}")
-            .replace("%2", f"{res.touched:,}")
-            .replace("%3", f"{v:,}")
-            .replace("%4", f"{untouched:,}")
+            .replace("%1", grouped(res.batch_tokens))
+            .replace("%2", grouped(res.touched))
+            .replace("%3", grouped(v))
+            .replace("%4", grouped(untouched))
             .replace("%5", f"{100 * res.untouched_fraction:.1f}")
         )
         table = (
             self.tr("Table %1 × %2 = %3 parameters (%4).")
-            .replace("%1", f"{v:,}")
-            .replace("%2", f"{d:,}")
-            .replace("%3", f"{res.table_parameters:,}")
+            .replace("%1", grouped(v))
+            .replace("%2", grouped(d))
+            .replace("%3", grouped(res.table_parameters))
             .replace("%4", count(res.table_parameters))
         )
         if self.state.tied:
             tying = self.tr("Tied with the output projection: %1 in all, saving %2 (half).")
         else:
             tying = self.tr("With its own output projection: %1 in all; tying would save %2.")
-        tying = tying.replace("%1", f"{res.parameters(self.state.tied):,}").replace(
-            "%2", f"{res.tied_saving:,}"
+        tying = tying.replace("%1", grouped(res.parameters(self.state.tied))).replace(
+            "%2", grouped(res.tied_saving)
         )
         self.summary.setText(f"{rows}  {table}  {tying}")
 
@@ -322,15 +323,15 @@ class EmbeddingPanel(BackgroundTopicPanel):
             return
         if first == last:
             text = self.tr("row %1 (rank %2): %3 in the batch, gradient norm %4").replace(
-                "%1", f"{first:,}"
-            ).replace("%2", f"{first + 1:,}").replace("%3", f"{int(res.counts[first]):,}")
+                "%1", grouped(first)
+            ).replace("%2", grouped(first + 1)).replace("%3", grouped(int(res.counts[first])))
             self.hover.setText(text.replace("%4", f"{res.row_norms[first]:.3g}"))
             return
         part = res.counts[first : last + 1]
         text = self.tr("rows %1–%2: %3 tokens, %4 of %5 rows touched")
         self.hover.setText(
-            text.replace("%1", f"{first:,}").replace("%2", f"{last:,}")
-            .replace("%3", f"{int(part.sum()):,}").replace("%4", str(int(np.count_nonzero(part))))
+            text.replace("%1", grouped(first)).replace("%2", grouped(last))
+            .replace("%3", grouped(int(part.sum()))).replace("%4", str(int(np.count_nonzero(part))))
             .replace("%5", str(part.size))
         )
 

@@ -39,6 +39,7 @@ from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.head_blocks import BlocksView
 from attnviz.ui.widgets.head_grid import HeadGrid
+from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
 register_labels(
@@ -74,7 +75,7 @@ def _tr(text: str) -> str:
 
 def _num(value: int) -> str:
     """An integer with its thousands apart (1,234,567), as the other panels write them."""
-    return f"{int(value):,}"
+    return grouped(int(value))
 
 
 def layout_kind(n_heads: int, n_kv_heads: int) -> str:

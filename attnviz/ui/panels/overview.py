@@ -35,7 +35,7 @@ from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.background_job import BackgroundJob
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
-from attnviz.ui.widgets.numbers import exact, fmt
+from attnviz.ui.widgets.numbers import exact, fmt, grouped
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.token_map import TokenMapView
 
@@ -364,7 +364,7 @@ class OverviewPanel(TopicPanel):
         return (
             self.tr("Map: %1, %2 tokens in %3 s")
             .replace("%1", self.backend.label(ov.backend))
-            .replace("%2", f"{ov.q.shape[0]:,}")
+            .replace("%2", grouped(ov.q.shape[0]))
             .replace("%3", fmt(ov.seconds, 2))
         )
 
@@ -446,18 +446,18 @@ class OverviewPanel(TopicPanel):
         how = self.tr("mean") if v["reduce"] == "mean" else self.tr("max")
         detail = self.view.detail
         if computing or detail.values is None:
-            size = f"{math.ceil(n / bins):,}"
+            size = grouped(math.ceil(n / bins))
             text = (
                 self.tr("%1 tokens, %2 head: each cell the %3 of a %4 × %5 block of weights")
-                .replace("%1", f"{n:,}").replace("%2", head).replace("%3", how)
+                .replace("%1", grouped(n)).replace("%2", head).replace("%3", how)
                 .replace("%4", size).replace("%5", size)
             )
             return text + (" " + self.tr("(computing…)") if computing else "")
         re, ce = detail.row_edges, detail.col_edges
         where = (
             self.tr("queries %1–%2 × keys %3–%4")
-            .replace("%1", f"{re[0]:,}").replace("%2", f"{re[-1] - 1:,}")
-            .replace("%3", f"{ce[0]:,}").replace("%4", f"{ce[-1] - 1:,}")
+            .replace("%1", grouped(re[0])).replace("%2", grouped(re[-1] - 1))
+            .replace("%3", grouped(ce[0])).replace("%4", grouped(ce[-1] - 1))
         )
         if detail.exact:
             text = self.tr("%1 tokens, %2 head; %3: the exact weights")
@@ -465,8 +465,8 @@ class OverviewPanel(TopicPanel):
             text = self.tr("%1 tokens, %2 head; %3: each cell the %4 of a %5 × %6 block")
             rows = math.ceil((re[-1] - re[0]) / (len(re) - 1))
             cols = math.ceil((ce[-1] - ce[0]) / (len(ce) - 1))
-            text = text.replace("%4", how).replace("%5", f"{rows:,}").replace("%6", f"{cols:,}")
-        return text.replace("%1", f"{n:,}").replace("%2", head).replace("%3", where)
+            text = text.replace("%4", how).replace("%5", grouped(rows)).replace("%6", grouped(cols))
+        return text.replace("%1", grouped(n)).replace("%2", head).replace("%3", where)
 
     def _show_estimate(self, res) -> None:
         """The line under the map while the mouse is elsewhere: what the map costs."""
@@ -476,7 +476,7 @@ class OverviewPanel(TopicPanel):
                     "%3 scores, %4 multiply-adds")
             .replace("%1", _bytes(res.need_bytes))
             .replace("%2", _bytes(4 * n * n))
-            .replace("%3", f"{n * n:,}")
+            .replace("%3", grouped(n * n))
             .replace("%4", f"{n * n * d:.2e}")
         )
         if self.view.hovered[0] < 0:
@@ -493,18 +493,18 @@ class OverviewPanel(TopicPanel):
         if is_exact:
             text = (
                 self.tr("query %1, key %2: weight %3")
-                .replace("%1", f"{r0:,}")
-                .replace("%2", f"{c0:,}")
+                .replace("%1", grouped(r0))
+                .replace("%2", grouped(c0))
                 .replace("%3", exact(value))
             )
         else:
             how = self.tr("mean") if self.state.reduce == "mean" else self.tr("max")
             text = (
                 self.tr("queries %1–%2, keys %3–%4: %5 weight %6")
-                .replace("%1", f"{r0:,}")
-                .replace("%2", f"{r1 - 1:,}")
-                .replace("%3", f"{c0:,}")
-                .replace("%4", f"{c1 - 1:,}")
+                .replace("%1", grouped(r0))
+                .replace("%2", grouped(r1 - 1))
+                .replace("%3", grouped(c0))
+                .replace("%4", grouped(c1 - 1))
                 .replace("%5", how)
                 .replace("%6", f"{value:.4g}")
             )

@@ -38,7 +38,7 @@ from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.clock_dial import ClockDial
 from attnviz.ui.widgets.log_slider import LogSlider
-from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.numbers import fmt, grouped
 from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
@@ -431,8 +431,8 @@ class PositionsPanel(TopicPanel):
             )
             parts.append(
                 self.tr("context %1 → %2 tokens")
-                .replace("%1", f"{self.state.original_context:,}")
-                .replace("%2", f"{self.state.context:,}")
+                .replace("%1", grouped(self.state.original_context))
+                .replace("%2", grouped(self.state.context))
             )
         if kind == "yarn":
             parts.append(

@@ -31,6 +31,7 @@ from attnviz.model.resolve._long_tiles import tile_memory
 from attnviz.model.topics.long import MAX_BLOCK, MAX_TILES_D, MAX_TILES_N, MIN_BLOCK
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.long_controls import spin_box, theme_figure
+from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.tile_grid import AlignedMatrices, Matrix, MemoryBars, Outline
 
@@ -261,7 +262,7 @@ class TilesPanel(TopicPanel):
         self.memory.set_rows(
             [
                 (self.tr("n = %1").replace("%1", str(demo.n)), held, dense),
-                (self.tr("n = %1").replace("%1", f"{big_n:,}"), *big),
+                (self.tr("n = %1").replace("%1", grouped(big_n)), *big),
             ],
             (self.tr("held by the tiles"), self.tr("n×n matrix")),
         )

@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.core.rope import rotation_angles, wavelengths
-from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.numbers import fmt, grouped
 
 #: At most this many clocks are drawn; more pairs show an evenly spaced subset.
 MAX_PAIRS = 64
@@ -198,7 +198,7 @@ class ClockDial(QWidget):
         lines = [
             _arg(self.tr("Pair %1 of %2"), pair, self._inv_freq.size),
             _arg(self.tr("θ = %1 rad per token"), repr(theta)),
-            _arg(self.tr("wavelength 2π/θ = %1 tokens (%2)"), f"{wl:,.1f}",
+            _arg(self.tr("wavelength 2π/θ = %1 tokens (%2)"), grouped(wl, 1),
                  format_wavelength(wl)),
             _arg(self.tr("query at m = %1: %2°"), _position_text(self._m), fmt(qa, 2)),
             _arg(self.tr("key at n = %1: %2°"), _position_text(self._n), fmt(ka, 2)),

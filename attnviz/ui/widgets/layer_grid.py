@@ -107,8 +107,10 @@ class LayerGrid(QWidget):
 
     def _build_images(self) -> None:
         masked = QColor(self.theme.masked_fill)
-        self._images = [[rgb_image(block_max(w), self.lut, None, masked) for w in layer]
-                        for layer in self.weights]
+        self._images = [
+            [rgb_image(block_max(w), self.lut, None, masked) for w in layer]
+            for layer in self.weights
+        ]
 
     # --- geometry ----------------------------------------------------------------------
     def _line(self) -> float:
@@ -118,7 +120,12 @@ class LayerGrid(QWidget):
         """``(left, top, tile, gap)``: where the first tile starts and the tiles' size."""
         metrics = QFontMetricsF(self.font())
         layers, heads = len(self.weights), self.weights[0].shape[0]
-        left = metrics.horizontalAdvance(_tr("layer %1").replace("%1", str(layers - 1))) + 16
+        left = (
+            metrics.horizontalAdvance(
+                QCoreApplication.translate("LayerGrid", "layer %1").replace("%1", str(layers - 1))
+            )
+            + 16
+        )
         top = self._line() * 1.3
         bar = self._line() * 2.0
         w, h = self.width() - left - 4, self.height() - top - bar - 4
@@ -157,9 +164,11 @@ class LayerGrid(QWidget):
         painter.setFont(self.font())
         if not self.weights:
             painter.setPen(fg)
-            painter.drawText(QRectF(self.rect()).adjusted(12, 12, -12, -12),
-                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-                             self.message)
+            painter.drawText(
+                QRectF(self.rect()).adjusted(12, 12, -12, -12),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self.message,
+            )
             return
         metrics = QFontMetricsF(self.font())
         left, top, tile, gap = self._geometry()
@@ -167,14 +176,18 @@ class LayerGrid(QWidget):
         painter.setPen(fg)
         step = max(1, int(np.ceil(metrics.horizontalAdvance("00") * 1.3 / tile)))
         for j in range(0, heads, step):
-            painter.drawText(QRectF(left + j * tile, 0, tile - gap, top),
-                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
-                             str(j))
+            painter.drawText(
+                QRectF(left + j * tile, 0, tile - gap, top),
+                Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
+                str(j),
+            )
         rstep = max(1, int(np.ceil(self._line() / tile)))
         for i in range(0, layers, rstep):
-            painter.drawText(QRectF(4, top + i * tile, left - 12, tile - gap),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             _tr("layer %1").replace("%1", str(i)))
+            painter.drawText(
+                QRectF(4, top + i * tile, left - 12, tile - gap),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                QCoreApplication.translate("LayerGrid", "layer %1").replace("%1", str(i)),
+            )
         for i in range(layers):
             for j in range(heads):
                 self._paint_tile(painter, i, j, metrics)
@@ -222,24 +235,34 @@ class LayerGrid(QWidget):
         image = QImage(self.lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888)
         painter.drawImage(bar, image)
         painter.setPen(fg)
-        painter.drawText(QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter,
-                         text_0)
-        painter.drawText(QRectF(bar.right() + 6, top, 40, bar.height()),
-                         Qt.AlignmentFlag.AlignVCenter, text_1)
+        painter.drawText(
+            QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0
+        )
+        painter.drawText(
+            QRectF(bar.right() + 6, top, 40, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_1
+        )
         if self.by_link:
-            caption = _tr("each head: A of the chosen link · columns: heads")
+            caption = QCoreApplication.translate(
+                "LayerGrid", "each head: A of the chosen link · columns: heads"
+            )
         else:
-            caption = _tr("each head: rows queries, columns keys · columns: heads")
+            caption = QCoreApplication.translate(
+                "LayerGrid", "each head: rows queries, columns keys · columns: heads"
+            )
         if self.link is not None and max(self.link) < len(self.tokens):
-            link = _tr("“%1” → “%2”").replace("%1", self.tokens[self.link[0]]).replace(
-                "%2", self.tokens[self.link[1]])
+            link = (
+                QCoreApplication.translate("LayerGrid", "“%1” → “%2”")
+                .replace("%1", self.tokens[self.link[0]])
+                .replace("%2", self.tokens[self.link[1]])
+            )
             caption = f"{link} · {caption}" if self.by_link else f"□ {link} · {caption}"
         x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
         painter.setPen(QColor(self.theme.muted))
-        painter.drawText(QRectF(x, top - line * 0.3, self.width() - x - 4, line * 1.3),
-                         Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(caption, Qt.TextElideMode.ElideRight,
-                                            self.width() - x - 4))
+        painter.drawText(
+            QRectF(x, top - line * 0.3, self.width() - x - 4, line * 1.3),
+            Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(caption, Qt.TextElideMode.ElideRight, self.width() - x - 4),
+        )
 
     # --- Qt events ---------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:
@@ -273,9 +296,14 @@ class LayerGrid(QWidget):
             return
         self._hover = key
         names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
-        text = _tr("layer %1 · head %2 · “%3” → “%4”: A = %5")
-        for mark, part in (("%1", str(layer)), ("%2", str(head)), ("%3", str(names[0])),
-                           ("%4", str(names[1])), ("%5", fmt(w[q, k], 3))):
+        text = QCoreApplication.translate("LayerGrid", "layer %1 · head %2 · “%3” → “%4”: A = %5")
+        for mark, part in (
+            ("%1", str(layer)),
+            ("%2", str(head)),
+            ("%3", str(names[0])),
+            ("%4", str(names[1])),
+            ("%5", fmt(w[q, k], 3)),
+        ):
             text = text.replace(mark, part)
         self.sigHovered.emit(text)
 
@@ -287,8 +315,12 @@ class LayerGrid(QWidget):
     def keyPressEvent(self, event) -> None:
         if not self.weights:
             return super().keyPressEvent(event)
-        moves = {Qt.Key.Key_Right: (0, 1), Qt.Key.Key_Left: (0, -1), Qt.Key.Key_Down: (1, 0),
-                 Qt.Key.Key_Up: (-1, 0)}
+        moves = {
+            Qt.Key.Key_Right: (0, 1),
+            Qt.Key.Key_Left: (0, -1),
+            Qt.Key.Key_Down: (1, 0),
+            Qt.Key.Key_Up: (-1, 0),
+        }
         move = moves.get(event.key())
         if move is None:
             return super().keyPressEvent(event)
@@ -302,4 +334,3 @@ class LayerGrid(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
             self.update()
-

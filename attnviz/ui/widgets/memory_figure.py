@@ -20,6 +20,7 @@ from attnviz.ui.widgets.bars import Bar, BarChart
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.gauge import GaugeState, MemoryGauge
 from attnviz.ui.widgets.log_axes import BytesAxis, TokensAxis
+from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import binary_bytes, both_bytes, decimal_bytes, short_tokens
 
@@ -137,10 +138,10 @@ class MemoryFigure(QWidget):
         elif res.max_context == 0:
             fit = self.tr("does not fit: the weights alone fill the GPU")
         else:
-            fit = self.tr("fits up to %1 tokens").replace("%1", f"{res.max_context:,}")
+            fit = self.tr("fits up to %1 tokens").replace("%1", grouped(res.max_context))
             if state.batch > 1:
                 fit = self.tr("fits up to %1 tokens per sequence").replace(
-                    "%1", f"{res.max_context:,}"
+                    "%1", grouped(res.max_context)
                 )
         self.gauge.set_state(
             GaugeState(
@@ -169,8 +170,8 @@ class MemoryFigure(QWidget):
                 what = self.tr("%1 KV heads").replace("%1", str(v["n_kv_heads"]))
             tip = self.tr("%1 (%2): %3 bytes per token, %4 bytes at the context").replace(
                 "%1", v["design"]
-            ).replace("%2", what).replace("%3", f"{v['kv_bytes_per_token']:,}").replace(
-                "%4", f"{v['kv_cache_bytes']:,}"
+            ).replace("%2", what).replace("%3", grouped(v['kv_bytes_per_token'])).replace(
+                "%4", grouped(v['kv_cache_bytes'])
             )
             bars.append(
                 Bar(
@@ -208,9 +209,9 @@ class MemoryFigure(QWidget):
             )
         else:
             text = self.tr("Without the %1-token window: %3 bytes").replace(
-                "%1", f"{res.card.sliding_window:,}"
+                "%1", grouped(res.card.sliding_window)
             )
-        return text.replace("%3", f"{s.kv_cache_bytes:,}")
+        return text.replace("%3", grouped(s.kv_cache_bytes))
 
     def _draw_plot(self, res, state) -> None:
         plot, theme = self.plot, self.theme
@@ -277,14 +278,14 @@ class MemoryFigure(QWidget):
         if card.sliding_layers:
             layers += self.tr(", %1 with a %2-token window").replace(
                 "%1", str(card.sliding_layers)
-            ).replace("%2", f"{card.sliding_window:,}")
+            ).replace("%2", grouped(card.sliding_window))
         per_token = self.tr("%1 per token (%2 bytes)").replace(
             "%1", binary_bytes(r["kv_bytes_per_token"])
-        ).replace("%2", f"{r['kv_bytes_per_token']:,}")
+        ).replace("%2", grouped(r['kv_bytes_per_token']))
         s = r["score_matrix"]
         price = self.tr("S at %1 tokens: %2 entries, %3 in %4-bit, per head per layer").replace(
-            "%1", f"{r['context']:,}"
-        ).replace("%2", f"{s['entries']:,}").replace("%3", decimal_bytes(s["bytes"])).replace(
+            "%1", grouped(r['context'])
+        ).replace("%2", grouped(s['entries'])).replace("%3", decimal_bytes(s["bytes"])).replace(
             "%4", str(8 * s["bytes_per_element"])
         )
         name = html.escape(card.name)

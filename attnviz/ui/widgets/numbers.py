@@ -44,6 +44,14 @@ def localize(text: str) -> str:
     return text.replace("-", MINUS)
 
 
+def grouped(n, decimals: int = 0) -> str:
+    """``n`` with its thousands grouped: 4,096 in English, 4.096 with a decimal comma."""
+    text = f"{float(n):,.{decimals}f}" if decimals else f"{int(n):,}"
+    if _decimal == ",":
+        text = text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
+    return text.replace("-", MINUS)
+
+
 def fmt(x: float, decimals: int = 2, *, integer: bool = False) -> str:
     """``x`` with ``decimals`` decimals (or as a whole number), ±∞ as symbols."""
     x = float(x)

@@ -22,7 +22,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
-from attnviz.ui.widgets.numbers import exact, fmt
+from attnviz.ui.widgets.numbers import exact, fmt, grouped
 
 #: Largest cell, in multiples of the font height (a 4-token demo must not fill the screen).
 MAX_CELL_EM = 3.2
@@ -291,7 +291,7 @@ class MemoryBars(QWidget):
                 length = max(width * count / max(dense, 1), 2.0)
                 row = QRectF(label_w, y + j * 1.25 * h, width, h)
                 p.fillRect(QRectF(row.left(), row.top(), length, h), colors[j])
-                text = f"{self.names[j]}: {count:,}"
+                text = f"{self.names[j]}: {grouped(count)}"
                 inside = m.horizontalAdvance(text) + 12 < length
                 ink = QColor("#000000") if colors[j].lightnessF() > 0.6 else QColor("#ffffff")
                 p.setPen(ink if inside else fg)

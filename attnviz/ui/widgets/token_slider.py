@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSlider, QWidget
 
 from attnviz.core.kvcache import parse_tokens
+from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.widgets.units import tokens
 
@@ -81,7 +82,7 @@ class TokenSlider(QWidget):
             self.box.setText(tokens(value))
         self.box.setToolTip(
             self.tr("Exact value: %1 tokens; type 131072, 128k or 1M").replace(
-                "%1", f"{int(value):,}"
+                "%1", grouped(int(value))
             )
         )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from attnviz.ui.widgets.numbers import MINUS
+from attnviz.ui.widgets.numbers import MINUS, grouped, localize
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
@@ -22,7 +22,7 @@ def _scaled(n: float, base: int, units: tuple[str, ...], digits: int) -> str:
             break
         value /= base
     text = f"{value:.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:.0f}"
-    return f"{text} {unit}"
+    return f"{localize(text)} {unit}"
 
 
 def binary_bytes(n: float, digits: int = 2) -> str:
@@ -47,8 +47,8 @@ def tokens(n: int) -> str:
     n = int(n)
     for size, suffix in ((1024**2, "M"), (1024, "k")):
         if n >= size and n % size == 0:
-            return f"{n:,} ({n // size:,}{suffix})"
-    return f"{n:,}"
+            return f"{grouped(n)} ({grouped(n // size)}{suffix})"
+    return grouped(n)
 
 
 def short_tokens(n: float) -> str:
@@ -58,7 +58,7 @@ def short_tokens(n: float) -> str:
         if n >= size:
             value = n / size
             text = f"{value:.0f}" if value >= 10 or value.is_integer() else f"{value:.1f}"
-            return text + suffix
+            return localize(text) + suffix
     return f"{n:.0f}"
 
 
@@ -69,14 +69,14 @@ def sci(x: float, digits: int = 2) -> str:
         return "0" if x == 0 else str(x)
     if 1e-2 <= abs(x) < 1e4:
         text = f"{x:.{digits + 1}g}"
-        return text.replace("-", MINUS)
+        return localize(text).replace("-", MINUS)
     exp = math.floor(math.log10(abs(x)))
     mant = x / 10**exp
     if round(mant, digits - 1) >= 10:
         mant, exp = mant / 10, exp + 1
     head = f"{mant:.{digits - 1}f}".rstrip("0").rstrip(".")
     power = f"10{str(exp).translate(_SUPERSCRIPT)}"
-    return (power if head == "1" else f"{head} × {power}").replace("-", MINUS)
+    return (power if head == "1" else f"{localize(head)} × {power}").replace("-", MINUS)
 
 
 def count(n: float) -> str:
@@ -84,5 +84,5 @@ def count(n: float) -> str:
     n = float(n)
     for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if abs(n) >= size:
-            return f"{n / size:.4g} {suffix}"
-    return f"{n:,.0f}"
+            return f"{localize(f'{n / size:.4g}')} {suffix}"
+    return grouped(n)
