@@ -1764,6 +1764,10 @@
         <translation>Personalizada: %1</translation>
     </message>
     <message>
+        <source>The heads panel&apos;s layer: %1 query heads share %2 KV heads of width %3 → %4 per token per layer (%5 with one KV head per query head); %6 at this context.</source>
+        <translation>A camada do painel de cabeças: %1 cabeças de consulta dividem %2 cabeças KV de largura %3 → %4 por token por camada (%5 com uma cabeça KV por cabeça de consulta); %6 neste contexto.</translation>
+    </message>
+    <message>
         <source>GPU memory must be a number of GB, e.g. 80 or 141</source>
         <translation>A memória da GPU deve ser um número de GB, p. ex. 80 ou 141</translation>
     </message>

@@ -336,3 +336,22 @@ def test_cli_exports_the_panels_data(tmp_path, capsys):
             "--set", "embedding.batch_tokens=1000"]  # fmt: skip
     assert cli([*args, "--out", str(out)]) == 0
     assert np.load(out).sum() == 1000
+
+
+def test_the_heads_panel_layout_reaches_the_memory_panel():
+    from attnviz.model.topic_presets import document_preset_values
+    from attnviz.model.workspace import Workspace
+
+    ws = Workspace()
+    resolver = ws.resolver_for("memory")
+    assert resolver.results.heads is None  # typed vectors: no heads to count
+    ws.document.restore(document_preset_values("heads"))
+    a = ws.document.attention
+    assert (a.n_heads, a.n_kv_heads, a.d_k) == (8, 2, 8)
+    ws.document.memory.update(dtype="bf16", context=4096, batch=1)
+    heads = resolver.results.heads
+    assert heads.bytes_per_token == 2 * 2 * 8 * 2  # K and V, 2 KV heads, width 8, 2 bytes
+    assert heads.mha_bytes_per_token == 2 * 8 * 8 * 2
+    assert heads.cache_bytes == 64 * 4096
+    a.update(n_kv_heads=1)  # MQA in the heads panel: half the bytes here
+    assert resolver.results.heads.bytes_per_token == 32

@@ -178,3 +178,20 @@ def test_the_panel_exports_at_the_exact_size():
     image = image.convertToFormat(QImage.Format.Format_RGB32)
     colours = {image.pixel(x, y) for x in range(0, 1280, 9) for y in range(0, 720, 9)}
     assert len(colours) > 20
+
+
+def test_kv_heads_of_the_heads_panel_change_the_bytes_shown(qtbot):
+    from attnviz.ui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    window.apply_preset("heads")
+    window.docks["memory"].raise_()
+    panel = window.panels["memory"]
+    qtbot.waitUntil(lambda: panel.heads_line.isVisibleTo(panel), timeout=3000)
+    assert "8 query heads share 2 KV heads" in panel.heads_line.text()
+    window.document.attention.update(n_kv_heads=1)
+    qtbot.waitUntil(lambda: "share 1 KV heads" in panel.heads_line.text(), timeout=3000)

@@ -50,6 +50,30 @@ class Saving:
 
 
 @dataclass(frozen=True)
+class HeadsLayout:
+    """The heads panel's layer (attention from projections), as the cache sees it."""
+
+    n_heads: int
+    n_kv_heads: int
+    d_head: int
+    bytes_per_token: float  # one layer: 2 · h_kv · d_head · bytes per element
+    mha_bytes_per_token: float  # the same layer with one KV head per query head
+    cache_bytes: float  # one layer at the context and batch
+
+
+def heads_layout(attention: dict, values: dict) -> HeadsLayout | None:
+    """The per-layer cache of the attention topic's heads, when they come from projections."""
+    if attention["head"] != "projections":
+        return None
+    bpe = dtype_bytes(values["dtype"])
+    h, h_kv, d = attention["n_heads"], attention["n_kv_heads"], attention["d_k"]
+    per_token = 2 * h_kv * d * bpe
+    return HeadsLayout(
+        h, h_kv, d, per_token, 2 * h * d * bpe, per_token * values["context"] * values["batch"]
+    )
+
+
+@dataclass(frozen=True)
 class MemoryResults:
     """What the memory panel draws (see the module docstring)."""
 
@@ -63,6 +87,7 @@ class MemoryResults:
     curve_n: np.ndarray
     score_bytes: np.ndarray
     tile_bytes: np.ndarray
+    heads: HeadsLayout | None = None
 
     @property
     def kv_bytes(self) -> int | float:
@@ -132,10 +157,15 @@ class MemoryResolver(LazyResolver):
     """Lazy resolver of the ``memory`` topic (fast: arithmetic on one card)."""
 
     TOPIC = "memory"
+    #: The heads panel's layout: changing n_kv_heads there changes the bytes shown here.
+    READS = {"attention": frozenset({"head", "n_heads", "n_kv_heads", "d_k"})}
 
     def compute(self) -> MemoryResults:
         topic = self.topic
-        return compute_memory(topic.snapshot(), topic.card(), topic.report())
+        values = topic.snapshot()
+        res = compute_memory(values, topic.card(), topic.report())
+        layout = heads_layout(self.document.attention.snapshot(), values)
+        return replace(res, heads=layout) if layout is not None else res
 
 
 RESOLVER = MemoryResolver

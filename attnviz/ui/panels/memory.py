@@ -37,6 +37,7 @@ from attnviz.ui.widgets.memory_card import CardEditor
 from attnviz.ui.widgets.memory_figure import MemoryFigure, gpu_label
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.token_slider import TokenSlider
+from attnviz.ui.widgets.units import binary_bytes
 
 _C = "MemoryPanel"
 register_labels(
@@ -101,6 +102,12 @@ class MemoryPanel(TopicPanel):
         self.figure = MemoryFigure()
         self.figure.setObjectName("memory_figure")
         layout.addWidget(self.figure, 1)
+        # The heads panel's own layer, when its heads come from projections.
+        self.heads_line = QLabel()
+        self.heads_line.setObjectName("heads_line")
+        self.heads_line.setWordWrap(True)
+        self.heads_line.hide()
+        layout.addWidget(self.heads_line)
         # Scrolls rather than squeezing the charts below a readable height at 1280×720.
         self._finish(layout, scroll=True)
 
@@ -241,6 +248,27 @@ class MemoryPanel(TopicPanel):
 
     def _on_results(self, res) -> None:
         self.figure.show_results(res, self.state)
+        heads = res.heads
+        self.heads_line.setVisible(heads is not None)
+        if heads is not None:
+            text = self.tr(
+                "The heads panel's layer: %1 query heads share %2 KV heads of width %3 → "
+                "%4 per token per layer (%5 with one KV head per query head); %6 at this "
+                "context."
+            )
+            for i, value in enumerate(
+                (
+                    heads.n_heads,
+                    heads.n_kv_heads,
+                    heads.d_head,
+                    binary_bytes(heads.bytes_per_token),
+                    binary_bytes(heads.mha_bytes_per_token),
+                    binary_bytes(heads.cache_bytes),
+                ),
+                1,
+            ):
+                text = text.replace(f"%{i}", str(value))
+            self.heads_line.setText(text)
 
     # --- view → model ------------------------------------------------------------------
     def _on_q_gpu(self, *_args) -> None:
