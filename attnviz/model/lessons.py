@@ -1,0 +1,593 @@
+"""Guided lessons as data: ``resources/lessons/<id>.json``, loaded, checked and played (no Qt).
+
+Each step of a lesson names an optional preset, the fields it sets (``{"topic.field":
+value}``), the panels to show, a cell, row or column to highlight, a caption in English and
+Brazilian Portuguese, and the numbers the caption quotes with where each comes from, so a
+test checks every quoted number against what the panels compute (the file format is in
+``resources/lessons/README.md``). Steps are scenes, not edits: step k shows the defaults,
+then steps 0 … k in order, so stepping back, a slide and a test all see the same state. A
+broken file (unknown topic, field, panel or preset, a value a topic refuses on a throwaway
+:class:`Document`, a missing caption) is refused with a :class:`LessonError` naming the
+file, the step and why.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.model.document import Document
+from attnviz.model.fields import StateError
+from attnviz.model.topic_presets import all_preset_ids, document_preset_values
+from attnviz.paths import resource
+
+FORMAT = 1
+#: Languages every caption and title is written in.
+LANGS = ("en", "pt_BR")
+ID_RE = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
+#: Panels whose views can spotlight a cell, a row or a column.
+HIGHLIGHT_PANELS = ("heatmap",)
+HIGHLIGHT_KINDS = ("cell", "row", "column")
+_LESSON_KEYS = {"format", "id", "title", "source", "order", "steps"}
+_STEP_KEYS = {"preset", "set", "panels", "highlight", "caption", "quotes"}
+_QUOTE_KEYS = {"text", "value", "tol", "factor", "bound", "from"}
+_SOURCE_KINDS = ("panel", "resolver", "field", "derived", "product", "sum")
+#: Operations a quote source may apply to its value, in order.
+OPS = ("len", "std", "mean", "median", "sum", "min", "max", "absmax", "rowsum", "rowmax",
+       "rowrange", "nonzero", "sqrt", "exp", "log10", "abs", "mul", "div", "add", "pow")
+_MAX_FILE = 2 * 2**20
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used: ``file``, ``step`` (None: the whole file) and why."""
+
+    def __init__(self, file: str, step: int | None, reason: str) -> None:
+        where = file if step is None else f"{file}, step {step + 1}"
+        super().__init__(f"{where}: {reason}")
+        self.file, self.step, self.reason = file, step, reason
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """A cell (``index`` = (row, column)), a row or a column of one panel's view."""
+
+    panel: str
+    kind: str
+    index: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One number a caption quotes: its text in each language and where it comes from."""
+
+    text: dict
+    value: float
+    tol: float
+    factor: float | None
+    source: dict
+    bound: str | None = None
+
+    def matches(self, computed: float) -> bool:
+        """True when ``computed`` is the quoted number within the quote's tolerance (a
+        ``bound`` of "below" or "above": when it is at most or at least the number)."""
+        if not math.isfinite(computed):
+            return False
+        if self.bound is not None:
+            return computed <= self.value if self.bound == "below" else computed >= self.value
+        if self.factor is not None:
+            if computed == 0 or self.value == 0 or (computed > 0) != (self.value > 0):
+                return computed == self.value
+            return abs(math.log(computed / self.value)) <= math.log(self.factor) + 1e-12
+        return abs(computed - self.value) <= self.tol * (1 + 1e-9) + 1e-300
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scene of a lesson (see the module docstring)."""
+
+    preset: str | None
+    values: dict  # {topic: {field: value}} in the file's order
+    panels: tuple[str, ...]
+    highlight: Highlight | None
+    caption: dict
+    quotes: tuple[Quote, ...]
+
+    def caption_in(self, lang: str) -> str:
+        """The caption in ``lang`` (English for a language no lesson is written in)."""
+        return self.caption.get(lang) or self.caption["en"]
+
+    def fields(self) -> dict:
+        """``{"topic.field": value}`` of the fields this step sets."""
+        return {f"{t}.{f}": v for t, vals in self.values.items() for f, v in vals.items()}
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A titled sequence of steps, loaded from ``path``."""
+
+    id: str
+    title: dict
+    source: str
+    steps: tuple[Step, ...]
+    path: str
+    order: int = 1000  # place in lists: the documents' order
+
+    def title_in(self, lang: str) -> str:
+        """The title in ``lang`` (English for a language no lesson is written in)."""
+        return self.title.get(lang) or self.title["en"]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+# --- reading ---------------------------------------------------------------------------------
+def lessons_dir() -> Path:
+    """The folder of the shipped lessons."""
+    return resource("lessons")
+
+
+def lesson_paths() -> tuple[Path, ...]:
+    """Every shipped lesson file, sorted by name."""
+    folder = lessons_dir()
+    return tuple(sorted(folder.glob("*.json"))) if folder.is_dir() else ()
+
+
+@cache
+def _shipped(panels: tuple[str, ...] | None) -> tuple[Lesson, ...]:
+    lessons = (load_lesson(p, panels=panels) for p in lesson_paths())
+    return tuple(sorted(lessons, key=lambda x: (x.order, x.id)))
+
+
+def shipped_lessons(panels: Collection[str] | None = None) -> tuple[Lesson, ...]:
+    """Every shipped lesson, checked, in the documents' order (kept after the first call);
+    :class:`LessonError` when one is broken."""
+    return _shipped(None if panels is None else tuple(sorted(panels)))
+
+
+def lesson_by_id(lesson_id: str, panels: Collection[str] | None = None) -> Lesson:
+    """The shipped lesson ``lesson_id``; ``KeyError`` naming the known ones otherwise."""
+    lessons = shipped_lessons(panels)
+    for lesson in lessons:
+        if lesson.id == lesson_id:
+            return lesson
+    raise KeyError(f"unknown lesson {lesson_id!r}; lessons: {', '.join(x.id for x in lessons)}")
+
+
+def load_lesson(path, *, panels: Collection[str] | None = None) -> Lesson:
+    """Read and check the lesson file ``path``.
+
+    ``panels`` are the panel ids a step may show (None: not checked, for a caller without
+    the UI's list). Raises :class:`LessonError` naming the file, the step and the reason.
+    """
+    path = Path(path)
+    name = path.name
+    try:
+        if path.stat().st_size > _MAX_FILE:
+            raise LessonError(name, None, f"larger than {_MAX_FILE // 2**20} MiB")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except LessonError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise LessonError(name, None, f"cannot be read: {exc}") from None
+    return lesson_from_dict(data, name, panels=panels, stem=path.stem, path=str(path))
+
+
+def lesson_from_dict(data, file: str, *, panels=None, stem: str | None = None,
+                     path: str = "") -> Lesson:
+    """Check the JSON form of a lesson (``file`` names it in errors) and build it."""
+    if not isinstance(data, dict):
+        raise LessonError(file, None, "the file must hold one JSON object")
+    _no_unknown(data, _LESSON_KEYS, file, None, "key")
+    if data.get("format") != FORMAT:
+        raise LessonError(file, None, f"format {data.get('format')!r} is not {FORMAT}")
+    lesson_id = data.get("id")
+    if not isinstance(lesson_id, str) or not ID_RE.match(lesson_id):
+        raise LessonError(file, None, f"id {lesson_id!r}: lowercase letters, digits and '-', "
+                                      "starting with a letter")
+    if stem is not None and stem != lesson_id:
+        raise LessonError(file, None, f"id {lesson_id!r} differs from the file name {stem!r}")
+    title = _texts(data.get("title"), file, None, "title")
+    source = data.get("source", "")
+    order = data.get("order", 1000)
+    if not isinstance(source, str) or type(order) is not int:
+        raise LessonError(file, None, "source must be text and order a whole number")
+    raw_steps = data.get("steps")
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise LessonError(file, None, "steps must be a non-empty list")
+    trial = Document()
+    steps = []
+    for i, raw in enumerate(raw_steps):
+        step = _step(raw, file, i, panels)
+        try:
+            apply_step_values(trial, step)
+        except (StateError, ValueError) as exc:
+            raise LessonError(file, i, str(exc)) from None
+        if step.highlight is not None:
+            _check_highlight(step.highlight, trial, file, i)
+        steps.append(step)
+    return Lesson(lesson_id, title, source, tuple(steps), path, order)
+
+
+def _no_unknown(data: dict, known: set, file: str, step: int | None, what: str) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise LessonError(file, step, f"unknown {what}(s) {', '.join(map(repr, unknown))}; "
+                                      f"known: {', '.join(sorted(known))}")
+
+
+def _texts(value, file: str, step: int | None, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise LessonError(file, step, f"{what} must give {' and '.join(LANGS)}")
+    _no_unknown(value, set(LANGS), file, step, f"{what} language")
+    for lang in LANGS:
+        text = value.get(lang)
+        if not isinstance(text, str) or not text.strip():
+            raise LessonError(file, step, f"missing {what} in {lang}")
+    return {lang: value[lang] for lang in LANGS}
+
+
+def _step(raw, file: str, i: int, panels) -> Step:
+    if not isinstance(raw, dict):
+        raise LessonError(file, i, "a step must be a JSON object")
+    _no_unknown(raw, _STEP_KEYS, file, i, "step key")
+    preset = raw.get("preset")
+    if preset is not None and preset not in all_preset_ids():
+        raise LessonError(file, i, f"unknown preset {preset!r}")
+    values = _values(raw.get("set", {}), file, i)
+    shown = raw.get("panels")
+    if (not isinstance(shown, list) or not shown
+            or not all(isinstance(p, str) for p in shown)):
+        raise LessonError(file, i, "panels must be a non-empty list of panel ids")
+    if len(set(shown)) != len(shown):
+        raise LessonError(file, i, "a panel is named twice")
+    if panels is not None:
+        for p in shown:
+            if p not in panels:
+                raise LessonError(file, i, f"unknown panel {p!r}; panels: {', '.join(panels)}")
+    caption = _texts(raw.get("caption"), file, i, "caption")
+    highlight = _highlight(raw.get("highlight"), shown, file, i)
+    quotes = raw.get("quotes", [])
+    if not isinstance(quotes, list):
+        raise LessonError(file, i, "quotes must be a list")
+    return Step(preset, values, tuple(shown), highlight, caption,
+                tuple(_quote(q, caption, file, i) for q in quotes))
+
+
+def _values(raw, file: str, i: int) -> dict:
+    if not isinstance(raw, dict):
+        raise LessonError(file, i, "set must map 'topic.field' to values")
+    out: dict[str, dict] = {}
+    probe = _probe_document()
+    for path, value in raw.items():
+        topic, _, field = path.partition(".")
+        if not field:
+            raise LessonError(file, i, f"{path!r}: write topic.field, e.g. attention.d_k")
+        try:
+            probe[topic].field(field)
+        except StateError as exc:
+            raise LessonError(file, i, f"{path}: {exc}") from None
+        out.setdefault(topic, {})[field] = value
+    return out
+
+
+@cache
+def _probe_document() -> Document:
+    return Document()
+
+
+def _highlight(raw, shown: list, file: str, i: int) -> Highlight | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or raw.get("panel") not in HIGHLIGHT_PANELS:
+        raise LessonError(file, i, f"highlight must name a panel of {HIGHLIGHT_PANELS} and one "
+                                   f"of {', '.join(HIGHLIGHT_KINDS)}")
+    _no_unknown(raw, {"panel", *HIGHLIGHT_KINDS}, file, i, "highlight key")
+    kinds = [k for k in HIGHLIGHT_KINDS if k in raw]
+    if len(kinds) != 1:
+        raise LessonError(file, i, f"highlight one of {', '.join(HIGHLIGHT_KINDS)}")
+    kind = kinds[0]
+    index = raw[kind]
+    index = tuple(index) if isinstance(index, list) else (index,)
+    size = 2 if kind == "cell" else 1
+    if len(index) != size or not all(type(x) is int and x >= 0 for x in index):
+        raise LessonError(file, i, f"highlight {kind} needs {size} whole number(s) ≥ 0")
+    if raw["panel"] not in shown:
+        raise LessonError(file, i, f"the highlighted panel {raw['panel']!r} is not shown")
+    return Highlight(raw["panel"], kind, index)
+
+
+def _check_highlight(h: Highlight, doc: Document, file: str, i: int) -> None:
+    att = doc.attention
+    cols = att.n if att.matrix != "output" else int(np.asarray(att.v).shape[1])
+    limits = {"row": (att.n,), "column": (cols,), "cell": (att.n, cols)}[h.kind]
+    if any(x >= lim for x, lim in zip(h.index, limits, strict=True)):
+        raise LessonError(file, i, f"highlight {h.kind} {list(h.index)} is outside the "
+                                   f"{att.n}×{cols} matrix")
+
+
+# --- quotes ----------------------------------------------------------------------------------
+_SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_NUMBER = re.compile(
+    r"^(?P<sign>[-−]?)(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?"
+    r"(?:(?:\s*[·×]\s*10(?P<sup>[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))|(?:e(?P<exp>[-+]?\d+)))?"
+    r"(?:\s*[A-Za-z%]+)?$"
+)
+
+
+def parse_number(text: str) -> tuple[float, float] | None:
+    """``(value, half a unit of the last digit)`` of an English number as captions write it.
+
+    Reads ``0.9817``, ``68,719,476,736``, ``5·10⁻⁴``, ``2e-6``, ``1/3``, ``128 KiB``
+    (a unit after the number is ignored); None for anything else.
+    """
+    text = text.strip()
+    power = re.fullmatch(r"10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
+    if power:
+        exp = int(power.group(1).translate(_SUPER))
+        return 10.0**exp, 0.5 * 10.0**exp
+    frac = re.match(r"^(\d+)/(\d+)$", text)
+    if frac:
+        num, den = int(frac.group(1)), int(frac.group(2))
+        return (num / den, 0.005) if den else None
+    m = _NUMBER.match(text)
+    if m is None:
+        return None
+    digits = m.group("int").replace(",", "")
+    dec = m.group("dec") or ""
+    value = float(f"{digits}.{dec}" if dec else digits)
+    half = 0.5 * 10.0 ** -len(dec)
+    exponent = m.group("exp") or (m.group("sup") or "").translate(_SUPER)
+    if exponent:
+        value *= 10.0 ** int(exponent)
+        half *= 10.0 ** int(exponent)
+    if m.group("sign"):
+        value = -value
+    return value, half
+
+
+def portuguese_number(text: str) -> str:
+    """``text`` with the English separators swapped: ``68,719,476,736`` → ``68.719.476.736``,
+    ``0.9817`` → ``0,9817``."""
+    return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+
+
+def _quote(raw, caption: dict, file: str, i: int) -> Quote:
+    if not isinstance(raw, dict):
+        raise LessonError(file, i, "a quote must be a JSON object")
+    _no_unknown(raw, _QUOTE_KEYS, file, i, "quote key")
+    text = raw.get("text")
+    if isinstance(text, str):
+        texts = {"en": text, "pt_BR": portuguese_number(text)}
+    elif isinstance(text, dict) and set(text) == set(LANGS) and all(
+            isinstance(t, str) for t in text.values()):
+        texts = dict(text)
+    else:
+        raise LessonError(file, i, "a quote's text must be a string or give en and pt_BR")
+    for lang in LANGS:
+        if not texts[lang] or texts[lang] not in caption[lang]:
+            raise LessonError(file, i, f"the quoted {texts[lang]!r} is not in the {lang} "
+                                       "caption")
+    parsed = parse_number(texts["en"])
+    value = raw.get("value", parsed[0] if parsed else None)
+    if not _finite(value):
+        raise LessonError(file, i, f"quote {texts['en']!r}: give its value (a finite number)")
+    if parsed is not None and "value" in raw and not math.isclose(parsed[0], value,
+                                                                  rel_tol=1e-12):
+        raise LessonError(file, i, f"quote {texts['en']!r} reads {parsed[0]}, not {value}")
+    tol = raw.get("tol", parsed[1] if parsed else 0.0)
+    factor = raw.get("factor")
+    bound = raw.get("bound")
+    if bound not in (None, "below", "above"):
+        raise LessonError(file, i, f"quote {texts['en']!r}: bound is below or above")
+    if not _finite(tol) or tol < 0 or (factor is not None and not (_finite(factor)
+                                                                    and factor > 1)):
+        raise LessonError(file, i, f"quote {texts['en']!r}: tol ≥ 0, factor > 1")
+    source = raw.get("from")
+    _check_source(source, file, i)
+    return Quote(texts, float(value), float(tol), None if factor is None else float(factor),
+                 source, bound)
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check_source(src, file: str, i: int) -> None:
+    if not isinstance(src, dict):
+        raise LessonError(file, i, "a quote needs 'from': where its number comes from")
+    kinds = [k for k in _SOURCE_KINDS if k in src]
+    if len(kinds) != 1:
+        raise LessonError(file, i, f"a quote source is one of {', '.join(_SOURCE_KINDS)}")
+    kind = kinds[0]
+    known = {"panel": {"panel", "data", "index"}, "resolver": {"resolver", "path", "index"},
+             "field": {"field", "index"}, "derived": {"derived"},
+             "product": {"product"}, "sum": {"sum"}}[kind] | {"ops"}
+    _no_unknown(src, known, file, i, "quote source key")
+    if kind == "panel":
+        from attnviz.model.panel_data import data_names
+
+        if src.get("data") not in data_names(src["panel"]):
+            raise LessonError(file, i, f"panel {src['panel']!r} has no data {src.get('data')!r}")
+    elif kind == "derived" and src["derived"] not in DERIVED:
+        raise LessonError(file, i, f"unknown derived quantity {src['derived']!r}; known: "
+                                   f"{', '.join(DERIVED)}")
+    elif kind == "resolver" and any(
+            p.startswith("_") for p in str(src.get("path", "")).split(".")):
+        raise LessonError(file, i, "a resolver path may not name private attributes")
+    elif kind in ("product", "sum"):
+        parts = src[kind]
+        if not isinstance(parts, list) or len(parts) < 2:
+            raise LessonError(file, i, f"{kind} needs a list of two or more sources")
+        for part in parts:
+            _check_source(part, file, i)
+    for op in src.get("ops", []):
+        name = op if isinstance(op, str) else (next(iter(op)) if isinstance(op, dict)
+                                                and len(op) == 1 else None)
+        arg_ok = isinstance(op, str) or _finite(next(iter(op.values())))
+        if name not in OPS or not arg_ok or (isinstance(op, str) and name in
+                                             ("mul", "div", "add", "pow")):
+            raise LessonError(file, i, f"unknown quote operation {op!r}; known: {', '.join(OPS)}")
+
+
+def _finite_difference_error(workspace) -> float:
+    from attnviz.model.resolve.gradient import run_check
+
+    check = run_check(workspace.resolver_for("gradient").inputs())
+    return max(float(check.dq), float(check.dk), float(check.dv))
+
+
+#: Named quantities a quote may cite that no results object holds.
+DERIVED = {"finite_difference_error": _finite_difference_error}
+
+
+def quote_value(workspace, source: dict) -> float:
+    """The number ``source`` (a quote's ``from``) names, read from ``workspace``."""
+    if "product" in source or "sum" in source:
+        parts = [quote_value(workspace, part) for part in source.get("product", [])]
+        value = math.prod(parts) if parts else math.fsum(
+            quote_value(workspace, part) for part in source["sum"])
+        return _ops(value, source.get("ops", []))
+    if "panel" in source:
+        from attnviz.model.panel_data import panel_data
+
+        data = panel_data(workspace, source["panel"], source["data"])
+        value = _index(np.asarray(data.values), source.get("index"), data.rows, data.columns)
+    elif "resolver" in source:
+        name = source["resolver"]
+        res = workspace.resolver.results if name == "attention" else (
+            workspace.resolver_for(name).results)
+        value = _index(_path(res, source.get("path", "")), source.get("index"))
+    elif "field" in source:
+        value = _index(_field(workspace.document, source["field"]), source.get("index"))
+    else:
+        value = DERIVED[source["derived"]](workspace)
+    return _ops(value, source.get("ops", []))
+
+
+def _field(document, path: str):
+    topic, _, field = path.partition(".")
+    return document[topic].get(field)
+
+
+def _path(obj, path: str):
+    for part in filter(None, path.split(".")):
+        if part.startswith("_"):
+            raise AttributeError(f"private attribute {part!r}")
+        if part.endswith("()"):
+            obj = getattr(obj, part[:-2])()  # a results object's own summary, e.g. memory()
+        elif isinstance(obj, Mapping):
+            obj = obj[part]
+        elif part.lstrip("-").isdigit() and isinstance(obj, (Sequence, np.ndarray)):
+            obj = obj[int(part)]
+        else:
+            obj = getattr(obj, part)
+    return obj
+
+
+def _index(value, index, rows=None, columns=None):
+    if index is None:
+        return value
+    labels = (rows, columns)
+    keys = []
+    for axis, key in enumerate(index):
+        if isinstance(key, str):
+            names = labels[axis] if axis < 2 else None
+            if not names or key not in names:
+                raise KeyError(f"no label {key!r} on axis {axis}")
+            key = names.index(key)
+        keys.append(key)
+    return np.asarray(value)[tuple(keys)]
+
+
+_UNARY = {
+    "std": np.std, "mean": np.mean, "median": np.median, "sum": np.sum, "min": np.min,
+    "max": np.max, "absmax": lambda a: np.abs(a).max(), "rowsum": lambda a: a.sum(axis=-1),
+    "rowmax": lambda a: a.max(axis=-1), "rowrange": lambda a: np.ptp(a, axis=-1),
+    "nonzero": np.count_nonzero,
+    "sqrt": np.sqrt, "exp": np.exp, "log10": np.log10, "abs": np.abs,
+}
+_BINARY = {"mul": np.multiply, "div": np.divide, "add": np.add, "pow": np.power}
+
+
+def _ops(value, ops) -> float:
+    for op in ops:
+        name, arg = (op, None) if isinstance(op, str) else next(iter(op.items()))
+        if name == "len":
+            value = len(value)
+        elif name in _BINARY:
+            value = _BINARY[name](np.asarray(value, dtype=float), arg)
+        else:
+            value = _UNARY[name](np.asarray(value, dtype=float))
+    return float(np.asarray(value, dtype=float))
+
+
+# --- playing ---------------------------------------------------------------------------------
+def apply_step_values(document: Document, step: Step) -> None:
+    """Apply one step on top of ``document``: its preset, then its fields (per topic at once)."""
+    if step.preset is not None:
+        document.restore(document_preset_values(step.preset))
+    if step.values:
+        document.restore(step.values)
+
+
+def step_snapshot(lesson: Lesson, index: int) -> dict:
+    """The document snapshot of step ``index``: the defaults, then steps 0 … index."""
+    if not 0 <= index < len(lesson.steps):
+        raise IndexError(f"lesson {lesson.id} has steps 1 to {len(lesson.steps)}")
+    document = Document()
+    for step in lesson.steps[: index + 1]:
+        apply_step_values(document, step)
+    return document.snapshot()
+
+
+def play_step(document: Document, lesson: Lesson, index: int) -> None:
+    """Show step ``index`` in ``document`` (all of it or, on an error, nothing)."""
+    document.restore(step_snapshot(lesson, index))
+
+
+def check_step(workspace, lesson: Lesson, index: int) -> list[str]:
+    """Problems of step ``index`` as ``workspace`` shows it now: fields that differ from what
+    the step sets, and quoted numbers the panels do not compute. Empty when all is well."""
+    problems = []
+    step = lesson.steps[index]
+    for path, value in step.fields().items():
+        topic, _, field = path.partition(".")
+        expected = workspace.document[topic].field(field).coerce(value)
+        got = workspace.document[topic].get(field)
+        if not _same(got, expected):
+            problems.append(f"step {index + 1}: {path} is {got!r}, the lesson sets {value!r}")
+    for quote in step.quotes:
+        try:
+            got = quote_value(workspace, quote.source)
+        except (KeyError, IndexError, AttributeError, TypeError, ValueError) as exc:
+            problems.append(f"step {index + 1}: quote {quote.text['en']!r}: {exc}")
+            continue
+        if not quote.matches(got):
+            problems.append(f"step {index + 1}: quote {quote.text['en']!r} is {got!r} on "
+                            "the panels")
+    return problems
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    return a == b
+
+
+def verify_lesson(lesson: Lesson) -> list[str]:
+    """Play every step of ``lesson`` on a fresh workspace and list what is wrong."""
+    from attnviz.model.workspace import Workspace
+
+    problems = []
+    workspace = Workspace()
+    for index in range(len(lesson.steps)):
+        play_step(workspace.document, lesson, index)
+        problems += check_step(workspace, lesson, index)
+    return problems
