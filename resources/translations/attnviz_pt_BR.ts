@@ -1724,6 +1724,22 @@
         <translation>Editar a ficha</translation>
     </message>
     <message>
+        <source>From the open model</source>
+        <translation>Do modelo aberto</translation>
+    </message>
+    <message>
+        <source>The card of the model opened with File → Open Model…</source>
+        <translation>A ficha do modelo aberto em Arquivo → Abrir modelo…</translation>
+    </message>
+    <message>
+        <source>FlashAttention&apos;s tiles →</source>
+        <translation>Blocos do FlashAttention →</translation>
+    </message>
+    <message>
+        <source>How a tiled kernel gets by with O(n) memory: the tiles panel, step by step</source>
+        <translation>Como um kernel em blocos se vira com memória O(n): o painel de blocos, passo a passo</translation>
+    </message>
+    <message>
         <source>&amp;Context</source>
         <translation>&amp;Contexto</translation>
     </message>

@@ -195,3 +195,20 @@ def test_kv_heads_of_the_heads_panel_change_the_bytes_shown(qtbot):
     assert "8 query heads share 2 KV heads" in panel.heads_line.text()
     window.document.attention.update(n_kv_heads=1)
     qtbot.waitUntil(lambda: "share 1 KV heads" in panel.heads_line.text(), timeout=3000)
+
+
+def test_the_n_squared_chart_links_to_the_tiles(qtbot):
+    from attnviz.ui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    window.docks["memory"].raise_()
+    panel = window.panels["memory"]
+    assert not panel.from_model.isEnabled()  # no model is open
+    shown = []
+    window.docks["tiles"].visibilityChanged.connect(shown.append)
+    panel.tiles_link.click()
+    qtbot.waitUntil(lambda: True in shown, timeout=3000)

@@ -150,10 +150,26 @@ class MemoryPanel(TopicPanel):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.model.setMinimumContentsLength(14)  # long card names must not widen the dock
+        self.from_model = QPushButton(self.tr("From the open model"))
+        self.from_model.setObjectName("from_model")
+        self.from_model.setToolTip(
+            self.tr("The card of the model opened with File → Open Model…")
+        )
+        self.from_model.clicked.connect(self._on_q_from_model)
+        self.from_model.setEnabled(False)
+        self.tiles_link = QToolButton()
+        self.tiles_link.setObjectName("tiles_link")
+        self.tiles_link.setText(self.tr("FlashAttention's tiles →"))
+        self.tiles_link.setToolTip(
+            self.tr("How a tiled kernel gets by with O(n) memory: the tiles panel, step by step")
+        )
+        self.tiles_link.clicked.connect(self._on_q_tiles_link)
         row.addWidget(label)
         row.addWidget(self.model, 2)
         row.addWidget(self.config_button)
+        row.addWidget(self.from_model)
         row.addWidget(self.card_button)
+        row.addWidget(self.tiles_link)
         return row
 
     def _build_setting_row(self) -> QHBoxLayout:
@@ -248,6 +264,7 @@ class MemoryPanel(TopicPanel):
 
     def _on_results(self, res) -> None:
         self.figure.show_results(res, self.state)
+        self.from_model.setEnabled(bool(self.workspace.document.attention.model_path))
         heads = res.heads
         self.heads_line.setVisible(heads is not None)
         if heads is not None:
@@ -284,6 +301,19 @@ class MemoryPanel(TopicPanel):
             self._on_gpu_gb_changed()
             return
         self._write(self.gpu, gpu_gb=value)
+
+    def _on_q_from_model(self) -> None:
+        from attnviz.ui.model_loader import controller_for
+
+        controller = controller_for(self)
+        if controller is not None:
+            controller.fill_memory_card()
+
+    def _on_q_tiles_link(self) -> None:
+        dock = getattr(self.window(), "docks", {}).get("tiles")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
 
     def _on_q_card_toggled(self, on: bool) -> None:
         self.card_editor.setVisible(on)
