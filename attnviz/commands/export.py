@@ -102,6 +102,18 @@ def _check(args, parser: argparse.ArgumentParser) -> str:
     return ext
 
 
+def _unwritable(out: Path) -> str | None:
+    """Why ``out`` cannot be written (before any work is done), or None."""
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        return f"the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"no permission to write in {folder}"
+    if out.is_dir():
+        return "it is a folder"
+    return None
+
+
 def build_workspace(args, parser: argparse.ArgumentParser):
     """The workspace the options describe: defaults, preset, session, then each --set."""
     from attnviz.model.document import parse_value
@@ -164,6 +176,10 @@ def run(args) -> int:
         print(field_listing())
         return 0
     ext = _check(args, parser)
+    problem = _unwritable(Path(args.out))
+    if problem:
+        print(f"attnviz export: cannot write {args.out}: {problem}", file=sys.stderr)
+        return 1
     workspace = build_workspace(args, parser)
     matrix = _matrix_name(args, parser, workspace)
     out = Path(args.out)

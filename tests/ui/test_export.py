@@ -332,3 +332,17 @@ def test_csv_keeps_the_decimal_point_in_portuguese(state, resolver, tmp_path):
         assert "," not in rows[2][3]
     finally:
         numbers.set_decimal_separator(".")
+
+
+def test_cli_an_unwritable_out_says_why(tmp_path):
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", "--out", str(tmp_path / "no" / "x.png")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        f"attnviz export: cannot write {tmp_path / 'no' / 'x.png'}: "
+        f"the folder {tmp_path / 'no'} does not exist"
+    ]
