@@ -1,8 +1,8 @@
-"""Connect Qt objects to the Qt-free model's psygnal signals, and report rejected values.
+"""Connect Qt objects to the Qt-free model's events, and report rejected values.
 
-psygnal holds bound methods weakly but cannot know when the C++ side of a QObject dies
-(a deleted dock, a closed window); :func:`bind` disconnects on ``destroyed`` so a model
-event never reaches a dead widget.
+The model's events (:mod:`attnviz.model.events`) hold bound methods weakly but cannot know
+when the C++ side of a QObject dies (a deleted dock, a closed window); :func:`bind`
+disconnects on ``destroyed`` so a model event never reaches a dead widget.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ INVALID_STYLE = f'*[{INVALID_PROPERTY}="true"] {{ border: 2px solid #d62728; }}'
 
 
 def bind(qobject, signal, callback) -> None:
-    """Connect ``callback`` (a bound method of ``qobject``) to the psygnal ``signal``.
+    """Connect ``callback`` (a bound method of ``qobject``) to the model event ``signal``.
 
     The connection is dropped when ``qobject`` is destroyed.
     """
