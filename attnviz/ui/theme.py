@@ -69,6 +69,51 @@ DARK = Theme(
 )
 
 
+#: Presentation mode (F5): pure black on white (or white on black), darker greys and stronger
+#: accents, because a projector washes out every mid-tone colour.
+CONTRAST_LIGHT = Theme(
+    name="light",
+    background="#ffffff",
+    foreground="#000000",
+    muted="#262626",
+    masked_fill="#b8b8b8",
+    masked_hatch="#303030",
+    highlight="#e00000",
+    entropy="#1846b0",
+)
+CONTRAST_DARK = Theme(
+    name="dark",
+    background="#000000",
+    foreground="#ffffff",
+    muted="#e6e6e6",
+    masked_fill="#4d4d4d",
+    masked_hatch="#dcdcdc",
+    highlight="#ff3b3b",
+    entropy="#8cb8ff",
+)
+
+
+def presentation_theme(dark: bool) -> Theme:
+    """The high-contrast theme of presentation mode, light or dark."""
+    return CONTRAST_DARK if dark else CONTRAST_LIGHT
+
+
+def presentation_palette(dark: bool) -> QPalette:
+    """The Qt palette of :func:`presentation_theme`: no grey text, strong selection colours."""
+    pal = palette_for(presentation_theme(dark))
+    ink, paper = (QColor("#ffffff"), QColor("#000000")) if dark else (
+        QColor("#000000"), QColor("#ffffff"))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text,
+                 QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Active, role, ink)
+        pal.setColor(QPalette.ColorGroup.Inactive, role, ink)
+    for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):
+        pal.setColor(role, paper)
+    pal.setColor(QPalette.ColorRole.Highlight, QColor("#1f5fe0" if not dark else "#3d7bff"))
+    pal.setColor(QPalette.ColorRole.HighlightedText, QColor("#ffffff"))
+    return pal
+
+
 def theme_named(name: str, *, large_fonts: bool = False) -> Theme:
     """The built-in theme ``"light"`` or ``"dark"``, optionally with large fonts."""
     if name not in ("light", "dark"):
