@@ -161,6 +161,16 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.cell_box = QGraphicsRectItem()
         self.cell_box.setZValue(4)
         self.plot.addItem(self.cell_box)
+        # A lesson's (or the presenter's pointer's) spotlight: the rest of the matrix dimmed,
+        # the highlighted cell, row or column outlined.
+        self._spotlight: tuple[str, tuple[int, ...]] | None = None
+        self.spot_dim = QGraphicsPathItem()
+        self.spot_dim.setZValue(5)
+        self.spot_dim.setPen(QPen(Qt.PenStyle.NoPen))
+        self.plot.addItem(self.spot_dim)
+        self.spot_box = QGraphicsRectItem()
+        self.spot_box.setZValue(6)
+        self.plot.addItem(self.spot_box)
 
         self.entropy_plot = self.addPlot(row=1, col=1)
         self.entropy_plot.hideAxis("left")
@@ -292,6 +302,44 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         rows, cols = self._extent
         return row * shape[0] // rows, col * shape[1] // cols
 
+    def set_spotlight(self, kind: str | None, index=()) -> None:
+        """Spotlight a ``"cell"`` (``index`` = (row, column)), a ``"row"`` or a ``"column"``
+        (``index`` = (i,)): the rest of the matrix is dimmed. None clears it."""
+        self._spotlight = None if kind is None else (kind, tuple(int(i) for i in index))
+        self._apply_spotlight()
+
+    def spotlight(self) -> tuple[str, tuple[int, ...]] | None:
+        """The spotlight asked for (kept while the matrix changes shape), or None."""
+        return self._spotlight
+
+    def spotlight_rect(self) -> QRectF | None:
+        """The spotlit region in cells, or None when nothing of it is in the matrix now."""
+        if self._spotlight is None:
+            return None
+        rows, cols = self._values.shape
+        kind, idx = self._spotlight
+        if kind == "row" and 0 <= idx[0] < rows:
+            return QRectF(0, idx[0], cols, 1)
+        if kind == "column" and 0 <= idx[0] < cols:
+            return QRectF(idx[0], 0, 1, rows)
+        if kind == "cell" and 0 <= idx[0] < rows and 0 <= idx[1] < cols:
+            return QRectF(idx[1], idx[0], 1, 1)
+        return None
+
+    def _apply_spotlight(self) -> None:
+        rect = self.spotlight_rect()
+        self.spot_dim.setVisible(rect is not None)
+        self.spot_box.setVisible(rect is not None)
+        if rect is None:
+            return
+        rows, cols = self._values.shape
+        path = QPainterPath()
+        path.setFillRule(Qt.FillRule.OddEvenFill)  # the spotlit rectangle is a hole
+        path.addRect(QRectF(0, 0, cols, rows))
+        path.addRect(rect)
+        self.spot_dim.setPath(path)
+        self.spot_box.setRect(rect)
+
     def value_at(self, row: int, col: int) -> float:
         """The value drawn at a cell (NaN when masked or outside the matrix); for a pooled
         grid, the mean of the block the cell is in."""
@@ -375,6 +423,10 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.cell_box.setPen(
             pg.mkPen(theme.foreground, width=width(2), style=Qt.PenStyle.DashLine)
         )
+        dim = QColor(theme.background)
+        dim.setAlpha(165)
+        self.spot_dim.setBrush(QBrush(dim))
+        self.spot_box.setPen(pg.mkPen(theme.highlight, width=width(5)))
         for item in self._cell_texts:
             item.setFont(font)
         self.refresh_ticks()
@@ -400,6 +452,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                     self.plot.addItem(item)
                     self._cell_texts.append(item)
         self.set_selection(*self._selection)
+        self._apply_spotlight()
         self.refresh_ticks()
 
     def _update_cell_texts(self) -> None:
