@@ -20,7 +20,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtGui import QFont, QFontInfo
-from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from attnviz.model.resolve import Resolver, Results
 from attnviz.model.topics.attention import AttentionState
@@ -257,13 +257,24 @@ class HeatmapPanel(StatePanel):
 
     # --- style -------------------------------------------------------------------------
     def apply_theme(self, theme: Theme) -> None:
-        """Restyle the view for ``theme`` (colours and the current application font)."""
+        """Restyle the view for ``theme`` (colours and the panel's current font)."""
         self._theme = theme
-        font = QFont(QApplication.font())
+        # The panel's own font, not the application's: presentation mode sizes it for the
+        # back row of a hall without touching the main window.
+        font = QFont(self.font())
         # A little larger than the interface font: these labels are read from a distance.
         font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.15)))
         self.view.set_style(theme, font)
         configure_view(self.view, self.state, self.resolver.results)
+
+    def _on_font_changed(self) -> None:
+        if getattr(self, "_theme", None) is not None:
+            self.apply_theme(self._theme)
+
+    def highlight(self, kind: str | None, index=()) -> None:
+        """Spotlight a ``"cell"`` (row, column), a ``"row"`` or a ``"column"`` of the
+        matrix (a lesson step, the presenter's pointer); None clears it."""
+        self.view.set_spotlight(kind, index)
 
     # --- view → model ------------------------------------------------------------------
     def hover_text(self, row: int, col: int) -> str:
