@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMenu, QToolBar
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QMainWindow, QMenu, QToolBar
 
 from attnviz.model.presets import load_preset, preset_ids
 from attnviz.ui import language
@@ -17,8 +17,14 @@ from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import MODES
 
 
+def _owner(window):
+    """What the actions of the menus belong to: the window's ``_chrome`` object when it has
+    one, so that rebuilding the menus in another language drops the old actions at once."""
+    return getattr(window, "_chrome", None) or window
+
+
 def _action(window, name: str, text: str, slot=None, shortcut=None, tip: str = "") -> QAction:
-    action = QAction(text, window)
+    action = QAction(text, _owner(window))
     action.setObjectName(f"action_{name}")
     if shortcut is not None:
         if isinstance(shortcut, QKeySequence.StandardKey):
@@ -107,8 +113,8 @@ def build_edit_menu(window: QMainWindow, undo) -> QMenu:
     menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&Edit"))
     menu.setObjectName("menu_edit")
     if undo is not None:
-        menu.addAction(undo.create_undo_action(window))
-        menu.addAction(undo.create_redo_action(window))
+        menu.addAction(undo.create_undo_action(_owner(window)))
+        menu.addAction(undo.create_redo_action(_owner(window)))
     return menu
 
 
@@ -145,10 +151,13 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     full.toggled.connect(window.set_full_screen)
     window.full_screen_action = full
     menu.addAction(full)
+    presenter = getattr(window, "presenter", None)
+    if presenter is not None:
+        build_presentation_actions(window, menu, presenter)
     menu.addSeparator()
     theme_menu = menu.addMenu(QCoreApplication.translate("MainWindow", "&Theme"))
     theme_menu.setObjectName("menu_theme")
-    group = QActionGroup(window)
+    group = QActionGroup(_owner(window))
     names = {
         "system": QCoreApplication.translate("MainWindow", "Follow the &System"),
         "light": QCoreApplication.translate("MainWindow", "&Light"),
@@ -178,11 +187,42 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     return menu
 
 
+def build_presentation_actions(window: QMainWindow, view_menu: QMenu, presenter) -> None:
+    """View → Presentation (F5) and View → Present On (the screens, when there are several)."""
+    present = _action(
+        window,
+        "present",
+        QCoreApplication.translate("MainWindow", "&Presentation"),
+        presenter.toggle,
+        "F5",
+        QCoreApplication.translate(
+            "MainWindow",
+            "The open lesson full screen for a lecture hall: PageDown/PageUp step, B blacks "
+            "the screen, Esc leaves",
+        ),
+    )
+    view_menu.addAction(present)
+    screens = view_menu.addMenu(QCoreApplication.translate("MainWindow", "Present &On"))
+    screens.setObjectName("menu_present_on")
+
+    def fill() -> None:
+        screens.clear()
+        for i, screen in enumerate(QApplication.screens()):
+            size = screen.geometry()
+            act = screens.addAction(f"&{i + 1} {screen.name()} ({size.width()}×{size.height()})")
+            act.setObjectName(f"action_present_on_{i}")
+            act.triggered.connect(lambda _=False, s=screen: presenter.enter(s))
+
+    screens.aboutToShow.connect(fill)
+    fill()
+    screens.menuAction().setVisible(len(QApplication.screens()) > 1)
+
+
 def build_language_menu(window: QMainWindow, view_menu: QMenu) -> QMenu:
     """View → Language: the system's, or one of the shipped languages by its own name."""
     menu = view_menu.addMenu(QCoreApplication.translate("MainWindow", "La&nguage"))
     menu.setObjectName("menu_language")
-    group = QActionGroup(window)
+    group = QActionGroup(_owner(window))
     # Each language is named in itself, with a fixed accelerator: &English, &Português.
     names = {"system": QCoreApplication.translate("MainWindow", "Follow the &System")}
     names |= {code: "&" + name for code, name in language.LANGUAGES.items()}
@@ -201,6 +241,19 @@ def build_help_menu(window: QMainWindow) -> QMenu:
     """Help: About."""
     menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&Help"))
     menu.setObjectName("menu_help")
+    show_lessons = getattr(window, "show_lessons", None)
+    if show_lessons is not None:
+        menu.addAction(
+            _action(
+                window,
+                "lessons",
+                QCoreApplication.translate("MainWindow", "&Lessons"),
+                show_lessons,
+                tip=QCoreApplication.translate(
+                    "MainWindow", "Guided lessons through every section of the documents"
+                ),
+            )
+        )
     about = _action(
         window, "about", QCoreApplication.translate("MainWindow", "&About attnviz"), window.about
     )

@@ -8,11 +8,13 @@ Which one is used, first match wins:
 3. the system's preferred UI languages (any Portuguese gets ``pt_BR``; anything we do not
    ship gets English).
 
-Translators are installed once at start-up (:func:`install_translations`), together with
-the way numbers are written (a decimal comma in Portuguese, :func:`use_number_format`). A
-choice made in the menu is saved and takes effect at the next start: the panels set their
-texts when they are built and do not listen for ``QEvent.LanguageChange``, so swapping the
-translator under a running window would leave it half in one language and half in the other.
+Translators are installed at start-up (:func:`install_translations`), together with the way
+numbers are written (a decimal comma in Portuguese, :func:`use_number_format`). A choice made
+in the menu is saved and applies at once (:func:`switch`): the new translators are installed
+and the window rebuilds its menus and panels in place (``MainWindow.rebuild_ui``), because
+the panels set their texts when they are built; retranslating every widget by hand would
+leave some of them in the old language. The workspace, the undo history, the open lesson
+and the dock layout survive the rebuild.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from PySide6.QtCore import (
     QLocale,
     QSettings,
     Qt,
+    QTimer,
     QTranslator,
 )
 from PySide6.QtWidgets import QMessageBox
@@ -153,11 +156,30 @@ def use_number_format(lang: str) -> None:
     numbers.set_decimal_separator(locale.decimalPoint())
 
 
-def choose(window, choice: str, settings: QSettings | None = None) -> QMessageBox | None:
-    """Save a View → Language choice; say when it takes effect if that is not now.
+def switch(window, lang: str) -> bool:
+    """Run in ``lang`` from now on: install its translators, then rebuild ``window`` in it.
 
-    Returns the (non-modal) message box shown, or None when the running language already is
-    the chosen one.
+    The rebuild waits for the event loop: the menu action that asked for it belongs to the
+    menus being rebuilt. Returns False (and keeps the running language) when the catalogue
+    of ``lang`` cannot be loaded.
+    """
+    app = QCoreApplication.instance()
+    previous = active_language()
+    if not install_translations(app, lang):
+        install_translations(app, previous)
+        return False
+    rebuild = getattr(window, "rebuild_ui", None)
+    if rebuild is not None:
+        QTimer.singleShot(0, window, rebuild)
+    return True
+
+
+def choose(window, choice: str, settings: QSettings | None = None) -> QMessageBox | None:
+    """Save a View → Language choice and switch to it at once (:func:`switch`).
+
+    Returns the (non-modal) message box shown when the choice cannot apply now (the
+    ``ATTNVIZ_LANG`` environment variable overrides it, or the catalogue is missing), else
+    None.
     """
     if choice not in CHOICES:
         raise ValueError(f"unknown language {choice!r}; expected one of {', '.join(CHOICES)}")
@@ -168,8 +190,10 @@ def choose(window, choice: str, settings: QSettings | None = None) -> QMessageBo
     if forced is None and wanted == active_language():
         return None
     if forced is None:
+        if switch(window, wanted):
+            return None
         text = QCoreApplication.translate(
-            "Language", "The new language takes effect the next time attnviz starts."
+            "Language", "The translation into this language could not be loaded."
         )
     else:
         text = QCoreApplication.translate(

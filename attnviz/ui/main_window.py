@@ -8,13 +8,16 @@ in :mod:`attnviz.ui.actions`.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
+    QMenu,
     QTabBar,
+    QToolBar,
     QWidget,
 )
 
@@ -25,6 +28,7 @@ from attnviz.ui.about import show_about
 from attnviz.ui.busy import BusyIndicator
 from attnviz.ui.model_loader import ModelController
 from attnviz.ui.panels import panel_classes
+from attnviz.ui.presentation import LessonPlayer, Presenter
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
@@ -69,6 +73,9 @@ class MainWindow(QMainWindow):
             | QMainWindow.DockOption.GroupedDragging
         )
         self.undo = UndoController(self.document, self)
+        # Before the panels (the lessons dock plays on it); both outlive a language rebuild.
+        self.lessons = LessonPlayer(self.workspace, self.undo, self)
+        self.presenter = Presenter(self, self.lessons)
         self.panels: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
         self._areas: dict[str, str] = {}
@@ -76,6 +83,8 @@ class MainWindow(QMainWindow):
             self._add_panel(cls)
         self.session = SessionController(self, self.document, self.undo)
 
+        # Owns the menus' actions, so that a language change rebuilds them (rebuild_ui).
+        self._chrome = QObject(self)
         actions.build_file_menu(self, self.session)
         actions.build_edit_menu(self, self.undo)
         actions.build_view_menu(self, list(self.docks.values()), self.themes)
@@ -105,6 +114,100 @@ class MainWindow(QMainWindow):
         self._on_q_theme_changed(self.themes.theme)
         bind(self, self.state.changed, self._on_state_changed)
         self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
+        self.lessons.sigStepChanged.connect(self._on_lesson_step)
+        self.lessons.sigFailed.connect(lambda text: self.statusBar().showMessage(text, 8000))
+
+    # --- lessons and languages ---------------------------------------------------------
+    def show_lessons(self) -> None:
+        """Help → Lessons: bring the lessons dock forward with its list."""
+        dock = self.docks.get("lesson")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+            self.panels["lesson"].list.setFocus()
+
+    def _on_lesson_step(self, lesson, index: int, *, raise_docks: bool = True) -> None:
+        """Bring the step's panels to the front and spotlight what its caption is about."""
+        step = None if lesson is None else lesson.steps[index]
+        if step is not None and raise_docks:
+            for pid in step.panels:
+                dock = self.docks.get(pid)
+                if dock is not None:
+                    dock.show()
+                    dock.raise_()
+        heatmap = self.panels.get("heatmap")
+        h = None if step is None else step.highlight
+        if heatmap is not None:
+            heatmap.highlight(None if h is None else h.kind, () if h is None else h.index)
+
+    def rebuild_ui(self) -> None:
+        """Build the menus, toolbar and panels again in the language installed now.
+
+        The workspace, the undo history, the open lesson and the dock layout stay: each
+        dock stays where it is and only gets a new panel and title.
+        """
+        layout = self.saveState(LAYOUT_VERSION)
+        for cls in panel_classes():
+            self._replace_panel(cls)
+        self.menuBar().clear()
+        direct = Qt.FindChildOption.FindDirectChildrenOnly
+        for menu in self.menuBar().findChildren(QMenu, "", direct):
+            shiboken6.delete(menu)
+        for bar in self.findChildren(QToolBar, "toolbar-main"):
+            self.removeToolBar(bar)
+            shiboken6.delete(bar)
+        shiboken6.delete(self._chrome)
+        self._chrome = QObject(self)
+        actions.build_file_menu(self, self.session)
+        actions.build_edit_menu(self, self.undo)
+        actions.build_view_menu(self, list(self.docks.values()), self.themes)
+        actions.build_help_menu(self)
+        self.models._install_menu()
+        self.preset_picker = actions.build_toolbar(self)
+        self.preset_picker.activated.connect(self._on_q_preset_activated)
+        self._retranslate_controllers()
+        if self.saveState(LAYOUT_VERSION) != layout:
+            self.restoreState(layout, LAYOUT_VERSION)
+        self.panels["heatmap"].sigHoverText.connect(self.hover_label.setText)
+        self._on_q_theme_changed(self.themes.theme)
+        self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
+        self._on_lesson_step(self.lessons.lesson, self.lessons.index, raise_docks=False)
+        self._unelided_tabs()
+        self.presenter.retranslate()
+
+    def _replace_panel(self, cls) -> None:
+        """A new panel of ``cls`` in its dock (titled again), the old one deleted."""
+        dock, old = self.docks[cls.PANEL_ID], self.panels[cls.PANEL_ID]
+        was_shown = getattr(old, "shown", False)
+        old_shown = getattr(old, "set_shown", None)
+        if old_shown is not None:
+            dock.visibilityChanged.disconnect(old_shown)
+            old_shown(False)  # stop the lazy resolvers it watched
+        panel = cls.create(self.workspace, self)
+        dock.setWidget(panel)
+        dock.setWindowTitle(cls.title())
+        shiboken6.delete(old)
+        shown = getattr(panel, "set_shown", None)
+        if shown is not None:
+            dock.visibilityChanged.connect(shown)
+            shown(was_shown)
+        self.panels[cls.PANEL_ID] = panel
+
+    def _retranslate_controllers(self) -> None:
+        """The texts of the actions the session and model controllers keep across rebuilds."""
+        tr = QCoreApplication.translate
+        s = self.session
+        s.open_action.setText(tr("SessionController", "&Open…"))
+        s.save_action.setText(tr("SessionController", "&Save"))
+        s.save_as_action.setText(tr("SessionController", "Save &As…"))
+        s.recent_menu.setTitle(tr("SessionController", "Open &Recent"))
+        s._update_title()
+        m = self.models
+        m.open_action.setText(tr("ModelController", "Open &Model…"))
+        m.card_action.setText(tr("ModelController", "Memory Card from This Model"))
+        m.card_action.setStatusTip(
+            tr("ModelController", "Fill the memory panel's card from the open model's config.json")
+        )
 
     # --- docks and layout --------------------------------------------------------------
     def _add_panel(self, cls) -> None:

@@ -1,0 +1,153 @@
+"""The lessons dock: the list of guided lessons, the step's caption, step k of N, back/next.
+
+Picking a lesson plays its first step (one undo step: the document is set to the step's
+scene, the step's panels come to the front and the heatmap highlights what the caption
+talks about). F5 presents the same lesson full screen (:mod:`attnviz.ui.presentation`).
+The panel follows the window's :class:`~attnviz.ui.presentation.LessonPlayer`, which
+outlives the panel when the window rebuilds itself in another language.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+)
+
+from attnviz.model.lessons import LessonError
+from attnviz.ui import language
+from attnviz.ui.presentation import LessonPlayer, caption_html
+from attnviz.ui.widgets.state_panel import StatePanel
+
+#: Rows of the lesson list kept in view before it scrolls.
+LIST_ROWS = 6
+
+
+class LessonPanel(StatePanel):
+    """Guided lessons: pick one, read each step's caption, step back and forth."""
+
+    PANEL_ID = "lesson"
+    ORDER = 90
+    AREA = "left"
+    TITLE = QT_TRANSLATE_NOOP("LessonPanel", "Lessons")
+
+    @classmethod
+    def create(cls, workspace, parent=None):
+        """The panel, on the window's lesson player when it has one."""
+        return cls(workspace, getattr(parent, "lessons", None), parent)
+
+    def __init__(self, workspace, player: LessonPlayer | None = None, parent=None) -> None:
+        super().__init__(workspace.state, workspace.resolver, parent)
+        self.workspace = workspace
+        self.player = player if player is not None else LessonPlayer(workspace, parent=self)
+        layout = QVBoxLayout()
+        layout.setContentsMargins(4, 4, 4, 4)
+        intro = QLabel(self.tr("Each lesson walks through one section of the documents: every "
+                               "step sets up the panels and says what to look at."))
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.list = QListWidget()
+        self.list.setObjectName("lesson_list")
+        self.list.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.list.itemActivated.connect(self._on_q_item)
+        self.list.itemClicked.connect(self._on_q_item)
+        layout.addWidget(self.list)
+        self.heading = QLabel()
+        self.heading.setObjectName("lesson_title")
+        self.heading.setWordWrap(True)
+        self.scale_font(self.heading, 1.15, bold=True)
+        layout.addWidget(self.heading)
+        self.position = QLabel()
+        self.position.setObjectName("lesson_position")
+        layout.addWidget(self.position)
+        self.caption = QLabel()
+        self.caption.setObjectName("lesson_caption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.scale_font(self.caption, 1.1)
+        layout.addWidget(self.caption)
+        row = QHBoxLayout()
+        self.back = QPushButton(self.tr("◀ &Back"))
+        self.back.setObjectName("lesson_back")
+        self.back.setToolTip(self.tr("The step before (PageUp while presenting)"))
+        self.back.clicked.connect(self.player.previous)
+        self.forward = QPushButton(self.tr("&Next ▶"))
+        self.forward.setObjectName("lesson_next")
+        self.forward.setToolTip(self.tr("The next step (PageDown while presenting)"))
+        self.forward.clicked.connect(self.player.next)
+        self.present = QPushButton(self.tr("&Present (F5)"))
+        self.present.setObjectName("lesson_present")
+        self.present.setToolTip(self.tr("Show this step full screen, for a lecture hall"))
+        self.present.clicked.connect(self._on_q_present)
+        for button in (self.back, self.forward, self.present):
+            row.addWidget(button)
+        layout.addLayout(row)
+        layout.addStretch(1)
+        self._finish(layout, scroll=True)
+        self.player.sigStepChanged.connect(self._on_step)
+        self.player.sigFailed.connect(self.show_error)
+        self._fill()
+        self._on_step(self.player.lesson, self.player.index)
+
+    # --- lessons -----------------------------------------------------------------------
+    def _fill(self) -> None:
+        lang = language.active_language()
+        try:
+            lessons = self.player.lessons
+        except LessonError as exc:  # a broken file names itself; the app still runs
+            self.show_error(str(exc))
+            lessons = ()
+        for lesson in lessons:
+            steps = self.tr("%1 steps").replace("%1", str(len(lesson)))
+            item = QListWidgetItem(f"{lesson.title_in(lang)}  ({steps})")
+            item.setData(Qt.ItemDataRole.UserRole, lesson.id)
+            item.setToolTip(lesson.source)
+            self.list.addItem(item)
+        rows = min(max(self.list.count(), 1), LIST_ROWS)
+        height = self.list.sizeHintForRow(0) if self.list.count() else 20
+        self.list.setMaximumHeight(rows * max(height, 1) + 2 * self.list.frameWidth() + 4)
+
+    def lesson_ids(self) -> list[str]:
+        """The ids in the list, in its order."""
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole)
+                for i in range(self.list.count())]
+
+    def _on_q_item(self, item: QListWidgetItem) -> None:
+        lesson_id = item.data(Qt.ItemDataRole.UserRole)
+        if self.player.lesson is None or self.player.lesson.id != lesson_id:
+            self.player.open(lesson_id)
+
+    def _on_q_present(self) -> None:
+        presenter = getattr(self.window(), "presenter", None)
+        if presenter is not None:
+            presenter.enter()
+
+    def _on_step(self, lesson, index: int) -> None:
+        if lesson is None:
+            self.heading.setText(self.tr("No lesson open"))
+            self.position.setText("")
+            self.caption.setText(self.tr("Pick a lesson in the list to start it."))
+        else:
+            lang = language.active_language()
+            self.heading.setText(lesson.title_in(lang))
+            self.position.setText(self.tr("Step %1 of %2").replace("%1", str(index + 1))
+                                  .replace("%2", str(len(lesson))))
+            self.caption.setText(caption_html(lesson.steps[index].caption_in(lang)))
+            ids = self.lesson_ids()
+            if lesson.id in ids:
+                self.list.setCurrentRow(ids.index(lesson.id))
+        self.back.setEnabled(lesson is not None and index > 0)
+        self.forward.setEnabled(lesson is not None and index + 1 < len(lesson))
+        self.present.setVisible(hasattr(self.window(), "presenter"))
+        self.show_error(None)
+
+    def step_text(self) -> str:
+        """The caption shown, as plain text (tests, exports)."""
+        return self.caption.text()

@@ -1,0 +1,498 @@
+"""Presentation mode (F5): a lesson, step by step, full screen, for the back row of a hall.
+
+- :class:`LessonPlayer` knows which lesson and step is shown; playing a step restores that
+  step's scene in the document as one undo step (see :mod:`attnviz.model.lessons`).
+- :class:`Stage` draws a step: its caption, only the panels it names (live, bound to the same
+  workspace) and a footer, in the high-contrast theme, with fonts sized from its own height
+  (26 px at 1080, so the numbers of the heatmap and the steps are over 28 px). The slides of
+  ``attnviz export --lesson`` are this same widget, rendered offscreen (:func:`render_step`).
+- :class:`Presenter` shows a stage full screen on the chosen screen, in a window of its own,
+  so the main window (its docks, geometry, theme, fonts, toolbars and menus) is never touched
+  and is exactly as it was after Esc. Keys come from the keyboard or a presenter remote:
+  PageDown/PageUp step, B or . black the screen, H cycles the pointer's spotlight (cell, row,
+  column, off), Esc leaves.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attnviz.model.fields import StateError
+from attnviz.model.lessons import Lesson, play_step, shipped_lessons
+from attnviz.ui import language
+from attnviz.ui.panels import panel_class, panel_ids
+from attnviz.ui.theme import presentation_palette, presentation_theme
+from attnviz.ui.widgets.state_panel import scaled_font
+
+_C = "Presentation"
+#: Interface font on a 1920×1080 stage; other sizes scale with the height.
+BASE_PX = 26
+DESIGN_HEIGHT = 1080
+#: The pointer's spotlight modes, in the order H cycles through them.
+POINTER_MODES = ("off", "cell", "row", "column")
+NEXT_KEYS = (Qt.Key.Key_PageDown,)
+PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
+BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+def caption_html(text: str) -> str:
+    """A lesson caption as rich text: escaped, ``**x**`` in bold, line breaks kept."""
+    out = html.escape(text)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    return out.replace("\n", "<br>")
+
+
+def stage_font_px(height: int) -> int:
+    """The stage's interface font in pixels for a stage ``height`` pixels tall."""
+    return max(12, round(height * BASE_PX / DESIGN_HEIGHT))
+
+
+class LessonPlayer(QObject):
+    """The lesson and step being shown; playing a step sets the document to its scene.
+
+    Parameters
+    ----------
+    workspace : Workspace
+        Whose document the steps are played on.
+    undo : UndoController, optional
+        Each step becomes one undo step named after the lesson.
+
+    Signals
+    -------
+    sigStepChanged(lesson, index)
+        A step was played (``lesson`` None: the lesson was closed).
+    sigFailed(str)
+        A step could not be played (the document is left as it was).
+    """
+
+    sigStepChanged = Signal(object, int)  # noqa: N815 (Qt naming)
+    sigFailed = Signal(str)  # noqa: N815 (Qt naming)
+
+    def __init__(self, workspace, undo=None, parent=None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.undo = undo
+        self.lesson: Lesson | None = None
+        self.index = -1
+        self._lessons: tuple[Lesson, ...] | None = None
+
+    @property
+    def lessons(self) -> tuple[Lesson, ...]:
+        """Every shipped lesson (read on first use)."""
+        if self._lessons is None:
+            self._lessons = shipped_lessons(panel_ids())
+        return self._lessons
+
+    def find(self, lesson_id: str) -> Lesson:
+        """The lesson ``lesson_id``; ``KeyError`` when there is none."""
+        for lesson in self.lessons:
+            if lesson.id == lesson_id:
+                return lesson
+        raise KeyError(lesson_id)
+
+    @property
+    def step(self):
+        """The step shown, or None."""
+        return None if self.lesson is None else self.lesson.steps[self.index]
+
+    def open(self, lesson_id: str, index: int = 0) -> bool:
+        """Show step ``index`` of lesson ``lesson_id``; False when it cannot be played."""
+        return self._play(self.find(lesson_id), index)
+
+    def go(self, index: int) -> bool:
+        """Show step ``index`` (clamped to the lesson) of the open lesson."""
+        if self.lesson is None:
+            return False
+        return self._play(self.lesson, min(max(index, 0), len(self.lesson) - 1))
+
+    def next(self) -> bool:
+        """The next step (nothing past the last)."""
+        return self.lesson is not None and self.index + 1 < len(self.lesson) and self.go(
+            self.index + 1)
+
+    def previous(self) -> bool:
+        """The step before (nothing before the first)."""
+        return self.lesson is not None and self.index > 0 and self.go(self.index - 1)
+
+    def close(self) -> None:
+        """Close the lesson (the document stays as it is)."""
+        self.lesson, self.index = None, -1
+        self.sigStepChanged.emit(None, -1)
+
+    def _play(self, lesson: Lesson, index: int) -> bool:
+        label = _tr("Lesson: %1, step %2").replace(
+            "%1", lesson.title_in(language.active_language())).replace("%2", str(index + 1))
+        try:
+            if self.undo is not None:
+                with self.undo.merging(label):
+                    play_step(self.workspace.document, lesson, index)
+            else:
+                play_step(self.workspace.document, lesson, index)
+        except (StateError, ValueError) as exc:
+            self.sigFailed.emit(f"{lesson.id}, step {index + 1}: {exc}")
+            return False
+        self.lesson, self.index = lesson, index
+        self.sigStepChanged.emit(lesson, index)
+        return True
+
+
+class Stage(QWidget):
+    """One step on a screen: caption, the step's panels, a footer; high contrast.
+
+    Parameters
+    ----------
+    workspace : Workspace
+        The panels show (and edit) this workspace.
+    dark : bool
+        White on black instead of black on white.
+    """
+
+    def __init__(self, workspace, *, dark: bool = False, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("presentation_stage")
+        self.workspace = workspace
+        self.theme = presentation_theme(dark)
+        self.setPalette(presentation_palette(dark))
+        self.setAutoFillBackground(True)
+        layout = QVBoxLayout(self)
+        self.caption = QLabel()
+        self.caption.setObjectName("stage_caption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.caption)
+        self.body = QWidget()
+        self.grid = QGridLayout(self.body)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.body, 1)
+        self.footer = QLabel()
+        self.footer.setObjectName("stage_footer")
+        layout.addWidget(self.footer)
+        self.curtain = QWidget(self)
+        self.curtain.setObjectName("stage_curtain")
+        self.curtain.setAutoFillBackground(True)
+        pal = self.curtain.palette()
+        pal.setColor(self.curtain.backgroundRole(), QColor("#000000"))
+        self.curtain.setPalette(pal)
+        self.curtain.hide()
+        self.panels: dict[str, QWidget] = {}
+        self.shown: tuple[str, ...] = ()
+        self.pointer = "off"
+        self.lesson: Lesson | None = None
+        self.index = -1
+        self._font_px = 0
+        self._fit_font()
+
+    # --- steps -------------------------------------------------------------------------
+    def show_step(self, lesson: Lesson, index: int) -> None:
+        """Show step ``index`` of ``lesson`` (its state must already be in the document)."""
+        self.lesson, self.index = lesson, index
+        self._arrange(lesson.steps[index].panels)
+        self.retranslate()
+        self.apply_highlight()
+
+    def retranslate(self) -> None:
+        """Caption and footer in the language running now."""
+        if self.lesson is None:
+            return
+        lang = language.active_language()
+        step = self.lesson.steps[self.index]
+        self.caption.setText(caption_html(step.caption_in(lang)))
+        where = _tr("Step %1 of %2").replace("%1", str(self.index + 1)).replace(
+            "%2", str(len(self.lesson)))
+        keys = _tr("PgDn next · PgUp back · B black · H pointer · Esc leave")
+        self.footer.setText(f"{self.lesson.title_in(lang)}   ·   {where}   ·   {keys}")
+
+    def panel(self, panel_id: str) -> QWidget:
+        """The stage's own panel ``panel_id`` (built on first use)."""
+        if panel_id not in self.panels:
+            panel = panel_class(panel_id).create(self.workspace, self.body)
+            panel.setObjectName(f"stage_{panel_id}")
+            apply = getattr(panel, "apply_theme", None)
+            if apply is not None:
+                apply(self.theme)
+            view = getattr(panel, "view", None)
+            if panel_id == "heatmap" and view is not None:
+                view.sigHover.connect(self._on_q_pointer)
+            panel.hide()
+            self.panels[panel_id] = panel
+        return self.panels[panel_id]
+
+    def _arrange(self, ids: tuple[str, ...]) -> None:
+        """The first panel largest: alone, beside the second, or left of the others."""
+        if ids == self.shown:
+            return
+        for pid in self.shown:
+            if pid not in ids:
+                self.panels[pid].hide()
+            self.grid.removeWidget(self.panels[pid])
+        for i in range(4):
+            self.grid.setColumnStretch(i, 0)
+            self.grid.setRowStretch(i, 0)
+        panels = [self.panel(pid) for pid in ids]
+        if len(panels) <= 2:
+            for col, p in enumerate(panels):
+                self.grid.addWidget(p, 0, col)
+                self.grid.setColumnStretch(col, 3 if col == 0 else 2)
+            self.grid.setRowStretch(0, 1)
+        else:
+            rest = panels[1:]
+            self.grid.addWidget(panels[0], 0, 0, len(rest), 1)
+            for row, p in enumerate(rest):
+                self.grid.addWidget(p, row, 1)
+                self.grid.setRowStretch(row, 1)
+            self.grid.setColumnStretch(0, 3)
+            self.grid.setColumnStretch(1, 2)
+        for p in panels:
+            p.show()
+        self.shown = tuple(ids)
+
+    # --- highlight and pointer ---------------------------------------------------------
+    def apply_highlight(self) -> None:
+        """The step's highlight (or none) on the heatmap."""
+        heatmap = self.panels.get("heatmap")
+        if heatmap is None:
+            return
+        h = None if self.lesson is None else self.lesson.steps[self.index].highlight
+        heatmap.highlight(None if h is None else h.kind, () if h is None else h.index)
+
+    def cycle_pointer(self) -> str:
+        """The next pointer mode: the spotlight follows the mouse on a cell, row or column."""
+        self.pointer = POINTER_MODES[(POINTER_MODES.index(self.pointer) + 1) % 4]
+        if self.pointer == "off":
+            self.apply_highlight()
+        return self.pointer
+
+    def _on_q_pointer(self, row: int, col: int, _value: float) -> None:
+        heatmap = self.panels.get("heatmap")
+        if self.pointer == "off" or heatmap is None:
+            return
+        if row < 0 or col < 0:
+            self.apply_highlight()
+        elif self.pointer == "cell":
+            heatmap.highlight("cell", (row, col))
+        else:
+            heatmap.highlight(self.pointer, (row if self.pointer == "row" else col,))
+
+    # --- blank, fonts ------------------------------------------------------------------
+    @property
+    def blank(self) -> bool:
+        """True while the screen is black."""
+        return self.curtain.isVisible()
+
+    def set_blank(self, on: bool) -> None:
+        """Black the whole stage (a presenter remote's B or .) or show it again."""
+        self.curtain.setGeometry(self.rect())
+        self.curtain.raise_()
+        self.curtain.setVisible(on)
+
+    def _fit_font(self) -> None:
+        px = stage_font_px(self.height())
+        if px == self._font_px:
+            return
+        self._font_px = px
+        font = QFont(QApplication.font())
+        font.setPixelSize(px)
+        self.setFont(font)
+        self.caption.setFont(scaled_font(font, 1.2))
+        self.footer.setFont(scaled_font(font, 0.75))
+        margin = max(6, px // 2)
+        self.layout().setContentsMargins(margin, margin // 2, margin, margin // 3)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_font()
+        self.curtain.setGeometry(self.rect())
+
+
+class Presenter(QObject):
+    """Enters and leaves presentation mode for a main window.
+
+    Signals
+    -------
+    sigActiveChanged(bool)
+    """
+
+    sigActiveChanged = Signal(bool)  # noqa: N815 (Qt naming)
+
+    def __init__(self, window, player: LessonPlayer) -> None:
+        super().__init__(window)
+        self.window = window
+        self.player = player
+        self.stage: Stage | None = None
+        self._saved: dict = {}
+        player.sigStepChanged.connect(self._on_step)
+
+    @property
+    def active(self) -> bool:
+        """True while presenting."""
+        return self.stage is not None
+
+    def enter(self, screen=None) -> bool:
+        """Present the open lesson (the first one when none is open) full screen on
+        ``screen`` (the window's own by default). False when nothing can be shown."""
+        if self.active:
+            return True
+        if self.player.lesson is None and not (
+                self.player.lessons and self.player.open(self.player.lessons[0].id)):
+            return False
+        w = self.window
+        self._saved = {"state": w.saveState(), "geometry": w.saveGeometry()}
+        stage = Stage(w.workspace, dark=w.themes.theme.dark, parent=w)
+        stage.setWindowFlag(Qt.WindowType.Window)
+        stage.setWindowTitle(_tr("attnviz presentation"))
+        screen = screen or w.screen()
+        stage.setGeometry(screen.geometry())
+        self.stage = stage
+        stage.show_step(self.player.lesson, self.player.index)
+        stage.showFullScreen()
+        if stage.windowHandle() is not None:
+            stage.windowHandle().setScreen(screen)
+        stage.activateWindow()
+        QApplication.instance().installEventFilter(self)
+        self.sigActiveChanged.emit(True)
+        return True
+
+    def leave(self) -> None:
+        """Close the stage; the main window is as it was."""
+        stage, self.stage = self.stage, None
+        if stage is None:
+            return
+        QApplication.instance().removeEventFilter(self)
+        stage.hide()
+        stage.deleteLater()
+        w = self.window
+        if w.saveState() != self._saved.get("state"):
+            w.restoreState(self._saved["state"])
+        w.activateWindow()
+        self.sigActiveChanged.emit(False)
+
+    def toggle(self) -> None:
+        """Enter or leave (View → Presentation, F5)."""
+        self.leave() if self.active else self.enter()
+
+    def retranslate(self) -> None:
+        """Build the stage's panels again in the language running now."""
+        if self.stage is None:
+            return
+        stage = self.stage
+        for panel in stage.panels.values():
+            panel.hide()
+            panel.deleteLater()
+        stage.panels.clear()
+        stage.shown = ()
+        stage.show_step(self.player.lesson, self.player.index)
+
+    def _on_step(self, lesson, index: int) -> None:
+        if self.stage is not None and lesson is not None:
+            self.stage.show_step(lesson, index)
+
+    # --- keys ----------------------------------------------------------------------------
+    def eventFilter(self, obj, event) -> bool:
+        stage = self.stage
+        if (stage is None or event.type() != QEvent.Type.KeyPress
+                or not isinstance(obj, QWidget) or not shiboken6.isValid(stage)
+                or obj.window() is not stage):
+            return False
+        return self.key(event.key(), obj)
+
+    def key(self, key, target=None) -> bool:
+        """Act on a presenter key; True when it was one."""
+        stage = self.stage
+        typing = isinstance(target, (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit))
+        if key == Qt.Key.Key_Escape:
+            self.leave()
+        elif key in NEXT_KEYS:
+            stage.set_blank(False)
+            self.player.next()
+        elif key in PREVIOUS_KEYS:
+            stage.set_blank(False)
+            self.player.previous()
+        elif key in BLANK_KEYS and not typing:
+            stage.set_blank(not stage.blank)
+        elif key == Qt.Key.Key_H and not typing:
+            stage.cycle_pointer()
+        else:
+            return False
+        return True
+
+
+# --- slides ------------------------------------------------------------------------------
+def render_step(workspace, lesson: Lesson, index: int, width: int, height: int, *,
+                dark: bool = False, timeout: float = 120.0) -> QImage:
+    """Step ``index`` of ``lesson`` as the stage shows it, ``width × height`` pixels exactly.
+
+    The stage is laid out on a 1920×1080-high logical canvas (the width follows the aspect)
+    and painted with a device-pixel ratio, so every size shows the same picture.
+    """
+    play_step(workspace.document, lesson, index)
+    scale = height / DESIGN_HEIGHT
+    canvas = (max(1, round(width / scale)), DESIGN_HEIGHT)
+    stage = Stage(workspace, dark=dark)
+    stage.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    stage.resize(*canvas)
+    stage.show_step(lesson, index)
+    for panel in stage.panels.values():
+        if hasattr(panel, "synchronous"):
+            panel.synchronous = True  # a map job runs at once: no event loop to wait on
+    stage.show()
+    try:
+        _settle_stage(stage, timeout)
+        image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(QColor(stage.theme.background))
+        image.setDevicePixelRatio(width / stage.width())
+        painter = QPainter(image)
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+            stage.render(painter, QPoint(0, 0), QRegion(),
+                         QWidget.RenderFlag.DrawChildren
+                         | QWidget.RenderFlag.DrawWindowBackground)
+        finally:
+            painter.end()
+        image.setDevicePixelRatio(1.0)
+        return image
+    finally:
+        stage.close()
+        stage.deleteLater()
+
+
+def _busy(panel) -> bool:
+    """True while a panel's worker computes (a background panel, the overview's map job)."""
+    job = getattr(panel, "job", None)
+    return bool(getattr(panel, "computing", False) or getattr(job, "running", False))
+
+
+def _settle_stage(stage: Stage, timeout: float) -> None:
+    """Let layouts settle and the panels' worker threads deliver (up to ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            QApplication.processEvents()
+        shown = [stage.panels[p] for p in stage.shown]
+        if not any(_busy(p) for p in shown) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    for _ in range(3):
+        QApplication.processEvents()
