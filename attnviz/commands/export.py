@@ -75,6 +75,15 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="default light")
     p.add_argument("--transparent", action="store_true", help="no background (PNG, SVG)")
     p.add_argument("--title", metavar="TEXT", help="figure title (default: formula and preset)")
+    p.add_argument(
+        "--lesson",
+        metavar="ID",
+        help="write every step of a lesson (attnviz lessons) as slides: --out is then a "
+        "folder that receives 01.png, 02.png, …, as presentation mode shows them",
+    )
+    p.add_argument(
+        "--lang", choices=("en", "pt_BR"), help="language of the slides and labels (default en)"
+    )
     p.error = one_line_error.__get__(p)  # DESIGN: bad arguments get a one-line message
     p.set_defaults(_export_parser=p)
     return p
@@ -175,6 +184,10 @@ def run(args) -> int:
 
         print(field_listing())
         return 0
+    if getattr(args, "lesson", None) is not None:
+        from attnviz.commands.lesson_export import run_lesson
+
+        return run_lesson(args, parser)
     ext = _check(args, parser)
     problem = _unwritable(Path(args.out))
     if problem:

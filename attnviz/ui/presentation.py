@@ -50,6 +50,10 @@ POINTER_MODES = ("off", "cell", "row", "column")
 NEXT_KEYS = (Qt.Key.Key_PageDown,)
 PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
 BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
+#: Share of the width a panel takes beside another (default 2): figures with many tables
+#: need more, the controls less.
+WIDTH_WEIGHTS = {"controls": 1, "gradient": 3, "memory": 3, "heads": 3, "positions": 3,
+                 "embedding": 3, "reach": 3, "overview": 3, "tiles": 3, "layers": 3}
 
 
 def _tr(text: str) -> str:
@@ -239,7 +243,7 @@ class Stage(QWidget):
         return self.panels[panel_id]
 
     def _arrange(self, ids: tuple[str, ...]) -> None:
-        """The first panel largest: alone, beside the second, or left of the others."""
+        """One panel alone, two side by side, or the first left of the others."""
         if ids == self.shown:
             return
         for pid in self.shown:
@@ -250,10 +254,11 @@ class Stage(QWidget):
             self.grid.setColumnStretch(i, 0)
             self.grid.setRowStretch(i, 0)
         panels = [self.panel(pid) for pid in ids]
+        weight = [WIDTH_WEIGHTS.get(pid, 2) for pid in ids]
         if len(panels) <= 2:
             for col, p in enumerate(panels):
                 self.grid.addWidget(p, 0, col)
-                self.grid.setColumnStretch(col, 3 if col == 0 else 2)
+                self.grid.setColumnStretch(col, weight[col])
             self.grid.setRowStretch(0, 1)
         else:
             rest = panels[1:]
@@ -261,8 +266,8 @@ class Stage(QWidget):
             for row, p in enumerate(rest):
                 self.grid.addWidget(p, row, 1)
                 self.grid.setRowStretch(row, 1)
-            self.grid.setColumnStretch(0, 3)
-            self.grid.setColumnStretch(1, 2)
+            self.grid.setColumnStretch(0, weight[0])
+            self.grid.setColumnStretch(1, max(weight[1:]))
         for p in panels:
             p.show()
         self.shown = tuple(ids)

@@ -424,7 +424,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             pg.mkPen(theme.foreground, width=width(2), style=Qt.PenStyle.DashLine)
         )
         dim = QColor(theme.background)
-        dim.setAlpha(165)
+        dim.setAlpha(110)  # the dimmed cells stay legible; the spotlit one stands out
         self.spot_dim.setBrush(QBrush(dim))
         self.spot_box.setPen(pg.mkPen(theme.highlight, width=width(5)))
         for item in self._cell_texts:
