@@ -1,0 +1,95 @@
+"""``attnviz lessons`` and ``attnviz export --lesson``: the list, the check, the slide deck."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from attnviz.cli import main
+from attnviz.commands.lesson_export import slide_name
+from attnviz.model.lessons import lesson_by_id, shipped_lessons
+
+LINE = re.compile(r"^([a-z][a-z0-9-]*)\t([^\t]+)\t(\d+)$")
+
+
+def _one_line_exit_2(capsys, *argv) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err.strip()
+
+
+def test_the_list_gives_id_title_and_steps_one_per_line(capsys):
+    assert main(["lessons"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    lessons = shipped_lessons()
+    assert len(lines) == len(lessons) >= 12
+    for line, lesson in zip(lines, lessons, strict=True):
+        lesson_id, title, steps = LINE.match(line).groups()
+        assert (lesson_id, title, int(steps)) == (lesson.id, lesson.title["en"], len(lesson))
+    assert lines[0] == "sqrt-dk\tWhy divide by √d_k\t6"
+
+
+def test_the_list_in_portuguese_and_as_json(capsys):
+    assert main(["lessons", "--lang", "pt_BR"]) == 0
+    pt = capsys.readouterr().out.splitlines()
+    assert pt[0] == "sqrt-dk\tPor que dividir por √d_k\t6"
+    assert main(["lessons", "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows[3] == {"id": "hand-worked", "title": "Q, K, V and the hand-worked example",
+                       "steps": 11, "source": lesson_by_id("hand-worked").source}
+
+
+def test_the_check_plays_every_lesson_in_a_subprocess():
+    r = subprocess.run([sys.executable, "-m", "attnviz", "lessons", "--check"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[0] == "sqrt-dk: 6 steps ok"
+    assert all(line.endswith(" ok") for line in r.stdout.splitlines())
+
+
+def test_bad_arguments_are_one_line(capsys):
+    assert "invalid choice: 'fr'" in _one_line_exit_2(capsys, "lessons", "--lang", "fr")
+    line = _one_line_exit_2(capsys, "export", "--lesson", "nope", "--out", "deck")
+    assert line.startswith("attnviz export: error: unknown lesson 'nope'; lessons: sqrt-dk")
+    line = _one_line_exit_2(capsys, "export", "--lesson", "blog", "--out", "deck.png")
+    assert "must be a folder" in line
+    line = _one_line_exit_2(capsys, "export", "--lesson", "blog", "--preset", "banco",
+                            "--out", "deck")
+    assert line.endswith("drop --preset")
+    assert "out of range" in _one_line_exit_2(capsys, "export", "--lesson", "blog", "--out",
+                                              "deck", "--width", "9")
+    assert "give --out DIR" in _one_line_exit_2(capsys, "export", "--lesson", "blog")
+
+
+def test_slide_names_sort_by_step():
+    assert [slide_name(i, 11) for i in (0, 9, 10)] == ["01.png", "10.png", "11.png"]
+    assert slide_name(4, 120) == "005.png"
+
+
+@pytest.mark.parametrize("lang", ["en", "pt_BR"])
+def test_a_lesson_becomes_one_png_per_step_of_the_exact_size(tmp_path, lang):
+    """In a subprocess: the slide deck a lecturer makes from one command."""
+    out = tmp_path / "deck"
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", "--lesson", "kv-cache", "--out", str(out),
+         "--width", "1280", "--height", "720", "--theme", "dark", "--lang", lang],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    n = len(lesson_by_id("kv-cache"))
+    assert sorted(p.name for p in out.iterdir()) == [f"{i:02d}.png" for i in range(1, n + 1)]
+    assert f"wrote {n} slides of lesson kv-cache" in r.stdout and lang in r.stdout
+    from PySide6.QtGui import QImage
+
+    for path in out.iterdir():
+        image = QImage(str(path))
+        assert (image.width(), image.height()) == (1280, 720)
+        # The dark presentation theme: a black page.
+        assert image.pixelColor(2, image.height() // 2).name() == "#000000"
