@@ -129,7 +129,8 @@ class MainWindow(QMainWindow):
     def _on_lesson_step(self, lesson, index: int, *, raise_docks: bool = True) -> None:
         """Bring the step's panels to the front and spotlight what its caption is about."""
         step = None if lesson is None else lesson.steps[index]
-        if step is not None and raise_docks:
+        # While presenting, the stage shows the step: the window's layout stays as it was.
+        if step is not None and raise_docks and not self.presenter.active:
             for pid in step.panels:
                 dock = self.docks.get(pid)
                 if dock is not None:

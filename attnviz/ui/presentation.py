@@ -358,9 +358,6 @@ class Presenter(QObject):
         ``screen`` (the window's own by default). False when nothing can be shown."""
         if self.active:
             return True
-        if self.player.lesson is None and not (
-                self.player.lessons and self.player.open(self.player.lessons[0].id)):
-            return False
         w = self.window
         self._saved = {"state": w.saveState(), "geometry": w.saveGeometry()}
         stage = Stage(w.workspace, dark=w.themes.theme.dark, parent=w)
@@ -368,7 +365,13 @@ class Presenter(QObject):
         stage.setWindowTitle(_tr("attnviz presentation"))
         screen = screen or w.screen()
         stage.setGeometry(screen.geometry())
+        # Active from here on: the window leaves its docks alone while the stage shows steps.
         self.stage = stage
+        if self.player.lesson is None and not (
+                self.player.lessons and self.player.open(self.player.lessons[0].id)):
+            self.stage = None
+            shiboken6.delete(stage)
+            return False
         stage.show_step(self.player.lesson, self.player.index)
         stage.showFullScreen()
         if stage.windowHandle() is not None:
