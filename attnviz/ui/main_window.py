@@ -8,6 +8,8 @@ in :mod:`attnviz.ui.actions`.
 
 from __future__ import annotations
 
+import contextlib
+
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -151,12 +153,23 @@ class MainWindow(QMainWindow):
         for cls in panel_classes():
             self._replace_panel(cls)
         self.menuBar().clear()
-        direct = Qt.FindChildOption.FindDirectChildrenOnly
-        for menu in self.menuBar().findChildren(QMenu, "", direct):
-            shiboken6.delete(menu)
+        for menu in self.menuBar().children():
+            if isinstance(menu, QMenu):
+                # Later, not at once: a menu bar's menu deleted outright crashes PySide at
+                # exit. Nameless meanwhile, so that findChild sees only the new one.
+                for old in (menu, *menu.findChildren(QMenu)):
+                    old.setObjectName("")
+                menu.deleteLater()
         for bar in self.findChildren(QToolBar, "toolbar-main"):
             self.removeToolBar(bar)
             shiboken6.delete(bar)
+        # The undo and redo actions follow the history through plain functions: let go of
+        # them before the actions go, or the next edit would reach a deleted action.
+        stack = self.undo.stack
+        for signal in (stack.undoTextChanged, stack.redoTextChanged, stack.canUndoChanged,
+                       stack.canRedoChanged):
+            with contextlib.suppress(RuntimeError, TypeError):
+                signal.disconnect()
         shiboken6.delete(self._chrome)
         self._chrome = QObject(self)
         actions.build_file_menu(self, self.session)

@@ -146,7 +146,8 @@ class LessonPanel(StatePanel):
         self.back.setEnabled(lesson is not None and index > 0)
         self.forward.setEnabled(lesson is not None and index + 1 < len(lesson))
         self.present.setVisible(hasattr(self.window(), "presenter"))
-        self.show_error(None)
+        if lesson is not None:
+            self.show_error(None)  # a step played: an earlier failure is over
 
     def step_text(self) -> str:
         """The caption shown, as plain text (tests, exports)."""
