@@ -149,6 +149,13 @@ class MainWindow(QMainWindow):
         The workspace, the undo history, the open lesson and the dock layout stay: each
         dock stays where it is and only gets a new panel and title.
         """
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # about two seconds
+        try:
+            self._rebuild()
+        finally:
+            QApplication.restoreOverrideCursor()
+
+    def _rebuild(self) -> None:
         layout = self.saveState(LAYOUT_VERSION)
         for cls in panel_classes():
             self._replace_panel(cls)

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.fields import StateError
-from attnviz.model.lessons import Lesson, play_step, shipped_lessons
+from attnviz.model.lessons import Lesson, LessonError, play_step, shipped_lessons
 from attnviz.ui import language
 from attnviz.ui.panels import panel_class, panel_ids
 from attnviz.ui.theme import presentation_palette, presentation_theme
@@ -367,8 +367,13 @@ class Presenter(QObject):
         stage.setGeometry(screen.geometry())
         # Active from here on: the window leaves its docks alone while the stage shows steps.
         self.stage = stage
-        if self.player.lesson is None and not (
-                self.player.lessons and self.player.open(self.player.lessons[0].id)):
+        try:
+            ready = self.player.lesson is not None or bool(
+                self.player.lessons and self.player.open(self.player.lessons[0].id))
+        except LessonError as exc:  # a broken lesson file: say so, present nothing
+            self.player.sigFailed.emit(str(exc))
+            ready = False
+        if not ready:
             self.stage = None
             shiboken6.delete(stage)
             return False

@@ -93,11 +93,20 @@ class LessonPanel(StatePanel):
         self._finish(layout, scroll=True)
         self.player.sigStepChanged.connect(self._on_step)
         self.player.sigFailed.connect(self.show_error)
-        self._fill()
+        # Reading the lessons takes a quarter of a second: not at start-up, when the dock
+        # is a tab behind the editor, but when it is first shown or a lesson is played.
+        self._filled = False
         self._on_step(self.player.lesson, self.player.index)
 
     # --- lessons -----------------------------------------------------------------------
+    def showEvent(self, event) -> None:
+        self._fill()
+        super().showEvent(event)
+
     def _fill(self) -> None:
+        if self._filled:
+            return
+        self._filled = True
         lang = language.active_language()
         try:
             lessons = self.player.lessons
@@ -116,6 +125,7 @@ class LessonPanel(StatePanel):
 
     def lesson_ids(self) -> list[str]:
         """The ids in the list, in its order."""
+        self._fill()
         return [self.list.item(i).data(Qt.ItemDataRole.UserRole)
                 for i in range(self.list.count())]
 
