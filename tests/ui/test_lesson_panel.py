@@ -135,6 +135,7 @@ def test_a_broken_lesson_file_is_shown_not_raised(qtbot, monkeypatch):
     monkeypatch.setattr(presentation, "shipped_lessons", broken)
     panel = LessonPanel(Workspace())
     qtbot.addWidget(panel)
+    panel.show()  # the lessons are read when the dock is first shown
     assert panel.list.count() == 0
     assert panel.message.text() == "bad.json, step 3: unknown panel 'nope'"
 
