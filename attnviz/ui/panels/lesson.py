@@ -55,6 +55,10 @@ class LessonPanel(StatePanel):
         self.list = QListWidget()
         self.list.setObjectName("lesson_list")
         self.list.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        # Long titles wrap rather than scroll sideways (large fonts, a narrow dock).
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.list.itemActivated.connect(self._on_q_item)
         self.list.itemClicked.connect(self._on_q_item)
         layout.addWidget(self.list)
@@ -119,9 +123,22 @@ class LessonPanel(StatePanel):
             item.setData(Qt.ItemDataRole.UserRole, lesson.id)
             item.setToolTip(lesson.source)
             self.list.addItem(item)
-        rows = min(max(self.list.count(), 1), LIST_ROWS)
-        height = self.list.sizeHintForRow(0) if self.list.count() else 20
-        self.list.setMaximumHeight(rows * max(height, 1) + 2 * self.list.frameWidth() + 4)
+        self._fit_list()
+
+    def _fit_list(self) -> None:
+        """Tall enough for :data:`LIST_ROWS` lessons at the current font and width."""
+        rows = min(self.list.count(), LIST_ROWS)
+        height = sum(max(self.list.sizeHintForRow(i), 1) for i in range(rows)) or 20
+        self.list.setMaximumHeight(height + 2 * self.list.frameWidth())
+
+    def _on_font_changed(self) -> None:
+        if getattr(self, "_filled", False):
+            self.list.doItemsLayout()
+            self._fit_list()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._on_font_changed()  # wrapped titles take more rows in a narrower dock
 
     def lesson_ids(self) -> list[str]:
         """The ids in the list, in its order."""
