@@ -221,7 +221,11 @@ def run(args) -> int:
     require_working_binding()
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    if args.lang:
+        from attnviz.ui import language
+
+        language.install_translations(app, args.lang)  # labels and decimal separator
     from attnviz.ui.export import ExportError, ExportSpec
     from attnviz.ui.panel_export import export_panel
 

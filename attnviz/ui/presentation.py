@@ -20,7 +20,15 @@ import re
 import time
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QPoint,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -47,6 +55,11 @@ BASE_PX = 26
 DESIGN_HEIGHT = 1080
 #: The pointer's spotlight modes, in the order H cycles through them.
 POINTER_MODES = ("off", "cell", "row", "column")
+_POINTER_NAMES = {
+    "cell": QT_TRANSLATE_NOOP("Presentation", "pointer: cell"),
+    "row": QT_TRANSLATE_NOOP("Presentation", "pointer: row"),
+    "column": QT_TRANSLATE_NOOP("Presentation", "pointer: column"),
+}
 NEXT_KEYS = (Qt.Key.Key_PageDown,)
 PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
 BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
@@ -225,6 +238,8 @@ class Stage(QWidget):
         where = _tr("Step %1 of %2").replace("%1", str(self.index + 1)).replace(
             "%2", str(len(self.lesson)))
         keys = _tr("PgDn next · PgUp back · B black · H pointer · Esc leave")
+        if self.pointer != "off":
+            keys = f"{_tr(_POINTER_NAMES[self.pointer])}   ·   {keys}"
         self.footer.setText(f"{self.lesson.title_in(lang)}   ·   {where}   ·   {keys}")
 
     def panel(self, panel_id: str) -> QWidget:
@@ -286,6 +301,7 @@ class Stage(QWidget):
         self.pointer = POINTER_MODES[(POINTER_MODES.index(self.pointer) + 1) % 4]
         if self.pointer == "off":
             self.apply_highlight()
+        self.retranslate()  # the footer names the mode
         return self.pointer
 
     def _on_q_pointer(self, row: int, col: int, _value: float) -> None:

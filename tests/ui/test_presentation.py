@@ -190,6 +190,7 @@ def test_the_pointer_spotlights_a_cell_a_row_or_a_column(window, qtbot):
     QTest.keyClick(stage, Qt.Key.Key_H)
     view.hover_cell(2, 1)
     assert view.spotlight() == ("cell", (2, 1))
+    assert "pointer: cell" in stage.footer.text()
     QTest.keyClick(stage, Qt.Key.Key_H)
     view.hover_cell(0, 2)
     assert view.spotlight() == ("row", (0,))
