@@ -158,7 +158,7 @@ class LessonPlayer(QObject):
         self.sigStepChanged.emit(None, -1)
 
     def _play(self, lesson: Lesson, index: int) -> bool:
-        label = _tr("Lesson: %1, step %2").replace(
+        label = QCoreApplication.translate("Presentation", "Lesson: %1, step %2").replace(
             "%1", lesson.title_in(language.active_language())).replace("%2", str(index + 1))
         try:
             if self.undo is not None:
@@ -235,9 +235,10 @@ class Stage(QWidget):
         lang = language.active_language()
         step = self.lesson.steps[self.index]
         self.caption.setText(caption_html(step.caption_in(lang)))
-        where = _tr("Step %1 of %2").replace("%1", str(self.index + 1)).replace(
-            "%2", str(len(self.lesson)))
-        keys = _tr("PgDn next · PgUp back · B black · H pointer · Esc leave")
+        where = QCoreApplication.translate("Presentation", "Step %1 of %2").replace(
+            "%1", str(self.index + 1)).replace("%2", str(len(self.lesson)))
+        keys = QCoreApplication.translate(
+            "Presentation", "PgDn next · PgUp back · B black · H pointer · Esc leave")
         if self.pointer != "off":
             keys = f"{_tr(_POINTER_NAMES[self.pointer])}   ·   {keys}"
         self.footer.setText(f"{self.lesson.title_in(lang)}   ·   {where}   ·   {keys}")
@@ -378,7 +379,7 @@ class Presenter(QObject):
         self._saved = {"state": w.saveState(), "geometry": w.saveGeometry()}
         stage = Stage(w.workspace, dark=w.themes.theme.dark, parent=w)
         stage.setWindowFlag(Qt.WindowType.Window)
-        stage.setWindowTitle(_tr("attnviz presentation"))
+        stage.setWindowTitle(QCoreApplication.translate("Presentation", "attnviz presentation"))
         screen = screen or w.screen()
         stage.setGeometry(screen.geometry())
         # Active from here on: the window leaves its docks alone while the stage shows steps.
