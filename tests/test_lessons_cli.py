@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from attnviz.cli import main
-from attnviz.commands.lesson_export import slide_name
+from attnviz.commands._lesson_export import slide_name
 from attnviz.model.lessons import lesson_by_id, shipped_lessons
 
 LINE = re.compile(r"^([a-z][a-z0-9-]*)\t([^\t]+)\t(\d+)$")

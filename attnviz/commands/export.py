@@ -185,7 +185,7 @@ def run(args) -> int:
         print(field_listing())
         return 0
     if getattr(args, "lesson", None) is not None:
-        from attnviz.commands.lesson_export import run_lesson
+        from attnviz.commands._lesson_export import run_lesson
 
         return run_lesson(args, parser)
     ext = _check(args, parser)

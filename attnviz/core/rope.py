@@ -201,6 +201,11 @@ def rope_frequencies(head_dim: int, base: float = 10000.0, scaling=None, *, seq_
     if rope_type == "linear":
         factor = check_number(_require(scaling, "factor", "linear"), "factor", minimum=1.0)
         return _default_inv_freq(dim, base) / factor
+    if rope_type in ("ntk", "dynamic") and dim == 2:
+        # One pair turns at θ₀ = base⁰ = 1 whatever the base: a new base changes nothing
+        # (and d/(d−2) would divide by zero).
+        _require(scaling, "factor", rope_type)
+        return _default_inv_freq(dim, base)
     if rope_type == "ntk":
         factor = check_number(_require(scaling, "factor", "ntk"), "factor", minimum=1.0)
         return _default_inv_freq(dim, base * factor ** (dim / (dim - 2)))

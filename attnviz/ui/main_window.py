@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -39,7 +39,7 @@ from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.workers import qt_runner
 
 #: Bump when the set or arrangement of docks changes, so an old saved layout is ignored.
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 _AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -216,19 +216,8 @@ class MainWindow(QMainWindow):
 
     def _retranslate_controllers(self) -> None:
         """The texts of the actions the session and model controllers keep across rebuilds."""
-        tr = QCoreApplication.translate
-        s = self.session
-        s.open_action.setText(tr("SessionController", "&Open…"))
-        s.save_action.setText(tr("SessionController", "&Save"))
-        s.save_as_action.setText(tr("SessionController", "Save &As…"))
-        s.recent_menu.setTitle(tr("SessionController", "Open &Recent"))
-        s._update_title()
-        m = self.models
-        m.open_action.setText(tr("ModelController", "Open &Model…"))
-        m.card_action.setText(tr("ModelController", "Memory Card from This Model"))
-        m.card_action.setStatusTip(
-            tr("ModelController", "Fill the memory panel's card from the open model's config.json")
-        )
+        self.session.retranslate()
+        self.models.retranslate()
 
     # --- docks and layout --------------------------------------------------------------
     def _add_panel(self, cls) -> None:

@@ -123,6 +123,17 @@ class ModelController(QObject):
             path = _START.pop()
             QTimer.singleShot(0, lambda: self.open_path(path))
 
+    def retranslate(self) -> None:
+        """Texts in the language running now (after View → Language)."""
+        self.open_action.setText(QCoreApplication.translate("ModelController", "Open &Model…"))
+        self.card_action.setText(
+            QCoreApplication.translate("ModelController", "Memory Card from This Model")
+        )
+        self.card_action.setStatusTip(
+            QCoreApplication.translate(
+                "ModelController", "Fill the memory panel's card from the open model's config.json"
+            )
+        )
     def _install_menu(self) -> None:
         menu = self.window.menuBar().findChild(QMenu, "menu_file")
         if menu is None:

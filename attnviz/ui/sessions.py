@@ -89,6 +89,15 @@ class SessionController(QObject):
         window.installEventFilter(self)
         self._update_title()
 
+    def retranslate(self) -> None:
+        """Texts in the language running now (after View → Language)."""
+        self.open_action.setText(self.tr("&Open…"))
+        self.save_action.setText(self.tr("&Save"))
+        self.save_as_action.setText(self.tr("Save &As…"))
+        self.recent_menu.setTitle(self.tr("Open &Recent"))
+        self._fill_recent()
+        self._update_title()
+
     def _action(self, text: str, key) -> QAction:
         action = QAction(text, self.window)
         action.setShortcut(QKeySequence(key))

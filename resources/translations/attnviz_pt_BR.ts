@@ -1181,9 +1181,9 @@
 <context>
     <name>Language</name>
     <message>
-        <source>The new language takes effect the next time attnviz starts.</source>
+        <source>The translation into this language could not be loaded.</source>
         <extracomment>Shipped languages and their names in their own language (never translated, so that a user lost in a language they cannot read still finds their own). The menu choices: the system&apos;s language, or one of :data:`LANGUAGES`. Translation catalogues of Qt itself (standard buttons, file dialogs, context menus).</extracomment>
-        <translation>O novo idioma passa a valer na próxima vez que o attnviz for aberto.</translation>
+        <translation>Não foi possível carregar a tradução para este idioma.</translation>
     </message>
     <message>
         <source>The choice is saved, but the ATTNVIZ_LANG environment variable (%1) overrides it while it is set.</source>
@@ -1302,6 +1302,58 @@
     </message>
 </context>
 <context>
+    <name>LessonPanel</name>
+    <message>
+        <source>Lessons</source>
+        <extracomment>Rows of the lesson list kept in view before it scrolls.</extracomment>
+        <translation>Lições</translation>
+    </message>
+    <message>
+        <source>Each lesson walks through one section of the documents: every step sets up the panels and says what to look at.</source>
+        <translation>Cada lição percorre uma seção dos documentos: cada passo prepara os painéis e diz o que observar.</translation>
+    </message>
+    <message>
+        <source>◀ &amp;Back</source>
+        <translation>◀ &amp;Voltar</translation>
+    </message>
+    <message>
+        <source>The step before (PageUp while presenting)</source>
+        <translation>O passo anterior (PageUp durante a apresentação)</translation>
+    </message>
+    <message>
+        <source>&amp;Next ▶</source>
+        <translation>&amp;Avançar ▶</translation>
+    </message>
+    <message>
+        <source>The next step (PageDown while presenting)</source>
+        <translation>O próximo passo (PageDown durante a apresentação)</translation>
+    </message>
+    <message>
+        <source>&amp;Present (F5)</source>
+        <translation>A&amp;presentar (F5)</translation>
+    </message>
+    <message>
+        <source>Show this step full screen, for a lecture hall</source>
+        <translation>Mostrar este passo em tela cheia, para um auditório</translation>
+    </message>
+    <message>
+        <source>%1 steps</source>
+        <translation>%1 passos</translation>
+    </message>
+    <message>
+        <source>No lesson open</source>
+        <translation>Nenhuma lição aberta</translation>
+    </message>
+    <message>
+        <source>Pick a lesson in the list to start it.</source>
+        <translation>Escolha uma lição na lista para começá-la.</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>Passo %1 de %2</translation>
+    </message>
+</context>
+<context>
     <name>LogSlider</name>
     <message>
         <source>Exact value: %1</source>
@@ -1379,12 +1431,32 @@
         <translation>Texto maior em toda parte, para quem senta no fundo do auditório</translation>
     </message>
     <message>
+        <source>&amp;Presentation</source>
+        <translation>A&amp;presentação</translation>
+    </message>
+    <message>
+        <source>The open lesson full screen for a lecture hall: PageDown/PageUp step, B blacks the screen, Esc leaves</source>
+        <translation>A lição aberta em tela cheia, para um auditório: PageDown/PageUp avançam e voltam, B apaga a tela, Esc sai</translation>
+    </message>
+    <message>
+        <source>Present &amp;On</source>
+        <translation>Apresentar &amp;na tela</translation>
+    </message>
+    <message>
         <source>La&amp;nguage</source>
         <translation>&amp;Idioma</translation>
     </message>
     <message>
         <source>&amp;Help</source>
         <translation>Aj&amp;uda</translation>
+    </message>
+    <message>
+        <source>&amp;Lessons</source>
+        <translation>&amp;Lições</translation>
+    </message>
+    <message>
+        <source>Guided lessons through every section of the documents</source>
+        <translation>Lições guiadas por todas as seções dos documentos</translation>
     </message>
     <message>
         <source>&amp;About attnviz</source>
@@ -2299,6 +2371,39 @@
     <message>
         <source>Pause</source>
         <translation>Pausar</translation>
+    </message>
+</context>
+<context>
+    <name>Presentation</name>
+    <message>
+        <source>pointer: cell</source>
+        <extracomment>Interface font on a 1920×1080 stage; other sizes scale with the height. The pointer&apos;s spotlight modes, in the order H cycles through them.</extracomment>
+        <translation>ponteiro: célula</translation>
+    </message>
+    <message>
+        <source>pointer: row</source>
+        <translation>ponteiro: linha</translation>
+    </message>
+    <message>
+        <source>pointer: column</source>
+        <translation>ponteiro: coluna</translation>
+    </message>
+    <message>
+        <source>Lesson: %1, step %2</source>
+        <extracomment>Share of the width a panel takes beside another (default 2): figures with many tables need more, the controls less.</extracomment>
+        <translation>Lição: %1, passo %2</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>Passo %1 de %2</translation>
+    </message>
+    <message>
+        <source>PgDn next · PgUp back · B black · H pointer · Esc leave</source>
+        <translation>PgDn avança · PgUp volta · B tela preta · H ponteiro · Esc sai</translation>
+    </message>
+    <message>
+        <source>attnviz presentation</source>
+        <translation>apresentação do attnviz</translation>
     </message>
 </context>
 <context>

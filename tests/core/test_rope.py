@@ -520,3 +520,10 @@ def test_yarn_matches_a_torch_float32_port_of_transformers():
         got = rope_frequencies(dim, base, YARN)
         ref = _hf_yarn_torch(torch, dim, base, 4.0, 32768).double().numpy()
         assert _rel(got, ref) < 1e-6
+
+
+def test_ntk_and_dynamic_leave_a_single_pair_as_it_is():
+    # head_dim 2: one pair at θ₀ = base⁰ = 1, which no new base can change
+    for kind in ("ntk", "dynamic"):
+        scaling = {"rope_type": kind, "factor": 4.0, "original_max_position_embeddings": 64}
+        np.testing.assert_array_equal(rope_frequencies(2, 10000.0, scaling, seq_len=500), [1.0])

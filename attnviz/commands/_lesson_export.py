@@ -18,11 +18,6 @@ from pathlib import Path
 _STATE_OPTIONS = ("preset", "session", "model", "text", "matrix", "title")
 
 
-def register(_subparsers) -> None:
-    """Nothing to add: this module is ``attnviz export --lesson``, not a command of its own
-    (the command line asks every module of attnviz.commands to register)."""
-
-
 def slide_name(index: int, count: int) -> str:
     """The file name of step ``index`` (0-based) of ``count``: ``01.png`` …, padded alike."""
     return f"{index + 1:0{max(2, len(str(count)))}d}.png"
