@@ -47,6 +47,30 @@ _AREAS = {
 }
 
 
+class PanelMap(dict):
+    """The window's panels by id, each built the first time it is asked for.
+
+    ``pid in panels`` is True for every panel the window has; iterating gives the panels
+    built so far (a panel built later gets the theme of that moment).
+    """
+
+    def __init__(self, build) -> None:
+        super().__init__()
+        self._build = build
+        self.known: set[str] = set()
+
+    def __missing__(self, pid: str):
+        if pid not in self.known:
+            raise KeyError(pid)
+        return self._build(pid)
+
+    def __contains__(self, pid) -> bool:
+        return pid in self.known
+
+    def get(self, pid, default=None):
+        return self[pid] if pid in self.known else default
+
+
 class MainWindow(QMainWindow):
     """Top-level window of attnviz.
 
@@ -78,9 +102,11 @@ class MainWindow(QMainWindow):
         # Before the panels (the lessons dock plays on it); both outlive a language rebuild.
         self.lessons = LessonPlayer(self.workspace, self.undo, self)
         self.presenter = Presenter(self, self.lessons)
-        self.panels: dict[str, QWidget] = {}
+        self.panels = PanelMap(self._build_panel)
         self.docks: dict[str, QDockWidget] = {}
         self._areas: dict[str, str] = {}
+        self._classes: dict[str, type] = {}
+        self._dock_shown: dict[str, bool] = {}
         for cls in panel_classes():
             self._add_panel(cls)
         self.session = SessionController(self, self.document, self.undo)
@@ -102,9 +128,6 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.info_label)
         self.busy = BusyIndicator(self.resolver, self.statusBar(), self)
         self.statusBar().addPermanentWidget(self.busy)
-        heatmap = self.panels.get("heatmap")
-        if heatmap is not None:
-            heatmap.sigHoverText.connect(self.hover_label.setText)
 
         screen = self.screen().availableGeometry()
         self.resize(min(1400, int(screen.width() * 0.95)), min(880, int(screen.height() * 0.9)))
@@ -158,7 +181,8 @@ class MainWindow(QMainWindow):
     def _rebuild(self) -> None:
         layout = self.saveState(LAYOUT_VERSION)
         for cls in panel_classes():
-            self._replace_panel(cls)
+            if dict.__contains__(self.panels, cls.PANEL_ID):  # the others are built later
+                self._replace_panel(cls)
         self.menuBar().clear()
         for menu in self.menuBar().children():
             if isinstance(menu, QMenu):
@@ -189,7 +213,6 @@ class MainWindow(QMainWindow):
         self._retranslate_controllers()
         if self.saveState(LAYOUT_VERSION) != layout:
             self.restoreState(layout, LAYOUT_VERSION)
-        self.panels["heatmap"].sigHoverText.connect(self.hover_label.setText)
         self._on_q_theme_changed(self.themes.theme)
         self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
         self._on_lesson_step(self.lessons.lesson, self.lessons.index, raise_docks=False)
@@ -212,7 +235,9 @@ class MainWindow(QMainWindow):
         if shown is not None:
             dock.visibilityChanged.connect(shown)
             shown(was_shown)
-        self.panels[cls.PANEL_ID] = panel
+        dict.__setitem__(self.panels, cls.PANEL_ID, panel)
+        if cls.PANEL_ID == "heatmap":
+            panel.sigHoverText.connect(self.hover_label.setText)
 
     def _retranslate_controllers(self) -> None:
         """The texts of the actions the session and model controllers keep across rebuilds."""
@@ -221,23 +246,50 @@ class MainWindow(QMainWindow):
 
     # --- docks and layout --------------------------------------------------------------
     def _add_panel(self, cls) -> None:
-        panel = cls.create(self.workspace, self)
+        """A dock for ``cls``; the panel itself is built when the dock is first seen (or
+        the panel asked for), so the tabs behind others cost nothing at start-up."""
+        pid = cls.PANEL_ID
         dock = QDockWidget(cls.title(), self)
-        dock.setObjectName(f"dock-{cls.PANEL_ID}")
-        dock.setWidget(panel)
+        dock.setObjectName(f"dock-{pid}")
+        dock.setWidget(QWidget())
         dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetClosable
             | QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
         self.addDockWidget(_AREAS[cls.AREA], dock)
+        self.docks[pid] = dock
+        self._areas[pid] = cls.AREA
+        self._classes[pid] = cls
+        self._dock_shown[pid] = False
+        self.panels.known.add(pid)
+        dock.visibilityChanged.connect(lambda on, pid=pid: self._on_q_dock_visible(pid, on))
+
+    def _on_q_dock_visible(self, pid: str, on: bool) -> None:
+        self._dock_shown[pid] = on
+        if on and not dict.__contains__(self.panels, pid):
+            self._build_panel(pid)
+
+    def _build_panel(self, pid: str) -> QWidget:
+        """Build the panel ``pid`` into its dock (in the current theme); return it."""
+        cls, dock = self._classes[pid], self.docks[pid]
+        panel = cls.create(self.workspace, self)
+        dict.__setitem__(self.panels, pid, panel)
+        placeholder = dock.widget()
+        dock.setWidget(panel)
+        if placeholder is not None:
+            placeholder.deleteLater()
+        apply = getattr(panel, "apply_theme", None)
+        if apply is not None and hasattr(self, "themes"):
+            apply(self.themes.theme)
         shown = getattr(panel, "set_shown", None)
         if shown is not None:
             # A tab behind another counts as visible to Qt; the dock knows better.
             dock.visibilityChanged.connect(shown)
-        self.panels[cls.PANEL_ID] = panel
-        self.docks[cls.PANEL_ID] = dock
-        self._areas[cls.PANEL_ID] = cls.AREA
+            shown(self._dock_shown[pid])
+        if pid == "heatmap" and hasattr(self, "hover_label"):
+            panel.sigHoverText.connect(self.hover_label.setText)
+        return panel
 
     def _docks_in(self, area: str) -> list[QDockWidget]:
         return [d for p, d in self.docks.items() if self._areas[p] == area]

@@ -69,6 +69,12 @@ def run_self_test() -> int:
             missing = [p for p in panel_ids() if p not in window.panels]
             if missing:
                 return _fail(f"panels missing: {', '.join(missing)}")
+            for pid in panel_ids():
+                # Panels are built when first seen; here every one is built and shown once.
+                window.docks[pid].raise_()
+                app.processEvents()
+                if window.panels[pid] is None:
+                    return _fail(f"panel {pid} was not built")
             shot = window.grab()
             if shot.isNull() or shot.width() < 100:
                 return _fail("the main window did not paint")
@@ -82,5 +88,5 @@ def run_self_test() -> int:
         except Exception as exc:
             traceback.print_exc()
             return _fail(str(exc))
-    print(f"self-test: ok ({len(window.panels)} panels, {SIZE[0]}×{SIZE[1]} PNG)")
+    print(f"self-test: ok ({len(panel_ids())} panels, {SIZE[0]}×{SIZE[1]} PNG)")
     return 0

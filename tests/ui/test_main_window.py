@@ -40,8 +40,9 @@ def test_every_panel_is_a_dock_with_a_stable_name(window):
     assert names == {f"dock-{pid}" for pid in panel_ids()}
     for pid, dock in window.docks.items():
         assert dock.objectName() == f"dock-{pid}"
-        assert dock.widget() is window.panels[pid]
-        assert dock.windowTitle() == type(window.panels[pid]).title()
+        panel = window.panels[pid]  # built on first request
+        assert dock.widget() is panel
+        assert dock.windowTitle() == type(panel).title()
         features = dock.features()
         assert features & QDockWidget.DockWidgetFeature.DockWidgetClosable
         assert features & QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -238,3 +239,12 @@ def test_steps_one_to_four_and_the_verdict_fit_1280x720_in_large_type(qtbot, qap
         w.themes.set_large_fonts(False)
     finally:
         language.install_translations(qapp, "en")
+
+
+def test_panels_behind_other_tabs_are_built_when_first_seen(window, qtbot):
+    built = set(dict.keys(window.panels))
+    assert {"editor", "heatmap", "steps"} <= built  # the tabs in front
+    assert "overview" not in built and "layers" not in built  # start-up did not pay for them
+    window.docks["overview"].raise_()
+    qtbot.waitUntil(lambda: dict.__contains__(window.panels, "overview"), timeout=3000)
+    assert window.docks["overview"].widget() is window.panels["overview"]
