@@ -20,9 +20,9 @@ from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTabWidget,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt import QFlowLayout
 
 from attnviz.core.rope import ROPE_TYPES
 from attnviz.model.topic_presets import load_topic_preset, topic_preset_ids
@@ -89,12 +90,13 @@ class PositionsPanel(TopicPanel):
         )
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
-        layout.addLayout(self._build_settings())
+        layout.addWidget(self._build_settings())
         layout.addLayout(self._build_positions())
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.dial = ClockDial()
         self.dial.setObjectName("clock_dial")
         self.dial.sigStep.connect(self._on_q_step)
+        self.dial.set_height_for_width(False)
         self.splitter.addWidget(self.dial)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("position_plots")
@@ -115,6 +117,11 @@ class PositionsPanel(TopicPanel):
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setChildrenCollapsible(False)
         self.dial.setMinimumWidth(160)
+        # Below this the panel scrolls rather than squeezing the dial and plots to a strip;
+        # above it they take whatever height is left (their size hints are ignored, or a
+        # wrapping label above them would make the panel ask for the plots' natural height).
+        self.splitter.setMinimumHeight(160)
+        self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.tabs.setMinimumWidth(240)
         self.splitter.setSizes([400, 600])
         layout.addWidget(self.splitter, 1)
@@ -130,8 +137,7 @@ class PositionsPanel(TopicPanel):
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_settings(self) -> QGridLayout:
-        grid = QGridLayout()
+    def _build_settings(self) -> QWidget:
         self.preset = QComboBox()
         self.preset.setObjectName("positions_preset")
         for pid in topic_preset_ids("positions"):
@@ -184,40 +190,52 @@ class PositionsPanel(TopicPanel):
             spin.setToolTip(tip)
             spin.valueChanged.connect(lambda v, n=name, s=spin: self._write(s, **{n: float(v)}))
             self.extra[name] = spin
-        grid.addWidget(self.preset, 0, 0, 1, 2)
-        self._pair(grid, 0, 2, self.tr("Scaling"), self.rope_type)
-        self._pair(grid, 0, 4, self.tr("Factor"), self.factor)
-        self._pair(grid, 0, 6, self.tr("Trained at"), self.original)
-        self._pair(grid, 1, 0, self.tr("head_dim"), self.head_dim)
-        self._pair(grid, 1, 2, self.tr("Base"), self.base)
-        self.extra_labels = {}
+        # A flow: the settings wrap onto more lines in a narrow dock or with large fonts.
+        self.settings_box = QWidget()
+        flow = QFlowLayout(self.settings_box)
+        flow.setContentsMargins(0, 0, 0, 0)
+        self.preset.setMinimumContentsLength(18)
+        self.preset.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        flow.addWidget(self.preset)
+        for text, widget in (
+            (self.tr("Scaling"), self.rope_type),
+            (self.tr("Factor"), self.factor),
+            (self.tr("Trained at"), self.original),
+            (self.tr("head_dim"), self.head_dim),
+            (self.tr("Base"), self.base),
+        ):
+            flow.addWidget(self._pair(text, widget))
         names = {
             "low_freq_factor": self.tr("low"),
             "high_freq_factor": self.tr("high"),
             "beta_fast": self.tr("β fast"),
             "beta_slow": self.tr("β slow"),
         }
-        columns = {"low_freq_factor": 4, "high_freq_factor": 6, "beta_fast": 4, "beta_slow": 6}
+        self.extra_pairs = {}
         for name, spin in self.extra.items():
-            self.extra_labels[name] = self._pair(grid, 1, columns[name], names[name], spin)
-        for col in (1, 3, 5, 7):
-            grid.setColumnStretch(col, 1)
-        return grid
+            self.extra_pairs[name] = self._pair(names[name], spin)
+            flow.addWidget(self.extra_pairs[name])
+        return self.settings_box
 
     @staticmethod
-    def _pair(grid: QGridLayout, row: int, col: int, text: str, widget: QWidget) -> QLabel:
+    def _pair(text: str, widget: QWidget) -> QWidget:
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
         label = QLabel(text)
         label.setBuddy(widget)
-        label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        grid.addWidget(label, row, col)
-        grid.addWidget(widget, row, col + 1)
-        return label
+        row.addWidget(label)
+        row.addWidget(widget)
+        return box
 
     def _build_positions(self) -> QHBoxLayout:
         row = QHBoxLayout()
         label = QLabel(self.tr("Query position &m"))
         self.position = LogSlider(1, 65536, integer=True)
         self.position.spin.setMinimum(0)
+        self.position.slider.setMinimumWidth(120)  # never squeezed to a dot by large fonts
         self.position.setObjectName("position")
         self.position.setToolTip(
             self.tr("Drag to turn every hand: fast pairs spin, slow ones creep")
@@ -297,10 +315,8 @@ class PositionsPanel(TopicPanel):
         with blocked(self.rope_type):
             self.rope_type.setCurrentIndex(self.rope_type.findData(kind))
         self.factor.setEnabled(kind != "default")
-        for name, spin in self.extra.items():
-            shown = kind == ("llama3" if "freq" in name else "yarn")
-            spin.setVisible(shown)
-            self.extra_labels[name].setVisible(shown)
+        for name, box in self.extra_pairs.items():
+            box.setVisible(kind == ("llama3" if "freq" in name else "yarn"))
         self._on_original_context_changed()
 
     def _on_factor_changed(self) -> None:

@@ -239,7 +239,14 @@ class ClockDial(QWidget):
         return QSize(round(4 * line), round(3 * line))
 
     def hasHeightForWidth(self) -> bool:
-        return True
+        return getattr(self, "_height_for_width", True)
+
+    def set_height_for_width(self, on: bool) -> None:
+        """Ask a layout for the height the clocks want at a width (True, the default), or
+        fit the clocks into whatever rectangle the layout gives (in a scrolled panel, where
+        asking would make the panel as tall as 64 clocks)."""
+        self._height_for_width = bool(on)
+        self.updateGeometry()
 
     def heightForWidth(self, width: int) -> int:
         n = max(1, self._shown.size)
