@@ -13,7 +13,7 @@ SHOW_AFTER_MS = 150
 
 
 class BusyIndicator(QWidget):
-    """"Computing…" with a running bar while the resolver works; its errors in the status bar.
+    """ "Computing…" with a running bar while the resolver works; its errors in the status bar.
 
     The interface stays usable meanwhile: the last matrix stays on screen, and a newer edit
     simply supersedes the job in flight (its result is dropped), so no cancel is needed.

@@ -197,8 +197,12 @@ class MainWindow(QMainWindow):
         # The undo and redo actions follow the history through plain functions: let go of
         # them before the actions go, or the next edit would reach a deleted action.
         stack = self.undo.stack
-        for signal in (stack.undoTextChanged, stack.redoTextChanged, stack.canUndoChanged,
-                       stack.canRedoChanged):
+        for signal in (
+            stack.undoTextChanged,
+            stack.redoTextChanged,
+            stack.canUndoChanged,
+            stack.canRedoChanged,
+        ):
             with contextlib.suppress(RuntimeError, TypeError):
                 signal.disconnect()
         shiboken6.delete(self._chrome)

@@ -134,6 +134,7 @@ class ModelController(QObject):
                 "ModelController", "Fill the memory panel's card from the open model's config.json"
             )
         )
+
     def _install_menu(self) -> None:
         menu = self.window.menuBar().findChild(QMenu, "menu_file")
         if menu is None:

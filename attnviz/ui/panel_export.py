@@ -136,9 +136,7 @@ def export_panel(workspace, panel_id: str, path, spec: ExportSpec, matrix: str |
     ext = path.suffix.lower().lstrip(".")
     spec.check()
     if ext in ("csv", "npy"):
-        name = matrix or spec.matrix or (
-            workspace.state.matrix if panel_id == "heatmap" else None
-        )
+        name = matrix or spec.matrix or (workspace.state.matrix if panel_id == "heatmap" else None)
         if name is None:
             raise ExportError(f"say which data array of {panel_id} to write")
         try:

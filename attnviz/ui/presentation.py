@@ -65,8 +65,18 @@ PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
 BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
 #: Share of the width a panel takes beside another (default 2): figures with many tables
 #: need more, the controls less.
-WIDTH_WEIGHTS = {"controls": 1, "gradient": 3, "memory": 3, "heads": 3, "positions": 3,
-                 "embedding": 3, "reach": 3, "overview": 3, "tiles": 3, "layers": 3}
+WIDTH_WEIGHTS = {
+    "controls": 1,
+    "gradient": 3,
+    "memory": 3,
+    "heads": 3,
+    "positions": 3,
+    "embedding": 3,
+    "reach": 3,
+    "overview": 3,
+    "tiles": 3,
+    "layers": 3,
+}
 
 
 def _tr(text: str) -> str:
@@ -145,8 +155,11 @@ class LessonPlayer(QObject):
 
     def next(self) -> bool:
         """The next step (nothing past the last)."""
-        return self.lesson is not None and self.index + 1 < len(self.lesson) and self.go(
-            self.index + 1)
+        return (
+            self.lesson is not None
+            and self.index + 1 < len(self.lesson)
+            and self.go(self.index + 1)
+        )
 
     def previous(self) -> bool:
         """The step before (nothing before the first)."""
@@ -158,8 +171,11 @@ class LessonPlayer(QObject):
         self.sigStepChanged.emit(None, -1)
 
     def _play(self, lesson: Lesson, index: int) -> bool:
-        label = QCoreApplication.translate("Presentation", "Lesson: %1, step %2").replace(
-            "%1", lesson.title_in(language.active_language())).replace("%2", str(index + 1))
+        label = (
+            QCoreApplication.translate("Presentation", "Lesson: %1, step %2")
+            .replace("%1", lesson.title_in(language.active_language()))
+            .replace("%2", str(index + 1))
+        )
         try:
             if self.undo is not None:
                 with self.undo.merging(label):
@@ -235,10 +251,14 @@ class Stage(QWidget):
         lang = language.active_language()
         step = self.lesson.steps[self.index]
         self.caption.setText(caption_html(step.caption_in(lang)))
-        where = QCoreApplication.translate("Presentation", "Step %1 of %2").replace(
-            "%1", str(self.index + 1)).replace("%2", str(len(self.lesson)))
+        where = (
+            QCoreApplication.translate("Presentation", "Step %1 of %2")
+            .replace("%1", str(self.index + 1))
+            .replace("%2", str(len(self.lesson)))
+        )
         keys = QCoreApplication.translate(
-            "Presentation", "PgDn next · PgUp back · B black · H pointer · Esc leave")
+            "Presentation", "PgDn next · PgUp back · B black · H pointer · Esc leave"
+        )
         if self.pointer != "off":
             keys = f"{_tr(_POINTER_NAMES[self.pointer])}   ·   {keys}"
         self.footer.setText(f"{self.lesson.title_in(lang)}   ·   {where}   ·   {keys}")
@@ -386,7 +406,8 @@ class Presenter(QObject):
         self.stage = stage
         try:
             ready = self.player.lesson is not None or bool(
-                self.player.lessons and self.player.open(self.player.lessons[0].id))
+                self.player.lessons and self.player.open(self.player.lessons[0].id)
+            )
         except LessonError as exc:  # a broken lesson file: say so, present nothing
             self.player.sigFailed.emit(str(exc))
             ready = False
@@ -440,9 +461,13 @@ class Presenter(QObject):
     # --- keys ----------------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:
         stage = self.stage
-        if (stage is None or event.type() != QEvent.Type.KeyPress
-                or not isinstance(obj, QWidget) or not shiboken6.isValid(stage)
-                or obj.window() is not stage):
+        if (
+            stage is None
+            or event.type() != QEvent.Type.KeyPress
+            or not isinstance(obj, QWidget)
+            or not shiboken6.isValid(stage)
+            or obj.window() is not stage
+        ):
             return False
         return self.key(event.key(), obj)
 
@@ -468,8 +493,16 @@ class Presenter(QObject):
 
 
 # --- slides ------------------------------------------------------------------------------
-def render_step(workspace, lesson: Lesson, index: int, width: int, height: int, *,
-                dark: bool = False, timeout: float = 120.0) -> QImage:
+def render_step(
+    workspace,
+    lesson: Lesson,
+    index: int,
+    width: int,
+    height: int,
+    *,
+    dark: bool = False,
+    timeout: float = 120.0,
+) -> QImage:
     """Step ``index`` of ``lesson`` as the stage shows it, ``width × height`` pixels exactly.
 
     The stage is laid out on a 1920×1080-high logical canvas (the width follows the aspect)
@@ -495,9 +528,12 @@ def render_step(workspace, lesson: Lesson, index: int, width: int, height: int, 
         try:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-            stage.render(painter, QPoint(0, 0), QRegion(),
-                         QWidget.RenderFlag.DrawChildren
-                         | QWidget.RenderFlag.DrawWindowBackground)
+            stage.render(
+                painter,
+                QPoint(0, 0),
+                QRegion(),
+                QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground,
+            )
         finally:
             painter.end()
         image.setDevicePixelRatio(1.0)

@@ -66,8 +66,10 @@ class SessionController(QObject):
         super().__init__(window)
         self.window = window
         if isinstance(document, Topic):
-            document = undo.document if undo.document[document.NAME] is document else Document(
-                **{document.NAME: document}
+            document = (
+                undo.document
+                if undo.document[document.NAME] is document
+                else Document(**{document.NAME: document})
             )
         self.document = document
         self.undo = undo

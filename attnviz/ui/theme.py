@@ -101,10 +101,14 @@ def presentation_theme(dark: bool) -> Theme:
 def presentation_palette(dark: bool) -> QPalette:
     """The Qt palette of :func:`presentation_theme`: no grey text, strong selection colours."""
     pal = palette_for(presentation_theme(dark))
-    ink, paper = (QColor("#ffffff"), QColor("#000000")) if dark else (
-        QColor("#000000"), QColor("#ffffff"))
-    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text,
-                 QPalette.ColorRole.ButtonText):
+    ink, paper = (
+        (QColor("#ffffff"), QColor("#000000")) if dark else (QColor("#000000"), QColor("#ffffff"))
+    )
+    for role in (
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+    ):
         pal.setColor(QPalette.ColorGroup.Active, role, ink)
         pal.setColor(QPalette.ColorGroup.Inactive, role, ink)
     for role in (QPalette.ColorRole.Window, QPalette.ColorRole.Base):

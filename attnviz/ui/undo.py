@@ -90,8 +90,6 @@ def change_label(names) -> str:
     return QCoreApplication.translate("UndoController", "Edit")
 
 
-
-
 class HistoryStack(QObject):
     """A :class:`History` with the calls and signals of a ``QUndoStack``."""
 

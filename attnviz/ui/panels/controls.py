@@ -118,8 +118,10 @@ class ControlsPanel(StatePanel):
         d_k_label = QLabel(self.tr("&d_k"))
         d_k_label.setBuddy(self.d_k)
         d_k_label.setToolTip(
-            self.tr("Width of the queries and keys: the slider stops at powers of two, the box "
-                    "takes any whole number")
+            self.tr(
+                "Width of the queries and keys: the slider stops at powers of two, the box "
+                "takes any whole number"
+            )
         )
         form.addRow(d_k_label, self.d_k)
         self.scale = QCheckBox(self.tr("Divide scores by √d_k"))
@@ -151,9 +153,11 @@ class ControlsPanel(StatePanel):
         self.spread.setObjectName("spread")
         self.spread.setWordWrap(True)
         self.spread.setToolTip(
-            self.tr("Standard deviation of the scores S over the pairs the softmax sees. "
-                    "Scores 20 apart give weights in the ratio e⁻²⁰ ≈ 2·10⁻⁹: a hard "
-                    "argmax, and a gradient of zero.")
+            self.tr(
+                "Standard deviation of the scores S over the pairs the softmax sees. "
+                "Scores 20 apart give weights in the ratio e⁻²⁰ ≈ 2·10⁻⁹: a hard "
+                "argmax, and a gradient of zero."
+            )
         )
         form.addRow(self.spread)
         self.rope = QCheckBox(self.tr("Rotate Q and K by position (RoPE)"))
@@ -202,8 +206,10 @@ class ControlsPanel(StatePanel):
         self.stretch_weights = QCheckBox(self.tr("Stretch A's colours to its range"))
         self.stretch_weights.setObjectName("stretch_weights")
         self.stretch_weights.setToolTip(
-            self.tr("Off: a weight's colour means the same probability in every picture, so "
-                    "the matrices with and without √d_k compare. On: small differences show.")
+            self.tr(
+                "Off: a weight's colour means the same probability in every picture, so "
+                "the matrices with and without √d_k compare. On: small differences show."
+            )
         )
         self.stretch_weights.toggled.connect(self._on_q_stretch_weights)
         form.addRow(self.stretch_weights)

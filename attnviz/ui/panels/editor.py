@@ -309,8 +309,10 @@ class EditorPanel(StatePanel):
         """Toggle the sentence between its order and ``other`` (the same tokens, reordered);
         each token keeps its vectors, so only positions can tell the two apart."""
         current = list(self.state.tokens)
-        target = list(other) if current != list(other) else list(
-            load_preset(self.state.preset_id).tokens
+        target = (
+            list(other)
+            if current != list(other)
+            else list(load_preset(self.state.preset_id).tokens)
         )
         if sorted(target) != sorted(current):
             return False  # the sentence was edited: there is nothing to swap

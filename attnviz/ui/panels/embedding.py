@@ -69,8 +69,9 @@ def rank_bins(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the log spacing is finer than one rank) are dropped.
     """
     v = counts.shape[0]
-    edges = np.unique(np.round(np.logspace(0, np.log10(v + 1),
-                                           int(np.log10(v + 1) * BINS_PER_DECADE) + 2)))
+    edges = np.unique(
+        np.round(np.logspace(0, np.log10(v + 1), int(np.log10(v + 1) * BINS_PER_DECADE) + 2))
+    )
     edges = edges.astype(np.int64)
     edges[-1] = v + 1
     starts, stops = edges[:-1] - 1, edges[1:] - 1  # row indices [start, stop)
@@ -152,9 +153,7 @@ class EmbeddingPanel(BackgroundTopicPanel):
         self.exponent.setRange(0.0, 3.0)
         self.exponent.setSingleStep(0.1)
         self.exponent.setToolTip(self.tr("Zipf exponent: 1 is like natural text, 0 uniform"))
-        self.exponent.valueChanged.connect(
-            lambda v: self._write(self.exponent, exponent=float(v))
-        )
+        self.exponent.valueChanged.connect(lambda v: self._write(self.exponent, exponent=float(v)))
         self.seed = QSpinBox()
         self.seed.setRange(0, MAX_SEED)
         self.seed.setToolTip(self.tr("Another draw of the batch"))
@@ -322,16 +321,21 @@ class EmbeddingPanel(BackgroundTopicPanel):
             self.hover.clear()
             return
         if first == last:
-            text = self.tr("row %1 (rank %2): %3 in the batch, gradient norm %4").replace(
-                "%1", grouped(first)
-            ).replace("%2", grouped(first + 1)).replace("%3", grouped(int(res.counts[first])))
+            text = (
+                self.tr("row %1 (rank %2): %3 in the batch, gradient norm %4")
+                .replace("%1", grouped(first))
+                .replace("%2", grouped(first + 1))
+                .replace("%3", grouped(int(res.counts[first])))
+            )
             self.hover.setText(text.replace("%4", f"{res.row_norms[first]:.3g}"))
             return
         part = res.counts[first : last + 1]
         text = self.tr("rows %1–%2: %3 tokens, %4 of %5 rows touched")
         self.hover.setText(
-            text.replace("%1", grouped(first)).replace("%2", grouped(last))
-            .replace("%3", grouped(int(part.sum()))).replace("%4", str(int(np.count_nonzero(part))))
+            text.replace("%1", grouped(first))
+            .replace("%2", grouped(last))
+            .replace("%3", grouped(int(part.sum())))
+            .replace("%4", str(int(np.count_nonzero(part))))
             .replace("%5", str(part.size))
         )
 

@@ -79,7 +79,7 @@ def _num(value: int) -> str:
 
 
 def layout_kind(n_heads: int, n_kv_heads: int) -> str:
-    """"MHA", "MQA" or "GQA" for a head layout, with how many query heads share a KV head."""
+    """ "MHA", "MQA" or "GQA" for a head layout, with how many query heads share a KV head."""
     if n_kv_heads == n_heads:
         return QCoreApplication.translate("HeadsPanel", "MHA: one KV head per query head")
     if n_kv_heads == 1:
@@ -103,10 +103,12 @@ class HeadsPanel(TopicPanel):
         self._theme: Theme = LIGHT
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
-        self.note = QLabel(self.tr(
-            "Chapter 003, multi-head: X·W gives each head its Q, K, V; the heads side by "
-            "side, times W^O, give the output."
-        ))
+        self.note = QLabel(
+            self.tr(
+                "Chapter 003, multi-head: X·W gives each head its Q, K, V; the heads side by "
+                "side, times W^O, give the output."
+            )
+        )
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
         layout.addLayout(self._build_controls())
@@ -179,14 +181,14 @@ class HeadsPanel(TopicPanel):
 
     def _build_tables(self) -> QWidget:
         self.shapes = self._table("shapes_table", 3)
-        self.shapes.setHorizontalHeaderLabels(
-            [self.tr("Array"), self.tr("Shape"), self.tr("Here")]
-        )
+        self.shapes.setHorizontalHeaderLabels([self.tr("Array"), self.tr("Shape"), self.tr("Here")])
         self.flops = self._table("flops_table", 4)
-        self.flops.setToolTip(self.tr(
-            "Columns: one head of width h·d_head; h heads of width d_head with a KV head "
-            "each (MHA); the same heads sharing n_kv_heads KV heads"
-        ))
+        self.flops.setToolTip(
+            self.tr(
+                "Columns: one head of width h·d_head; h heads of width d_head with a KV head "
+                "each (MHA); the same heads sharing n_kv_heads KV heads"
+            )
+        )
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.shapes)
         split.addWidget(self.flops)
@@ -261,16 +263,20 @@ class HeadsPanel(TopicPanel):
     def _on_results(self, res) -> None:
         s = self.state
         head = s.head_index if res.projections else 0
-        self.grid.set_data(res.weights, _allowed(res), res.groups, res.tokens, head,
-                           res.too_large or "")
+        self.grid.set_data(
+            res.weights, _allowed(res), res.groups, res.tokens, head, res.too_large or ""
+        )
         if res.projections:
-            self.blocks.set_layout(len(res.tokens), res.d_model, res.n_heads, res.n_kv_heads,
-                                   res.d_head, head)
+            self.blocks.set_layout(
+                len(res.tokens), res.d_model, res.n_heads, res.n_kv_heads, res.d_head, head
+            )
         else:
-            self.blocks.set_message(self.tr(
-                "Q, K and V are typed or come from a synthetic head: one head, no X and no W. "
-                "Use learned projections to split a model into heads."
-            ))
+            self.blocks.set_message(
+                self.tr(
+                    "Q, K and V are typed or come from a synthetic head: one head, no X and no W. "
+                    "Use learned projections to split a model into heads."
+                )
+            )
         self._fill_shapes(res)
         self._fill_flops(res)
         self._write_summary(res)
@@ -302,8 +308,10 @@ class HeadsPanel(TopicPanel):
             table.setHorizontalHeaderLabels([self.tr("FLOPs need the projections")])
             return
         h, h_kv, d = res.n_heads, res.n_kv_heads, res.d_head
-        columns = [("wide", self.tr("1 × %1").replace("%1", str(h * d))),
-                   ("narrow", self.tr("%1 × %2").replace("%1", str(h)).replace("%2", str(d)))]
+        columns = [
+            ("wide", self.tr("1 × %1").replace("%1", str(h * d))),
+            ("narrow", self.tr("%1 × %2").replace("%1", str(h)).replace("%2", str(d))),
+        ]
         if h_kv != h:
             columns.append(("model", self.tr("%1 KV").replace("%1", str(h_kv))))
         table.setColumnCount(1 + len(columns))
@@ -329,19 +337,29 @@ class HeadsPanel(TopicPanel):
 
     def _write_summary(self, res) -> None:
         if not res.projections:
-            self.summary.setText(self.tr("One head: n = %1, d_k = %2.").replace(
-                "%1", str(len(res.tokens))).replace("%2", str(res.d_head)))
+            self.summary.setText(
+                self.tr("One head: n = %1, d_k = %2.")
+                .replace("%1", str(len(res.tokens)))
+                .replace("%2", str(res.d_head))
+            )
             return
         h, h_kv, d = res.n_heads, res.n_kv_heads, res.d_head
         narrow, model = res.flops["narrow"], res.flops["model"]
         text = self.tr("%1 heads × %2 = 1 head × %3: %4 FLOPs either way (%1× the scores).")
-        for mark, part in (("%1", str(h)), ("%2", str(d)), ("%3", str(h * d)),
-                           ("%4", _num(narrow.total))):
+        for mark, part in (
+            ("%1", str(h)),
+            ("%2", str(d)),
+            ("%3", str(h * d)),
+            ("%4", _num(narrow.total)),
+        ):
             text = text.replace(mark, part)
         if h_kv != h:
             cache = self.tr(" KV cache: %1 numbers per token, not %2 (÷%3).")
-            for mark, part in (("%1", _num(model.kv_cache)), ("%2", _num(narrow.kv_cache)),
-                               ("%3", str(h // h_kv))):
+            for mark, part in (
+                ("%1", _num(model.kv_cache)),
+                ("%2", _num(narrow.kv_cache)),
+                ("%3", str(h // h_kv)),
+            ):
                 cache = cache.replace(mark, part)
             text += cache
         self.summary.setText(text)

@@ -333,8 +333,10 @@ class HeatmapPanel(StatePanel):
         if math.isnan(e):
             return ""
         n = self.state.n
-        text = self.tr("entropy of the row of “%1” = %2 nats   (0: one key takes all; "
-                       "ln %3 = %4: spread evenly)")
+        text = self.tr(
+            "entropy of the row of “%1” = %2 nats   (0: one key takes all; "
+            "ln %3 = %4: spread evenly)"
+        )
         return _fill(text, self.state.tokens[row], fmt(e, 3), n, fmt(self.view.max_entropy, 3))
 
     def _on_q_hover(self, row: int, col: int, _value: float) -> None:

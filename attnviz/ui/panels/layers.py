@@ -92,8 +92,9 @@ class LayersPanel(TopicPanel):
         label = QLabel(self.tr("&Sentence"))
         self.text = QLineEdit()
         self.text.setObjectName("model_text")
-        self.text.setToolTip(self.tr("Runs through the model once; its tokenizer makes the "
-                                     "tokens (Enter)"))
+        self.text.setToolTip(
+            self.tr("Runs through the model once; its tokenizer makes the tokens (Enter)")
+        )
         self.text.returnPressed.connect(self._on_q_run)
         label.setBuddy(self.text)
         row.addWidget(label)
@@ -117,13 +118,13 @@ class LayersPanel(TopicPanel):
         for combo in (self.query, self.key):
             # Narrow when the dock is: long tokens are cut in the box, whole in the list.
             combo.setSizeAdjustPolicy(
-                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
             combo.setMinimumContentsLength(8)
             combo.activated.connect(self._on_q_link)
         self.by_link = QCheckBox(self.tr("&Colour by the link"))
         self.by_link.setObjectName("by_link")
-        self.by_link.setToolTip(self.tr("Fill each head with its weight from the query to "
-                                        "the key"))
+        self.by_link.setToolTip(self.tr("Fill each head with its weight from the query to the key"))
         self.by_link.toggled.connect(self._on_selected_cell_changed)
         self.strongest = QPushButton(self.tr("Show the &strongest"))
         self.strongest.setObjectName("show_strongest")
@@ -199,8 +200,11 @@ class LayersPanel(TopicPanel):
             return
         if cap is not self._capture:
             self._capture = cap
-            self.grid.set_data([lc.weights for lc in cap.layers], self.state.tokens,
-                               (self.state.layer, self.state.model_head))
+            self.grid.set_data(
+                [lc.weights for lc in cap.layers],
+                self.state.tokens,
+                (self.state.layer, self.state.model_head),
+            )
         self._on_layer_changed()
         self._on_selected_cell_changed()
         self._write_caption(cap)
@@ -208,32 +212,46 @@ class LayersPanel(TopicPanel):
     def _show_empty(self) -> None:
         s = self.state
         if s.model_path and STORE.loaded(s.model_path) is not None:
-            text = self.tr("The head shown is not the model's (a what-if, or another head "
-                           "source). Click a head to show the model's again.")
+            text = self.tr(
+                "The head shown is not the model's (a what-if, or another head "
+                "source). Click a head to show the model's again."
+            )
             cap = STORE.cached(s.model_path, s.model_text)
             if cap is not None:
                 self._capture = None
-                self.grid.set_data([lc.weights for lc in cap.layers], display_tokens(cap),
-                                   (s.layer, s.model_head))
+                self.grid.set_data(
+                    [lc.weights for lc in cap.layers], display_tokens(cap), (s.layer, s.model_head)
+                )
                 self.grid.set_link(None, False)
                 self._detached = cap
                 self.caption.setText(text)
                 self.summary.clear()
                 return
         self._detached = None
-        self.grid.set_message(self.tr("Open a Hugging Face model folder (File → Open Model… "
-                                      "or attnviz --model DIR) to see every head of every "
-                                      "layer here."))
+        self.grid.set_message(
+            self.tr(
+                "Open a Hugging Face model folder (File → Open Model… "
+                "or attnviz --model DIR) to see every head of every "
+                "layer here."
+            )
+        )
         self.caption.clear()
         self.summary.clear()
 
     def _write_caption(self, cap) -> None:
         special = [t for t, s in zip(self.state.tokens, cap.special, strict=False) if s]
-        text = self.tr("%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as "
-                       "the model sees them")
-        for mark, part in (("%1", cap.name), ("%2", cap.kind), ("%3", str(len(cap.layers))),
-                           ("%4", str(cap.n_heads)), ("%5", str(cap.n_kv_heads)),
-                           ("%6", str(cap.head_dim)), ("%7", str(len(cap.tokens)))):
+        text = self.tr(
+            "%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as the model sees them"
+        )
+        for mark, part in (
+            ("%1", cap.name),
+            ("%2", cap.kind),
+            ("%3", str(len(cap.layers))),
+            ("%4", str(cap.n_heads)),
+            ("%5", str(cap.n_kv_heads)),
+            ("%6", str(cap.head_dim)),
+            ("%7", str(len(cap.tokens))),
+        ):
             text = text.replace(mark, part)
         if special:
             text += self.tr("; special: %1").replace("%1", " ".join(special))
@@ -243,20 +261,30 @@ class LayersPanel(TopicPanel):
         cap, s = self._capture, self.state
         if cap is None or s.head != "model":
             return
-        text = self.tr("Shown: layer %1, head %2 (KV head %3).").replace(
-            "%1", str(s.layer)).replace("%2", str(s.model_head)).replace(
-            "%3", str(s.model_head // (cap.n_heads // cap.n_kv_heads)))
+        text = (
+            self.tr("Shown: layer %1, head %2 (KV head %3).")
+            .replace("%1", str(s.layer))
+            .replace("%2", str(s.model_head))
+            .replace("%3", str(s.model_head // (cap.n_heads // cap.n_kv_heads)))
+        )
         cell = s.selected_cell
         if cell is not None:
             a = link_strength(cap, *cell)
             order = np.argsort(a, axis=None)[::-1][:3]
             best = ", ".join(
-                self.tr("L%1·h%2 %3").replace("%1", str(i)).replace("%2", str(j)).replace(
-                    "%3", fmt(a[i, j], 2))
-                for i, j in (np.unravel_index(o, a.shape) for o in order))
+                self.tr("L%1·h%2 %3")
+                .replace("%1", str(i))
+                .replace("%2", str(j))
+                .replace("%3", fmt(a[i, j], 2))
+                for i, j in (np.unravel_index(o, a.shape) for o in order)
+            )
             link = self.tr(" “%1” → “%2”: A = %3 here; strongest %4.")
-            for mark, part in (("%1", s.tokens[cell[0]]), ("%2", s.tokens[cell[1]]),
-                               ("%3", fmt(a[s.layer, s.model_head], 2)), ("%4", best)):
+            for mark, part in (
+                ("%1", s.tokens[cell[0]]),
+                ("%2", s.tokens[cell[1]]),
+                ("%3", fmt(a[s.layer, s.model_head], 2)),
+                ("%4", best),
+            ):
                 link = link.replace(mark, part)
             text += link
         self.summary.setText(text)

@@ -48,8 +48,12 @@ class LessonPanel(StatePanel):
         self.player = player if player is not None else LessonPlayer(workspace, parent=self)
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
-        intro = QLabel(self.tr("Each lesson walks through one section of the documents: every "
-                               "step sets up the panels and says what to look at."))
+        intro = QLabel(
+            self.tr(
+                "Each lesson walks through one section of the documents: every "
+                "step sets up the panels and says what to look at."
+            )
+        )
         intro.setWordWrap(True)
         layout.addWidget(intro)
         self.list = QListWidget()
@@ -143,8 +147,7 @@ class LessonPanel(StatePanel):
     def lesson_ids(self) -> list[str]:
         """The ids in the list, in its order."""
         self._fill()
-        return [self.list.item(i).data(Qt.ItemDataRole.UserRole)
-                for i in range(self.list.count())]
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
 
     def _on_q_item(self, item: QListWidgetItem) -> None:
         lesson_id = item.data(Qt.ItemDataRole.UserRole)
@@ -164,8 +167,11 @@ class LessonPanel(StatePanel):
         else:
             lang = language.active_language()
             self.heading.setText(lesson.title_in(lang))
-            self.position.setText(self.tr("Step %1 of %2").replace("%1", str(index + 1))
-                                  .replace("%2", str(len(lesson))))
+            self.position.setText(
+                self.tr("Step %1 of %2")
+                .replace("%1", str(index + 1))
+                .replace("%2", str(len(lesson)))
+            )
             self.caption.setText(caption_html(lesson.steps[index].caption_in(lang)))
             ids = self.lesson_ids()
             if lesson.id in ids:

@@ -152,9 +152,7 @@ class MemoryPanel(TopicPanel):
         self.model.setMinimumContentsLength(14)  # long card names must not widen the dock
         self.from_model = QPushButton(self.tr("From the open model"))
         self.from_model.setObjectName("from_model")
-        self.from_model.setToolTip(
-            self.tr("The card of the model opened with File → Open Model…")
-        )
+        self.from_model.setToolTip(self.tr("The card of the model opened with File → Open Model…"))
         self.from_model.clicked.connect(self._on_q_from_model)
         self.from_model.setEnabled(False)
         self.tiles_link = QToolButton()
@@ -228,8 +226,10 @@ class MemoryPanel(TopicPanel):
     def _on_name_changed(self) -> None:
         i = self.model.findData(CUSTOM)
         custom = self.state.model == CUSTOM
-        text = self.tr("Custom: %1").replace("%1", self.state.name) if custom else self.tr(
-            "Custom card"
+        text = (
+            self.tr("Custom: %1").replace("%1", self.state.name)
+            if custom
+            else self.tr("Custom card")
         )
         self.model.setItemText(i, text)
 
@@ -295,9 +295,7 @@ class MemoryPanel(TopicPanel):
         try:
             value = float(text.replace(",", "."))
         except ValueError:
-            self.show_error(
-                self.tr("GPU memory must be a number of GB, e.g. 80 or 141"), self.gpu
-            )
+            self.show_error(self.tr("GPU memory must be a number of GB, e.g. 80 or 141"), self.gpu)
             self._on_gpu_gb_changed()
             return
         self._write(self.gpu, gpu_gb=value)

@@ -200,9 +200,13 @@ class OverviewPanel(TopicPanel):
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
         cells = (
-            (self.tr("n"), self.n), (self.tr("d_k"), self.d_k), (self.tr("Head"), self.head),
-            (self.tr("Seed"), self.seed), (self.tr("Cells"), self.bins),
-            (self.tr("Cell"), self.reduce), (self.tr("Backend"), self.backend),
+            (self.tr("n"), self.n),
+            (self.tr("d_k"), self.d_k),
+            (self.tr("Head"), self.head),
+            (self.tr("Seed"), self.seed),
+            (self.tr("Cells"), self.bins),
+            (self.tr("Cell"), self.reduce),
+            (self.tr("Backend"), self.backend),
             (self.tr("Precision"), self.dtype),
         )
         for i, (text, widget) in enumerate(cells):
@@ -311,8 +315,9 @@ class OverviewPanel(TopicPanel):
 
     def _on_q_progress(self, fraction: float) -> None:
         self.progress.setValue(round(1000 * fraction))
-        self.progress.setFormat(self.tr("Computing the map… %1%").replace(
-            "%1", str(math.floor(100 * fraction))))
+        self.progress.setFormat(
+            self.tr("Computing the map… %1%").replace("%1", str(math.floor(100 * fraction)))
+        )
 
     def _on_q_overview(self, ov) -> None:
         self.resolver.store(ov)
@@ -449,15 +454,20 @@ class OverviewPanel(TopicPanel):
             size = grouped(math.ceil(n / bins))
             text = (
                 self.tr("%1 tokens, %2 head: each cell the %3 of a %4 × %5 block of weights")
-                .replace("%1", grouped(n)).replace("%2", head).replace("%3", how)
-                .replace("%4", size).replace("%5", size)
+                .replace("%1", grouped(n))
+                .replace("%2", head)
+                .replace("%3", how)
+                .replace("%4", size)
+                .replace("%5", size)
             )
             return text + (" " + self.tr("(computing…)") if computing else "")
         re, ce = detail.row_edges, detail.col_edges
         where = (
             self.tr("queries %1–%2 × keys %3–%4")
-            .replace("%1", grouped(re[0])).replace("%2", grouped(re[-1] - 1))
-            .replace("%3", grouped(ce[0])).replace("%4", grouped(ce[-1] - 1))
+            .replace("%1", grouped(re[0]))
+            .replace("%2", grouped(re[-1] - 1))
+            .replace("%3", grouped(ce[0]))
+            .replace("%4", grouped(ce[-1] - 1))
         )
         if detail.exact:
             text = self.tr("%1 tokens, %2 head; %3: the exact weights")
@@ -472,8 +482,10 @@ class OverviewPanel(TopicPanel):
         """The line under the map while the mouse is elsewhere: what the map costs."""
         n, d = res.values["n"], res.values["d_k"]
         self._estimate = (
-            self.tr("Working memory ≈ %1; the n×n matrix would take %2 in float32 · "
-                    "%3 scores, %4 multiply-adds")
+            self.tr(
+                "Working memory ≈ %1; the n×n matrix would take %2 in float32 · "
+                "%3 scores, %4 multiply-adds"
+            )
             .replace("%1", _bytes(res.need_bytes))
             .replace("%2", _bytes(4 * n * n))
             .replace("%3", grouped(n * n))

@@ -174,9 +174,7 @@ class PositionsPanel(TopicPanel):
         self.original.setRange(1, MAX_POSITION)
         self.original.setSingleStep(1024)
         self.original.setToolTip(self.tr("The context the model was trained at"))
-        self.original.valueChanged.connect(
-            lambda v: self._write(self.original, original_context=v)
-        )
+        self.original.valueChanged.connect(lambda v: self._write(self.original, original_context=v))
         self.extra = {}
         for name, tip in (
             ("low_freq_factor", self.tr("Llama 3: wavelengths above original/low are slowed")),
@@ -240,9 +238,7 @@ class PositionsPanel(TopicPanel):
         self.position.setToolTip(
             self.tr("Drag to turn every hand: fast pairs spin, slow ones creep")
         )
-        self.position.valueChanged.connect(
-            lambda v: self._write(self.position, position=int(v))
-        )
+        self.position.valueChanged.connect(lambda v: self._write(self.position, position=int(v)))
         label.setBuddy(self.position)
         self.play = QToolButton()
         self.play.setObjectName("play")
@@ -434,9 +430,9 @@ class PositionsPanel(TopicPanel):
         counts = res.regions.counts()
         kind = self.state.rope_type
         parts = [
-            self.tr("%1 pairs, %2").replace("%1", str(res.inv_freq.size)).replace(
-                "%2", _tr(METHOD_NAMES[kind])
-            )
+            self.tr("%1 pairs, %2")
+            .replace("%1", str(res.inv_freq.size))
+            .replace("%2", _tr(METHOD_NAMES[kind]))
         ]
         if kind != "default":
             parts.append(

@@ -204,8 +204,13 @@ class ReachPanel(BackgroundTopicPanel):
                 self._relabel(plot.legend.items[i][1], self._legend_text(kind, res))
             if np.any(g > 0):
                 low = min(low, float(g[g > 0].min()))
-        top = max(1.0, *(float(np.nanmax(np.where(g > 0, g, np.nan), initial=1.0))
-                         for g in res.curves.values()))
+        top = max(
+            1.0,
+            *(
+                float(np.nanmax(np.where(g > 0, g, np.nan), initial=1.0))
+                for g in res.curves.values()
+            ),
+        )
         self._draw_references(res)
         y_lo = np.log10(low)
         if res.length >= 64:
@@ -227,9 +232,7 @@ class ReachPanel(BackgroundTopicPanel):
     def _legend_text(self, kind: str, res) -> str:
         fit = res.fits[kind]
         factor = self.tr("no fit") if fit is None else f"× {fit.factor:.3f}"
-        return self.tr("%1: %2 per step").replace("%1", _tr(KIND_NAMES[kind])).replace(
-            "%2", factor
-        )
+        return self.tr("%1: %2 per step").replace("%1", _tr(KIND_NAMES[kind])).replace("%2", factor)
 
     def _draw_references(self, res) -> None:
         spots = []
@@ -250,9 +253,9 @@ class ReachPanel(BackgroundTopicPanel):
                 }
             )
             item.setText(
-                self.tr("chapter: %1 at %2 tokens").replace("%1", sci(value, 1)).replace(
-                    "%2", str(n)
-                )
+                self.tr("chapter: %1 at %2 tokens")
+                .replace("%1", sci(value, 1))
+                .replace("%2", str(n))
             )
             item.setColor(color)
             item.setFont(self._plot_font())
@@ -262,13 +265,11 @@ class ReachPanel(BackgroundTopicPanel):
         self.references.setData(spots)
 
     def _write_summary(self, res) -> None:
-        first = [
-            f"{_tr(KIND_NAMES[k])} {sci(res.curves[k][-1])}" for k in KINDS
-        ]
+        first = [f"{_tr(KIND_NAMES[k])} {sci(res.curves[k][-1])}" for k in KINDS]
         self.summary.setText(
-            self.tr("Gradient reaching the first of T = %1 tokens: %2.").replace(
-                "%1", str(res.length)
-            ).replace("%2", " · ".join(first))
+            self.tr("Gradient reaching the first of T = %1 tokens: %2.")
+            .replace("%1", str(res.length))
+            .replace("%2", " · ".join(first))
         )
 
     # --- hover -------------------------------------------------------------------------

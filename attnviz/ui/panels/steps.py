@@ -151,9 +151,10 @@ class StepsPanel(StatePanel):
             dims = np.sort(np.argsort(-np.abs(dq), kind="stable")[:MAX_DIMS])
         row = self.tr("⑤ gradient dq")
         self.grad.setToolTip(
-            self.tr("⑤ the way back: the gradient of the loss reaching the query of “%1”, "
-                    "dq = Σⱼ dSᵢⱼ kⱼ / √d_k (the gradient panel says where the loss comes from)")
-            .replace("%1", self.state.tokens[i])
+            self.tr(
+                "⑤ the way back: the gradient of the loss reaching the query of “%1”, "
+                "dq = Σⱼ dSᵢⱼ kⱼ / √d_k (the gradient panel says where the loss comes from)"
+            ).replace("%1", self.state.tokens[i])
         )
         self.grad.show_rows([f"q{d + 1}" for d in dims], [(row, dq[dims], None)], None)
 
@@ -263,8 +264,11 @@ class StepsPanel(StatePanel):
             self.note.setVisible(True)
         out = st.output[dims]
         row = self.tr("④ output Σ aⱼ vⱼ")
-        self.mix.setToolTip(self.tr("④ the output of “%1”: the values mixed in the "
-                                    "proportions of ③").replace("%1", st.token))
+        self.mix.setToolTip(
+            self.tr("④ the output of “%1”: the values mixed in the proportions of ③").replace(
+                "%1", st.token
+            )
+        )
         self.mix.show_rows([labels[d] for d in dims], [(row, out, None)], None)
         n, d_v = st.weights.size, st.output.size
         if n <= 4 and d_v <= 4:

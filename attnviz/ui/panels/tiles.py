@@ -132,8 +132,12 @@ class TilesPanel(TopicPanel):
         self.causal = QCheckBox(self.tr("Causal"))
         self.causal.setToolTip(self.tr("Tiles above the diagonal are skipped"))
         self.causal.toggled.connect(lambda on: w(self.causal, causal=bool(on)))
-        for text, box in ((self.tr("n"), self.tiles_n), (self.tr("d"), self.tiles_d),
-                          (self.tr("Q tile"), self.block_q), (self.tr("K/V tile"), self.block_k)):
+        for text, box in (
+            (self.tr("n"), self.tiles_n),
+            (self.tr("d"), self.tiles_d),
+            (self.tr("Q tile"), self.block_q),
+            (self.tr("K/V tile"), self.block_k),
+        ):
             label = QLabel(text)
             label.setBuddy(box)
             sizes.addWidget(label)
@@ -141,17 +145,21 @@ class TilesPanel(TopicPanel):
         sizes.addWidget(self.causal)
         sizes.addStretch(1)
         icon = QStyle.StandardPixmap
-        self.first = self._button(icon.SP_MediaSkipBackward, self.tr("First tile (Home)"),
-                                  lambda: self._go(0))
-        self.back = self._button(icon.SP_MediaSeekBackward, self.tr("Previous tile (←)"),
-                                 lambda: self._go_by(-1))
+        self.first = self._button(
+            icon.SP_MediaSkipBackward, self.tr("First tile (Home)"), lambda: self._go(0)
+        )
+        self.back = self._button(
+            icon.SP_MediaSeekBackward, self.tr("Previous tile (←)"), lambda: self._go_by(-1)
+        )
         self.play = self._button(icon.SP_MediaPlay, self.tr("Play (Space)"), None)
         self.play.setCheckable(True)
         self.play.toggled.connect(self._on_q_play)
-        self.next = self._button(icon.SP_MediaSeekForward, self.tr("Next tile (→)"),
-                                 lambda: self._go_by(1))
-        self.last = self._button(icon.SP_MediaSkipForward, self.tr("Last tile (End)"),
-                                 lambda: self._go(10**6))
+        self.next = self._button(
+            icon.SP_MediaSeekForward, self.tr("Next tile (→)"), lambda: self._go_by(1)
+        )
+        self.last = self._button(
+            icon.SP_MediaSkipForward, self.tr("Last tile (End)"), lambda: self._go(10**6)
+        )
         self.step = QSlider(Qt.Orientation.Horizontal)
         self.step.setObjectName("tile_step")
         self.step.setToolTip(self.tr("The tile shown"))
@@ -223,8 +231,12 @@ class TilesPanel(TopicPanel):
                 Matrix(self.tr("m"), s.running_max[:, None], rows.start),
                 Matrix(self.tr("ℓ"), s.running_sum[:, None], rows.start),
                 Matrix(self.tr("O so far"), s.partial_output, rows.start, levels=o_levels),
-                Matrix(self.tr("O final"), out, levels=o_levels,
-                       outlines=[Outline(rows.start, rows.stop, 0, d, Q_COLOR, 2.0)]),
+                Matrix(
+                    self.tr("O final"),
+                    out,
+                    levels=o_levels,
+                    outlines=[Outline(rows.start, rows.stop, 0, d, Q_COLOR, 2.0)],
+                ),
             ],
             n,
         )
@@ -235,9 +247,12 @@ class TilesPanel(TopicPanel):
         total = len(demo.steps)
         where = (
             self.tr("Tile %1 of %2: query rows %3–%4 × keys %5–%6")
-            .replace("%1", str(index + 1)).replace("%2", str(total))
-            .replace("%3", str(s.rows.start)).replace("%4", str(s.rows.stop - 1))
-            .replace("%5", str(s.cols.start)).replace("%6", str(s.cols.stop - 1))
+            .replace("%1", str(index + 1))
+            .replace("%2", str(total))
+            .replace("%3", str(s.rows.start))
+            .replace("%4", str(s.rows.stop - 1))
+            .replace("%5", str(s.cols.start))
+            .replace("%6", str(s.cols.stop - 1))
         )
         if s.skipped:
             what = self.tr("skipped: the causal mask hides every cell of it")
@@ -246,14 +261,16 @@ class TilesPanel(TopicPanel):
         self.step_text.setText(f"{where} — {what}")
         if done == demo.n:
             result = (
-                self.tr("All %1 rows final: the tiled output equals the dense attention() "
-                        "output (largest difference %2).")
-                .replace("%1", str(demo.n)).replace("%2", f"{demo.max_error():.1e}")
+                self.tr(
+                    "All %1 rows final: the tiled output equals the dense attention() "
+                    "output (largest difference %2)."
+                )
+                .replace("%1", str(demo.n))
+                .replace("%2", f"{demo.max_error():.1e}")
             )
         else:
             result = (
-                self.tr("%1 of %2 rows final.").replace("%1", str(done))
-                .replace("%2", str(demo.n))
+                self.tr("%1 of %2 rows final.").replace("%1", str(done)).replace("%2", str(demo.n))
             )
         self.result.setText(result)
         held, dense = demo.memory()

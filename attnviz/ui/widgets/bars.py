@@ -101,8 +101,11 @@ class BarChart(QWidget):
         fg, muted = QColor(self.theme.foreground), QColor(self.theme.muted)
         if self.title:
             p.setPen(QPen(fg))
-            p.drawText(QRectF(0, 0, self.width(), self._top()),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.title)
+            p.drawText(
+                QRectF(0, 0, self.width(), self._top()),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                self.title,
+            )
         name_w = max(fmb.horizontalAdvance(b.name) for b in self.bars) + fm.height() * 0.5
         text_w = max(fmb.horizontalAdvance(b.text) for b in self.bars) + fm.height() * 0.5
         # The bars get the room left by the names and the values, at least half the width.
@@ -114,8 +117,11 @@ class BarChart(QWidget):
             current = b.kind == "current"
             p.setFont(bold if current else font)
             p.setPen(QPen(fg if b.kind != "without" else muted))
-            p.drawText(QRectF(0, y, name_w - fm.height() * 0.3, h),
-                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, b.name)
+            p.drawText(
+                QRectF(0, y, name_w - fm.height() * 0.3, h),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                b.name,
+            )
             length = room * b.value / top
             rect = QRectF(name_w, y + h * 0.18, max(length, 1.0), h * 0.64)
             color = series_color(self.theme, b.color)
@@ -132,14 +138,20 @@ class BarChart(QWidget):
                     p.drawRect(rect)
             p.setPen(QPen(fg if b.kind != "without" else muted))
             left = rect.right() + fm.height() * 0.3
-            p.drawText(QRectF(left, y, text_w + fm.height(), h),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, b.text)
+            p.drawText(
+                QRectF(left, y, text_w + fm.height(), h),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                b.text,
+            )
             used = QFontMetricsF(p.font()).horizontalAdvance(b.text + "  ")
             if b.detail and left + used + fm.horizontalAdvance(b.detail) <= self.width():
                 p.setFont(font)
                 p.setPen(QPen(muted))
-                p.drawText(QRectF(left + used, y, self.width() - left - used, h),
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, b.detail)
+                p.drawText(
+                    QRectF(left + used, y, self.width() - left - used, h),
+                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                    b.detail,
+                )
         p.setFont(font)
 
     # --- mouse -------------------------------------------------------------------------

@@ -58,10 +58,9 @@ def _position_text(x: float) -> str:
 
 
 def _mix(a: QColor, b: QColor, t: float) -> QColor:
-    return QColor.fromRgbF(*(
-        (1 - t) * ca + t * cb
-        for ca, cb in zip(a.getRgbF()[:3], b.getRgbF()[:3], strict=True)
-    ))
+    return QColor.fromRgbF(
+        *((1 - t) * ca + t * cb for ca, cb in zip(a.getRgbF()[:3], b.getRgbF()[:3], strict=True))
+    )
 
 
 def _round_pen(color: QColor, width: float) -> QPen:
@@ -198,8 +197,9 @@ class ClockDial(QWidget):
         lines = [
             _arg(self.tr("Pair %1 of %2"), pair, self._inv_freq.size),
             _arg(self.tr("θ = %1 rad per token"), repr(theta)),
-            _arg(self.tr("wavelength 2π/θ = %1 tokens (%2)"), grouped(wl, 1),
-                 format_wavelength(wl)),
+            _arg(
+                self.tr("wavelength 2π/θ = %1 tokens (%2)"), grouped(wl, 1), format_wavelength(wl)
+            ),
             _arg(self.tr("query at m = %1: %2°"), _position_text(self._m), fmt(qa, 2)),
             _arg(self.tr("key at n = %1: %2°"), _position_text(self._n), fmt(ka, 2)),
             _arg(self.tr("between them: %1° clockwise from key to query"), fmt(rel, 2)),
@@ -320,15 +320,17 @@ class ClockDial(QWidget):
                 painter.drawLine(QPointF(x + width, y), QPointF(x + layout.line, y))
                 x += layout.line * 1.4
             painter.setPen(c["foreground"])
-            painter.drawText(QRectF(x, legend.top(), need, legend.height()),
-                             Qt.AlignmentFlag.AlignVCenter, text)
+            painter.drawText(
+                QRectF(x, legend.top(), need, legend.height()), Qt.AlignmentFlag.AlignVCenter, text
+            )
             x += fm.horizontalAdvance(text) + layout.line
         if len(layout.header) > 1:
             note = layout.header[1]
             total = self._inv_freq.size
             if self._shown.size < total:
-                text = _arg(self.tr("%1 of %2 pairs, evenly spaced, fast → slow"),
-                            self._shown.size, total)
+                text = _arg(
+                    self.tr("%1 of %2 pairs, evenly spaced, fast → slow"), self._shown.size, total
+                )
             else:
                 text = _arg(self.tr("%1 pairs, fast → slow"), total)
             labels = (
@@ -356,8 +358,10 @@ class ClockDial(QWidget):
         for k, (pair, ctr) in enumerate(zip(self._shown.tolist(), layout.centers, strict=True)):
             # face tinted by speed: the fastest pair darkest (light theme), the slowest plain
             face = _mix(c["background"], c["foreground"], 0.03 + 0.15 * float(speed[pair]))
-            pen = QPen(c["foreground"] if pair == self._hover else c["muted"],
-                       ring * (2 if pair == self._hover else 1))
+            pen = QPen(
+                c["foreground"] if pair == self._hover else c["muted"],
+                ring * (2 if pair == self._hover else 1),
+            )
             painter.setPen(pen)
             painter.setBrush(face)
             painter.drawEllipse(ctr, r, r)
@@ -369,14 +373,15 @@ class ClockDial(QWidget):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(arc)
             box = QRectF(ctr.x() - r * 0.92, ctr.y() - r * 0.92, r * 1.84, r * 1.84)
-            painter.drawPie(box, round((90 - math.degrees(ka[pair])) * 16),
-                            round(-math.degrees(rel[pair]) * 16))
+            painter.drawPie(
+                box, round((90 - math.degrees(ka[pair])) * 16), round(-math.degrees(rel[pair]) * 16)
+            )
             # query long and on the bottom, key short on top, so both show when they agree
-            for angle, length, color in ((qa[pair], 0.9, c["query"]),
-                                         (ka[pair], 0.6, c["key"])):
+            for angle, length, color in ((qa[pair], 0.9, c["query"]), (ka[pair], 0.6, c["key"])):
                 painter.setPen(_round_pen(color, hand))
-                tip = QPointF(ctr.x() + r * length * math.sin(angle),
-                              ctr.y() - r * length * math.cos(angle))
+                tip = QPointF(
+                    ctr.x() + r * length * math.sin(angle), ctr.y() - r * length * math.cos(angle)
+                )
                 painter.drawLine(ctr, tip)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(c["foreground"])
@@ -386,13 +391,19 @@ class ClockDial(QWidget):
             w = max(2 * r, line * 4)
             if layout.labels == 2:
                 painter.setPen(c["foreground"])
-                painter.drawText(QRectF(ctr.x() - w, top, 2 * w, line),
-                                 Qt.AlignmentFlag.AlignCenter, texts[2 * k])
+                painter.drawText(
+                    QRectF(ctr.x() - w, top, 2 * w, line),
+                    Qt.AlignmentFlag.AlignCenter,
+                    texts[2 * k],
+                )
                 top += line
             if layout.labels:
                 painter.setPen(c["muted"])
-                painter.drawText(QRectF(ctr.x() - w, top, 2 * w, line),
-                                 Qt.AlignmentFlag.AlignCenter, texts[2 * k + 1])
+                painter.drawText(
+                    QRectF(ctr.x() - w, top, 2 * w, line),
+                    Qt.AlignmentFlag.AlignCenter,
+                    texts[2 * k + 1],
+                )
 
     # --- layout ---------------------------------------------------------------------
     @staticmethod
@@ -416,8 +427,9 @@ class ClockDial(QWidget):
         header: list[QRectF] = []
         area = rect.adjusted(pad, pad, -pad, -pad)
         if area.height() > 4 * line and area.width() > 6 * line:
-            header = [QRectF(area.left(), area.top() + i * line, area.width(), line)
-                      for i in range(2)]
+            header = [
+                QRectF(area.left(), area.top() + i * line, area.width(), line) for i in range(2)
+            ]
             area.setTop(area.top() + self._header_height(line))
         if n == 0 or area.width() <= 0 or area.height() <= 0:
             return _Layout(header, [], 0.0, 0, line)
@@ -434,8 +446,9 @@ class ClockDial(QWidget):
         cell_h = min(area.height() / rows, 2 * radius + pad + label_h)
         x0 = area.left() + (area.width() - cols * cell_w) / 2
         centers = [
-            QPointF(x0 + (k % cols + 0.5) * cell_w,
-                    area.top() + (k // cols) * cell_h + pad / 2 + radius)
+            QPointF(
+                x0 + (k % cols + 0.5) * cell_w, area.top() + (k // cols) * cell_h + pad / 2 + radius
+            )
             for k in range(n)
         ]
         return _Layout(header, centers, radius, labels, line)
@@ -495,17 +508,23 @@ class ClockDial(QWidget):
         }
         out = {}
         for name, (attrs, role) in roles.items():
-            value = next((getattr(self._theme, a, None) for a in attrs
-                          if getattr(self._theme, a, None)), None)
+            value = next(
+                (getattr(self._theme, a, None) for a in attrs if getattr(self._theme, a, None)),
+                None,
+            )
             color = QColor(value) if value else QColor()
             out[name] = color if color.isValid() else pal.color(role)
         return out
 
     def _describe(self) -> None:
-        self.setAccessibleDescription(_arg(
-            self.tr("%1 dimension pairs; query at position %2, key at position %3"),
-            self._inv_freq.size, _position_text(self._m), _position_text(self._n),
-        ))
+        self.setAccessibleDescription(
+            _arg(
+                self.tr("%1 dimension pairs; query at position %2, key at position %3"),
+                self._inv_freq.size,
+                _position_text(self._m),
+                _position_text(self._n),
+            )
+        )
 
     # --- Qt events ------------------------------------------------------------------
     def changeEvent(self, event) -> None:
@@ -540,7 +559,10 @@ class ClockDial(QWidget):
 
     def keyPressEvent(self, event) -> None:
         step = {
-            Qt.Key.Key_Right: 1, Qt.Key.Key_Up: 1, Qt.Key.Key_Left: -1, Qt.Key.Key_Down: -1,
+            Qt.Key.Key_Right: 1,
+            Qt.Key.Key_Up: 1,
+            Qt.Key.Key_Left: -1,
+            Qt.Key.Key_Down: -1,
         }.get(event.key())
         if step is None:
             super().keyPressEvent(event)

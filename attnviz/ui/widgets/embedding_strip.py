@@ -140,8 +140,11 @@ class EmbeddingStrip(QWidget):
         fm = QFontMetricsF(self.font())
         fg = QColor(self.theme.foreground)
         painter.setPen(QPen(fg))
-        painter.drawText(QRectF(0, 0, self.width(), fm.height() * 1.3),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, self.title)
+        painter.drawText(
+            QRectF(0, 0, self.width(), fm.height() * 1.3),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            self.title,
+        )
         cells = self.geometry_of_cells()
         if cells is None:
             return
@@ -163,8 +166,9 @@ class EmbeddingStrip(QWidget):
                      area.height())  # fmt: skip
         self._paint_bar(painter, fm, fg, bar, top, table)
 
-    def _paint_bar(self, painter: QPainter, fm, fg: QColor, rect: QRectF, top: float,
-                   table: np.ndarray) -> None:
+    def _paint_bar(
+        self, painter: QPainter, fm, fg: QColor, rect: QRectF, top: float, table: np.ndarray
+    ) -> None:
         """A vertical colour bar of log1p(value), ticks at 1, 10, 100, …; under it the
         untouched rows' swatch, labelled 0."""
         line = fm.height()
@@ -177,9 +181,11 @@ class EmbeddingStrip(QWidget):
         painter.setPen(QPen(QColor(self.theme.muted)))
         painter.drawRect(swatch)
         painter.setPen(QPen(fg))
-        painter.drawText(QRectF(swatch.right() + line * 0.4, swatch.top() - line * 0.1,
-                                rect.width(), line),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "0")
+        painter.drawText(
+            QRectF(swatch.right() + line * 0.4, swatch.top() - line * 0.1, rect.width(), line),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            "0",
+        )
         column = table[np.linspace(255, 0, bar.height()).astype(np.int64)]
         argb = (0xFF << 24) | (column[:, 0] << 16) | (column[:, 1] << 8) | column[:, 2]
         image = QImage(argb.astype(np.uint32).reshape(-1, 1).copy().data, 1, bar.height(),
@@ -199,7 +205,8 @@ class EmbeddingStrip(QWidget):
             text = f"{value:g}" if value < 1e4 else f"1e{int(round(math.log10(value)))}"
             painter.drawText(
                 QRectF(bar.right() + line * 0.4, y - line / 2, rect.width(), line),
-                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text,
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                text,
             )
 
     # --- mouse -------------------------------------------------------------------------

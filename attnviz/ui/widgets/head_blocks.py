@@ -103,8 +103,7 @@ class BlocksView(QWidget):
 
         def width(unit: float) -> float:
             return 8 + max(
-                sum(max(unit * math.sqrt(b.cols), self._text_width(metrics, b)) for b in r)
-                + 2 * op
+                sum(max(unit * math.sqrt(b.cols), self._text_width(metrics, b)) for b in r) + 2 * op
                 for r in self.rows
             )
 
@@ -147,8 +146,11 @@ class BlocksView(QWidget):
             painter.fillRect(self.rect(), QColor(self.theme.background))
         if not self.rows:
             painter.setPen(QColor(self.theme.muted))
-            painter.drawText(QRectF(self.rect()).adjusted(12, 12, -12, -12),
-                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message)
+            painter.drawText(
+                QRectF(self.rect()).adjusted(12, 12, -12, -12),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self.message,
+            )
             return
         metrics = QFontMetricsF(self.font())
         line = metrics.height()
@@ -169,17 +171,20 @@ class BlocksView(QWidget):
                 self._paint_box(painter, box, rect)
                 painter.setPen(fg)
                 # Room below the baseline: the underscore of W_Q must not be clipped.
-                painter.drawText(QRectF(x, y, slot, line * 1.25),
-                                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
-                                 box.name)
+                painter.drawText(
+                    QRectF(x, y, slot, line * 1.25),
+                    Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
+                    box.name,
+                )
                 if shapes:
-                    painter.drawText(QRectF(x, top + height, slot, line * 1.2),
-                                     Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
-                                     _shape_text(box))
+                    painter.drawText(
+                        QRectF(x, top + height, slot, line * 1.2),
+                        Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
+                        _shape_text(box),
+                    )
                 x += slot
                 if op:
-                    painter.drawText(QRectF(x, top, op_w, height), Qt.AlignmentFlag.AlignCenter,
-                                     op)
+                    painter.drawText(QRectF(x, top, op_w, height), Qt.AlignmentFlag.AlignCenter, op)
                     x += op_w
             y = top + height + line * (1.4 if shapes else 0.2)
 
@@ -190,8 +195,11 @@ class BlocksView(QWidget):
         width = max(1.0, line_width(self.font()) / 2)
         if box.blocks <= 1 and box.name in ("X", "O"):
             painter.setPen(QPen(QColor(theme.muted), width))
-            painter.setBrush(QColor(theme.muted).lighter(160) if not theme.dark
-                             else QColor(theme.muted).darker(200))
+            painter.setBrush(
+                QColor(theme.muted).lighter(160)
+                if not theme.dark
+                else QColor(theme.muted).darker(200)
+            )
             painter.drawRect(rect)
             return
         span = rect.height() if box.by_rows else rect.width()

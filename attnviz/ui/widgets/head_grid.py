@@ -208,8 +208,9 @@ class HeadGrid(QWidget):
         if self.weights is None:
             painter.setPen(fg)
             rect = QRectF(self.rect()).adjusted(12, 12, -12, -12)
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-                             self.message)
+            painter.drawText(
+                rect, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message
+            )
             return
         width = line_width(font)
         label = self._line()
@@ -270,10 +271,12 @@ class HeadGrid(QWidget):
         image = QImage(self.lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888)
         painter.drawImage(bar, image)
         painter.setPen(fg)
-        painter.drawText(QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter,
-                         text_0)
-        painter.drawText(QRectF(bar.right() + 6, top, 40, bar.height()),
-                         Qt.AlignmentFlag.AlignVCenter, text_1)
+        painter.drawText(
+            QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0
+        )
+        painter.drawText(
+            QRectF(bar.right() + 6, top, 40, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_1
+        )
         painter.setPen(muted)
         x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
         painter.drawText(
@@ -306,11 +309,18 @@ class HeadGrid(QWidget):
         tokens = self.tokens
         names = (tokens[row], tokens[col]) if max(row, col) < len(tokens) else (row, col)
         allowed = self.allowed is None or bool(self.allowed[row, col])
-        value = (fmt(self.weights[head, row, col], 3) if allowed
-                 else QCoreApplication.translate("HeadGrid", "masked"))
+        value = (
+            fmt(self.weights[head, row, col], 3)
+            if allowed
+            else QCoreApplication.translate("HeadGrid", "masked")
+        )
         text = QCoreApplication.translate("HeadGrid", "head %1 · “%2” → key “%3”: A = %4")
-        for mark, part in (("%1", str(head)), ("%2", str(names[0])), ("%3", str(names[1])),
-                           ("%4", value)):
+        for mark, part in (
+            ("%1", str(head)),
+            ("%2", str(names[0])),
+            ("%3", str(names[1])),
+            ("%4", value),
+        ):
             text = text.replace(mark, part)
         self.sigHovered.emit(text)
 
@@ -321,8 +331,12 @@ class HeadGrid(QWidget):
 
     def keyPressEvent(self, event) -> None:
         count = len(self._tiles)
-        step = {Qt.Key.Key_Right: 1, Qt.Key.Key_Down: 1, Qt.Key.Key_Left: -1,
-                Qt.Key.Key_Up: -1}.get(event.key())
+        step = {
+            Qt.Key.Key_Right: 1,
+            Qt.Key.Key_Down: 1,
+            Qt.Key.Key_Left: -1,
+            Qt.Key.Key_Up: -1,
+        }.get(event.key())
         if step is not None and count:
             self.sigHeadClicked.emit((self.selected + step) % count)
             return

@@ -420,9 +420,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.entropy_item.setPen(QPen(Qt.PenStyle.NoPen))
         self.entropy_max.setPen(pg.mkPen(muted, width=width(), style=Qt.PenStyle.DashLine))
         self.row_box.setPen(pg.mkPen(theme.highlight, width=width(3)))
-        self.cell_box.setPen(
-            pg.mkPen(theme.foreground, width=width(2), style=Qt.PenStyle.DashLine)
-        )
+        self.cell_box.setPen(pg.mkPen(theme.foreground, width=width(2), style=Qt.PenStyle.DashLine))
         dim = QColor(theme.background)
         dim.setAlpha(110)  # the dimmed cells stay legible; the spotlit one stands out
         self.spot_dim.setBrush(QBrush(dim))

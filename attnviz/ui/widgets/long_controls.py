@@ -27,7 +27,7 @@ BACKEND_NAMES = {
 }
 REASONS = {
     "no-torch": QT_TRANSLATE_NOOP(
-        "BackendChoice", "torch is not installed (pip install \"attnviz[torch]\")"
+        "BackendChoice", 'torch is not installed (pip install "attnviz[torch]")'
     ),
     "no-cuda": QT_TRANSLATE_NOOP("BackendChoice", "no CUDA device (torch %1)"),
     "checking": QT_TRANSLATE_NOOP("BackendChoice", "looking for a GPU…"),

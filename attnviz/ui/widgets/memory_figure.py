@@ -163,15 +163,19 @@ class MemoryFigure(QWidget):
         bars = []
         for v in report["variants"]:
             if v["latent"]:
-                what = self.tr("latent %1 + %2").replace("%1", str(v["latent"][0])).replace(
-                    "%2", str(v["latent"][1])
+                what = (
+                    self.tr("latent %1 + %2")
+                    .replace("%1", str(v["latent"][0]))
+                    .replace("%2", str(v["latent"][1]))
                 )
             else:
                 what = self.tr("%1 KV heads").replace("%1", str(v["n_kv_heads"]))
-            tip = self.tr("%1 (%2): %3 bytes per token, %4 bytes at the context").replace(
-                "%1", v["design"]
-            ).replace("%2", what).replace("%3", grouped(v['kv_bytes_per_token'])).replace(
-                "%4", grouped(v['kv_cache_bytes'])
+            tip = (
+                self.tr("%1 (%2): %3 bytes per token, %4 bytes at the context")
+                .replace("%1", v["design"])
+                .replace("%2", what)
+                .replace("%3", grouped(v["kv_bytes_per_token"]))
+                .replace("%4", grouped(v["kv_cache_bytes"]))
             )
             bars.append(
                 Bar(
@@ -222,10 +226,18 @@ class MemoryFigure(QWidget):
         self.tile_curve.setPen(plot.pen(2, width=1.3))
         fg = QColor(theme.foreground) if theme else QColor("#000000")
         for item, text, curve, y in (
-            (self.score_name, self.tr("S of one head, one layer: n²"), self.score_curve,
-             res.score_bytes),
-            (self.tile_name, self.tr("tiled kernel (FlashAttention): O(n)"), self.tile_curve,
-             res.tile_bytes),
+            (
+                self.score_name,
+                self.tr("S of one head, one layer: n²"),
+                self.score_curve,
+                res.score_bytes,
+            ),
+            (
+                self.tile_name,
+                self.tr("tiled kernel (FlashAttention): O(n)"),
+                self.tile_curve,
+                res.tile_bytes,
+            ),
         ):
             item.setText(text)
             item.setColor(curve.opts["pen"].color())
@@ -243,8 +255,10 @@ class MemoryFigure(QWidget):
         s = res.report["score_matrix"]
         self.score_text.setText(decimal_bytes(s["bytes"]))
         self.tile_text.setText(binary_bytes(float(np.interp(ctx, n, res.tile_bytes))))
-        score_at = float(s["bytes"]) if state.context == ctx else float(
-            np.interp(np.log10(ctx), np.log10(n), res.score_bytes)
+        score_at = (
+            float(s["bytes"])
+            if state.context == ctx
+            else float(np.interp(np.log10(ctx), np.log10(n), res.score_bytes))
         )
         for item, y in ((self.score_text, score_at), (self.tile_text, float(
                 np.interp(ctx, n, res.tile_bytes)))):  # fmt: skip
@@ -261,32 +275,45 @@ class MemoryFigure(QWidget):
     def _write_summary(self, res, state) -> None:
         r, card = res.report, res.card
         if card.attention_kind == "MLA":
-            heads = self.tr("%1 query heads, MLA latent %2 + %3").replace(
-                "%1", str(card.n_heads)
-            ).replace("%2", str(card.kv_lora_rank)).replace("%3", str(card.rope_head_dim or 0))
+            heads = (
+                self.tr("%1 query heads, MLA latent %2 + %3")
+                .replace("%1", str(card.n_heads))
+                .replace("%2", str(card.kv_lora_rank))
+                .replace("%3", str(card.rope_head_dim or 0))
+            )
         else:
-            heads = self.tr("%1 query heads, %2 KV heads (%3), head_dim %4").replace(
-                "%1", str(card.n_heads)
-            ).replace("%2", str(card.n_kv_heads)).replace("%3", card.attention_kind).replace(
-                "%4", str(card.head_dim)
+            heads = (
+                self.tr("%1 query heads, %2 KV heads (%3), head_dim %4")
+                .replace("%1", str(card.n_heads))
+                .replace("%2", str(card.n_kv_heads))
+                .replace("%3", card.attention_kind)
+                .replace("%4", str(card.head_dim))
             )
         layers = self.tr("%1 layers").replace("%1", str(card.layers))
         if card.attention_layers < card.layers:
-            layers = self.tr("%1 layers, %2 with attention").replace(
-                "%1", str(card.layers)
-            ).replace("%2", str(card.attention_layers))
+            layers = (
+                self.tr("%1 layers, %2 with attention")
+                .replace("%1", str(card.layers))
+                .replace("%2", str(card.attention_layers))
+            )
         if card.sliding_layers:
-            layers += self.tr(", %1 with a %2-token window").replace(
-                "%1", str(card.sliding_layers)
-            ).replace("%2", grouped(card.sliding_window))
-        per_token = self.tr("%1 per token (%2 bytes)").replace(
-            "%1", binary_bytes(r["kv_bytes_per_token"])
-        ).replace("%2", grouped(r['kv_bytes_per_token']))
+            layers += (
+                self.tr(", %1 with a %2-token window")
+                .replace("%1", str(card.sliding_layers))
+                .replace("%2", grouped(card.sliding_window))
+            )
+        per_token = (
+            self.tr("%1 per token (%2 bytes)")
+            .replace("%1", binary_bytes(r["kv_bytes_per_token"]))
+            .replace("%2", grouped(r["kv_bytes_per_token"]))
+        )
         s = r["score_matrix"]
-        price = self.tr("S at %1 tokens: %2 entries, %3 in %4-bit, per head per layer").replace(
-            "%1", grouped(r['context'])
-        ).replace("%2", grouped(s['entries'])).replace("%3", decimal_bytes(s["bytes"])).replace(
-            "%4", str(8 * s["bytes_per_element"])
+        price = (
+            self.tr("S at %1 tokens: %2 entries, %3 in %4-bit, per head per layer")
+            .replace("%1", grouped(r["context"]))
+            .replace("%2", grouped(s["entries"]))
+            .replace("%3", decimal_bytes(s["bytes"]))
+            .replace("%4", str(8 * s["bytes_per_element"]))
         )
         name = html.escape(card.name)
         self.summary.setText(f"<b>{name}</b>: {layers}; {heads} · {per_token} · {price}")

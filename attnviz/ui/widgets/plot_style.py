@@ -58,9 +58,7 @@ class ThemedPlot(pg.PlotWidget):
         self.legend.addItem(item, text)
         if self.theme is not None and self.plot_font is not None:
             _sample, label = self.legend.items[-1]
-            label.setText(
-                text, color=self.theme.foreground, size=f"{self.plot_font.pixelSize()}px"
-            )
+            label.setText(text, color=self.theme.foreground, size=f"{self.plot_font.pixelSize()}px")
 
     def set_style(self, theme: Theme, font: QFont) -> None:
         """Colours of ``theme``; ``font`` for ticks, axis labels and the legend."""

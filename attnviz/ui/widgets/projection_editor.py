@@ -106,7 +106,8 @@ class MatrixModel(QAbstractTableModel):
             return f"{title}[{self.rows[r]}, {self.cols[c]}] = {exact(value)}"
         if role == Qt.ItemDataRole.BackgroundRole:
             tint = (self.tints["cols"][c] if self.tints["cols"] else None) or (
-                self.tints["rows"][r] if self.tints["rows"] else None)
+                self.tints["rows"][r] if self.tints["rows"] else None
+            )
             return QBrush(tint) if tint is not None else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -196,8 +197,9 @@ class EmbeddingPlot(QWidget):
             if not self._dragging:
                 reach = max(float(np.max(np.abs(self.vectors), initial=0.0)), 1.0) * 1.2
                 # More room on the right, where the labels sit beside the heads.
-                self.plot.setRange(xRange=(-1.2 * reach, 2.0 * reach), yRange=(-reach, reach),
-                                   padding=0)
+                self.plot.setRange(
+                    xRange=(-1.2 * reach, 2.0 * reach), yRange=(-reach, reach), padding=0
+                )
         finally:
             self._setting = False
 
@@ -342,7 +344,8 @@ class ProjectionEditor(QWidget):
             self.status.setText(self.tr("Q, K and V do not come from X and W now"))
             return
         self.status.setText(
-            self.tr("typed: %1").replace("%1", ", ".join(typed)) if typed
+            self.tr("typed: %1").replace("%1", ", ".join(typed))
+            if typed
             else self.tr("all drawn from seed %1").replace("%1", str(s.seed))
         )
         if not self.body.isVisible() and not self.toggle.isChecked():
@@ -352,13 +355,22 @@ class ProjectionEditor(QWidget):
         self._show_matrix(name, arrays[name])
         self.reseed.setEnabled(s.get(name) is not None)
         shape = arrays[name].shape
-        note = self.tr("%1 is %2 × %3, %4.").replace("%1", TITLES[name]).replace(
-            "%2", str(shape[0])).replace("%3", str(shape[1])).replace(
-            "%4", self.tr("typed") if s.get(name) is not None
-            else self.tr("drawn from seed %1").replace("%1", str(s.seed)))
+        note = (
+            self.tr("%1 is %2 × %3, %4.")
+            .replace("%1", TITLES[name])
+            .replace("%2", str(shape[0]))
+            .replace("%3", str(shape[1]))
+            .replace(
+                "%4",
+                self.tr("typed")
+                if s.get(name) is not None
+                else self.tr("drawn from seed %1").replace("%1", str(s.seed)),
+            )
+        )
         if max(shape) > MAX_SHOWN:
             note += " " + self.tr("Showing the first %1 rows and columns.").replace(
-                "%1", str(MAX_SHOWN))
+                "%1", str(MAX_SHOWN)
+            )
         self.note.setText(note)
         two_d = s.d_model == 2
         self.plot.setVisible(two_d)
@@ -384,8 +396,9 @@ class ProjectionEditor(QWidget):
             prefix = "kv" if kv else "h"
             rows = [f"x{j}" for j in dims]
             cols = [f"{prefix}{i}·{c + 1}" for i in range(heads) for c in range(d)]
-            tints["cols"] = [_tint(dark, i if kv else i // group)
-                             for i in range(heads) for _c in range(d)]
+            tints["cols"] = [
+                _tint(dark, i if kv else i // group) for i in range(heads) for _c in range(d)
+            ]
         self.models[name].set_matrix(name, values, rows, cols, tints)
 
     # --- view → model ------------------------------------------------------------------

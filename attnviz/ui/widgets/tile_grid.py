@@ -88,8 +88,13 @@ class AlignedMatrices(QWidget):
     def texts(self, index: int) -> list[list[str]]:
         """The values of matrix ``index`` as printed (empty for empty and hidden cells)."""
         m = self.matrices[index]
-        return [["" if m.hidden[r, c] or not math.isfinite(v) else fmt(v, m.decimals)
-                 for c, v in enumerate(row)] for r, row in enumerate(m.values)]
+        return [
+            [
+                "" if m.hidden[r, c] or not math.isfinite(v) else fmt(v, m.decimals)
+                for c, v in enumerate(row)
+            ]
+            for r, row in enumerate(m.values)
+        ]
 
     # --- geometry ------------------------------------------------------------------
     def _geometry(self) -> tuple[float, float, float, list[float]]:
@@ -152,8 +157,11 @@ class AlignedMatrices(QWidget):
         p.setPen(muted)
         for r in range(0, self.rows, step):
             h = fm.height()  # centred on the row, never clipped to a small cell
-            p.drawText(QRectF(0, top + (r + 0.5) * cell - h / 2, left - 6, h),
-                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, str(r))
+            p.drawText(
+                QRectF(0, top + (r + 0.5) * cell - h / 2, left - 6, h),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                str(r),
+            )
         bold = QFont(self.font())
         bold.setBold(True)
         for m, x0 in zip(self.matrices, xs, strict=True):
@@ -163,18 +171,25 @@ class AlignedMatrices(QWidget):
             width = max(m.values.shape[1] * cell, title_w)
             p.setFont(bold)
             p.setPen(fg)
-            p.drawText(QRectF(x0, 0, width, fm.height() * 1.2),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, m.title)
+            p.drawText(
+                QRectF(x0, 0, width, fm.height() * 1.2),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                m.title,
+            )
             p.setFont(self.font())
             p.setPen(muted)
             cols = m.values.shape[1]
             cstep = max(1, math.ceil((fm.horizontalAdvance(str(cols - 1)) + 4) / cell))
             for c in range(0, cols, cstep):
-                p.drawText(QRectF(x0 + (c - 1) * cell, fm.height() * 1.25, 3 * cell,
-                                  fm.height()), Qt.AlignmentFlag.AlignCenter, str(c))
+                p.drawText(
+                    QRectF(x0 + (c - 1) * cell, fm.height() * 1.25, 3 * cell, fm.height()),
+                    Qt.AlignmentFlag.AlignCenter,
+                    str(c),
+                )
             for o in m.outlines:
-                rect = QRectF(x0 + o.c0 * cell, y0 + o.r0 * cell, (o.c1 - o.c0) * cell,
-                              (o.r1 - o.r0) * cell)
+                rect = QRectF(
+                    x0 + o.c0 * cell, y0 + o.r0 * cell, (o.c1 - o.c0) * cell, (o.r1 - o.r0) * cell
+                )
                 if o.fill:
                     tint = QColor(o.color)
                     tint.setAlpha(45)

@@ -126,7 +126,9 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         self.detail_fill.setVisible(False)
         self._texts: list[TextItem] = []
         self.colorbar = ColorBarItem(
-            values=self._levels, colorMap=pg.colormap.get("viridis"), interactive=False,
+            values=self._levels,
+            colorMap=pg.colormap.get("viridis"),
+            interactive=False,
             colorMapMenu=False,
         )
         self.colorbar.setImageItem([self.coarse.image, self.detail.image])
@@ -152,9 +154,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         lo, hi = -HALF, n - HALF
         self._applying = True
         try:
-            self.plot.setLimits(
-                xMin=lo, xMax=hi, yMin=lo, yMax=hi, minXRange=span, minYRange=span
-            )
+            self.plot.setLimits(xMin=lo, xMax=hi, yMin=lo, yMax=hi, minXRange=span, minYRange=span)
             self.plot.setRange(xRange=(lo, hi), yRange=(lo, hi), padding=0)
         finally:
             self._applying = False
@@ -175,9 +175,12 @@ class TokenMapView(pg.GraphicsLayoutWidget):
             return
         self._set_layer(self.detail, values, row_edges, col_edges, exact=exact)
         r = self.detail
-        rect = QRectF(r.col_edges[0] - HALF, r.row_edges[0] - HALF,
-                      r.col_edges[-1] - r.col_edges[0],
-                      r.row_edges[-1] - r.row_edges[0])
+        rect = QRectF(
+            r.col_edges[0] - HALF,
+            r.row_edges[0] - HALF,
+            r.col_edges[-1] - r.col_edges[0],
+            r.row_edges[-1] - r.row_edges[0],
+        )
         self.detail_fill.setRect(rect)
         self.detail_fill.setVisible(True)
 
@@ -322,7 +325,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
             item.setText(cell_text(value), color=ink)
             item.setPos(c, r)
             item.setVisible(True)
-        for item in self._texts[len(cells):]:
+        for item in self._texts[len(cells) :]:
             item.setVisible(False)
 
     def _fits(self, columns: int) -> bool:

@@ -169,7 +169,8 @@ class VectorPlot(QWidget):
         # labels beside the heads; not the empty quadrants (they would shrink the arrows).
         pad = 0.35 * reach
         self.plot.setRange(
-            xRange=(lo[0] - 2 * pad, hi[0] + 2 * pad), yRange=(lo[1] - pad, hi[1] + pad),
+            xRange=(lo[0] - 2 * pad, hi[0] + 2 * pad),
+            yRange=(lo[1] - pad, hi[1] + pad),
             padding=0,
         )
 
