@@ -199,6 +199,7 @@ class HeatmapPanel(StatePanel):
         layout.addWidget(self.caption)
         self.view = HeatmapView(self)
         self.view.setObjectName("heatmap_view")
+        self.view.cache_frame()
         self.view.sigHover.connect(self._on_q_hover)
         self.view.sigClicked.connect(self._on_q_clicked)
         layout.addWidget(self.view, 1)

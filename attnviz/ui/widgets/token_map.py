@@ -18,13 +18,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.ColorBarItem import ColorBarItem
-from pyqtgraph.graphicsItems.ImageItem import ImageItem
 from pyqtgraph.graphicsItems.TextItem import TextItem
 from PySide6.QtCore import QRectF, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.premultiplied_image import PremultipliedImageItem
 
 #: Cells across (and down) the view below which exact values are printed in them.
 TEXT_CELLS = 16
@@ -49,7 +49,7 @@ class _Layer:
     """One picture: its values, the token edges of its cells and its image item."""
 
     def __init__(self, z: float) -> None:
-        self.image = ImageItem(axisOrder="row-major")
+        self.image = PremultipliedImageItem(axisOrder="row-major")
         self.image.setZValue(z)
         self.values: np.ndarray | None = None
         self.row_edges = self.col_edges = np.zeros(1, np.int64)
