@@ -197,3 +197,27 @@ def test_the_update_benchmark_is_registered_and_reports_its_numbers(qapp):
     assert result["n"] == 64 and result["d_k"] == 16 and result["steps"] == 60
     assert 0 < result["median_ms"] <= result["p95_ms"]
     assert result["model_median_ms"] > 0 and result["view_median_ms"] > 0
+
+
+def test_the_cached_frame_follows_theme_labels_and_size(qtbot, panel, state):
+    """The live view keeps its axes and background as pixmaps: a theme switch, new token
+    labels and a resize must still reach the screen, not the stale pixmaps."""
+    light = theme_named("light")
+    dark = theme_named("dark")
+    corner = QPoint(2, 2)  # background, outside every item
+    image = _grab(panel)
+    assert QColor(image.pixel(corner)) == QColor(light.background)
+    panel.apply_theme(dark)
+    image = _grab(panel)
+    assert QColor(image.pixel(corner)) == QColor(dark.background)
+    before = _grab(panel)
+    state.tokens = tuple("W" * 8 for _ in state.tokens)
+    after = _grab(panel)
+    p = _cell_point(panel, 1.5, 0.0)
+    strip = lambda img: [img.pixel(x, p.y()) for x in range(0, max(1, p.x() - 2))]  # noqa: E731
+    assert strip(before) != strip(after)  # the row labels were redrawn
+    panel.resize(560, 430)
+    qtbot.wait(20)
+    resized = _grab(panel)
+    assert resized.size() != after.size()
+    assert QColor(resized.pixel(corner)) == QColor(dark.background)
