@@ -98,6 +98,8 @@ class ControlsPanel(StatePanel):
         )
         self._write_d_k = qthrottled(self._write_d_k_now, timeout=THROTTLE_MS, parent=self)
         self._write_levels = qthrottled(self._write_levels_now, timeout=THROTTLE_MS, parent=self)
+        self.mirror("rope", self.rope)
+        self.mirror("colormap", self.colormap)
         self._finish(layout, scroll=True)
         bind(self, resolver.resolved, self._on_resolved)
         self._measure_spread()
@@ -252,10 +254,6 @@ class ControlsPanel(StatePanel):
             self.scale.setChecked(self.state.scale)
         self._show_divisor()
 
-    def _on_rope_changed(self) -> None:
-        with blocked(self.rope):
-            self.rope.setChecked(self.state.rope)
-
     def _on_temperature_changed(self) -> None:
         self.temperature.setValue(self.state.temperature)
         self._show_divisor()
@@ -280,10 +278,6 @@ class ControlsPanel(StatePanel):
     def _on_matrix_changed(self) -> None:
         with blocked(self.matrix):
             self.matrix.button(MATRICES.index(self.state.matrix)).setChecked(True)
-
-    def _on_colormap_changed(self) -> None:
-        with blocked(self.colormap):
-            self.colormap.setCurrentIndex(self.colormap.findData(self.state.colormap))
 
     def _on_levels_auto_changed(self) -> None:
         auto = self.state.levels_auto

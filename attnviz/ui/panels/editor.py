@@ -133,6 +133,7 @@ class EditorPanel(StatePanel):
         split.setSizes([self.fontMetrics().horizontalAdvance("M" * 10), 10 * 80])
         layout.addWidget(split, 1)
         self._write_arrow = qthrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
+        self.mirror("seed", self.seed)
         self._finish(layout)
 
     # --- building ----------------------------------------------------------------------
@@ -196,10 +197,6 @@ class EditorPanel(StatePanel):
         self.seed.setEnabled(synthetic)
         self._head_form.setRowVisible(self.seed, synthetic)
         self.projections.setVisible(self.state.head == "projections")
-
-    def _on_seed_changed(self) -> None:
-        with blocked(self.seed):
-            self.seed.setValue(self.state.seed)
 
     def _refresh_vectors(self) -> None:
         s = self.state

@@ -135,6 +135,11 @@ class EmbeddingPanel(BackgroundTopicPanel):
         self.hover.setObjectName("hover")
         layout.addWidget(self.hover)
         layout.addWidget(self.busy)
+        self.mirror("vocab_size", self.vocab, block=False)
+        self.mirror("batch_tokens", self.tokens, block=False)
+        self.mirror("exponent", self.exponent)
+        self.mirror("seed", self.seed)
+        self.mirror("d_model", self.d_model)
         # Scrolls rather than squeezing the strip and the plot below a readable height.
         self._finish(layout, scroll=True)
 
@@ -221,24 +226,6 @@ class EmbeddingPanel(BackgroundTopicPanel):
         return compute_embedding(*key)
 
     # --- model → view ------------------------------------------------------------------
-    def _on_vocab_size_changed(self) -> None:
-        self.vocab.setValue(self.state.vocab_size)
-
-    def _on_batch_tokens_changed(self) -> None:
-        self.tokens.setValue(self.state.batch_tokens)
-
-    def _on_exponent_changed(self) -> None:
-        with blocked(self.exponent):
-            self.exponent.setValue(self.state.exponent)
-
-    def _on_seed_changed(self) -> None:
-        with blocked(self.seed):
-            self.seed.setValue(self.state.seed)
-
-    def _on_d_model_changed(self) -> None:
-        with blocked(self.d_model):
-            self.d_model.setValue(self.state.d_model)
-
     def _on_tied_changed(self) -> None:
         with blocked(self.tied):
             self.tied.setChecked(self.state.tied)

@@ -115,6 +115,7 @@ class GradientPanel(TopicPanel):
         layout.addLayout(self._build_check())
         self.figure = self._build_figure()
         layout.addWidget(self.figure, 1)
+        self.mirror("grad_seed", self.seed)
         # Scrolls rather than squeezing the matrices below their numbers at 1280×720.
         self._finish(layout, scroll=True)
 
@@ -268,10 +269,6 @@ class GradientPanel(TopicPanel):
         # The preset's own dO only exists for an example that brings one.
         item = self.source.model().item(self.source.findData("preset"))
         item.setEnabled(self.state.d_output is not None)
-
-    def _on_grad_seed_changed(self) -> None:
-        with blocked(self.seed):
-            self.seed.setValue(self.state.grad_seed)
 
     def _on_grad_dim_changed(self) -> None:
         d_v, labels = self.state.v.shape[1], self.state.value_labels

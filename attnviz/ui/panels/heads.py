@@ -134,6 +134,8 @@ class HeadsPanel(TopicPanel):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
+        self.mirror("d_model", self.d_model)
+        self.mirror("d_k", self.d_head)
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
@@ -237,14 +239,6 @@ class HeadsPanel(TopicPanel):
         self.kind.setText(layout_kind(s.n_heads, s.n_kv_heads) if proj else "")
 
     _on_n_kv_heads_changed = _on_n_heads_changed
-
-    def _on_d_model_changed(self) -> None:
-        with blocked(self.d_model):
-            self.d_model.setValue(self.state.d_model)
-
-    def _on_d_k_changed(self) -> None:
-        with blocked(self.d_head):
-            self.d_head.setValue(self.state.d_k)
 
     def _on_head_index_changed(self) -> None:
         head = self.state.head_index if self.state.head in ("projections", "model") else 0

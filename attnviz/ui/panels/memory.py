@@ -108,6 +108,8 @@ class MemoryPanel(TopicPanel):
         self.heads_line.setWordWrap(True)
         self.heads_line.hide()
         layout.addWidget(self.heads_line)
+        self.mirror("context", self.context, block=False)
+        self.mirror("batch", self.batch)
         # Scrolls rather than squeezing the charts below a readable height at 1280×720.
         self._finish(layout, scroll=True)
 
@@ -232,13 +234,6 @@ class MemoryPanel(TopicPanel):
             else self.tr("Custom card")
         )
         self.model.setItemText(i, text)
-
-    def _on_context_changed(self) -> None:
-        self.context.setValue(self.state.context)
-
-    def _on_batch_changed(self) -> None:
-        with blocked(self.batch):
-            self.batch.setValue(self.state.batch)
 
     def _on_dtype_changed(self) -> None:
         for combo, field in ((self.dtype, "dtype"), (self.weights_dtype, "weights_dtype")):

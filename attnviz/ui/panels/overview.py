@@ -149,6 +149,14 @@ class OverviewPanel(TopicPanel):
         box.addWidget(self.view, 1)
         box.addWidget(self.hover)
         layout.addWidget(self.figure, 1)
+        self.mirror("n", self.n)
+        self.mirror("d_k", self.d_k)
+        self.mirror("head", self.head)
+        self.mirror("seed", self.seed)
+        self.mirror("bins", self.bins)
+        self.mirror("reduce", self.reduce)
+        self.mirror("causal", self.causal)
+        self.mirror("scale", self.scale)
         # No scroll area: its height-for-width (wrapped labels) would give the map its
         # preferred height and hide half of it at 720p; the map keeps a minimum instead.
         # Scrolls only in a window smaller than 1280×720: its controls must not set the
@@ -231,38 +239,6 @@ class OverviewPanel(TopicPanel):
         return self.figure
 
     # --- model → view ------------------------------------------------------------------
-    def _on_n_changed(self) -> None:
-        with blocked(self.n):
-            self.n.setValue(self.state.n)
-
-    def _on_d_k_changed(self) -> None:
-        with blocked(self.d_k):
-            self.d_k.setValue(self.state.d_k)
-
-    def _on_head_changed(self) -> None:
-        with blocked(self.head):
-            self.head.setCurrentIndex(self.head.findData(self.state.head))
-
-    def _on_seed_changed(self) -> None:
-        with blocked(self.seed):
-            self.seed.setValue(self.state.seed)
-
-    def _on_bins_changed(self) -> None:
-        with blocked(self.bins):
-            self.bins.setValue(self.state.bins)
-
-    def _on_reduce_changed(self) -> None:
-        with blocked(self.reduce):
-            self.reduce.setCurrentIndex(self.reduce.findData(self.state.reduce))
-
-    def _on_causal_changed(self) -> None:
-        with blocked(self.causal):
-            self.causal.setChecked(self.state.causal)
-
-    def _on_scale_changed(self) -> None:
-        with blocked(self.scale):
-            self.scale.setChecked(self.state.scale)
-
     def _on_backend_changed(self) -> None:
         self.backend.show_choice(self.state.backend, self.state.dtype)
 

@@ -133,6 +133,11 @@ class PositionsPanel(TopicPanel):
         self.timer = QTimer(self)
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._on_q_tick)
+        self.mirror("head_dim", self.head_dim)
+        self.mirror("position", self.position, block=False)
+        self.mirror("key_position", self.key_position)
+        self.mirror("offset", self.offset)
+        self.mirror("preset_id", self.preset)
         # Scrolls rather than forcing its width on the tab group at 1280×720.
         self._finish(layout, scroll=True)
 
@@ -297,10 +302,6 @@ class PositionsPanel(TopicPanel):
         return self.splitter
 
     # --- model → view ------------------------------------------------------------------
-    def _on_head_dim_changed(self) -> None:
-        with blocked(self.head_dim):
-            self.head_dim.setValue(self.state.head_dim)
-
     def _on_base_changed(self) -> None:
         with blocked(self.base):
             self.base.setValue(self.state.base)
@@ -336,21 +337,6 @@ class PositionsPanel(TopicPanel):
 
     _on_high_freq_factor_changed = _on_low_freq_factor_changed
     _on_beta_fast_changed = _on_beta_slow_changed = _on_low_freq_factor_changed
-
-    def _on_position_changed(self) -> None:
-        self.position.setValue(self.state.position)
-
-    def _on_key_position_changed(self) -> None:
-        with blocked(self.key_position):
-            self.key_position.setValue(self.state.key_position)
-
-    def _on_offset_changed(self) -> None:
-        with blocked(self.offset):
-            self.offset.setValue(self.state.offset)
-
-    def _on_preset_id_changed(self) -> None:
-        with blocked(self.preset):
-            self.preset.setCurrentIndex(self.preset.findData(self.state.preset_id))
 
     def _on_results(self, res) -> None:
         s = self.state

@@ -30,7 +30,6 @@ from attnviz.ui.widgets.background import BackgroundTopicPanel
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.plot_style import series_color
-from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import sci
 
@@ -92,6 +91,10 @@ class ReachPanel(BackgroundTopicPanel):
         self.hover.setObjectName("hover")
         layout.addWidget(self.hover)
         layout.addWidget(self.busy)
+        self.mirror("length", self.length, block=False)
+        self.mirror("seed", self.seed)
+        self.mirror("weight_scale", self.weight_scale)
+        self.mirror("score_std", self.score_std)
         # Scrolls rather than squeezing the plot below a readable height.
         self._finish(layout, scroll=True)
 
@@ -171,21 +174,6 @@ class ReachPanel(BackgroundTopicPanel):
         return compute_reach(*key)
 
     # --- model → view ------------------------------------------------------------------
-    def _on_length_changed(self) -> None:
-        self.length.setValue(self.state.length)
-
-    def _on_seed_changed(self) -> None:
-        with blocked(self.seed):
-            self.seed.setValue(self.state.seed)
-
-    def _on_weight_scale_changed(self) -> None:
-        with blocked(self.weight_scale):
-            self.weight_scale.setValue(self.state.weight_scale)
-
-    def _on_score_std_changed(self) -> None:
-        with blocked(self.score_std):
-            self.score_std.setValue(self.state.score_std)
-
     def _on_results(self, res) -> None:
         plot = self.plot
         fresh = len(plot.legend.items) != len(KINDS)

@@ -114,6 +114,7 @@ class StepsPanel(StatePanel):
         layout.addStretch(1)
         self._content = layout
         bind(self, resolver.resolved, self._on_resolved)
+        self.mirror("selected_query", self.query)
         self._finish(layout, scroll=True)
         self._on_steps_changed(resolver.results.steps)
 
@@ -207,10 +208,6 @@ class StepsPanel(StatePanel):
             self.query.clear()
             for i, tok in enumerate(self.state.tokens):
                 self.query.addItem(f"{i}: {tok}", i)
-            self.query.setCurrentIndex(self.state.selected_query)
-
-    def _on_selected_query_changed(self) -> None:
-        with blocked(self.query):
             self.query.setCurrentIndex(self.state.selected_query)
 
     def _on_value_labels_changed(self) -> None:

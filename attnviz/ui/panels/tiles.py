@@ -111,6 +111,7 @@ class TilesPanel(TopicPanel):
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._on_q_tick)
         self.matrices.setMinimumHeight(110)
+        self.mirror("causal", self.causal)
         # Scrolls only in a window smaller than 1280×720: its controls must not set the
         # window's minimum size.
         self._finish(layout, scroll=True)
@@ -190,10 +191,6 @@ class TilesPanel(TopicPanel):
                 box.setValue(self.state.get(name))
 
     _on_tiles_d_changed = _on_block_q_changed = _on_block_k_changed = _on_tiles_n_changed
-
-    def _on_causal_changed(self) -> None:
-        with blocked(self.causal):
-            self.causal.setChecked(self.state.causal)
 
     def _on_results(self, res) -> None:
         demo = res.tiles

@@ -15,7 +15,16 @@ from contextlib import contextmanager
 
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QDockWidget,
+    QFrame,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from attnviz.model import events
 from attnviz.model.fields import StateError
@@ -31,6 +40,17 @@ def scaled_font(font: QFont, factor: float, *, bold: bool = False) -> QFont:
         out.setPixelSize(round(out.pixelSize() * factor))
     out.setBold(bold)
     return out
+
+
+def show_value(widget: QWidget, value) -> None:
+    """Put a model value into a control: a combo box selects the item holding it as data,
+    a check box or toggle button is checked, anything else takes ``setValue``."""
+    if isinstance(widget, QComboBox):
+        widget.setCurrentIndex(widget.findData(value))
+    elif isinstance(widget, QAbstractButton):
+        widget.setChecked(bool(value))
+    else:
+        widget.setValue(value)
 
 
 @contextmanager
@@ -49,7 +69,8 @@ class StatePanel(QWidget):
 
     Subclasses set :attr:`PANEL_ID`, :attr:`TITLE`, :attr:`ORDER`, :attr:`AREA`, build
     their controls, then call :meth:`_finish` with the layout; model events arrive at
-    ``_on_<field>_changed``.
+    ``_on_<field>_changed``. A control that only shows a field is declared with
+    :meth:`mirror` instead of a handler of its own.
     """
 
     PANEL_ID = ""
@@ -70,6 +91,7 @@ class StatePanel(QWidget):
         self.setObjectName(f"panel_{self.PANEL_ID}")
         self._invalid: set[QWidget] = set()
         self._scaled: list[tuple[QWidget, float, bool]] = []
+        self._mirrors: dict[str, list[tuple[QWidget, bool]]] = {}
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
@@ -102,6 +124,16 @@ class StatePanel(QWidget):
         bind(self, self.state.changed, self._on_state_changed)
         self._refresh(self._fields)
 
+    def mirror(self, name: str, widget: QWidget, *, block: bool = True) -> None:
+        """Show field ``name`` in ``widget`` from now on (see :func:`show_value`), before
+        the field's own ``_on_<name>_changed`` runs, if there is one.
+
+        The widget's signals are blocked while it is set, so showing a value never writes
+        it back; ``block=False`` for a composite control whose own signals keep its parts
+        in step (it reports user edits only).
+        """
+        self._mirrors.setdefault(name, []).append((widget, block))
+
     # --- fonts -------------------------------------------------------------------------
     def scale_font(self, widget: QWidget, factor: float, *, bold: bool = False) -> None:
         """Keep ``widget``'s font ``factor`` times the panel's, also after a font change
@@ -128,6 +160,13 @@ class StatePanel(QWidget):
         for name in self._fields:
             if name not in names:
                 continue
+            for widget, block in self._mirrors.get(name, ()):
+                value = getattr(self.state, name)
+                if block:
+                    with blocked(widget):
+                        show_value(widget, value)
+                else:
+                    show_value(widget, value)
             handler = getattr(self, f"_on_{name}_changed", None)
             # Fields sharing one handler (q, k, v → one table) trigger it once.
             key = getattr(handler, "__func__", handler)
