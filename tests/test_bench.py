@@ -69,6 +69,7 @@ def test_environment_figure():
     env = environment.environment()
     assert {"python", "numpy", "torch", "cpu_count", "blas", "platform"} <= set(env)
     assert env["cpu_count"] >= 1 and env["blas"]["source"]
+    assert env["writes_bytecode"] is (not sys.dont_write_bytecode)
     json.dumps(env)
 
 

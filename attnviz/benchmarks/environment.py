@@ -53,7 +53,8 @@ def _blas() -> dict:
 
 
 def environment(*, quick: bool = False) -> dict:
-    """``environment``: Python, numpy and torch versions, CPUs, BLAS, platform, load.
+    """``environment``: Python, numpy and torch versions, CPUs, BLAS, platform, bytecode
+    caching, load.
 
     torch's version is read from its package metadata, without importing it.
     """
@@ -79,6 +80,9 @@ def environment(*, quick: bool = False) -> dict:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "frozen": bool(getattr(sys, "frozen", False)),
+        # False under PYTHONDONTWRITEBYTECODE: every start then compiles the sources it
+        # changed since their last cached bytecode (startup ≈0.5 s slower after edits).
+        "writes_bytecode": not sys.dont_write_bytecode,
         "load_average": load,
         "quick": quick,
     }
