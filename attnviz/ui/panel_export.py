@@ -22,6 +22,7 @@ from attnviz.model.panel_data import panel_data
 from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec, export
 from attnviz.ui.panels import panel_class
 from attnviz.ui.theme import palette_for, theme_named
+from attnviz.ui.widgets.heatmap_view import HeatmapView
 
 #: Interface text on the 1920×1080 design canvas: large enough for the back of a room.
 PANEL_FONT_PX = 22
@@ -108,6 +109,10 @@ def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
     """Save the panel as SVG (vector text and lines where the panel draws them)."""
     path = Path(path)
     panel, figure = build_panel(workspace, panel_id, spec)
+    # Vectors: not the pixmaps that a view on screen keeps of its axes and titles.
+    for view in [figure, *figure.findChildren(HeatmapView)]:
+        if isinstance(view, HeatmapView):
+            view.cache_frame(False)
     try:
         gen = QSvgGenerator()
         gen.setFileName(str(path))

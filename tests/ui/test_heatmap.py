@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -221,3 +222,18 @@ def test_the_cached_frame_follows_theme_labels_and_size(qtbot, panel, state):
     resized = _grab(panel)
     assert resized.size() != after.size()
     assert QColor(resized.pixel(corner)) == QColor(dark.background)
+
+
+def test_an_svg_of_the_live_panel_has_vector_labels(qapp, tmp_path):
+    """The live panel keeps its frame as pixmaps; an SVG of it must still get vectors."""
+    from attnviz.model.workspace import Workspace
+    from attnviz.ui.export import ExportSpec
+    from attnviz.ui.panel_export import write_panel_svg
+
+    svg = write_panel_svg(Workspace(), "heatmap", tmp_path / "h.svg", ExportSpec(960, 540))
+    text = svg.read_text(encoding="utf-8")
+    # The token labels and the axis titles are text; only the matrix and the colour bar
+    # are pictures.
+    labels = re.findall(r">([^<>]+)</text>", text)
+    assert {"banco", "praça"} <= {t.strip() for t in labels}, labels[:40]
+    assert text.count("<image") <= 2
