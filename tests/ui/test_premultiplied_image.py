@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from pyqtgraph.graphicsItems.ImageItem import ImageItem
 from PySide6.QtGui import QImage
 
@@ -52,7 +55,7 @@ def test_native_format_and_transparent_nan(qapp):
     item = PremultipliedImageItem(axisOrder="row-major")
     values = np.linspace(0, 1, 12).reshape(3, 4)
     values[1, 2] = np.nan
-    rgba = _rendered(item, values, (0.0, 1.0), pg.colormap.get("magma").getLookupTable())
+    rgba = _rendered(item, values, (0.0, 1.0), pg.colormap.get("magma").getLookupTable(nPts=256))
     assert item.qimage.format() == QImage.Format.Format_ARGB32_Premultiplied
     assert rgba[1, 2, 3] == 0
     assert (np.delete(rgba.reshape(-1, 4), 6, axis=0)[:, 3] == 255).all()
@@ -78,3 +81,27 @@ def test_index_mapping_and_palette():
     lut = np.array([[1, 2, 3], [255, 0, 128]], np.uint8)
     assert argb_palette(lut) == [0xFF010203, 0xFFFF0080]
     assert argb_palette(np.array([[10, 20, 30, 40]], np.uint8)) == [0x280A141E]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=9),
+        elements=st.floats(allow_nan=True, allow_infinity=True, width=64),
+    ),
+    low=st.floats(allow_nan=True, allow_infinity=True),
+    high=st.floats(allow_nan=True, allow_infinity=True),
+    colors=st.sampled_from([256, 512]),
+)
+def test_any_matrix_and_levels_render_without_error(qapp, values, low, high, colors):
+    """Hostile values (NaN, ±inf, 1e308) and levels (empty, reversed, NaN) still give a
+    picture of the matrix's shape, with NaN cells transparent, on either path."""
+    item = PremultipliedImageItem(axisOrder="row-major")
+    lut = pg.colormap.get("viridis").getLookupTable(nPts=colors)
+    rgba = _rendered(item, values, (low, high), lut)
+    # 256 colours: the heatmap's own path; more: pyqtgraph's, then converted.
+    assert (item._fast_table() is not None) == (colors == 256)
+    assert rgba.shape == (*values.shape, 4)
+    assert (rgba[np.isnan(values)][:, 3] == 0).all()
+    assert (rgba[~np.isnan(values)][:, 3] == 255).all()

@@ -75,7 +75,8 @@ class PremultipliedImageItem(ImageItem):
         """Colour the matrix into a premultiplied ARGB32 QImage (see the module notes)."""
         lut = self._fast_table()
         if lut is None:
-            super().render()
+            with np.errstate(over="ignore", invalid="ignore"):  # ±inf and NaN, as above
+                super().render()
             if self.qimage is not None and self.qimage.format() != _NATIVE:
                 self.qimage = self.qimage.convertToFormat(_NATIVE)
             return
