@@ -119,7 +119,8 @@ def build_edit_menu(window: QMainWindow, undo) -> QMenu:
 
 
 def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
-    """View: one toggle per panel, Reset layout, Full screen, Theme, Large fonts, Language."""
+    """View: one toggle per panel, Reset layout, Full screen, Focus on panel, Theme, Large
+    fonts, Language."""
     menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&View"))
     menu.setObjectName("menu_view")
     for dock in docks:
@@ -151,6 +152,22 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     full.toggled.connect(window.set_full_screen)
     window.full_screen_action = full
     menu.addAction(full)
+    focus = _action(
+        window,
+        "focus_panel",
+        QCoreApplication.translate("MainWindow", "Foc&us on Panel"),
+        None,
+        "Ctrl+Shift+F",
+        tip=QCoreApplication.translate(
+            "MainWindow",
+            "Show the current panel alone in the window; again to bring the others back",
+        ),
+    )
+    focus.setCheckable(True)
+    focus.setChecked(getattr(window, "focused_panel", False))
+    focus.toggled.connect(window.set_focus_mode)
+    window.focus_action = focus
+    menu.addAction(focus)
     presenter = getattr(window, "presenter", None)
     if presenter is not None:
         build_presentation_actions(window, menu, presenter)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 
 import shiboken6
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -107,6 +107,8 @@ class MainWindow(QMainWindow):
         self._areas: dict[str, str] = {}
         self._classes: dict[str, type] = {}
         self._dock_shown: dict[str, bool] = {}
+        # The layout to go back to while one panel is shown alone (View → Focus on Panel).
+        self._focus_saved: QByteArray | None = None
         for cls in panel_classes():
             self._add_panel(cls)
         self.session = SessionController(self, self.document, self.undo)
@@ -355,7 +357,56 @@ class MainWindow(QMainWindow):
     def reset_layout(self) -> None:
         """Put every panel back in its first-start place (View → Reset Layout)."""
         self.set_full_screen(False)
+        self._focus_saved = None
+        self._show_focus_checked(False)
         self._arrange_default()
+
+    # --- one panel alone ---------------------------------------------------------------
+    @property
+    def focused_panel(self) -> bool:
+        """True while one panel is shown alone (:meth:`set_focus_mode`)."""
+        return self._focus_saved is not None
+
+    def focus_target(self) -> QDockWidget | None:
+        """The dock Focus on Panel would show alone: the one holding the keyboard focus,
+        else the panel in front on the right (the heatmap at first start), else any shown."""
+        widget = QApplication.focusWidget()
+        while widget is not None and not isinstance(widget, QDockWidget):
+            widget = widget.parentWidget()
+        shown = [dock for pid, dock in self.docks.items() if self._dock_shown[pid]]
+        if widget in shown:
+            return widget
+        for area in ("right", "bottom", "left"):
+            for dock in self._docks_in(area):
+                if dock in shown:
+                    return dock
+        return None
+
+    def set_focus_mode(self, on: bool) -> None:
+        """Show one panel alone in the window, or every panel back where it was (View →
+        Focus on Panel, Ctrl+Shift+F): at 1280×720 a long sequence's map, the tiles or the
+        dial get the whole window instead of the third a tab group leaves them."""
+        if on == self.focused_panel:
+            return
+        if on:
+            target = self.focus_target()
+            if target is not None:
+                self._focus_saved = self.saveState(LAYOUT_VERSION)
+                for dock in self.docks.values():
+                    if dock is not target and not dock.isFloating():
+                        dock.hide()
+                target.show()
+                target.raise_()
+        else:
+            saved, self._focus_saved = self._focus_saved, None
+            self.restoreState(saved, LAYOUT_VERSION)
+        self._show_focus_checked(self.focused_panel)
+
+    def _show_focus_checked(self, on: bool) -> None:
+        action = getattr(self, "focus_action", None)
+        if action is not None:
+            with blocked(action):
+                action.setChecked(on)
 
     def _restore_layout(self) -> bool:
         geometry = self.settings.value("window/geometry")
@@ -367,7 +418,9 @@ class MainWindow(QMainWindow):
     def save_layout(self) -> None:
         """Write the window geometry and dock layout to the settings."""
         self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
+        # With one panel shown alone, the layout it came from (what Focus gives back).
+        state = self._focus_saved if self.focused_panel else self.saveState(LAYOUT_VERSION)
+        self.settings.setValue("window/state", state)
         self.settings.sync()
 
     def set_full_screen(self, on: bool) -> None:

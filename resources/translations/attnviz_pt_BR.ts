@@ -1407,6 +1407,14 @@
         <translation>&amp;Tela cheia</translation>
     </message>
     <message>
+        <source>Foc&amp;us on Panel</source>
+        <translation>F&amp;ocar no painel</translation>
+    </message>
+    <message>
+        <source>Show the current panel alone in the window; again to bring the others back</source>
+        <translation>Mostra só o painel atual na janela; de novo, traz os outros de volta</translation>
+    </message>
+    <message>
         <source>&amp;Theme</source>
         <translation>T&amp;ema</translation>
     </message>

@@ -106,6 +106,35 @@ def test_full_screen_toggles(window):
     assert not window.windowState() & Qt.WindowState.WindowFullScreen
 
 
+def test_focus_shows_one_panel_alone_and_gives_the_layout_back(qtbot):
+    window = _window(qtbot)
+    window.resize(760, 690)
+    qtbot.wait(20)
+    overview = window.docks["overview"]
+    overview.raise_()
+    qtbot.waitUntil(lambda: window._dock_shown["overview"])
+    before = {pid: d.isVisible() for pid, d in window.docks.items()}
+    height = overview.height()
+    _action(window, "focus_panel").setChecked(True)  # Ctrl+Shift+F
+    qtbot.wait(20)
+    assert window.focused_panel
+    assert [pid for pid, d in window.docks.items() if d.isVisible()] == ["overview"]
+    assert overview.height() > height + 150  # the steps' share of the height is its own
+    # A layout saved meanwhile is the one to come back to, not the focused one.
+    window.save_layout()
+    _action(window, "focus_panel").setChecked(False)
+    qtbot.wait(20)
+    assert not window.focused_panel
+    assert {pid: d.isVisible() for pid, d in window.docks.items()} == before
+    assert abs(overview.height() - height) <= 2
+    assert QSettings().value("window/state") == window.saveState(LAYOUT_VERSION)
+    # Reset Layout leaves focus as well.
+    _action(window, "focus_panel").setChecked(True)
+    window.reset_layout()
+    assert not window.focused_panel and not _action(window, "focus_panel").isChecked()
+    assert window.docks["steps"].isVisible()
+
+
 def test_the_layout_persists_across_a_new_window(qtbot):
     first = _window(qtbot)
     first.resize(760, 690)  # within the 800×800 offscreen screen, so nothing is clamped
