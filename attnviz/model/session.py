@@ -125,9 +125,33 @@ def read_session(path) -> tuple[dict, str]:
     """Read and validate a session file; return ``({topic: values}, layout_name)``.
 
     The values are checked on throwaway topics, so a file that reads here applies to a
-    live document without error.
+    live document without error. A real model's head is checked by running its sentence
+    through the model (see :func:`model_needed`).
     """
-    name = Path(path).name if "\0" not in str(path) else "the file"
+    return validate_session(parse_session(path), name=_file_name(path))
+
+
+def _file_name(path) -> str:
+    return Path(path).name if "\0" not in str(path) else "the file"
+
+
+def model_needed(data) -> tuple[str, str] | None:
+    """``(model_path, model_text)`` when the parsed session ``data`` shows a real model's
+    head, whose check loads that model (seconds): a GUI does that on a worker first."""
+    section = data.get("topics") if isinstance(data, dict) else None
+    attention = section.get("attention") if isinstance(section, dict) else None
+    if not isinstance(attention, dict) or attention.get("head") != "model":
+        return None
+    path, text = attention.get("model_path"), attention.get("model_text", "")
+    if not isinstance(path, str) or not path or not isinstance(text, str):
+        return None  # the check refuses it, quickly
+    return path, text
+
+
+def parse_session(path) -> dict:
+    """Read a session file as JSON, refusing what is not a plain, bounded, finite file;
+    :func:`validate_session` checks what it holds."""
+    name = _file_name(path)
     if "\0" in str(path):
         raise SessionError("cannot open a file whose name holds a NUL character")
     try:
@@ -149,7 +173,7 @@ def read_session(path) -> tuple[dict, str]:
         raise SessionError(f"{name} is nested too deeply to be a session") from None
     except (ValueError, MemoryError) as exc:
         raise SessionError(f"{name} cannot be read as a session ({exc})") from None
-    return validate_session(data, name=name)
+    return data
 
 
 def validate_session(data, *, name: str = "session") -> tuple[dict, str]:

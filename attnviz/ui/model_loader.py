@@ -203,7 +203,19 @@ class ModelController(QObject):
             lambda cap: self._show(cap, head="model", model_path=path, model_text=text),
         )
 
-    def _start(self, job, show) -> None:
+    def warm(self, path: str, text: str, *, then, fail) -> None:
+        """Load the model of ``path`` and run ``text`` through it on the worker, with the
+        same progress and cancel as Open Model; then call ``then()`` on the GUI thread, or
+        ``fail(message)`` (a cancel calls neither). Opening a session uses this, so that
+        its check finds the sentence captured instead of loading on the GUI thread."""
+        path = real_model.normalize_path(path)
+        self._start(
+            lambda: real_model.STORE.capture(path, text, self._set_stage),
+            lambda _cap: then(),
+            fail,
+        )
+
+    def _start(self, job, show, fail=None) -> None:
         self._generation += 1
         generation = self._generation
         self.busy = True
@@ -216,7 +228,7 @@ class ModelController(QObject):
                 return  # cancelled, or a newer request is on its way
             self._end()
             if isinstance(result, BaseException):
-                self._fail(
+                (fail or self._fail)(
                     str(result)
                     if isinstance(result, (ModelError, StateError))
                     else f"{type(result).__name__}: {result}"

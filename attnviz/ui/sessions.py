@@ -14,10 +14,18 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from attnviz.model import real_model
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
 from attnviz.model.safe_io import clean_stale_temps
-from attnviz.model.session import SUFFIX, SessionError, read_session, save_session
+from attnviz.model.session import (
+    SUFFIX,
+    SessionError,
+    model_needed,
+    parse_session,
+    save_session,
+    validate_session,
+)
 from attnviz.model.topic import Topic
 from attnviz.ui.undo import UndoController
 
@@ -108,21 +116,45 @@ class SessionController(QObject):
 
     # --- files -------------------------------------------------------------------------
     def open_path(self, path) -> bool:
-        """Open the session at ``path`` (no prompt); show why and change nothing on failure."""
+        """Open the session at ``path`` (no prompt); show why and change nothing on failure.
+
+        A session showing a real model's head needs that model loaded and its sentence run
+        (seconds): that happens first on the model controller's worker, with progress and
+        cancel, and the session opens when it is done (True here means "opening").
+        """
         path = Path(path)
         try:
-            snapshot, layout = read_session(path)
+            data = parse_session(path)
+        except SessionError as exc:
+            return self._refuse(path, exc)
+        model = model_needed(data)
+        loader = getattr(self.window, "models", None)
+        if model is not None and loader is not None and real_model.STORE.cached(*model) is None:
+            loader.warm(
+                *model,
+                then=lambda: self._open_parsed(path, data),
+                fail=lambda message: self._refuse(path, message),
+            )
+            return True
+        return self._open_parsed(path, data)
+
+    def _open_parsed(self, path: Path, data) -> bool:
+        try:
+            snapshot, layout = validate_session(data, name=path.name)
             # One step, so a refused value can never leave the document half opened.
             self.document.restore(snapshot)
         except (SessionError, StateError) as exc:
-            self._show_error(self.tr("Could not open the session"), str(exc))
-            if not path.exists():
-                self._forget_recent(path)
-            return False
+            return self._refuse(path, exc)
         self.undo.clear()
         self._set_path(path)
         self.sigLayoutLoaded.emit(layout)
         return True
+
+    def _refuse(self, path: Path, why) -> bool:
+        self._show_error(self.tr("Could not open the session"), str(why))
+        if not path.exists():
+            self._forget_recent(path)
+        return False
 
     def save_to(self, path) -> bool:
         """Save to ``path`` atomically; on failure show why (the old file stays intact)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -196,3 +197,36 @@ def test_soak_random_edits_hover_undo_resize_and_themes(window, qtbot):
             grid.hover_at(rect.center())
         qtbot.wait(1)
     assert len(STORE._captures) <= 8
+
+
+def test_a_model_session_opens_without_loading_on_the_gui_thread(window, qtbot, tmp_path):
+    """A session shows MiniLM's layer 2 head 3, in a new run of the app (nothing loaded):
+    opening returns at once, the model loads on the worker, then the head shows."""
+    from attnviz.model.session import save_session
+
+    window.state.update(layer=2, model_head=3)
+    path = save_session(window.document, tmp_path / "river.attnviz")
+    q = window.state.q.copy()
+    window.state.update(layer=0, model_head=0)
+    STORE.clear()
+    errors = []
+    window.session._show_error = lambda title, message: errors.append(message)
+    assert window.session.open_path(path)
+    assert window.models.busy  # loading on the worker: the window still answers
+    assert (window.state.layer, window.state.model_head) == (0, 0)  # nothing applied yet
+    wait_loaded(window, qtbot)
+    assert not errors
+    s = window.state
+    assert (s.head, s.model_text, s.layer, s.model_head) == ("model", SENTENCE, 2, 3)
+    np.testing.assert_array_equal(s.q, q)
+    assert window.session.path == path and window.undo.stack.isClean()
+    # A model folder that is gone: one message, and the document stays as it was.
+    data = json.loads(path.read_text())
+    data["topics"]["attention"]["model_path"] = str(tmp_path / "gone")
+    path.write_text(json.dumps(data))
+    shown = window.state.snapshot()
+    window.session.open_path(path)  # the check runs on the worker too
+    wait_loaded(window, qtbot)
+    assert len(errors) == 1 and "gone" in errors[0]
+    after = window.state.snapshot()
+    assert after.keys() == shown.keys() and (after["layer"], after["model_head"]) == (2, 3)
