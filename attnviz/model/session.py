@@ -142,8 +142,10 @@ def model_needed(data) -> tuple[str, str] | None:
     attention = section.get("attention") if isinstance(section, dict) else None
     if not isinstance(attention, dict) or attention.get("head") != "model":
         return None
-    path, text = attention.get("model_path"), attention.get("model_text", "")
-    if not isinstance(path, str) or not path or not isinstance(text, str):
+    default = {cls.NAME: cls for cls in topic_classes()}["attention"].field("model_text")
+    path = attention.get("model_path")
+    text = attention.get("model_text", default.default)
+    if not isinstance(path, str) or not path or "\0" in path or not isinstance(text, str):
         return None  # the check refuses it, quickly
     return path, text
 

@@ -497,7 +497,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         self.undo.stack.blockSignals(False)
         super().showEvent(event)
-        QTimer.singleShot(0, self._unelided_tabs)  # a restored layout makes its own bars
+        QTimer.singleShot(0, self, self._unelided_tabs)  # a restored layout makes its own bars
         if self._size_on_show:
             self._size_on_show = False
-            QTimer.singleShot(0, self._size_default)
+            QTimer.singleShot(0, self, self._size_default)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 
+import shiboken6
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QProgressDialog
@@ -224,6 +225,8 @@ class ModelController(QObject):
         started = time.perf_counter()
 
         def done(result) -> None:
+            if not shiboken6.isValid(self):
+                return  # the window closed while the worker ran
             if generation != self._generation:
                 return  # cancelled, or a newer request is on its way
             self._end()

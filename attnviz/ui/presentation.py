@@ -396,6 +396,8 @@ class Presenter(QObject):
         if self.active:
             return True
         w = self.window
+        if getattr(w, "focused_panel", False):
+            w.set_focus_mode(False)  # Esc then gives back the whole layout, not one panel
         self._saved = {"state": w.saveState(), "geometry": w.saveGeometry()}
         stage = Stage(w.workspace, dark=w.themes.theme.dark, parent=w)
         stage.setWindowFlag(Qt.WindowType.Window)

@@ -82,6 +82,7 @@ class SessionController(QObject):
         self.document = document
         self.undo = undo
         self.path: Path | None = None
+        self._opening = 0  # counts opens: a session waiting for its model checks it
         self.layout_provider = lambda: ""
         self.open_action = self._action(self.tr("&Open…"), QKeySequence.StandardKey.Open)
         self.open_action.triggered.connect(self._on_q_open)
@@ -123,6 +124,9 @@ class SessionController(QObject):
         cancel, and the session opens when it is done (True here means "opening").
         """
         path = Path(path)
+        # Any open still waiting for its model is superseded by this one.
+        self._opening += 1
+        ticket = self._opening
         try:
             data = parse_session(path)
         except SessionError as exc:
@@ -132,8 +136,8 @@ class SessionController(QObject):
         if model is not None and loader is not None and real_model.STORE.cached(*model) is None:
             loader.warm(
                 *model,
-                then=lambda: self._open_parsed(path, data),
-                fail=lambda message: self._refuse(path, message),
+                then=lambda: ticket == self._opening and self._open_parsed(path, data),
+                fail=lambda message: ticket == self._opening and self._refuse(path, message),
             )
             return True
         return self._open_parsed(path, data)

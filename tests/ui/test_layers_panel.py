@@ -230,3 +230,49 @@ def test_a_model_session_opens_without_loading_on_the_gui_thread(window, qtbot, 
     assert len(errors) == 1 and "gone" in errors[0]
     after = window.state.snapshot()
     assert after.keys() == shown.keys() and (after["layer"], after["model_head"]) == (2, 3)
+
+
+def test_a_later_open_wins_over_a_session_still_loading(window, qtbot, tmp_path):
+    """Open a model session (its model loading), then another session at once: the second
+    stays, and a session without model_text loads the field's default sentence."""
+    from attnviz.model.session import save_session
+    from attnviz.model.topics.attention import AttentionState
+
+    model_file = save_session(window.document, tmp_path / "model.attnviz")
+    window.state.update(layer=1)
+    data = json.loads(model_file.read_text())
+    del data["topics"]["attention"]["model_text"]
+    model_file.write_text(json.dumps(data))
+    plain = tmp_path / "plain.attnviz"
+    plain.write_text(json.dumps({"format_version": 2, "topics": {}}))
+    STORE.clear()
+    errors = []
+    window.session._show_error = lambda title, message: errors.append(message)
+    assert window.session.open_path(model_file) and window.models.busy
+    assert window.session.open_path(plain)
+    assert window.session.path == plain and window.state.head != "model"
+    wait_loaded(window, qtbot)
+    assert window.session.path == plain and window.state.head != "model" and not errors
+    default = AttentionState.field("model_text").default
+    assert STORE.cached(minilm_path(), default) is not None  # the sentence a session means
+    assert STORE.cached(minilm_path(), "") is None
+
+
+def test_closing_the_window_while_a_model_session_loads(window, qtbot, tmp_path):
+    """The worker finishes after the window is gone: nothing reaches the deleted window."""
+    import shiboken6
+
+    from attnviz.model.session import save_session
+
+    path = save_session(window.document, tmp_path / "model.attnviz")
+    other = MainWindow()
+    other.show()
+    STORE.clear()
+    assert other.session.open_path(path) and other.models.busy
+    other.session.undo.stack.setClean()
+    other.close()
+    shiboken6.delete(other)
+    # The load goes on; its end must not touch the deleted controller (pytest-qt fails the
+    # test on an exception raised inside Qt's event loop).
+    qtbot.waitUntil(lambda: STORE.cached(minilm_path(), SENTENCE) is not None, timeout=180_000)
+    qtbot.wait(100)

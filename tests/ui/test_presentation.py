@@ -91,6 +91,20 @@ def test_f5_presents_and_esc_restores_the_window_exactly(window, qtbot):
     assert _looks(window) == before
 
 
+def test_presenting_from_focus_mode_gives_back_the_whole_layout(window, qtbot):
+    """F5 while one panel is shown alone: the presentation leaves focus first, so Esc
+    returns every panel (not a lone one that Focus no longer knows about)."""
+    before = _looks(window)
+    window.set_focus_mode(True)
+    assert window.focused_panel
+    window.presenter.enter()
+    assert window.presenter.active and not window.focused_panel
+    assert not window.focus_action.isChecked()
+    window.presenter.leave()
+    qtbot.wait(20)
+    assert _looks(window)["docks"] == before["docks"]
+
+
 def test_presenter_remote_keys_step_and_blank(window, qtbot):
     window.lessons.open("hand-worked")
     window.presenter.enter()

@@ -221,3 +221,23 @@ def test_closing_a_window_with_unsaved_history_is_quiet(qtbot, qapp):
     window.deleteLater()
     qapp.sendPostedEvents(None, 0)  # DeferredDelete; pytest-qt fails on any slot exception
     state.causal = False  # nobody listens any more, nothing raises
+
+
+def test_a_model_path_the_system_cannot_take_is_one_message(setup, state, tmp_path):
+    """A NUL byte in a session's model folder (a hostile file) is refused like any bad value,
+    without reaching the model loader."""
+    import json
+
+    _, controller, _, dialogs = setup
+    path = tmp_path / f"nul{SUFFIX}"
+    assert controller.save_to(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    attention = data["topics"]["attention"]
+    attention.update(head="model", model_path="/tmp/a\u0000b")
+    for name in ("q", "k", "v"):  # a model's head is saved without them
+        attention.pop(name, None)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = state.snapshot()
+    assert not controller.open_path(path)
+    assert len(dialogs.errors) == 1 and "model_path" in dialogs.errors[0]
+    assert state.snapshot().keys() == before.keys() and state.head == before["head"]

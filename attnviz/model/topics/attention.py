@@ -444,6 +444,8 @@ def _model_capture(values: dict):
         return real_model.STORE.capture(values["model_path"], values["model_text"])
     except real_model.ModelError as exc:
         raise StateError(str(exc)) from None
+    except (ValueError, OSError) as exc:  # a NUL byte, a name too long, a loop of links
+        raise StateError(f"model_path cannot be opened: {exc}") from None
 
 
 def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
