@@ -197,10 +197,9 @@ class PositionsPanel(TopicPanel):
         self.settings_box = QWidget()
         flow = QFlowLayout(self.settings_box)
         flow.setContentsMargins(0, 0, 0, 0)
-        self.preset.setMinimumContentsLength(18)
-        self.preset.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
+        # The whole title ("…: a small teaching head" was cut): the flow gives a long one
+        # a line of its own rather than eliding it.
+        self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         flow.addWidget(self.preset)
         for text, widget in (
             (self.tr("Scaling"), self.rope_type),
