@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtTest import QTest
 
@@ -237,3 +237,16 @@ def test_an_svg_of_the_live_panel_has_vector_labels(qapp, tmp_path):
     labels = re.findall(r">([^<>]+)</text>", text)
     assert {"banco", "praça"} <= {t.strip() for t in labels}, labels[:40]
     assert text.count("<image") <= 2
+
+
+def test_the_spotlight_of_a_pooled_long_matrix_is_in_token_cells(qapp):
+    """A 2,048-token matrix drawn as an 8 × 8 grid: a lesson's row 1,500 is still row 1,500."""
+    from attnviz.ui.widgets.heatmap_view import HeatmapView
+
+    view = HeatmapView()
+    view.set_matrix(np.full((8, 8), 1 / 2048), (0.0, 1.0), extent=(2048, 2048))
+    view.set_spotlight("row", (1500,))
+    assert view.spotlight_rect() == QRectF(0, 1500, 2048, 1)
+    view.set_spotlight("cell", (2047, 3))
+    assert view.spotlight_rect() == QRectF(3, 2047, 1, 1)
+    assert view.spot_dim.path().boundingRect() == QRectF(0, 0, 2048, 2048)

@@ -89,9 +89,12 @@ def view_levels(state: AttentionState, values: np.ndarray, allowed) -> tuple[flo
     return auto_levels(values, allowed, state.colormap == "diverging")
 
 
-def shown_mask(state: AttentionState, results: Results) -> np.ndarray | None:
-    """The may-attend mask to hatch: S and A are query × key; O's columns are not keys."""
-    return None if state.matrix == "output" else results.mask
+def picture_levels(state: AttentionState, pic) -> tuple[float, float]:
+    """The colour levels of a :class:`~attnviz.model.resolve._display.Picture` as drawn:
+    from the grid itself (pooled for a long sentence), hatched cells left out of S and A
+    (O's columns are not keys)."""
+    allowed = pic.allowed if state.matrix != "output" else None
+    return view_levels(state, pic.values, allowed)
 
 
 def column_labels(state: AttentionState, matrix: str, d_v: int) -> tuple[str, ...]:
@@ -153,7 +156,7 @@ def show_picture(view: HeatmapView, state: AttentionState, pic) -> None:
     allowed = pic.allowed if state.matrix != "output" else None
     view.set_matrix(
         pic.values,
-        view_levels(state, pic.values, allowed),
+        picture_levels(state, pic),
         allowed=allowed,
         entropy=pic.entropy,
         max_entropy=math.log(max(state.n, 1)),
@@ -234,9 +237,10 @@ class HeatmapPanel(StatePanel):
         self._on_levels_changed()
 
     def _on_levels_changed(self) -> None:
-        res = self.resolver.results
-        values = res.matrix(self.state.matrix)
-        self.view.set_levels(view_levels(self.state, values, shown_mask(self.state, res)))
+        # From the picture drawn, as a slider step does: never a pass over (or, for O, the
+        # computing of) the whole matrix on the GUI thread at thousands of tokens.
+        pic = self.resolver.results.picture(self.state.matrix)
+        self.view.set_levels(picture_levels(self.state, pic))
 
     _on_levels_auto_changed = _on_stretch_weights_changed = _on_levels_changed
 

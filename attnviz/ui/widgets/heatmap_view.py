@@ -305,7 +305,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """The spotlit region in cells, or None when nothing of it is in the matrix now."""
         if self._spotlight is None:
             return None
-        rows, cols = self._values.shape
+        rows, cols = self._extent  # the matrix's cells, also when a pooled grid is drawn
         kind, idx = self._spotlight
         if kind == "row" and 0 <= idx[0] < rows:
             return QRectF(0, idx[0], cols, 1)
@@ -321,7 +321,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.spot_box.setVisible(rect is not None)
         if rect is None:
             return
-        rows, cols = self._values.shape
+        rows, cols = self._extent
         path = QPainterPath()
         path.setFillRule(Qt.FillRule.OddEvenFill)  # the spotlit rectangle is a hole
         path.addRect(QRectF(0, 0, cols, rows))
