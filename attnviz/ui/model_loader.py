@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QPro
 from attnviz.core.hf_capture import INSTALL_HINT, ModelError, transformers_available
 from attnviz.model import real_model
 from attnviz.model.fields import StateError
+from attnviz.ui.language import fill
 from attnviz.ui.widgets.background_job import run_in_pool
 from attnviz.ui.widgets.binding import bind
 
@@ -292,15 +293,10 @@ class ModelController(QObject):
             "ModelController",
             "%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms",
         )
-        for mark, part in (
-            ("%1", cap.name),
-            ("%2", str(len(cap.tokens))),
-            ("%3", str(len(cap.layers))),
-            ("%4", str(cap.n_heads)),
-            ("%5", f"{self.timings.get('load', 0.0):.1f}"),
-            ("%6", f"{cap.seconds * 1000:.0f}"),
-        ):
-            text = text.replace(mark, part)
+        text = fill(
+            text, cap.name, len(cap.tokens), len(cap.layers), cap.n_heads,
+            f"{self.timings.get('load', 0.0):.1f}", f"{cap.seconds * 1000:.0f}",
+        )  # fmt: skip
         self.window.statusBar().showMessage(text, 10000)
         self.sigCaptured.emit(cap)
 

@@ -295,3 +295,13 @@ def test_the_saved_choice_is_checked_in_the_next_window(qtbot):
     QSettings().setValue(language.SETTING, "pt_BR")
     window = _window(qtbot)
     assert window.findChild(QAction, "action_language_pt_BR").isChecked()
+
+
+def test_placeholders_fill_in_one_pass():
+    from attnviz.ui.language import fill
+
+    # A token that itself reads "%2" is shown, not filled again; %10 is not %1 then "0".
+    assert fill("“%1” → “%2”", "%2", "rio") == "“%2” → “rio”"
+    assert fill("%2 de %1", "x", "y") == "y de x"  # reordered by a translator
+    assert fill("a %10 %1 %3", *range(1, 11)) == "a 10 1 3"
+    assert fill("%1 and %4", "only") == "only and %4"  # a missing argument stays visible

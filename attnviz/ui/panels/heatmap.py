@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from attnviz.model.resolve import Resolver, Results
 from attnviz.model.topics.attention import AttentionState
+from attnviz.ui.language import fill
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import bind
@@ -42,13 +43,6 @@ _NOTES = {
     ),
     "output": QT_TRANSLATE_NOOP("HeatmapPanel", "each row is the query's mix of the values"),
 }
-
-
-def _fill(text: str, *args) -> str:
-    """Qt-style ``%1``, ``%2`` … placeholders, so translators can reorder them."""
-    for i, arg in enumerate(args, 1):
-        text = text.replace(f"%{i}", str(arg))
-    return text
 
 
 @cache
@@ -298,15 +292,15 @@ class HeatmapPanel(StatePanel):
             if not 0 <= col < len(dims):
                 return ""
             text = self.tr("%1  query “%2”, dimension “%3” = %4")
-            return _fill(text, symbol, query, dims[col], fmt_g(value, 6))
+            return fill(text, symbol, query, dims[col], fmt_g(value, 6))
         if not 0 <= col < self.state.n:
             return ""
         key = self.state.tokens[col]
         if math.isnan(value):
             text = self.tr("%1  query “%2” → key “%3”: masked (this query may not see this key)")
-            return _fill(text, symbol, query, key)
+            return fill(text, symbol, query, key)
         text = self.tr("%1  query “%2” → key “%3” = %4")
-        return _fill(text, symbol, query, key, fmt_g(value, 6))
+        return fill(text, symbol, query, key, fmt_g(value, 6))
 
     def _exact_value(self, matrix: str, row: int, col: int) -> float:
         """The cell's exact value (a long sentence's grid shows block means), NaN if masked."""
@@ -342,7 +336,7 @@ class HeatmapPanel(StatePanel):
             "entropy of the row of “%1” = %2 nats   (0: one key takes all; "
             "ln %3 = %4: spread evenly)"
         )
-        return _fill(text, self.state.tokens[row], fmt(e, 3), n, fmt(self.view.max_entropy, 3))
+        return fill(text, self.state.tokens[row], fmt(e, 3), n, fmt(self.view.max_entropy, 3))
 
     def _on_q_hover(self, row: int, col: int, _value: float) -> None:
         text = self.hover_text(row, col)

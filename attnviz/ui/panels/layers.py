@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.real_model import STORE, display_tokens, link_strength
+from attnviz.model.real_model import STORE, display_tokens, kv_head, link_strength
+from attnviz.ui.language import fill
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panels.heatmap import colormap_for
 from attnviz.ui.theme import LIGHT, Theme, palette_for
@@ -243,16 +244,10 @@ class LayersPanel(TopicPanel):
         text = self.tr(
             "%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as the model sees them"
         )
-        for mark, part in (
-            ("%1", cap.name),
-            ("%2", cap.kind),
-            ("%3", str(len(cap.layers))),
-            ("%4", str(cap.n_heads)),
-            ("%5", str(cap.n_kv_heads)),
-            ("%6", str(cap.head_dim)),
-            ("%7", str(len(cap.tokens))),
-        ):
-            text = text.replace(mark, part)
+        text = fill(
+            text, cap.name, cap.kind, len(cap.layers), cap.n_heads, cap.n_kv_heads,
+            cap.head_dim, len(cap.tokens),
+        )  # fmt: skip
         if special:
             text += self.tr("; special: %1").replace("%1", " ".join(special))
         self.caption.setText(text)
@@ -261,32 +256,27 @@ class LayersPanel(TopicPanel):
         cap, s = self._capture, self.state
         if cap is None or s.head != "model":
             return
-        text = (
-            self.tr("Shown: layer %1, head %2 (KV head %3).")
-            .replace("%1", str(s.layer))
-            .replace("%2", str(s.model_head))
-            .replace("%3", str(s.model_head // (cap.n_heads // cap.n_kv_heads)))
+        text = fill(
+            self.tr("Shown: layer %1, head %2 (KV head %3)."),
+            s.layer,
+            s.model_head,
+            kv_head(cap, s.model_head),
         )
         cell = s.selected_cell
         if cell is not None:
             a = link_strength(cap, *cell)
             order = np.argsort(a, axis=None)[::-1][:3]
             best = ", ".join(
-                self.tr("L%1·h%2 %3")
-                .replace("%1", str(i))
-                .replace("%2", str(j))
-                .replace("%3", fmt(a[i, j], 2))
+                fill(self.tr("L%1·h%2 %3"), i, j, fmt(a[i, j], 2))
                 for i, j in (np.unravel_index(o, a.shape) for o in order)
             )
-            link = self.tr(" “%1” → “%2”: A = %3 here; strongest %4.")
-            for mark, part in (
-                ("%1", s.tokens[cell[0]]),
-                ("%2", s.tokens[cell[1]]),
-                ("%3", fmt(a[s.layer, s.model_head], 2)),
-                ("%4", best),
-            ):
-                link = link.replace(mark, part)
-            text += link
+            text += fill(
+                self.tr(" “%1” → “%2”: A = %3 here; strongest %4."),
+                s.tokens[cell[0]],
+                s.tokens[cell[1]],
+                fmt(a[s.layer, s.model_head], 2),
+                best,
+            )
         self.summary.setText(text)
 
     # --- view → model ------------------------------------------------------------------

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSize, Qt,
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from attnviz.ui.language import fill
 from attnviz.ui.theme import LIGHT, Theme
 from attnviz.ui.widgets.head_grid import rgb_image
 from attnviz.ui.widgets.numbers import fmt
@@ -297,15 +298,7 @@ class LayerGrid(QWidget):
         self._hover = key
         names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
         text = QCoreApplication.translate("LayerGrid", "layer %1 · head %2 · “%3” → “%4”: A = %5")
-        for mark, part in (
-            ("%1", str(layer)),
-            ("%2", str(head)),
-            ("%3", str(names[0])),
-            ("%4", str(names[1])),
-            ("%5", fmt(w[q, k], 3)),
-        ):
-            text = text.replace(mark, part)
-        self.sigHovered.emit(text)
+        self.sigHovered.emit(fill(text, layer, head, names[0], names[1], fmt(w[q, k], 3)))
 
     def leaveEvent(self, event) -> None:
         self._hover = None
