@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz.core.masks import causal_mask
 from attnviz.core.memory_guard import available_bytes
 
 #: The attention implementation registered with transformers.
@@ -287,7 +288,7 @@ def _capture_attention(module, query, key, value, attention_mask, scaling=None, 
         n = query.shape[-2]
         if attention_mask is None:
             causal = bool(getattr(module, "is_causal", False))
-            allowed = np.tril(np.ones((n, n), bool)) if causal else np.ones((n, n), bool)
+            allowed = causal_mask(n) if causal else np.ones((n, n), bool)
         else:
             mask = attention_mask[0, 0, :, : key.shape[-2]].detach().float().cpu().numpy()
             allowed = mask > -1e4  # additive masks put the dtype's minimum where hidden

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from attnviz.core.hf_capture import Capture, LayerCapture, LoadedModel, ModelError, load_model
+from attnviz.core.masks import causal_mask, sliding_window_mask
 from attnviz.model.fields import MAX_TEXT
 
 __all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays"]
@@ -148,13 +149,11 @@ def mask_settings(lc: LayerCapture) -> tuple[bool, int]:
     n = allowed.shape[0]
     if allowed.all():
         return False, 0
-    tril = np.tril(np.ones((n, n), bool))
-    if np.array_equal(allowed, tril):
+    if np.array_equal(allowed, causal_mask(n)):
         return True, 0
-    if lc.window:
-        i, j = np.indices((n, n))
-        if np.array_equal(allowed, (i - j >= 0) & (i - j < lc.window)):
-            return True, int(lc.window)
+    window = int(lc.window or 0)
+    if window > 0 and np.array_equal(allowed, sliding_window_mask(n, window)):
+        return True, window
     return bool(not allowed[np.triu_indices(n, 1)].any()), 0
 
 
