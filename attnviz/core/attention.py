@@ -33,6 +33,10 @@ class AttentionResult:
     entropy: np.ndarray
     fully_masked: np.ndarray
 
+    def output_row(self, i: int) -> np.ndarray:
+        """Row ``i`` of the output, a copy (the resolver's lazy result computes only it)."""
+        return self.output[i].copy()
+
     @property
     def any_fully_masked(self) -> bool:
         """True when at least one query row had no key to attend to."""

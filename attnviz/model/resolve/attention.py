@@ -228,7 +228,7 @@ def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=Non
         scaled=scaled,
         allowed=allowed,
         weights=res.weights[i].copy(),
-        output=res.output_row(i) if hasattr(res, "output_row") else res.output[i].copy(),
+        output=res.output_row(i),
         divisor=float(divisor),
     )
 
