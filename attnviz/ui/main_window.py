@@ -164,9 +164,8 @@ class MainWindow(QMainWindow):
                     dock.show()
                     dock.raise_()
         heatmap = self.panels.get("heatmap")
-        h = None if step is None else step.highlight
         if heatmap is not None:
-            heatmap.highlight(None if h is None else h.kind, () if h is None else h.index)
+            heatmap.highlight_step(step)
 
     def rebuild_ui(self) -> None:
         """Build the menus, toolbar and panels again in the language installed now.

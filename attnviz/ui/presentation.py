@@ -314,8 +314,7 @@ class Stage(QWidget):
         heatmap = self.panels.get("heatmap")
         if heatmap is None:
             return
-        h = None if self.lesson is None else self.lesson.steps[self.index].highlight
-        heatmap.highlight(None if h is None else h.kind, () if h is None else h.index)
+        heatmap.highlight_step(None if self.lesson is None else self.lesson.steps[self.index])
 
     def cycle_pointer(self) -> str:
         """The next pointer mode: the spotlight follows the mouse on a cell, row or column."""

@@ -275,6 +275,11 @@ class HeatmapPanel(StatePanel):
         matrix (a lesson step, the presenter's pointer); None clears it."""
         self.view.set_spotlight(kind, index)
 
+    def highlight_step(self, step) -> None:
+        """A lesson step's highlight (see :meth:`highlight`); None or no highlight clears."""
+        h = None if step is None else step.highlight
+        self.highlight(None if h is None else h.kind, () if h is None else h.index)
+
     # --- view → model ------------------------------------------------------------------
     def hover_text(self, row: int, col: int) -> str:
         """What the status bar and tooltip say about cell (``row``, ``col``), or about the
