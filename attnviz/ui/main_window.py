@@ -226,23 +226,15 @@ class MainWindow(QMainWindow):
 
     def _replace_panel(self, cls) -> None:
         """A new panel of ``cls`` in its dock (titled again), the old one deleted."""
-        dock, old = self.docks[cls.PANEL_ID], self.panels[cls.PANEL_ID]
-        was_shown = getattr(old, "shown", False)
+        pid = cls.PANEL_ID
+        dock, old = self.docks[pid], self.panels[pid]
         old_shown = getattr(old, "set_shown", None)
         if old_shown is not None:
             dock.visibilityChanged.disconnect(old_shown)
             old_shown(False)  # stop the lazy resolvers it watched
-        panel = cls.create(self.workspace, self)
-        dock.setWidget(panel)
         dock.setWindowTitle(cls.title())
-        shiboken6.delete(old)
-        shown = getattr(panel, "set_shown", None)
-        if shown is not None:
-            dock.visibilityChanged.connect(shown)
-            shown(was_shown)
-        dict.__setitem__(self.panels, cls.PANEL_ID, panel)
-        if cls.PANEL_ID == "heatmap":
-            panel.sigHoverText.connect(self.hover_label.setText)
+        self._build_panel(pid)
+        shiboken6.delete(old)  # at once: it must not answer the next edit
 
     def _retranslate_controllers(self) -> None:
         """The texts of the actions the session and model controllers keep across rebuilds."""
