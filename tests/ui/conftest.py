@@ -60,3 +60,16 @@ def discard_on_close(monkeypatch):
     monkeypatch.setattr(
         SessionController, "_ask_unsaved", lambda self: QMessageBox.StandardButton.Discard
     )
+
+
+@pytest.fixture
+def window(qtbot):
+    """A main window at the projector's 1280×720, shown (test modules may define their own)."""
+    from attnviz.ui.main_window import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitExposed(w)
+    return w

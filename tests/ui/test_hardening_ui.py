@@ -7,19 +7,8 @@ import os
 import time
 
 import numpy as np
-import pytest
 
 from attnviz.ui.main_window import MainWindow
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
 
 
 def test_mouse_resting_on_the_heatmap_while_the_matrix_shrinks(window):

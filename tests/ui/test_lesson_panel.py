@@ -28,16 +28,6 @@ def english_afterwards(monkeypatch):
     language.install_translations(QApplication.instance(), "en")
 
 
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
 def _layout(w: MainWindow) -> list:
     """Per dock: its area, its tab group, whether it is in front, floating, and where."""
     return [

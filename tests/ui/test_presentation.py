@@ -24,16 +24,6 @@ from attnviz.ui.presentation import (
 )
 
 
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
 def _looks(w: MainWindow) -> dict:
     bars = w.findChildren(QToolBar)
     return {
