@@ -34,6 +34,35 @@ def rgb_image(values: np.ndarray, lut: np.ndarray, allowed, masked: QColor) -> Q
     return image.copy()  # own the pixels: rgb goes away with this frame
 
 
+def paint_unit_bar(painter: QPainter, lut: np.ndarray, colors, metrics, geometry, caption: str):
+    """Under a grid of 0…1 tiles: "0", the colour bar ``lut`` (256×3), "1", then
+    ``caption``, elided to the width left.
+
+    ``colors`` is (text, muted caption); ``geometry`` is (top, line height, bar width,
+    widget width) in pixels.
+    """
+    fg, muted = colors
+    top, line, bar_width, width = geometry
+    text_0, text_1 = fmt(0, integer=True), fmt(1, integer=True)
+    left = 8 + metrics.horizontalAdvance(text_0) + 6
+    bar = QRectF(left, top, bar_width, line * 0.7)
+    painter.drawImage(bar, QImage(lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888))
+    painter.setPen(fg)
+    painter.drawText(
+        QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0
+    )
+    painter.drawText(
+        QRectF(bar.right() + 6, top, 40, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_1
+    )
+    painter.setPen(muted)
+    x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
+    painter.drawText(
+        QRectF(x, top - line * 0.3, width - x - 4, line * 1.3),
+        Qt.AlignmentFlag.AlignVCenter,
+        metrics.elidedText(caption, Qt.TextElideMode.ElideRight, width - x - 4),
+    )
+
+
 def grid_layout(n_groups: int, per_group: int, width: float, height: float, label: float):
     """Tile size and arrangement that fill ``width × height`` best.
 
@@ -261,28 +290,12 @@ class HeadGrid(QWidget):
         line = self._line()
         bottom = max((f.bottom() for f in self._frames), default=0.0)
         top = min(bottom + line * 0.6, self.height() - self._bar_height()) + line * 0.2
-        text_0, text_1 = fmt(0, integer=True), fmt(1, integer=True)
         caption = QCoreApplication.translate(
             "HeadGrid", "rows: queries · columns: keys · A from 0 to 1"
         )
-        left = 8 + metrics.horizontalAdvance(text_0) + 6
-        bar_w = min(220.0, max(60.0, self.width() * 0.3))
-        bar = QRectF(left, top, bar_w, line * 0.7)
-        image = QImage(self.lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888)
-        painter.drawImage(bar, image)
-        painter.setPen(fg)
-        painter.drawText(
-            QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0
-        )
-        painter.drawText(
-            QRectF(bar.right() + 6, top, 40, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_1
-        )
-        painter.setPen(muted)
-        x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
-        painter.drawText(
-            QRectF(x, top - line * 0.3, self.width() - x - 4, line * 1.3),
-            Qt.AlignmentFlag.AlignVCenter,
-            metrics.elidedText(caption, Qt.TextElideMode.ElideRight, self.width() - x - 4),
+        bar_width = min(220.0, max(60.0, self.width() * 0.3))
+        paint_unit_bar(
+            painter, self.lut, (fg, muted), metrics, (top, line, bar_width, self.width()), caption
         )
 
     # --- Qt events ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.ui.language import fill
 from attnviz.ui.theme import LIGHT, Theme
-from attnviz.ui.widgets.head_grid import rgb_image
+from attnviz.ui.widgets.head_grid import paint_unit_bar, rgb_image
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.plot_style import line_width
 
@@ -229,19 +229,6 @@ class LayerGrid(QWidget):
     def _paint_bar(self, painter, fg, metrics, y: float) -> None:
         """A colour bar 0 … 1 and what a tile is, under the grid."""
         line = self._line()
-        top = y + line * 0.4
-        text_0, text_1 = fmt(0, integer=True), fmt(1, integer=True)
-        left = 8 + metrics.horizontalAdvance(text_0) + 6
-        bar = QRectF(left, top, min(200.0, max(60.0, self.width() * 0.25)), line * 0.7)
-        image = QImage(self.lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888)
-        painter.drawImage(bar, image)
-        painter.setPen(fg)
-        painter.drawText(
-            QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0
-        )
-        painter.drawText(
-            QRectF(bar.right() + 6, top, 40, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_1
-        )
         if self.by_link:
             caption = QCoreApplication.translate(
                 "LayerGrid", "each head: A of the chosen link · columns: heads"
@@ -251,19 +238,16 @@ class LayerGrid(QWidget):
                 "LayerGrid", "each head: rows queries, columns keys · columns: heads"
             )
         if self.link is not None and max(self.link) < len(self.tokens):
-            link = (
-                QCoreApplication.translate("LayerGrid", "“%1” → “%2”")
-                .replace("%1", self.tokens[self.link[0]])
-                .replace("%2", self.tokens[self.link[1]])
+            link = fill(
+                QCoreApplication.translate("LayerGrid", "“%1” → “%2”"),
+                self.tokens[self.link[0]],
+                self.tokens[self.link[1]],
             )
             caption = f"{link} · {caption}" if self.by_link else f"□ {link} · {caption}"
-        x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
-        painter.setPen(QColor(self.theme.muted))
-        painter.drawText(
-            QRectF(x, top - line * 0.3, self.width() - x - 4, line * 1.3),
-            Qt.AlignmentFlag.AlignVCenter,
-            metrics.elidedText(caption, Qt.TextElideMode.ElideRight, self.width() - x - 4),
-        )
+        bar_width = min(200.0, max(60.0, self.width() * 0.25))
+        geometry = (y + line * 0.4, line, bar_width, self.width())
+        colors = (fg, QColor(self.theme.muted))
+        paint_unit_bar(painter, self.lut, colors, metrics, geometry, caption)
 
     # --- Qt events ---------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:
