@@ -187,16 +187,24 @@ def score_scale(d_k: int, scale: bool = True, temperature: float = 1.0) -> float
     return _scale_factor(d_k, scale, temperature)
 
 
-def _attend(scores: np.ndarray, v: np.ndarray, m) -> AttentionResult:
-    dtype = result_dtype(scores, v)
+def masked_softmax(scores: np.ndarray, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weights, row entropies and fully-masked flags of already scaled ``scores`` under the
+    boolean mask ``m`` (None: every key allowed). The one place both the core and the
+    resolver's display path compute them, so their numbers agree bit for bit."""
     logits = scores if m is None else np.where(m, scores, -np.inf)
     weights, entropy = _softmax_entropy(logits, m is not None)
-    weights = weights.astype(dtype, copy=False)
-    output = np.matmul(weights, v).astype(dtype, copy=False)
     if m is None:
         fully = np.zeros(scores.shape[:-1], dtype=bool)
     else:
         fully = ~np.broadcast_to(m, scores.shape).any(axis=-1)
+    return weights, entropy, fully
+
+
+def _attend(scores: np.ndarray, v: np.ndarray, m) -> AttentionResult:
+    dtype = result_dtype(scores, v)
+    weights, entropy, fully = masked_softmax(scores, m)
+    weights = weights.astype(dtype, copy=False)
+    output = np.matmul(weights, v).astype(dtype, copy=False)
     return AttentionResult(
         scores=scores,
         weights=weights,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.core.attention import _softmax_entropy
+from attnviz.core.attention import _softmax_entropy, masked_softmax
 
 #: Largest side of the grid the heatmap draws; larger matrices are pooled into it.
 DISPLAY_CELLS = 1024
@@ -60,17 +60,12 @@ class LazyAttention:
 def attend(scores: np.ndarray, v: np.ndarray, mask, *, with_output: bool = False):
     """Softmax, entropy and (lazily) the output of already scaled ``scores``.
 
-    The same operations as :func:`attnviz.core.attention.attention_from_scores`, so the
+    :func:`attnviz.core.attention.masked_softmax`, as the core's attention calls it, so the
     numbers are bit for bit the same, without re-validating arrays the state has checked.
     (Splitting the rows over two threads was tried: on a busy two-core machine it is
     slower.)
     """
-    logits = scores if mask is None else np.where(mask, scores, -np.inf)
-    weights, entropy = _softmax_entropy(logits, mask is not None)
-    if mask is None:
-        fully = np.zeros(scores.shape[:-1], dtype=bool)
-    else:
-        fully = ~mask.any(axis=-1)
+    weights, entropy, fully = masked_softmax(scores, mask)
     result = LazyAttention(scores, weights, entropy, fully, v)
     if with_output:
         _ = result.output
