@@ -207,6 +207,14 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             f"{folder.name}: architecture {str(model_type)[:40]!r} is not supported "
             f"(supported: {known})"
         )
+    cap = config.get("attn_logit_softcapping")
+    if cap:
+        # Gemma 2 passes its scores through cap·tanh(s/cap) before the softmax; the topic
+        # recomputes softmax(q kᵀ/√d) and would show other weights than the model's.
+        raise ModelError(
+            f"{folder.name} caps its attention scores (attn_logit_softcapping = {cap}), "
+            "which attnviz does not model: its heatmaps would not be the model's weights"
+        )
     params, file_bytes, dtypes = _count([safetensors_header(p) for p in weights])
     need = int(params * 4 * LOAD_FACTOR) + (64 << 20)
     free = available_bytes("numpy") if free_bytes == -1 else free_bytes

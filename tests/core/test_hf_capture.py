@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import struct
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -237,3 +238,14 @@ def test_says_how_to_get_transformers_when_it_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "transformers", None)  # import now fails
     with pytest.raises(ModelError, match=r'pip install "attnviz\[models\]"'):
         _import_stack()
+
+
+def test_a_model_that_caps_its_scores_is_refused(tmp_path):
+    """Gemma 2's tanh cap on the scores is not modelled: refuse rather than show weights
+    that are not the model's."""
+    path = Path(make_tiny_decoder(tmp_path, "llama"))
+    config = json.loads((path / "config.json").read_text())
+    config["attn_logit_softcapping"] = 50.0
+    (path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="attn_logit_softcapping = 50.0"):
+        inspect_folder(path)
