@@ -72,9 +72,9 @@ def run_lesson(args, parser) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from attnviz.model.workspace import Workspace
     from attnviz.ui import language
-    from attnviz.ui.presentation import render_step
+    from attnviz.ui.slides import render_step
 
-    lang = args.lang or "en"
+    lang = language.export_language(args.lang)
     if not language.install_translations(app, lang):
         print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
     workspace = Workspace()

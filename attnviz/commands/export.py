@@ -82,7 +82,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         "folder that receives 01.png, 02.png, …, as presentation mode shows them",
     )
     p.add_argument(
-        "--lang", choices=("en", "pt_BR"), help="language of the slides and labels (default en)"
+        "--lang",
+        choices=("en", "pt_BR"),
+        help="language of the slides and labels (default: ATTNVIZ_LANG, else en)",
     )
     p.error = one_line_error.__get__(p)  # DESIGN: bad arguments get a one-line message
     p.set_defaults(_export_parser=p)
@@ -222,10 +224,11 @@ def run(args) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    if args.lang:
-        from attnviz.ui import language
+    from attnviz.ui import language
 
-        language.install_translations(app, args.lang)  # labels and decimal separator
+    lang = language.export_language(args.lang)
+    if lang != "en" and not language.install_translations(app, lang):  # and the decimal comma
+        print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
     from attnviz.ui.export import ExportError, ExportSpec
     from attnviz.ui.panel_export import export_panel
 

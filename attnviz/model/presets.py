@@ -20,6 +20,7 @@ import numpy as np
 
 from attnviz.core.heads import generate_head, seeded_projection
 from attnviz.core.multihead import project_head, projection_shape
+from attnviz.model.topics.display import DisplayState
 from attnviz.paths import resource
 
 _FORMAT = 1
@@ -58,6 +59,8 @@ class Preset:
     head: dict | None = None
     value_labels: list[str] | None = None
     d_output: np.ndarray | None = None
+    #: ``display.decimals`` the document writes its numbers with (0: automatic).
+    decimals: int = 0
     experiments: tuple[Experiment, ...] = ()
     extra: dict = field(default_factory=dict)
     projections: dict | None = None
@@ -167,6 +170,7 @@ def preset_from_dict(data: dict) -> Preset:
         "value_labels",
         "experiments",
         "projections",
+        "decimals",
     }
     return Preset(
         id=data["id"],
@@ -183,12 +187,21 @@ def preset_from_dict(data: dict) -> Preset:
         head=data.get("head"),
         value_labels=data.get("value_labels"),
         d_output=d_output,
+        decimals=_decimals(data.get("decimals", 0), data["id"]),
         experiments=tuple(
             Experiment(e["id"], e["title"], e["edit"]) for e in data.get("experiments", [])
         ),
         extra={key: val for key, val in data.items() if key not in known},
         projections=projections,
     )
+
+
+def _decimals(value, preset_id: str) -> int:
+    """A preset's ``decimals``: 0 (automatic) or 2–6, as the display topic takes them."""
+    try:
+        return DisplayState(decimals=value).decimals
+    except ValueError as exc:
+        raise ValueError(f"preset {preset_id!r}: {exc}") from None
 
 
 #: The matrices a projections preset may type (the others are drawn from its seed).

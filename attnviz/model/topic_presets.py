@@ -83,5 +83,7 @@ def document_preset_values(preset_id: str) -> dict[str, dict]:
     if topic is None:
         raise ValueError(f"unknown preset {preset_id!r}; known: {', '.join(all_preset_ids())}")
     if topic == "attention":
-        return {"attention": preset_state_values(load_preset(preset_id))}
+        preset = load_preset(preset_id)
+        # A sentence preset also sets the precision of the document it follows.
+        return {"attention": preset_state_values(preset), "display": {"decimals": preset.decimals}}
     return {topic: dict(load_topic_preset(topic, preset_id).fields)}

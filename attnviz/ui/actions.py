@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QMainWindow, QMenu, QToolBar
 
 from attnviz.model.presets import load_preset, preset_ids
+from attnviz.model.topics.display import MAX_DECIMALS, MIN_DECIMALS
 from attnviz.ui import language
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import MODES
@@ -200,7 +201,45 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     large.setChecked(themes.large_fonts)
     large.toggled.connect(themes.set_large_fonts)
     menu.addAction(large)
+    build_decimals_menu(window, menu)
     build_language_menu(window, menu)
+    return menu
+
+
+def build_decimals_menu(window: QMainWindow, view_menu: QMenu) -> QMenu:
+    """View → Decimals: automatic, or 2 to 6 at least (``display.decimals``, undoable)."""
+    menu = view_menu.addMenu(QCoreApplication.translate("MainWindow", "&Decimals"))
+    menu.setObjectName("menu_decimals")
+    display = window.document["display"]
+    group = QActionGroup(_owner(window))
+    choices = [(0, QCoreApplication.translate("MainWindow", "&Automatic"))]
+    choices += [(d, f"&{d}") for d in range(MIN_DECIMALS, MAX_DECIMALS + 1)]
+    tips = {
+        0: QCoreApplication.translate(
+            "MainWindow", "Enough decimals to tell the numbers shown apart (2 to 6)"
+        ),
+    }
+    actions = {}
+    for value, text in choices:
+        act = _action(
+            window,
+            f"decimals_{value}",
+            text,
+            tip=tips.get(
+                value,
+                QCoreApplication.translate(
+                    "MainWindow", "At least %1 decimals (more where a weight would read 0)"
+                ).replace("%1", str(value)),
+            ),
+        )
+        act.setCheckable(True)
+        act.triggered.connect(lambda _=False, v=value: display.update(decimals=v))
+        group.addAction(act)
+        menu.addAction(act)
+        actions[value] = act
+        act.setChecked(display.decimals == value)
+    # The window checks the one in force when the field changes (undo, a preset, a session).
+    window.decimals_actions = actions
     return menu
 
 

@@ -109,6 +109,13 @@ def env_language() -> str | None:
     return normalize(value) or "en"
 
 
+def export_language(given: str | None) -> str:
+    """The language of a picture made from the command line: ``--lang`` when given, else
+    ``ATTNVIZ_LANG`` as the app follows it, else English (never the saved menu choice:
+    a script's output must not depend on what someone last clicked)."""
+    return given or env_language() or "en"
+
+
 def resolve_language(settings: QSettings | None = None, choice: str | None = None) -> str:
     """The language to run in: ``ATTNVIZ_LANG``, else ``choice`` (the saved one by default)."""
     forced = env_language()

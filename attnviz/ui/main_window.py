@@ -34,6 +34,7 @@ from attnviz.ui.presentation import LessonPlayer, Presenter
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
+from attnviz.ui.widgets import numbers
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.workers import qt_runner
@@ -141,8 +142,22 @@ class MainWindow(QMainWindow):
         self._on_q_theme_changed(self.themes.theme)
         bind(self, self.state.changed, self._on_state_changed)
         self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
+        numbers.set_display_decimals(self.document["display"].decimals)
+        bind(self, self.document["display"].changed, self._on_display_changed)
         self.lessons.sigStepChanged.connect(self._on_lesson_step)
         self.lessons.sigFailed.connect(lambda text: self.statusBar().showMessage(text, 8000))
+
+    def _on_display_changed(self, _names: frozenset) -> None:
+        """View → Decimals (or a preset, a session, undo): every panel writes its numbers
+        again, those of the presentation stage included."""
+        decimals = self.document["display"].decimals
+        numbers.set_display_decimals(decimals)
+        act = getattr(self, "decimals_actions", {}).get(decimals)
+        if act is not None:
+            act.setChecked(True)
+        stage = self.presenter.stage
+        for panel in [*self.panels.values(), *(stage.panels.values() if stage else ())]:
+            panel.refresh_numbers()
 
     # --- lessons and languages ---------------------------------------------------------
     def show_lessons(self) -> None:
@@ -427,8 +442,9 @@ class MainWindow(QMainWindow):
 
     # --- presets, export, about --------------------------------------------------------
     def apply_preset(self, preset_id: str) -> None:
-        """Show preset ``preset_id`` (one undoable update of its topic)."""
-        self.document.restore(document_preset_values(preset_id))
+        """Show preset ``preset_id`` (one undo step, with the precision it carries)."""
+        with self.undo.merging():
+            self.document.restore(document_preset_values(preset_id))
 
     def _on_q_preset_activated(self, index: int) -> None:
         self.apply_preset(self.preset_picker.itemData(index))

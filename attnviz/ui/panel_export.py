@@ -23,6 +23,7 @@ from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec, export
 from attnviz.ui.panels import panel_class
 from attnviz.ui.theme import palette_for, theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
+from attnviz.ui.widgets.numbers import follow_document
 
 #: Interface text on the 1920×1080 design canvas: large enough for the back of a room.
 PANEL_FONT_PX = 22
@@ -37,6 +38,7 @@ _CORNERS = {
 def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QWidget]:
     """``(panel, figure)``: the panel laid out on the spec's logical canvas, offscreen."""
     spec.check()
+    follow_document(workspace.document)
     cls = panel_class(panel_id)
     theme = theme_named(spec.theme)
     panel = cls.create(workspace, None)
@@ -150,6 +152,7 @@ def export_panel(workspace, panel_id: str, path, spec: ExportSpec, matrix: str |
             )
         except (DataFileError, ValueError) as exc:
             raise ExportError(str(exc)) from None
+    follow_document(workspace.document)
     if panel_id == "heatmap":
         return export(workspace.state, workspace.resolver.results, path, spec)
     if ext == "png":

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 
 import shiboken6
 from PySide6.QtCore import (
@@ -25,11 +24,10 @@ from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
     QObject,
-    QPoint,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
@@ -46,7 +44,7 @@ from attnviz.model.fields import StateError
 from attnviz.model.lessons import Lesson, LessonError, play_step, shipped_lessons
 from attnviz.ui import language
 from attnviz.ui.panels import panel_class, panel_ids
-from attnviz.ui.theme import presentation_palette, presentation_theme
+from attnviz.ui.theme import LARGE_FONT_FACTOR, presentation_palette, presentation_theme
 from attnviz.ui.widgets.state_panel import scaled_font
 
 _C = "Presentation"
@@ -199,12 +197,16 @@ class Stage(QWidget):
         The panels show (and edit) this workspace.
     dark : bool
         White on black instead of black on white.
+    font_scale : float
+        Type larger than the stage's own (View → Large Fonts: 1.5).
     """
 
-    def __init__(self, workspace, *, dark: bool = False, parent=None) -> None:
+    def __init__(self, workspace, *, dark: bool = False, font_scale: float = 1.0,
+                 parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("presentation_stage")
         self.workspace = workspace
+        self.font_scale = font_scale
         self.theme = presentation_theme(dark)
         self.setPalette(presentation_palette(dark))
         self.setAutoFillBackground(True)
@@ -348,7 +350,7 @@ class Stage(QWidget):
         self.curtain.setVisible(on)
 
     def _fit_font(self) -> None:
-        px = stage_font_px(self.height())
+        px = round(stage_font_px(self.height()) * self.font_scale)
         if px == self._font_px:
             return
         self._font_px = px
@@ -398,7 +400,9 @@ class Presenter(QObject):
         if getattr(w, "focused_panel", False):
             w.set_focus_mode(False)  # Esc then gives back the whole layout, not one panel
         self._saved = {"state": w.saveState(), "geometry": w.saveGeometry()}
-        stage = Stage(w.workspace, dark=w.themes.theme.dark, parent=w)
+        # Large Fonts carry over to the hall's screen.
+        scale = LARGE_FONT_FACTOR if w.themes.large_fonts else 1.0
+        stage = Stage(w.workspace, dark=w.themes.theme.dark, font_scale=scale, parent=w)
         stage.setWindowFlag(Qt.WindowType.Window)
         stage.setWindowTitle(QCoreApplication.translate("Presentation", "attnviz presentation"))
         screen = screen or w.screen()
@@ -494,72 +498,3 @@ class Presenter(QObject):
 
 
 # --- slides ------------------------------------------------------------------------------
-def render_step(
-    workspace,
-    lesson: Lesson,
-    index: int,
-    width: int,
-    height: int,
-    *,
-    dark: bool = False,
-    timeout: float = 120.0,
-) -> QImage:
-    """Step ``index`` of ``lesson`` as the stage shows it, ``width × height`` pixels exactly.
-
-    The stage is laid out on a 1920×1080-high logical canvas (the width follows the aspect)
-    and painted with a device-pixel ratio, so every size shows the same picture.
-    """
-    play_step(workspace.document, lesson, index)
-    scale = height / DESIGN_HEIGHT
-    canvas = (max(1, round(width / scale)), DESIGN_HEIGHT)
-    stage = Stage(workspace, dark=dark)
-    stage.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-    stage.resize(*canvas)
-    stage.show_step(lesson, index)
-    for panel in stage.panels.values():
-        if hasattr(panel, "synchronous"):
-            panel.synchronous = True  # a map job runs at once: no event loop to wait on
-    stage.show()
-    try:
-        _settle_stage(stage, timeout)
-        image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
-        image.fill(QColor(stage.theme.background))
-        image.setDevicePixelRatio(width / stage.width())
-        painter = QPainter(image)
-        try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-            stage.render(
-                painter,
-                QPoint(0, 0),
-                QRegion(),
-                QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground,
-            )
-        finally:
-            painter.end()
-        image.setDevicePixelRatio(1.0)
-        return image
-    finally:
-        stage.close()
-        stage.deleteLater()
-
-
-def _busy(panel) -> bool:
-    """True while a panel's worker computes (a background panel, the overview's map job)."""
-    job = getattr(panel, "job", None)
-    return bool(getattr(panel, "computing", False) or getattr(job, "running", False))
-
-
-def _settle_stage(stage: Stage, timeout: float) -> None:
-    """Let layouts settle and the panels' worker threads deliver (up to ``timeout`` s)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for _ in range(3):
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-            QApplication.processEvents()
-        shown = [stage.panels[p] for p in stage.shown]
-        if not any(_busy(p) for p in shown) or time.monotonic() > deadline:
-            break
-        time.sleep(0.01)
-    for _ in range(3):
-        QApplication.processEvents()

@@ -1439,6 +1439,22 @@
         <translation>Texto maior em toda parte, para quem senta no fundo do auditório</translation>
     </message>
     <message>
+        <source>&amp;Decimals</source>
+        <translation>&amp;Casas decimais</translation>
+    </message>
+    <message>
+        <source>&amp;Automatic</source>
+        <translation>&amp;Automático</translation>
+    </message>
+    <message>
+        <source>Enough decimals to tell the numbers shown apart (2 to 6)</source>
+        <translation>Casas decimais bastantes para distinguir os números mostrados (de 2 a 6)</translation>
+    </message>
+    <message>
+        <source>At least %1 decimals (more where a weight would read 0)</source>
+        <translation>Ao menos %1 casas decimais (mais onde um peso apareceria como 0)</translation>
+    </message>
+    <message>
         <source>&amp;Presentation</source>
         <translation>A&amp;presentação</translation>
     </message>

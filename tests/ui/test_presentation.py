@@ -19,9 +19,9 @@ from attnviz.ui.presentation import (
     POINTER_MODES,
     Stage,
     caption_html,
-    render_step,
     stage_font_px,
 )
+from attnviz.ui.slides import render_step
 
 
 def _looks(w: MainWindow) -> dict:

@@ -120,7 +120,7 @@ def test_step_five_shows_the_gradient_reaching_the_query_while_the_gradient_pane
     window.docks["gradient"].raise_()
     qtbot.waitUntil(lambda: not steps.grad.isHidden(), timeout=3000)
     # the chapter's reference run: dQ's first row [0.456 0.354 0.099 0.209]
-    assert steps.grad.texts() == [["0.46", "0.35", "0.10", "0.21"]]
+    assert steps.grad.texts() == [["0.456", "0.354", "0.099", "0.209"]]
     window.state.selected_query = 2
     dq = window.workspace.resolver_for("gradient").results.chain.dq[2]
     shown = [float(t.replace("−", "-").replace(",", ".")) for t in steps.grad.texts()[0]]

@@ -34,7 +34,7 @@ from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
-from attnviz.ui.widgets.numbers import grouped
+from attnviz.ui.widgets.numbers import fmt, grouped
 from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count
@@ -283,7 +283,7 @@ class EmbeddingPanel(BackgroundTopicPanel):
             .replace("%2", grouped(res.touched))
             .replace("%3", grouped(v))
             .replace("%4", grouped(untouched))
-            .replace("%5", f"{100 * res.untouched_fraction:.1f}")
+            .replace("%5", fmt(100 * res.untouched_fraction, 1))
         )
         table = (
             self.tr("Table %1 × %2 = %3 parameters (%4).")

@@ -42,7 +42,7 @@ from attnviz.model.resolve.gradient import (
 from attnviz.model.topics.attention import MAX_SEED
 from attnviz.ui.theme import Theme, palette_for
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
-from attnviz.ui.widgets.numbers import MINUS, fmt
+from attnviz.ui.widgets.numbers import MINUS, display_decimals, fmt, shown_decimals
 from attnviz.ui.widgets.plot_style import ThemedPlot
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.workers import qt_runner
@@ -55,6 +55,12 @@ SOURCES = (
 )
 #: Decimals written in the cells (the chapter quotes dQ to three).
 DECIMALS = 3
+
+
+def _decimals(values) -> int:
+    """Decimals of a gradient matrix: the display's choice, 3 when it is automatic
+    (gradients are small: 0.012 written 0.01 hides half of it)."""
+    return shown_decimals(values, display_decimals() or DECIMALS)
 #: The lowest power of ten the saturation plot draws: smaller sizes (a double underflows
 #: near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph's log axes stop
 #: at 1e−307.6.
@@ -310,14 +316,15 @@ class GradientPanel(TopicPanel):
                 rows=tokens,
                 columns=tokens if square else cols,
                 row_sums=res.chain.row_sums if name == "dscores" else None,
-                decimals=DECIMALS,
+                decimals=_decimals(values),
             )
         self.jacobian.set_title(titles["jacobian"])
         self.jacobian.setVisible(res.jacobian is not None)
         if res.jacobian is not None:
             both = np.outer(res.allowed, res.allowed)
             self.jacobian.set_matrix(
-                res.jacobian, allowed=both, rows=tokens, columns=tokens, decimals=DECIMALS
+                res.jacobian, allowed=both, rows=tokens, columns=tokens,
+                decimals=_decimals(res.jacobian),
             )
         self._share_width()
         self._draw_plot(res)

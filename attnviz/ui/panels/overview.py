@@ -82,7 +82,7 @@ def _tr(text: str) -> str:
 def _bytes(count: float) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if count >= size:
-            return f"{count / size:.1f} {unit}"
+            return f"{fmt(count / size, 1)} {unit}"
     return f"{int(count)} B"
 
 

@@ -29,6 +29,7 @@ from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.background import BackgroundTopicPanel
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_slider import LogSlider
+from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.plot_style import series_color
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import sci
@@ -219,7 +220,7 @@ class ReachPanel(BackgroundTopicPanel):
 
     def _legend_text(self, kind: str, res) -> str:
         fit = res.fits[kind]
-        factor = self.tr("no fit") if fit is None else f"× {fit.factor:.3f}"
+        factor = self.tr("no fit") if fit is None else f"× {fmt(fit.factor, 3)}"
         return self.tr("%1: %2 per step").replace("%1", _tr(KIND_NAMES[kind])).replace("%2", factor)
 
     def _draw_references(self, res) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 from attnviz.model.resolve import QuerySteps
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind
-from attnviz.ui.widgets.numbers import fmt, fmt_g, fmt_row, fmt_vector
+from attnviz.ui.widgets.numbers import fmt, fmt_g, fmt_row, fmt_vector, shown_decimals
 from attnviz.ui.widgets.state_panel import StatePanel, blocked, scaled_font
 from attnviz.ui.widgets.steps_table import StepsTable
 
@@ -270,7 +270,8 @@ class StepsPanel(StatePanel):
         n, d_v = st.weights.size, st.output.size
         if n <= 4 and d_v <= 4:
             v = self.state.v
-            terms = [f"{fmt(st.weights[j])}·{fmt_vector(v[j])}" for j in range(n)]
+            d = shown_decimals(st.weights)
+            terms = [f"{fmt(st.weights[j], d)}·{fmt_vector(v[j])}" for j in range(n)]
             self.formula.setText(" + ".join(terms) + f" = {fmt_vector(st.output)}")
         else:
             self.formula.setText("")
@@ -288,7 +289,7 @@ class StepsPanel(StatePanel):
         if not np.any(st.weights):
             return self.tr("Every key is masked: the output is zero.")
         big = int(np.argmax(st.output))
-        value = fmt(st.output[big])
+        value = fmt(st.output[big], shown_decimals(st.output))
         if len(self.state.value_labels) == len(labels):
             text = self.tr("“%1” reads mostly as %2 (%3).")
             return text.replace("%1", st.token).replace("%2", labels[big]).replace("%3", value)

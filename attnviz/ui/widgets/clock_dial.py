@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.core.rope import rotation_angles, wavelengths
-from attnviz.ui.widgets.numbers import fmt, grouped
+from attnviz.ui.widgets.numbers import fmt, grouped, localize
 
 #: At most this many clocks are drawn; more pairs show an evenly spaced subset.
 MAX_PAIRS = 64
@@ -42,7 +42,7 @@ def format_wavelength(tokens: float) -> str:
         # one decimal while it is short: 6.3, 62.8 tokens; 1.2k, but 63k
         text = f"{v:.1f}" if round(v, 1) < (100 if not unit else 10) else f"{v:.0f}"
         if float(text) < 1000 or unit == _UNITS[-1][1]:
-            return text + unit
+            return localize(text) + unit
     raise AssertionError("unreachable")
 
 

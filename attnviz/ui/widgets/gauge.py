@@ -22,6 +22,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.plot_style import line_width, series_color
 from attnviz.ui.widgets.units import short_tokens
 
@@ -143,7 +144,7 @@ class MemoryGauge(QWidget):
         fm = QFontMetricsF(self.font())
         if fm.horizontalAdvance(text) + 8 > rect.width():
             return  # no room: the title line says it anyway
-        p.setPen(QPen(QColor("#000000" if color.lightnessF() > 0.55 else "#ffffff")))
+        p.setPen(QPen(QColor(ink_for(qcolor_rgb(color)))))
         p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
     def _label(self, p: QPainter, x: float, y: float, text: str, color: QColor) -> None:

@@ -42,8 +42,9 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.contrast import BLACK, WHITE, dark_ink, qcolor_rgb
 from attnviz.ui.widgets.heatmap_items import MaskOverlay, entropy_strip_path
-from attnviz.ui.widgets.numbers import decimal_separator, fmt, fmt_g
+from attnviz.ui.widgets.numbers import decimal_separator, fmt, fmt_g, shown_decimals
 from attnviz.ui.widgets.premultiplied_image import PremultipliedImageItem
 from attnviz.ui.widgets.token_axis import TokenAxis
 
@@ -130,6 +131,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         # A lesson's (or the presenter's pointer's) spotlight: the rest of the matrix dimmed,
         # the highlighted cell, row or column outlined.
         self._spotlight: tuple[str, tuple[int, ...]] | None = None
+        self._veil = QColor(255, 255, 255, 110)
         self.spot_dim = QGraphicsPathItem()
         self.spot_dim.setZValue(5)
         self.spot_dim.setPen(QPen(Qt.PenStyle.NoPen))
@@ -296,6 +298,8 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         (``index`` = (i,)): the rest of the matrix is dimmed. None clears it."""
         self._spotlight = None if kind is None else (kind, tuple(int(i) for i in index))
         self._apply_spotlight()
+        if self._cell_texts:
+            self._update_cell_texts()  # the inks follow the veil
 
     def spotlight(self) -> tuple[str, tuple[int, ...]] | None:
         """The spotlight asked for (kept while the matrix changes shape), or None."""
@@ -412,6 +416,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.cell_box.setPen(pg.mkPen(theme.foreground, width=width(2), style=Qt.PenStyle.DashLine))
         dim = QColor(theme.background)
         dim.setAlpha(110)  # the dimmed cells stay legible; the spotlit one stands out
+        self._veil = dim
         self.spot_dim.setBrush(QBrush(dim))
         self.spot_box.setPen(pg.mkPen(theme.highlight, width=width(5)))
         for item in self._cell_texts:
@@ -435,7 +440,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                     item = TextItem(anchor=(0.5, 0.5))
                     item.setFont(self._font)
                     item.setPos(c + 0.5, r + 0.5)
-                    item.setZValue(2)
+                    item.setZValue(6)  # above the spotlight's veil (inks chosen for it)
                     self.plot.addItem(item)
                     self._cell_texts.append(item)
         self.set_selection(*self._selection)
@@ -446,16 +451,29 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         rows, cols = self._values.shape
         lo, hi = self._levels
         norm = np.clip((self._values - lo) / ((hi - lo) or 1.0), 0.0, 1.0)
-        colors = self._cmap.map(norm.ravel(), mode="float")
-        luminance = colors[:, :3] @ np.array([0.2126, 0.7152, 0.0722])
+        colors = self._cmap.map(norm.ravel(), mode="float")[:, :3]
+        rect = self.spotlight_rect()
+        if rect is not None and rows * cols == self._extent[0] * self._extent[1]:
+            # The numbers sit above the dimming veil: choose their ink against the cell as
+            # it is seen through the veil, so a dimmed row stays legible (WCAG AA).
+            r_idx, c_idx = np.divmod(np.arange(rows * cols), cols)
+            inside = (
+                (c_idx >= rect.left()) & (c_idx < rect.right())
+                & (r_idx >= rect.top()) & (r_idx < rect.bottom())
+            )
+            veil = np.asarray(qcolor_rgb(self._veil))
+            a = self._veil.alphaF()
+            colors = np.where(inside[:, None], colors, (1 - a) * colors + a * veil)
+        dark = dark_ink(colors)
         blocked = np.zeros_like(norm, bool) if self._allowed is None else ~self._allowed
+        decimals = shown_decimals(self._values if self._allowed is None else
+                                  np.where(self._allowed, self._values, 0.0))
         for i, item in enumerate(self._cell_texts):
             r, c = divmod(i, cols)
             if blocked[r, c]:
                 item.setText("")
                 continue
-            ink = "#000000" if luminance[i] > 0.5 else "#ffffff"
-            item.setText(fmt(self._values[r, c], 2), color=ink)
+            item.setText(fmt(self._values[r, c], decimals), color=BLACK if dark[i] else WHITE)
 
     def _set_entropy(self, entropy, max_entropy: float, rows: int) -> None:
         if entropy is None:

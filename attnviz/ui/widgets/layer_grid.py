@@ -17,8 +17,9 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.ui.language import fill
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.head_grid import paint_unit_bar, rgb_image
-from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.numbers import fmt, shown_decimals
 from attnviz.ui.widgets.plot_style import line_width
 
 #: Largest tile image side in cells: 448 tiles of 64² stay a few megabytes.
@@ -211,10 +212,9 @@ class LayerGrid(QWidget):
         value = float(self.weights[layer][head, self.link[0], self.link[1]])
         color = QColor(*(int(c) for c in self.lut[int(np.clip(value * 255 + 0.5, 0, 255))]))
         painter.fillRect(rect, color)
-        text = fmt(value, 2)
+        text = fmt(value, shown_decimals(value))
         if metrics.horizontalAdvance(text) < rect.width() - 2 and metrics.height() < rect.height():
-            light = color.lightnessF() > 0.55
-            painter.setPen(QColor("#000000") if light else QColor("#ffffff"))
+            painter.setPen(QColor(ink_for(qcolor_rgb(color))))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_selection(self, painter) -> None:

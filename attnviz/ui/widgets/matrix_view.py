@@ -35,6 +35,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.numbers import MINUS, exact, fmt
 from attnviz.ui.widgets.token_axis import label_step
 
@@ -434,9 +435,7 @@ class MatrixView(QWidget):
         for r, c, value, x in cells:
             if c < cols and self._allowed is not None and not self._allowed[r, c]:
                 continue
-            color = self.color_at(value)
-            light = color.lightnessF() > 0.55
-            painter.setPen(QColor("#111111") if light else QColor("#f5f5f5"))
+            painter.setPen(QColor(ink_for(qcolor_rgb(self.color_at(value)))))
             rect = QRectF(x, grid.top() + r * ch, cw, ch)
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(value, decimals))
 

@@ -5,6 +5,11 @@ The decimal separator follows the UI language (the documents, in Portuguese, wri
 :func:`attnviz.ui.language.install_translations`. With a decimal comma the entries of a
 vector are separated by ``;``, as Portuguese texts do. Files (CSV, NPY) and the command
 line never come through here: they keep the ``.`` that programs read back.
+
+How many decimals follows the ``display`` topic (View → Decimals, ``--set
+display.decimals=N``): :func:`set_display_decimals` is called by whoever shows a workspace
+(the main window, an export, a slide), and :func:`shown_decimals` turns the choice into the
+decimals of one set of values, so every panel applies the same rule.
 """
 
 from __future__ import annotations
@@ -16,6 +21,17 @@ import numpy as np
 MINUS = "\u2212"  # a real minus sign reads better than a hyphen at lecture-hall size
 
 _decimal = "."
+#: ``display.decimals``: 0 automatic, else the least number of decimals.
+_display = 0
+#: Automatic decimals start here and nothing is written with more than MOST.
+LEAST, MOST = 2, 6
+#: Rows longer than this are not searched for entries that would read alike (a 16-token
+#: matrix of random weights would always need six decimals to keep every pair apart).
+SHORT_ROW = 8
+#: Sets larger than this are judged on their first cells only (the slider path's budget).
+_SAMPLE = 4096
+#: A value this small reads 0 even at MOST decimals: no point in widening the rest for it.
+_INVISIBLE = 0.5 * 10.0**-MOST
 
 
 def set_decimal_separator(separator: str) -> None:
@@ -29,6 +45,61 @@ def set_decimal_separator(separator: str) -> None:
 def decimal_separator() -> str:
     """The decimal separator in use (``"."`` or ``","``)."""
     return _decimal
+
+
+def set_display_decimals(decimals: int) -> None:
+    """Follow ``display.decimals`` from now on (0 automatic, else 2–6 at least)."""
+    global _display
+    decimals = int(decimals)
+    if decimals != 0 and not LEAST <= decimals <= MOST:
+        raise ValueError(f"decimals must be 0 or {LEAST}..{MOST}, got {decimals}")
+    _display = decimals
+
+
+def follow_document(document) -> None:
+    """Write numbers as ``document``'s ``display`` topic says (an export, a slide)."""
+    set_display_decimals(document["display"].decimals)
+
+
+def display_decimals() -> int:
+    """The ``display.decimals`` in force (0: automatic)."""
+    return _display
+
+
+def shown_decimals(values, decimals: int | None = None) -> int:
+    """The decimals ``values`` are written with, by the display's rule.
+
+    Starting from ``decimals`` (by default ``display.decimals``; 0 means automatic and
+    starts at 2), one more decimal at a time up to 6 while a value that is not zero would
+    read 0 and, when automatic, while two different entries of a short row (the last axis,
+    at most :data:`SHORT_ROW` entries) would read alike.
+    """
+    base = _display if decimals is None else int(decimals)
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    arr = arr.reshape(-1, arr.shape[-1]) if arr.size else arr.reshape(0, 1)
+    if arr.size > _SAMPLE:
+        arr = arr[: max(1, _SAMPLE // arr.shape[1])]
+    flat = arr[np.isfinite(arr)]
+    visible = flat[np.abs(flat) >= _INVISIBLE]
+    rows = arr if base == 0 and arr.shape[1] <= SHORT_ROW else None
+    for d in range(base or LEAST, MOST):
+        if np.any(np.round(visible, d) == 0):
+            continue
+        if rows is not None and not _rows_apart(rows, d):
+            continue
+        return d
+    return MOST
+
+
+def _rows_apart(rows: np.ndarray, d: int) -> bool:
+    """True when, in every row, entries that differ stay different rounded to ``d``."""
+    for row in rows:
+        row = row[np.isfinite(row)]
+        if np.unique(np.round(row, d)).size < np.unique(row).size:
+            return False
+    return True
 
 
 def list_separator() -> str:
@@ -85,13 +156,16 @@ def all_integer(values) -> bool:
     return bool(finite.size) and bool(np.all(finite == np.round(finite)))
 
 
-def fmt_row(values, decimals: int = 2) -> list[str]:
-    """Format a row consistently: whole numbers when all are whole, else ``decimals``."""
+def fmt_row(values, decimals: int | None = None) -> list[str]:
+    """Format a row consistently: whole numbers when all are whole, else ``decimals``
+    (by default what :func:`shown_decimals` gives the row)."""
     integer = all_integer(values)
-    return [fmt(v, decimals, integer=integer) for v in np.asarray(values, dtype=float)]
+    if decimals is None and not integer:
+        decimals = shown_decimals(values)
+    return [fmt(v, decimals or 0, integer=integer) for v in np.asarray(values, dtype=float)]
 
 
-def fmt_vector(values, decimals: int = 2) -> str:
+def fmt_vector(values, decimals: int | None = None) -> str:
     """``[a, b, …]`` (``[a; b; …]`` with a decimal comma) as :func:`fmt_row` writes them."""
     return "[" + list_separator().join(fmt_row(values, decimals)) + "]"
 

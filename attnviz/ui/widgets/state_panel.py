@@ -174,6 +174,10 @@ class StatePanel(QWidget):
                 done.add(key)
                 handler()
 
+    def refresh_numbers(self) -> None:
+        """Write every number again (``display.decimals`` changed): as if every field had."""
+        self._refresh(self._fields)
+
     # --- view → model ------------------------------------------------------------------
     def _write(self, widget: QWidget | None, **values) -> bool:
         """Write ``values`` to the state; on rejection show why and revert the controls."""
@@ -240,6 +244,11 @@ class TopicPanel(StatePanel):
             self._draw_guarded()
         else:
             self.resolver.unwatch(self)
+
+    def refresh_numbers(self) -> None:
+        super().refresh_numbers()
+        if self._shown:
+            self._draw_guarded()
 
     def _docked(self) -> bool:
         return isinstance(self.parentWidget(), QDockWidget)

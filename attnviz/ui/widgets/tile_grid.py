@@ -22,6 +22,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.contrast import BLACK, WHITE, dark_ink, ink_for, qcolor_rgb
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
 
 #: Largest cell, in multiples of the font height (a 4-token demo must not fill the screen).
@@ -226,9 +227,9 @@ class AlignedMatrices(QWidget):
         if font is None:
             return
         p.setFont(font)
-        light = rgba[..., :3].astype(float) @ np.array([0.2126, 0.7152, 0.0722]) > 127
+        light = dark_ink(rgba[..., :3].astype(float) / 255.0)
         for r, c in zip(*np.nonzero(finite), strict=True):
-            p.setPen(QColor("#000000") if light[r, c] else QColor("#ffffff"))
+            p.setPen(QColor(BLACK if light[r, c] else WHITE))
             rect = QRectF(x0 + c * cell, y0 + r * cell, cell, cell)
             p.drawText(rect, Qt.AlignmentFlag.AlignCenter, fmt(m.values[r, c], m.decimals))
         p.setFont(self.font())
@@ -308,7 +309,7 @@ class MemoryBars(QWidget):
                 p.fillRect(QRectF(row.left(), row.top(), length, h), colors[j])
                 text = f"{self.names[j]}: {grouped(count)}"
                 inside = m.horizontalAdvance(text) + 12 < length
-                ink = QColor("#000000") if colors[j].lightnessF() > 0.6 else QColor("#ffffff")
+                ink = QColor(ink_for(qcolor_rgb(colors[j])))
                 p.setPen(ink if inside else fg)
                 spot = row.adjusted(6 if inside else length + 6, 0, 0, 0)
                 p.drawText(spot, Qt.AlignmentFlag.AlignVCenter, text)

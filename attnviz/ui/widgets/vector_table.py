@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QDoubleSpinBox, QHeaderView, QStyledItemDelegate, QTableView
 
 from attnviz.ui.preset_strings import preset_text
-from attnviz.ui.widgets.numbers import exact, fmt
+from attnviz.ui.widgets.numbers import exact, fmt, shown_decimals
 
 #: Dimensions of each of q, k and v shown as columns; wider vectors show their start.
 MAX_SHOWN = 16
@@ -84,7 +84,7 @@ class VectorModel(QAbstractTableModel):
         name, d = self.columns[index.column()]
         value = float(self.arrays[name][index.row(), d])
         if role == Qt.ItemDataRole.DisplayRole:
-            return fmt(value, 2, integer=value == round(value))
+            return fmt(value, shown_decimals(value), integer=value == round(value))
         if role == Qt.ItemDataRole.EditRole:
             return value
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -1,0 +1,278 @@
+"""A lesson's step as a slide, offscreen: the picture (:func:`render_step`) and its check.
+
+Both lay the presentation :class:`~attnviz.ui.presentation.Stage` out on a 1080-high logical
+canvas (the width follows the aspect) as presentation mode shows it, and let its panels'
+workers deliver (:func:`staged_step`). :func:`render_step` paints it at the asked size;
+:func:`check_step` reads what the step's panels drew (their texts, as an SVG painter
+receives them, not the numbers the resolvers computed) and says which quoted number is not
+among them and which drawn text is elided or cut.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QCoreApplication,
+    QEvent,
+    QIODevice,
+    QPoint,
+    QRectF,
+    QSize,
+    Qt,
+)
+from PySide6.QtGui import QColor, QImage, QPainter, QRegion
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractScrollArea,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QWidget,
+)
+
+from attnviz.model.lessons import Lesson, play_step
+from attnviz.ui.presentation import DESIGN_HEIGHT, Stage
+from attnviz.ui.widgets.heatmap_view import HeatmapView
+from attnviz.ui.widgets.numbers import MINUS, follow_document
+
+ELLIPSIS = "\u2026"
+
+
+@contextmanager
+def staged_step(
+    workspace,
+    lesson: Lesson,
+    index: int,
+    width: int,
+    height: int,
+    *,
+    dark: bool = False,
+    font_scale: float = 1.0,
+    timeout: float = 120.0,
+) -> Iterator[Stage]:
+    """The stage of step ``index``, laid out for a ``width × height`` screen and settled;
+    closed on leaving the block."""
+    play_step(workspace.document, lesson, index)
+    follow_document(workspace.document)
+    scale = height / DESIGN_HEIGHT
+    canvas = (max(1, round(width / scale)), DESIGN_HEIGHT)
+    stage = Stage(workspace, dark=dark, font_scale=font_scale)
+    stage.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    stage.resize(*canvas)
+    stage.show_step(lesson, index)
+    for panel in stage.panels.values():
+        if hasattr(panel, "synchronous"):
+            panel.synchronous = True  # a map job runs at once: no event loop to wait on
+    stage.show()
+    try:
+        _settle_stage(stage, timeout)
+        yield stage
+    finally:
+        stage.close()
+        stage.deleteLater()
+
+
+def render_step(
+    workspace,
+    lesson: Lesson,
+    index: int,
+    width: int,
+    height: int,
+    *,
+    dark: bool = False,
+    font_scale: float = 1.0,
+    timeout: float = 120.0,
+) -> QImage:
+    """Step ``index`` of ``lesson`` as the stage shows it, ``width × height`` pixels exactly.
+
+    The stage is painted with a device-pixel ratio, so every size shows the same picture.
+    """
+    with staged_step(workspace, lesson, index, width, height, dark=dark,
+                     font_scale=font_scale, timeout=timeout) as stage:
+        image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(QColor(stage.theme.background))
+        image.setDevicePixelRatio(width / stage.width())
+        painter = QPainter(image)
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+            stage.render(
+                painter,
+                QPoint(0, 0),
+                QRegion(),
+                QWidget.RenderFlag.DrawChildren | QWidget.RenderFlag.DrawWindowBackground,
+            )
+        finally:
+            painter.end()
+        image.setDevicePixelRatio(1.0)
+        return image
+
+
+def _busy(panel) -> bool:
+    """True while a panel's worker computes (a background panel, the overview's map job)."""
+    job = getattr(panel, "job", None)
+    return bool(getattr(panel, "computing", False) or getattr(job, "running", False))
+
+
+def _settle_stage(stage: Stage, timeout: float) -> None:
+    """Let layouts settle and the panels' worker threads deliver (up to ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            QApplication.processEvents()
+        shown = [stage.panels[p] for p in stage.shown]
+        if not any(_busy(p) for p in shown) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+# --- what the panels drew --------------------------------------------------------------
+def drawn_texts(widget: QWidget) -> list[str]:
+    """Every text ``widget`` and its children paint, read back from an SVG painter.
+
+    Views that keep pixmaps of their labels draw them as text for this (as an SVG export).
+    """
+    views = widget.findChildren(HeatmapView)
+    for view in views:
+        view.cache_frame(False)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    gen = QSvgGenerator()
+    gen.setOutputDevice(buffer)
+    gen.setSize(QSize(max(1, widget.width()), max(1, widget.height())))
+    gen.setViewBox(QRectF(0, 0, max(1, widget.width()), max(1, widget.height())))
+    painter = QPainter(gen)
+    try:
+        widget.render(painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)
+    finally:
+        painter.end()
+        buffer.close()
+        for view in views:
+            view.cache_frame(True)
+    return _svg_texts(bytes(data))
+
+
+def _svg_texts(svg: bytes) -> list[str]:
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError:
+        return []
+    out = []
+    for el in root.iter():
+        if el.tag.rsplit("}", 1)[-1] == "text":
+            text = "".join(el.itertext()).strip()
+            if text:
+                out.append(text)
+    return out
+
+
+def cut_texts(widget: QWidget) -> list[str]:
+    """Texts of the visible labels, buttons and combo boxes in ``widget`` that do not fit
+    their room, or that end in an ellipsis (elided); and scrolled views whose content is
+    wider or taller than what they show."""
+    out = []
+    for child in widget.findChildren(QWidget):
+        if not child.isVisibleTo(widget) or child.width() <= 1:
+            continue
+        text = _cut_text(child)
+        if text:
+            out.append(text)
+    return out
+
+
+def _cut_text(w: QWidget) -> str | None:
+    metrics = w.fontMetrics()
+    if isinstance(w, QLabel) and w.text():
+        text = w.text()
+        plain = re.sub(r"<[^>]+>", "", text) if Qt.mightBeRichText(text) else text
+        room = w.contentsRect()
+        if plain.rstrip().endswith(ELLIPSIS):
+            return plain
+        if w.wordWrap():
+            if w.heightForWidth(room.width()) > room.height() + 2:
+                return plain
+        elif max(map(metrics.horizontalAdvance, plain.splitlines() or [""])) > room.width() + 1:
+            return plain
+    elif isinstance(w, QAbstractButton) and w.text():
+        hint = w.sizeHint().width()
+        if hint > w.width() + 1 and w.minimumSizeHint().width() > w.width() + 1:
+            return w.text()
+    elif isinstance(w, QComboBox) and w.currentText():
+        room = w.style().subControlRect(
+            w.style().ComplexControl.CC_ComboBox, _combo_option(w),
+            w.style().SubControl.SC_ComboBoxEditField, w,
+        )
+        if metrics.horizontalAdvance(w.currentText()) > room.width() + 1:
+            return w.currentText()
+    elif isinstance(w, QAbstractScrollArea) and not isinstance(w, QComboBox):
+        for bar in (w.horizontalScrollBar(), w.verticalScrollBar()):
+            if bar.maximum() > bar.minimum() and w.objectName() not in _SCROLL_OK:
+                return f"{type(w).__name__} {w.objectName() or ''} scrolls".strip()
+    return None
+
+
+#: Views meant to scroll (a list a lecturer scrolls on purpose), not cut content.
+_SCROLL_OK = frozenset()
+
+
+def _combo_option(combo: QComboBox):
+    from PySide6.QtWidgets import QStyleOptionComboBox
+
+    opt = QStyleOptionComboBox()
+    opt.initFrom(combo)
+    opt.editable = combo.isEditable()
+    return opt
+
+
+# --- quoted numbers --------------------------------------------------------------------
+_SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " ", MINUS: "-"})
+
+
+def quote_drawn(quote_text: str, texts: list[str]) -> bool:
+    """True when ``quote_text`` (``0.9817``, ``68.719.476.736``, ``128 KiB``) stands in one
+    of ``texts`` as a number of its own: not the start of 0.98170, nor the end of 10.9817."""
+    needle = quote_text.translate(_SPACES).strip()
+    pattern = re.compile(r"(?<![\d.,])" + re.escape(needle) + r"(?![\d]|[.,]\d)")
+    return any(pattern.search(t.translate(_SPACES)) for t in texts)
+
+
+def check_step(
+    workspace,
+    lesson: Lesson,
+    index: int,
+    width: int,
+    height: int,
+    *,
+    lang: str,
+    dark: bool = False,
+    font_scale: float = 1.0,
+) -> list[str]:
+    """What is wrong with step ``index`` as a slide: one line per quoted number that its
+    panels do not draw, one per drawn text that is elided or cut. Empty when all is well."""
+    step = lesson.steps[index]
+    with staged_step(workspace, lesson, index, width, height, dark=dark,
+                     font_scale=font_scale) as stage:
+        panels = [stage.panels[pid] for pid in stage.shown]
+        texts = [t for p in panels for t in drawn_texts(p)]
+        problems = [
+            f"quoted {q.text[lang]!r} is not drawn"
+            for q in step.quotes
+            if not quote_drawn(q.text.get(lang, q.text["en"]), texts)
+        ]
+        for panel in panels:
+            problems += [f"cut: {text!r}" for text in cut_texts(panel)]
+        if _cut_text(stage.caption):
+            problems.append("cut: the caption")
+    return problems
