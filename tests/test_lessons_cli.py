@@ -47,7 +47,7 @@ def test_the_list_in_portuguese_and_as_json(capsys):
 
 
 def test_the_check_plays_every_lesson_in_a_subprocess():
-    r = subprocess.run([sys.executable, "-m", "attnviz", "lessons", "--check"],
+    r = subprocess.run([sys.executable, "-m", "attnviz", "lessons", "--check", "--no-slides"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines()[0] == "sqrt-dk: 6 steps ok"

@@ -44,13 +44,16 @@ from attnviz.model.fields import StateError
 from attnviz.model.lessons import Lesson, LessonError, play_step, shipped_lessons
 from attnviz.ui import language
 from attnviz.ui.panels import panel_class, panel_ids
-from attnviz.ui.theme import LARGE_FONT_FACTOR, presentation_palette, presentation_theme
+from attnviz.ui.presentation_form import EDITING_PANELS, PresentationForm
+from attnviz.ui.theme import presentation_palette, presentation_theme
 from attnviz.ui.widgets.state_panel import scaled_font
 
 _C = "Presentation"
 #: Interface font on a 1920×1080 stage; other sizes scale with the height.
 BASE_PX = 26
 DESIGN_HEIGHT = 1080
+#: View → Large Fonts on the stage: its type is sized for a hall already (26 px at 1080).
+STAGE_LARGE_FONTS = 1.25
 #: The pointer's spotlight modes, in the order H cycles through them.
 POINTER_MODES = ("off", "cell", "row", "column")
 _POINTER_NAMES = {
@@ -231,6 +234,7 @@ class Stage(QWidget):
         self.curtain.setPalette(pal)
         self.curtain.hide()
         self.panels: dict[str, QWidget] = {}
+        self.forms: dict[str, PresentationForm] = {}
         self.shown: tuple[str, ...] = ()
         self.pointer = "off"
         self.lesson: Lesson | None = None
@@ -270,6 +274,8 @@ class Stage(QWidget):
         if panel_id not in self.panels:
             panel = panel_class(panel_id).create(self.workspace, self.body)
             panel.setObjectName(f"stage_{panel_id}")
+            if panel_id not in EDITING_PANELS:
+                self.forms[panel_id] = PresentationForm(panel)
             apply = getattr(panel, "apply_theme", None)
             if apply is not None:
                 apply(self.theme)
@@ -400,8 +406,8 @@ class Presenter(QObject):
         if getattr(w, "focused_panel", False):
             w.set_focus_mode(False)  # Esc then gives back the whole layout, not one panel
         self._saved = {"state": w.saveState(), "geometry": w.saveGeometry()}
-        # Large Fonts carry over to the hall's screen.
-        scale = LARGE_FONT_FACTOR if w.themes.large_fonts else 1.0
+        # Large Fonts carry over to the hall's screen (whose type is large already).
+        scale = STAGE_LARGE_FONTS if w.themes.large_fonts else 1.0
         stage = Stage(w.workspace, dark=w.themes.theme.dark, font_scale=scale, parent=w)
         stage.setWindowFlag(Qt.WindowType.Window)
         stage.setWindowTitle(QCoreApplication.translate("Presentation", "attnviz presentation"))

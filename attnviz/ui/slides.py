@@ -34,6 +34,8 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
     QComboBox,
+    QGraphicsTextItem,
+    QGraphicsView,
     QLabel,
     QWidget,
 )
@@ -57,10 +59,14 @@ def staged_step(
     dark: bool = False,
     font_scale: float = 1.0,
     timeout: float = 120.0,
+    overrides: dict | None = None,
 ) -> Iterator[Stage]:
     """The stage of step ``index``, laid out for a ``width × height`` screen and settled;
-    closed on leaving the block."""
+    closed on leaving the block. ``overrides`` (``{"topic.field": value}``) are set after
+    the step's own state (``attnviz lessons --check --set``)."""
     play_step(workspace.document, lesson, index)
+    for path, value in (overrides or {}).items():
+        workspace.document.set_field(path, value)
     follow_document(workspace.document)
     scale = height / DESIGN_HEIGHT
     canvas = (max(1, round(width / scale)), DESIGN_HEIGHT)
@@ -142,6 +148,8 @@ def drawn_texts(widget: QWidget) -> list[str]:
     """Every text ``widget`` and its children paint, read back from an SVG painter.
 
     Views that keep pixmaps of their labels draw them as text for this (as an SVG export).
+    Text a graphics scene lays out itself (pyqtgraph's text items) reaches a painter as
+    glyphs without characters; it is read from the items shown in the views instead.
     """
     views = widget.findChildren(HeatmapView)
     for view in views:
@@ -161,7 +169,27 @@ def drawn_texts(widget: QWidget) -> list[str]:
         buffer.close()
         for view in views:
             view.cache_frame(True)
-    return _svg_texts(bytes(data))
+    return _svg_texts(bytes(data)) + scene_texts(widget)
+
+
+def scene_texts(widget: QWidget) -> list[str]:
+    """The texts of the visible text items inside the visible part of every graphics view
+    in ``widget``."""
+    out = []
+    graphics = [widget] if isinstance(widget, QGraphicsView) else []
+    for view in graphics + widget.findChildren(QGraphicsView):
+        if not view.isVisibleTo(widget) and view is not widget:
+            continue
+        shown = view.mapToScene(view.viewport().rect()).boundingRect()
+        for item in view.scene().items():
+            if not isinstance(item, QGraphicsTextItem) or not item.isVisible():
+                continue
+            if item.effectiveOpacity() <= 0.01:
+                continue
+            text = item.toPlainText().strip()
+            if text and item.sceneBoundingRect().intersects(shown):
+                out.append(text)
+    return out
 
 
 def _svg_texts(svg: bytes) -> list[str]:
@@ -195,7 +223,7 @@ def cut_texts(widget: QWidget) -> list[str]:
 def _cut_text(w: QWidget) -> str | None:
     metrics = w.fontMetrics()
     if isinstance(w, QLabel) and w.text():
-        text = w.text()
+        text = _shown(w.text()) if w.buddy() is not None else w.text()
         plain = re.sub(r"<[^>]+>", "", text) if Qt.mightBeRichText(text) else text
         room = w.contentsRect()
         if plain.rstrip().endswith(ELLIPSIS):
@@ -205,7 +233,7 @@ def _cut_text(w: QWidget) -> str | None:
                 return plain
         elif max(map(metrics.horizontalAdvance, plain.splitlines() or [""])) > room.width() + 1:
             return plain
-    elif isinstance(w, QAbstractButton) and w.text():
+    elif isinstance(w, QAbstractButton) and w.text() and not w.isHidden():
         hint = w.sizeHint().width()
         if hint > w.width() + 1 and w.minimumSizeHint().width() > w.width() + 1:
             return w.text()
@@ -217,10 +245,17 @@ def _cut_text(w: QWidget) -> str | None:
         if metrics.horizontalAdvance(w.currentText()) > room.width() + 1:
             return w.currentText()
     elif isinstance(w, QAbstractScrollArea) and not isinstance(w, QComboBox):
-        for bar in (w.horizontalScrollBar(), w.verticalScrollBar()):
-            if bar.maximum() > bar.minimum() and w.objectName() not in _SCROLL_OK:
-                return f"{type(w).__name__} {w.objectName() or ''} scrolls".strip()
+        for bar, side in ((w.horizontalScrollBar(), "wide"), (w.verticalScrollBar(), "tall")):
+            hidden = bar.maximum() - bar.minimum()
+            if hidden > 2 and w.objectName() not in _SCROLL_OK:
+                name = w.objectName() or type(w).__name__
+                return f"{name} too {side} for its room by {hidden} px"
     return None
+
+
+def _shown(text: str) -> str:
+    """A label's text as drawn: ``&d_k`` shows d_k (``&&`` is one ampersand)."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
 
 #: Views meant to scroll (a list a lecturer scrolls on purpose), not cut content.
@@ -258,21 +293,23 @@ def check_step(
     lang: str,
     dark: bool = False,
     font_scale: float = 1.0,
+    overrides: dict | None = None,
 ) -> list[str]:
-    """What is wrong with step ``index`` as a slide: one line per quoted number that its
+    """What is wrong with step ``index`` as a slide: one entry per quoted number that its
     panels do not draw, one per drawn text that is elided or cut. Empty when all is well."""
     step = lesson.steps[index]
     with staged_step(workspace, lesson, index, width, height, dark=dark,
-                     font_scale=font_scale) as stage:
-        panels = [stage.panels[pid] for pid in stage.shown]
-        texts = [t for p in panels for t in drawn_texts(p)]
+                     font_scale=font_scale, overrides=overrides) as stage:
+        drawn = {pid: drawn_texts(stage.panels[pid]) for pid in stage.shown}
+        texts = [t for shown in drawn.values() for t in shown]
         problems = [
             f"quoted {q.text[lang]!r} is not drawn"
             for q in step.quotes
             if not quote_drawn(q.text.get(lang, q.text["en"]), texts)
         ]
-        for panel in panels:
-            problems += [f"cut: {text!r}" for text in cut_texts(panel)]
+        for pid, shown in drawn.items():
+            problems += [f"{pid}: elided {t!r}" for t in shown if t.endswith(ELLIPSIS)]
+            problems += [f"{pid}: cut {text!r}" for text in cut_texts(stage.panels[pid])]
         if _cut_text(stage.caption):
             problems.append("cut: the caption")
     return problems

@@ -50,6 +50,8 @@ from attnviz.ui.widgets.token_axis import TokenAxis
 
 #: Matrices up to this many cells get their numbers printed inside the cells.
 MAX_CELL_TEXT = 144
+#: Cell numbers shrink to these shares of the view's font before they are left out.
+CELL_FONT_STEPS = (1.0, 0.85, 0.7, 0.6)
 #: The largest share of the figure's width (height) the row (column) labels may take.
 MAX_AXIS_SHARE = 0.3
 #: The column :attr:`HeatmapView.sigHover` reports for the entropy strip beside a row.
@@ -266,6 +268,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         """Colour levels (low, high) without new data."""
         self._levels = (float(levels[0]), float(levels[1]))
         self.colorbar.setLevels(self._levels)
+        self._fit_colorbar_axis()
         if self._cell_texts:
             self._update_cell_texts()
 
@@ -405,9 +408,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
                     tickTextOffset=max(3, font.pixelSize() // 3),
                     tickLength=max(3, font.pixelSize() // 4),  # outward: never over cells
                 )
-        self.colorbar.axis.setWidth(round(QFontMetricsF(font).horizontalAdvance("−0.000")) + 12)
+        self._fit_colorbar_axis()
         self.colorbar.layout.setColumnFixedWidth(1, max(16, font.pixelSize()))
-        self.entropy_plot.setFixedWidth(max(70, font.pixelSize() * 6))
+        self._fit_entropy_strip()
         self.mask_item.set_colors(theme.masked_fill, theme.masked_hatch, self._line)
         self.entropy_item.setBrush(QBrush(QColor(theme.entropy)))
         self.entropy_item.setPen(QPen(Qt.PenStyle.NoPen))
@@ -458,16 +461,19 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             # it is seen through the veil, so a dimmed row stays legible (WCAG AA).
             r_idx, c_idx = np.divmod(np.arange(rows * cols), cols)
             inside = (
-                (c_idx >= rect.left()) & (c_idx < rect.right())
-                & (r_idx >= rect.top()) & (r_idx < rect.bottom())
+                (c_idx >= rect.left())
+                & (c_idx < rect.right())
+                & (r_idx >= rect.top())
+                & (r_idx < rect.bottom())
             )
             veil = np.asarray(qcolor_rgb(self._veil))
             a = self._veil.alphaF()
             colors = np.where(inside[:, None], colors, (1 - a) * colors + a * veil)
         dark = dark_ink(colors)
         blocked = np.zeros_like(norm, bool) if self._allowed is None else ~self._allowed
-        decimals = shown_decimals(self._values if self._allowed is None else
-                                  np.where(self._allowed, self._values, 0.0))
+        decimals = shown_decimals(
+            self._values if self._allowed is None else np.where(self._allowed, self._values, 0.0)
+        )
         for i, item in enumerate(self._cell_texts):
             r, c = divmod(i, cols)
             if blocked[r, c]:
@@ -511,22 +517,64 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             axis = plot.getAxis("bottom")
             if axis.height() != height:
                 axis.setHeight(height)
+        self._fit_entropy_strip()
         self._fit_cell_texts()
 
     def _fit_cell_texts(self) -> None:
-        """Print the numbers in the cells only while a cell can hold one."""
+        """Print the numbers in the cells while a cell can hold one: in the view's font, or
+        down to :data:`MIN_CELL_FONT` of it (a projector's large type on a small matrix
+        share), else not at all."""
         if not self._cell_texts:
             return
         rect = self.plot.vb.boundingRect()
         rows, cols = self._values.shape
+        widest = max((item.toPlainText() for item in self._cell_texts), key=len, default="")
+        widest = widest if len(widest) > 4 else "−0.00"
+        font = None
+        for factor in CELL_FONT_STEPS:
+            candidate = QFont(self._font)
+            candidate.setPixelSize(max(6, round(self._font.pixelSize() * factor)))
+            metrics = QFontMetricsF(candidate)
+            if (
+                rect.width() / cols >= metrics.horizontalAdvance(widest) + 4
+                and rect.height() / rows >= metrics.height()
+            ):
+                font = candidate
+                break
+        for item in self._cell_texts:
+            if font is not None and item.textItem.font() != font:
+                item.setFont(font)
+            if item.isVisible() != (font is not None):
+                item.setVisible(font is not None)
+
+    def _fit_entropy_strip(self) -> None:
+        """The entropy strip: room for its two ticks, at most a sixth of the view."""
+        px = self._font.pixelSize()
+        width = max(px * 3, min(px * 6, round(self.width() * 0.16)), 48)
+        if self.entropy_plot.width() != width:
+            self.entropy_plot.setFixedWidth(width)
+
+    def _fit_colorbar_axis(self) -> None:
+        """The colour bar's axis as wide as its widest tick (no more: the matrix needs it)."""
+        axis = self.colorbar.axis
+        lo, hi = self._levels
+        size = max(1.0, float(self.height()))
+        try:
+            levels = axis.tickValues(min(lo, hi), max(lo, hi), size)
+            texts = [
+                t for spacing, values in levels for t in axis.tickStrings(values, 1.0, spacing)
+            ]
+        except (ValueError, ZeroDivisionError, OverflowError):
+            texts = []
+        texts = texts or ["−0.00"]
         metrics = QFontMetricsF(self._font)
-        fits = (
-            rect.width() / cols >= metrics.horizontalAdvance("−0.00") + 4
-            and rect.height() / rows >= metrics.height()
+        width = (
+            round(max(metrics.horizontalAdvance(t) for t in texts))
+            + self._font.pixelSize() // 2
+            + 12
         )
-        if fits != self._cell_texts[0].isVisible():
-            for item in self._cell_texts:
-                item.setVisible(fits)
+        if axis.width() != width:
+            axis.setWidth(width)
 
     def _cell(self, scene_pos: QPointF) -> tuple[int, int]:
         rows, cols = self._extent

@@ -1,0 +1,66 @@
+"""A panel's presentation form: what the audience needs, without the editing widgets.
+
+On the stage (presentation mode and ``attnviz export --lesson``) the combo boxes, spin
+boxes, sliders, line edits and buttons of a panel are for the lecturer's hands, not the
+back row: they take room from the figure and their cut texts ("plot vs c", "one output
+entr") read as noise. :class:`PresentationForm` hides them, with the labels that name
+them (their buddies), and keeps them hidden when the panel shows one again after an edit.
+The panels whose purpose is editing (the token editor and the controls) keep theirs.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QWidget,
+)
+
+#: Widgets that edit rather than show.
+INPUTS = (QAbstractSpinBox, QComboBox, QAbstractSlider, QLineEdit, QAbstractButton)
+#: Panels that are editing widgets themselves: shown whole on a slide.
+EDITING_PANELS = frozenset({"editor", "controls"})
+
+
+def editing_widgets(panel: QWidget) -> list[QWidget]:
+    """The inputs of ``panel`` and the labels that name them (a QLabel's buddy)."""
+    inputs = [
+        w
+        for w in panel.findChildren(QWidget)
+        if isinstance(w, INPUTS) and not _inside_input(w, panel)
+    ]
+    chosen = set(inputs)
+    labels = [w for w in panel.findChildren(QLabel) if w.buddy() in chosen]
+    return inputs + labels
+
+
+def _inside_input(widget: QWidget, panel: QWidget) -> bool:
+    """True for the parts of a composite input (a spin box's line edit)."""
+    parent = widget.parentWidget()
+    while parent is not None and parent is not panel:
+        if isinstance(parent, INPUTS):
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+class PresentationForm(QObject):
+    """Hides the editing widgets of ``panel`` for as long as the panel exists."""
+
+    def __init__(self, panel: QWidget) -> None:
+        super().__init__(panel)
+        self.panel = panel
+        self.hidden: list[QWidget] = editing_widgets(panel)
+        for widget in self.hidden:
+            widget.installEventFilter(self)
+            widget.hide()
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Show and obj in self.hidden:
+            obj.hide()  # a panel showed it again after an edit: not on the stage
+        return False

@@ -1,0 +1,112 @@
+"""The slide check: it reads what a step's panels drew, and it fails when it should.
+
+The whole-deck test compares the check's findings with ``data/slide_check_known.txt``,
+the steps that are not yet right at 1280×720 and 1920×1080 with Large Fonts: a new
+problem fails the suite, and so does a listed one that is gone (strike it from the file).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from attnviz.model.lessons import lesson_by_id
+from attnviz.model.workspace import Workspace
+from attnviz.ui.panels import panel_ids
+from attnviz.ui.presentation import STAGE_LARGE_FONTS
+from attnviz.ui.slides import check_step, drawn_texts, quote_drawn, staged_step
+
+KNOWN = Path(__file__).parent / "data" / "slide_check_known.txt"
+SIZES = ((1280, 720, "en"), (1920, 1080, "pt_BR"))
+
+
+def test_a_quote_must_stand_as_a_number_of_its_own():
+    assert quote_drawn("0.9817", ["0.9817"])
+    assert quote_drawn("0.9817", ["v1 = 0.9817."])
+    assert not quote_drawn("0.9817", ["0.98170"]) and not quote_drawn("0.9817", ["10.9817"])
+    assert not quote_drawn("0.98", ["0.9817"])
+    assert quote_drawn("0,85", ["[0,85; 0,15]"])
+    assert quote_drawn("128 KiB", ["128\u00a0KiB (131,07 kB)"])
+    assert quote_drawn("-0.5", ["\u22120.5"])
+    assert not quote_drawn("68,719,476,736", ["68,719,476"])
+
+
+def test_the_heatmap_draws_its_cell_values_on_a_slide(qtbot):
+    lesson = lesson_by_id("backward", panel_ids())
+    with staged_step(Workspace(), lesson, 0, 1280, 720, font_scale=STAGE_LARGE_FONTS) as stage:
+        texts = drawn_texts(stage.panels["heatmap"])
+    for row in ("0.226 0.475 0.298", "0.144 0.598 0.259", "0.668 0.235 0.097"):
+        assert set(row.split()) <= set(texts), texts  # the chapter's A, drawn
+
+
+def test_the_check_passes_a_good_step_and_fails_it_when_the_numbers_change(qtbot):
+    lesson = lesson_by_id("hand-worked", panel_ids())
+    ok = check_step(Workspace(), lesson, 2, 1280, 720, lang="en")
+    assert ok == []
+    # Three decimals: 0.707, 2.121, 2.828 are drawn, not the caption's 0.71, 2.12, 2.83.
+    wrong = check_step(Workspace(), lesson, 2, 1280, 720, lang="en",
+                       overrides={"display.decimals": 3})
+    assert {"quoted '0.71' is not drawn", "quoted '2.83' is not drawn"} <= set(wrong)
+
+
+def test_decimals_forced_below_the_captions_fail_the_check(qtbot):
+    lesson = lesson_by_id("sqrt-dk", panel_ids())
+    base = set(check_step(Workspace(), lesson, 2, 1280, 720, lang="en"))
+    forced = set(check_step(Workspace(), lesson, 2, 1280, 720, lang="en",
+                            overrides={"display.decimals": 2}))
+    assert "quoted '0.419' is not drawn" not in base
+    assert {"quoted '0.419' is not drawn", "quoted '0.326' is not drawn"} <= forced - base
+
+
+def test_the_editing_widgets_leave_the_slide(qtbot):
+    from PySide6.QtWidgets import QComboBox
+
+    lesson = lesson_by_id("backward", panel_ids())
+    with staged_step(Workspace(), lesson, 0, 1280, 720) as stage:
+        gradient = stage.panels["gradient"]
+        boxes = gradient.findChildren(QComboBox)
+        assert boxes and not any(b.isVisibleTo(gradient) for b in boxes)
+        gradient.source.show()  # a panel showing one again after an edit
+        assert not gradient.source.isVisibleTo(gradient)
+    with staged_step(Workspace(), lesson_by_id("masks", panel_ids()), 0, 1280, 720) as stage:
+        controls = stage.panels["controls"]  # an editing panel keeps its widgets
+        assert any(w.isVisibleTo(controls) for w in controls.findChildren(QComboBox))
+
+
+def _normal(line: str) -> str:
+    return re.sub(r"\d+ px", "N px", line)
+
+
+def findings() -> list[str]:
+    """The check's findings over every lesson, as ``attnviz lessons --check`` gives them
+    (each size in a process of its own, as CI and a lecturer run it)."""
+    out = []
+    for width, height, lang in SIZES:
+        r = subprocess.run(
+            [sys.executable, "-m", "attnviz", "lessons", "--check", "--json", "--large-fonts",
+             "--width", str(width), "--height", str(height), "--lang", lang],
+            capture_output=True, text=True, timeout=600,
+        )
+        assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+        for line in r.stdout.splitlines():
+            record = json.loads(line)
+            for problem in record["problems"]:
+                out.append(_normal(f"{width}x{height} {lang} {record['lesson']} "
+                                   f"{record['step']}: {problem}"))
+    return out
+
+
+@pytest.mark.slow
+def test_every_slide_is_checked_and_nothing_gets_worse():
+    found = findings()
+    known = [x for x in KNOWN.read_text(encoding="utf-8").splitlines()
+             if x and not x.startswith("#")]
+    new = sorted(set(found) - set(known))
+    gone = sorted(set(known) - set(found))
+    assert not new, "new slide problems:\n" + "\n".join(new)
+    assert not gone, "fixed — strike these from data/slide_check_known.txt:\n" + "\n".join(gone)
