@@ -77,11 +77,15 @@ def run_lesson(args, parser) -> int:
     lang = language.export_language(args.lang)
     if not language.install_translations(app, lang):
         print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
+    from attnviz.ui.presentation import STAGE_LARGE_FONTS
+
     workspace = Workspace()
     dark = args.theme == "dark"
+    scale = STAGE_LARGE_FONTS if args.large_fonts else 1.0
     for index in range(len(lesson)):
         path = out / slide_name(index, len(lesson))
-        image = render_step(workspace, lesson, index, args.width, args.height, dark=dark)
+        image = render_step(workspace, lesson, index, args.width, args.height, dark=dark,
+                            font_scale=scale)
         if not image.save(str(path), "PNG"):
             print(f"attnviz export: could not write {path}", file=sys.stderr)
             return 1

@@ -86,6 +86,16 @@ def register(subparsers) -> argparse.ArgumentParser:
         choices=("en", "pt_BR"),
         help="language of the slides and labels (default: ATTNVIZ_LANG, else en)",
     )
+    p.add_argument(
+        "--window",
+        action="store_true",
+        help="the whole main window as it opens on a --width × --height screen (a PNG)",
+    )
+    p.add_argument(
+        "--large-fonts",
+        action="store_true",
+        help="with --window or --lesson: View → Large Fonts (Projector) on",
+    )
     p.error = one_line_error.__get__(p)  # DESIGN: bad arguments get a one-line message
     p.set_defaults(_export_parser=p)
     return p
@@ -189,7 +199,15 @@ def run(args) -> int:
     if getattr(args, "lesson", None) is not None:
         from attnviz.commands._lesson_export import run_lesson
 
+        if args.window:
+            parser.error("give --lesson or --window, not both")
         return run_lesson(args, parser)
+    if args.window:
+        from attnviz.commands._window_export import run_window
+
+        return run_window(args, parser)
+    if args.large_fonts:
+        parser.error("--large-fonts goes with --window or --lesson")
     ext = _check(args, parser)
     problem = _unwritable(Path(args.out))
     if problem:

@@ -125,5 +125,5 @@ def run_app(
 
         watcher = _FirstPaint(window)
         window.installEventFilter(watcher)
-    window.show()
+    window.show_first()
     return app.exec()

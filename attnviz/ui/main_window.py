@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QObject, QRect, QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -40,7 +41,22 @@ from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.workers import qt_runner
 
 #: Bump when the set or arrangement of docks changes, so an old saved layout is ignored.
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
+#: Screens this wide or narrower open the window maximized (1280×720, 1366×768).
+SMALL_SCREEN = 1366
+#: The first layout's shares: the left column of the width, the views of the height.
+DEFAULT_SPLIT = (0.38, 0.62)
+#: A window fewer font lines tall than this gets the compact first layout.
+COMPACT_LINES = 62
+COMPACT_SPLIT = (0.42, 1.0)
+#: In the compact layout, the docks of the bottom area that go left (the rest go right),
+#: and the dock in front in each area.
+COMPACT_AREAS = {"steps": "left"}
+COMPACT_FRONT = {"left": "steps", "right": "heatmap"}
+#: A resize by more than this factor splits the docks again in proportion.
+LARGE_RESIZE = 1.2
+#: How long the docks must keep still before their shares are taken as the user's.
+SPLIT_SETTLE_MS = 300
 _AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -106,6 +122,7 @@ class MainWindow(QMainWindow):
         self.panels = PanelMap(self._build_panel)
         self.docks: dict[str, QDockWidget] = {}
         self._areas: dict[str, str] = {}
+        self._placed: dict[str, str] = {}  # the compact layout's areas, when it is used
         self._classes: dict[str, type] = {}
         self._dock_shown: dict[str, bool] = {}
         # The layout to go back to while one panel is shown alone (View → Focus on Panel).
@@ -132,9 +149,17 @@ class MainWindow(QMainWindow):
         self.busy = BusyIndicator(self.resolver, self.statusBar(), self)
         self.statusBar().addPermanentWidget(self.busy)
 
-        screen = self.screen().availableGeometry()
-        self.resize(min(1400, int(screen.width() * 0.95)), min(880, int(screen.height() * 0.9)))
-        self._arrange_default()
+        #: Open maximized (a projector's or a laptop's screen), see :meth:`fit_screen`.
+        self.opens_maximized = False
+        self._pending_default = False
+        self._intended: tuple[float, float] | None = None
+        # The docks' shares of the window, kept so that a large resize splits them again.
+        self._split: tuple[QSize, tuple[float, float]] | None = None
+        self._split_timer = QTimer(self)
+        self._split_timer.setSingleShot(True)
+        self._split_timer.setInterval(SPLIT_SETTLE_MS)
+        self._split_timer.timeout.connect(self._remember_split)
+        self.fit_screen(self.screen().availableGeometry())
         # Dock sizes only take before the first show when a saved layout gives them.
         self._size_on_show = not self._restore_layout()
         self.tabifiedDockWidgetActivated.connect(lambda _dock: self._unelided_tabs())
@@ -288,9 +313,15 @@ class MainWindow(QMainWindow):
         panel = cls.create(self.workspace, self)
         dict.__setitem__(self.panels, pid, panel)
         placeholder = dock.widget()
+        sizes = self._dock_sizes()
         dock.setWidget(panel)
         if placeholder is not None:
             placeholder.deleteLater()
+        if sizes:
+            # A new panel's size hint would make Qt move the separators (the left column
+            # went from 42 % to 32 % of the width when its second tab was first opened).
+            self._restore_dock_sizes(sizes)
+            QTimer.singleShot(0, self, lambda: self._restore_dock_sizes(sizes))
         apply = getattr(panel, "apply_theme", None)
         if apply is not None and hasattr(self, "themes"):
             apply(self.themes.theme)
@@ -303,8 +334,54 @@ class MainWindow(QMainWindow):
             panel.sigHoverText.connect(self.hover_label.setText)
         return panel
 
+    def _dock_sizes(self) -> list[tuple[list, list[int], Qt.Orientation]]:
+        """The separators' places now, as :meth:`resizeDocks` takes them (shown docks)."""
+        if not self.isVisible():
+            return []
+        out = []
+        left, right, bottom = (self._docks_in(a)[:1] for a in ("left", "right", "bottom"))
+        pairs = (
+            (left + right, Qt.Orientation.Horizontal),
+            (right + bottom, Qt.Orientation.Vertical),
+        )
+        for docks, orientation in pairs:
+            if len(docks) == 2 and all(d.isVisible() and not d.isFloating() for d in docks):
+                size = (
+                    (lambda d: d.width())
+                    if orientation == Qt.Orientation.Horizontal
+                    else (lambda d: d.height())
+                )
+                out.append((docks, [size(d) for d in docks], orientation))
+        return out
+
+    def _restore_dock_sizes(self, sizes) -> None:
+        for docks, values, orientation in sizes:
+            self.resizeDocks(docks, values, orientation)
+
     def _docks_in(self, area: str) -> list[QDockWidget]:
-        return [d for p, d in self.docks.items() if self._areas[p] == area]
+        """The docks the first layout puts in ``area``, the one in front first."""
+        placed = self._placed or self._areas
+        docks = [d for p, d in self.docks.items() if placed[p] == area]
+        front = COMPACT_FRONT.get(area) if self._placed else None
+        return sorted(docks, key=lambda d: d is not self.docks.get(front))
+
+    def compact(self) -> bool:
+        """True when the window is too short for the views above the steps in its font
+        (a 1280×720 projector; 1920×1080 with Large Fonts): the first layout then puts the
+        steps in front on the left and every view in one group on the right, so the
+        heatmap keeps most of the height."""
+        px = QFontInfo(QApplication.font()).pixelSize()
+        return self.height() < COMPACT_LINES * px
+
+    def _place(self) -> None:
+        """Where each dock goes in the first layout: its own area, or the compact one."""
+        if not self.compact():
+            self._placed = {}
+            return
+        self._placed = {
+            pid: (COMPACT_AREAS.get(pid, "right") if area == "bottom" else area)
+            for pid, area in self._areas.items()
+        }
 
     def _arrange_default(self) -> None:
         """Editing docks as tabs on the left; the heatmap and the other views as tabs on the
@@ -312,6 +389,7 @@ class MainWindow(QMainWindow):
 
         Tabs rather than stacks keep the window within a 1280×720 projector.
         """
+        self._place()
         for dock in self.docks.values():
             self.removeDockWidget(dock)
         for area in ("left", "right"):
@@ -338,6 +416,26 @@ class MainWindow(QMainWindow):
         self._size_default()
         self._unelided_tabs()
 
+    def fit_screen(self, available: QRect) -> None:
+        """Size and lay the window out for a screen whose free area is ``available``: a
+        screen of :data:`SMALL_SCREEN` pixels wide or less (a hall's 1280×720 projector, a
+        laptop) gets the whole of it, maximized; a larger one 90 % of it."""
+        self.opens_maximized = available.width() <= SMALL_SCREEN
+        if self.opens_maximized:
+            self.setGeometry(available)
+        else:
+            size = QSize(int(available.width() * 0.9), int(available.height() * 0.9))
+            self.resize(size)
+            self.move(available.center() - self.rect().center())
+        self._arrange_default()
+
+    def show_first(self) -> None:
+        """Show the window as it opens: maximized when :meth:`fit_screen` said so."""
+        if self.opens_maximized and not self.settings.contains("window/geometry"):
+            self.showMaximized()
+        else:
+            self.show()
+
     def _unelided_tabs(self) -> None:
         """Dock tabs keep their whole titles and scroll when they do not fit ("G…" and
         "H…" side by side tell a lecturer nothing)."""
@@ -348,17 +446,77 @@ class MainWindow(QMainWindow):
                 bar.setExpanding(False)
 
     def _size_default(self) -> None:
-        """The heatmap gets most of the room: about 64 % of the width, 62 % of the height."""
+        """The heatmap gets most of the room: about 62 % of the width, 62 % of the height
+        (in the compact layout it has the whole height, and the steps beside it more width)."""
+        self._apply_split(COMPACT_SPLIT if self._placed else DEFAULT_SPLIT)
+
+    def _apply_split(self, shares: tuple[float, float]) -> None:
+        """The left column ``shares[0]`` of the width, the top right group ``shares[1]`` of
+        the height (the docks below take the rest)."""
         left, right, bottom = (self._docks_in(a) for a in ("left", "right", "bottom"))
         w, h = self.width(), self.height()
+        fx, fy = shares
         if left and right:
             self.resizeDocks(
-                [left[0], right[0]], [int(w * 0.36), int(w * 0.64)], Qt.Orientation.Horizontal
+                [left[0], right[0]], [int(w * fx), int(w * (1 - fx))], Qt.Orientation.Horizontal
             )
         if right and bottom:
             self.resizeDocks(
-                [right[0], bottom[0]], [int(h * 0.62), int(h * 0.38)], Qt.Orientation.Vertical
+                [right[0], bottom[0]], [int(h * fy), int(h * (1 - fy))], Qt.Orientation.Vertical
             )
+        self._split = None
+        # The shares asked for stay the ones to come back to, even where the docks' minimum
+        # sizes did not let them take here (a short window squeezes the views).
+        self._intended = shares
+        self._split_timer.start()
+
+    def _remember_split(self) -> None:
+        """Note the docks' shares of the window as they are now (settled): the ones last
+        asked for if nothing moved since, else what the user made of them."""
+        self._pending_default = False
+        intended, self._intended = self._intended, None
+        if intended is not None:
+            self._split = (self.size(), intended)
+            return
+        left, right, bottom = (self._docks_in(a)[:1] for a in ("left", "right", "bottom"))
+        shown = [d for d in (*left, *right) if d.isVisible() and not d.isFloating()]
+        if len(shown) < 2:
+            return
+        # Shares of the docks' own room (resizeDocks shares it out in these proportions).
+        fx = left[0].width() / max(1, left[0].width() + right[0].width())
+        below = bottom[0].height() if bottom and bottom[0].isVisible() else 0
+        fy = right[0].height() / max(1, right[0].height() + below)
+        self._split = (self.size(), (fx, fy))
+
+    def mouseReleaseEvent(self, event) -> None:
+        # The window itself gets the mouse only on the separators between docks: a drag
+        # there ended, and the shares the user made are the ones to keep.
+        super().mouseReleaseEvent(event)
+        self._intended = None
+        self._split_timer.start()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        old, new = event.oldSize(), event.size()
+        split = self._split
+        large = (
+            old.isValid()
+            and old.width() > 0
+            and old.height() > 0
+            and (
+                max(new.width() / old.width(), old.width() / max(1, new.width())) > LARGE_RESIZE
+                or max(new.height() / old.height(), old.height() / max(1, new.height()))
+                > LARGE_RESIZE
+            )
+        )
+        if self._pending_default:
+            QTimer.singleShot(0, self, self._size_default)
+        elif large and split is not None and split[0] == old and not self.focused_panel:
+            # Qt keeps the docks' pixel sizes and gives the change to one of them: at
+            # 1280 → 1000 → 1280 the heatmap would keep ≈180 px. Split again in proportion.
+            QTimer.singleShot(0, self, lambda shares=split[1]: self._apply_split(shares))
+        else:
+            self._split_timer.start()
 
     def reset_layout(self) -> None:
         """Put every panel back in its first-start place (View → Reset Layout)."""
@@ -507,4 +665,7 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self, self._unelided_tabs)  # a restored layout makes its own bars
         if self._size_on_show:
             self._size_on_show = False
+            # Until the docks settle, a resize (the window manager maximizing the window)
+            # lays the first layout out again for the size it ends at.
+            self._pending_default = True
             QTimer.singleShot(0, self, self._size_default)

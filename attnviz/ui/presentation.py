@@ -91,6 +91,15 @@ def caption_html(text: str) -> str:
     return out.replace("\n", "<br>")
 
 
+def _fields_in_play(lesson: Lesson, index: int) -> frozenset:
+    """The attention fields the lesson's steps set: what a panel that edits shows on its
+    slides (the masks group in the lesson on masks, not every group). The step's own
+    ``index`` does not narrow it: a step that only looks still belongs to its lesson."""
+    return frozenset(
+        name for step in lesson.steps for name in step.values.get("attention", {})
+    )
+
+
 def stage_font_px(height: int) -> int:
     """The stage's interface font in pixels for a stage ``height`` pixels tall."""
     return max(12, round(height * BASE_PX / DESIGN_HEIGHT))
@@ -247,6 +256,11 @@ class Stage(QWidget):
         """Show step ``index`` of ``lesson`` (its state must already be in the document)."""
         self.lesson, self.index = lesson, index
         self._arrange(lesson.steps[index].panels)
+        fields = _fields_in_play(lesson, index)
+        for pid in self.shown:
+            focus = getattr(self.panels[pid], "focus_fields", None)
+            if focus is not None:
+                focus(fields)
         self.retranslate()
         self.apply_highlight()
 

@@ -1305,7 +1305,7 @@
     <name>LessonPanel</name>
     <message>
         <source>Lessons</source>
-        <extracomment>Rows of the lesson list kept in view before it scrolls.</extracomment>
+        <extracomment>Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and room for a few more; below the list the panel itself scrolls.</extracomment>
         <translation>Lições</translation>
     </message>
     <message>
@@ -1500,11 +1500,12 @@
     </message>
     <message>
         <source>attnviz</source>
-        <extracomment>Bump when the set or arrangement of docks changes, so an old saved layout is ignored.</extracomment>
+        <extracomment>Bump when the set or arrangement of docks changes, so an old saved layout is ignored. Screens this wide or narrower open the window maximized (1280×720, 1366×768). The first layout&apos;s shares: the left column of the width, the views of the height. A window fewer font lines tall than this gets the compact first layout. In the compact layout, the docks of the bottom area that go left (the rest go right), and the dock in front in each area. A resize by more than this factor splits the docks again in proportion. How long the docks must keep still before their shares are taken as the user&apos;s.</extracomment>
         <translation>attnviz</translation>
     </message>
     <message>
         <source>Heatmap copied to the clipboard</source>
+        <extracomment>Open maximized (a projector&apos;s or a laptop&apos;s screen), see :meth:`fit_screen`.</extracomment>
         <translation>Mapa de calor copiado para a área de transferência</translation>
     </message>
     <message>
@@ -2401,7 +2402,7 @@
     <name>Presentation</name>
     <message>
         <source>pointer: cell</source>
-        <extracomment>Interface font on a 1920×1080 stage; other sizes scale with the height. The pointer&apos;s spotlight modes, in the order H cycles through them.</extracomment>
+        <extracomment>Interface font on a 1920×1080 stage; other sizes scale with the height. View → Large Fonts on the stage: its type is sized for a hall already (26 px at 1080). The pointer&apos;s spotlight modes, in the order H cycles through them.</extracomment>
         <translation>ponteiro: célula</translation>
     </message>
     <message>
@@ -2929,16 +2930,8 @@
         <translation>Clique duas vezes ou F2 para renomear; arraste para reordenar</translation>
     </message>
     <message>
-        <source>&amp;Add</source>
-        <translation>&amp;Inserir</translation>
-    </message>
-    <message>
         <source>Add a token after this one (Insert)</source>
         <translation>Inserir um token depois deste (Insert)</translation>
-    </message>
-    <message>
-        <source>&amp;Remove</source>
-        <translation>&amp;Remover</translation>
     </message>
     <message>
         <source>Remove this token (Delete)</source>

@@ -40,7 +40,11 @@ def test_identity_and_initial_view(panel):
     assert panel.tokens.tokens() == ["sentei", "banco", "praça"]
     model = panel.table.vectors
     assert model.rowCount() == 3 and model.columnCount() == 6
-    assert model.headerData(4, Qt.Orientation.Horizontal) == "v·seat"
+    # Compact headers; the value dimension's name on hover.
+    assert model.headerData(4, Qt.Orientation.Horizontal) == "v1"
+    assert model.headerData(4, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == (
+        "v1 · seat"
+    )
     assert not panel.plot.isHidden()
     assert not hasattr(panel, "d_k")  # d_k lives in the controls' "Scores" group
 
@@ -158,7 +162,13 @@ def test_head_d_k_and_seed(qtbot, panel, state):
     assert state.seed == 7 and not np.array_equal(state.q, q_seed0)
     state.d_k = 48  # set in the controls panel (exact entry there, not a power of two)
     assert state.q.shape == (3, 48)
-    assert panel.table.vectors.columnCount() == 2 * MAX_SHOWN + min(state.v.shape[1], MAX_SHOWN)
+    model = panel.table.vectors
+    # 48 columns do not fit 900 px: q, k and v stack, one column per dimension shown.
+    qtbot.waitUntil(lambda: model.stacked)
+    assert model.stacked and model.rowCount() == 3 * state.n
+    assert model.columnCount() == MAX_SHOWN
+    model.set_stacked(False)
+    assert model.columnCount() == 2 * MAX_SHOWN + min(state.v.shape[1], MAX_SHOWN)
     assert "first 16" in panel.table_note.text()
     assert panel.plot.isHidden()
     assert not panel.seed.isHidden()
@@ -195,10 +205,16 @@ def test_dragging_an_arrow_head_moves_the_query(panel, steps, state):
     np.testing.assert_allclose(state.q[1], [0.5, 0.0])
 
 
-def test_large_editor_stays_a_model(panel, state):
+def test_large_editor_stays_a_model(qtbot, panel, state):
     state.update(tokens=tuple(f"w{i}" for i in range(64)), d_k=16)
-    assert panel.table.vectors.rowCount() == 64
-    assert panel.table.vectors.columnCount() == 16 + 16 + 2
+    model = panel.table.vectors
+    qtbot.waitUntil(lambda: model.stacked)  # 34 columns are too wide: q, k, v stacked
+    assert (model.rowCount(), model.columnCount()) == (3 * 64, 16)
+    assert model.data(model.index(3 * 63 + 2, 1)) is not None  # v of the last token
+    assert model.data(model.index(3 * 63 + 2, 2)) is None  # v has two dimensions
+    assert not model.flags(model.index(3 * 63 + 2, 2)) & Qt.ItemFlag.ItemIsEditable
+    model.set_stacked(False)
+    assert (model.rowCount(), model.columnCount()) == (64, 16 + 16 + 2)
     assert panel.tokens.list.count() == 64
 
 

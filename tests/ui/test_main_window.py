@@ -113,6 +113,7 @@ def test_focus_shows_one_panel_alone_and_gives_the_layout_back(qtbot):
     overview = window.docks["overview"]
     overview.raise_()
     qtbot.waitUntil(lambda: window._dock_shown["overview"])
+    qtbot.wait(20)  # the panel built on first sight puts the separators back (a deferred call)
     before = {pid: d.isVisible() for pid, d in window.docks.items()}
     height = overview.height()
     _action(window, "focus_panel").setChecked(True)  # Ctrl+Shift+F

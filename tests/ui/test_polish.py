@@ -256,7 +256,8 @@ def test_value_labels_are_translated_where_they_are_shown(qtbot, state, resolver
         table = VectorTable()
         qtbot.addWidget(table)
         table.vectors.set_data(state.tokens, state.q, state.k, state.v, state.value_labels)
-        assert table.vectors.headerData(5, Qt.Orientation.Horizontal) == "v·dinheiro"
+        tip = table.vectors.headerData(5, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+        assert tip == "v2 · dinheiro"
         # The data stay data: the state and the CSV keep the preset's own words.
         assert state.value_labels == ("seat", "money")
         rows = write_csv(state, resolver.results, tmp_path / "o.csv", "output").read_text()

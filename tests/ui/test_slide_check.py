@@ -75,7 +75,12 @@ def test_the_editing_widgets_leave_the_slide(qtbot):
         assert not gradient.source.isVisibleTo(gradient)
     with staged_step(Workspace(), lesson_by_id("masks", panel_ids()), 0, 1280, 720) as stage:
         controls = stage.panels["controls"]  # an editing panel keeps its widgets
-        assert any(w.isVisibleTo(controls) for w in controls.findChildren(QComboBox))
+        assert controls.masks.isVisibleTo(controls) and controls.masks.causal.isVisibleTo(
+            controls
+        )
+        # …of the group the lesson is about: the masks, not the scores or the colours.
+        assert not controls.scores_box.isVisibleTo(controls)
+        assert not controls.view_box.isVisibleTo(controls)
 
 
 def _normal(line: str) -> str:

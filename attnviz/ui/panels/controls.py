@@ -73,6 +73,11 @@ def score_spread(scores: np.ndarray, allowed: np.ndarray | None) -> float:
     return float(np.std(shown, dtype=np.float64))
 
 
+#: The attention fields each group of the panel edits (a slide shows the groups it needs).
+SCORE_FIELDS = frozenset({"d_k", "scale", "temperature", "rope"})
+VIEW_FIELDS = frozenset({"matrix", "colormap", "levels_auto", "levels", "stretch_weights"})
+MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal"})
+
 class ControlsPanel(StatePanel):
     """d_k, √d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
 
@@ -88,8 +93,10 @@ class ControlsPanel(StatePanel):
         self._spread_key: tuple = (None, None, None)
         self._raw_spread = math.nan
         layout = QVBoxLayout()
-        layout.addWidget(self._build_scores())
-        layout.addWidget(self._build_view())
+        self.scores_box = self._build_scores()
+        self.view_box = self._build_view()
+        layout.addWidget(self.scores_box)
+        layout.addWidget(self.view_box)
         self.masks = MaskBox(self)
         layout.addWidget(self.masks)
         layout.addStretch(1)
@@ -103,6 +110,18 @@ class ControlsPanel(StatePanel):
         self._finish(layout, scroll=True)
         bind(self, resolver.resolved, self._on_resolved)
         self._measure_spread()
+
+    def focus_fields(self, fields) -> None:
+        """Show only the groups that hold ``fields`` (a lesson's step on a slide: its
+        masks, or its d_k and divisor), or every group when none of them does."""
+        groups = {
+            self.scores_box: SCORE_FIELDS,
+            self.view_box: VIEW_FIELDS,
+            self.masks: MASK_FIELDS,
+        }
+        wanted = {box for box, names in groups.items() if names & set(fields)}
+        for box in groups:
+            box.setVisible(not wanted or box in wanted)
 
     # --- building ----------------------------------------------------------------------
     def _build_scores(self) -> QGroupBox:

@@ -130,7 +130,8 @@ class EditorPanel(StatePanel):
         split.addWidget(right)
         split.setStretchFactor(1, 3)
         # Tokens are short words: give the width to the numbers and the arrows.
-        split.setSizes([self.fontMetrics().horizontalAdvance("M" * 10), 10 * 80])
+        self._token_split = split
+        split.setSizes([self.fontMetrics().horizontalAdvance("M" * 5), 10 * 80])
         layout.addWidget(split, 1)
         self._write_arrow = qthrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
         self.mirror("seed", self.seed)
@@ -181,7 +182,20 @@ class EditorPanel(StatePanel):
         return form
 
     # --- model → view ------------------------------------------------------------------
+    def _fit_token_list(self) -> None:
+        """The token list as wide as its words (the table's rows name them too): the rest
+        of the width goes to the numbers, so q, k and v fit beside it."""
+        metrics = self.tokens.fontMetrics()
+        words = max((metrics.horizontalAdvance(t) for t in self.state.tokens[:200]), default=0)
+        scroll = self.tokens.list.verticalScrollBar().sizeHint().width()
+        want = min(max(words + scroll + 16, metrics.horizontalAdvance("M" * 4)),
+                   metrics.horizontalAdvance("M" * 10))
+        sizes = self._token_split.sizes()
+        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] != want:
+            self._token_split.setSizes([want, max(sum(sizes) - want, 0)])
+
     def _on_tokens_changed(self) -> None:
+        self._fit_token_list()
         self.tokens.set_tokens(self.state.tokens)
         self.tokens.set_current(self.state.selected_query)
         with blocked(self.sentence):
@@ -234,7 +248,7 @@ class EditorPanel(StatePanel):
             return
         self._fitted_rows = self.state.n
         table = self.table
-        rows = table.verticalHeader().defaultSectionSize() * (self.state.n + 1)
+        rows = table.verticalHeader().defaultSectionSize() * (table.vectors.rowCount() + 1)
         extra = table.horizontalScrollBar().sizeHint().height() + 2 * table.frameWidth() + 4
         note = self.table_note.sizeHint().height()
         want = min(rows + extra + note, total // 2)
@@ -242,6 +256,7 @@ class EditorPanel(StatePanel):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._fit_token_list()
         self._fit_table()
 
     def _on_font_changed(self) -> None:

@@ -25,8 +25,9 @@ from attnviz.ui import language
 from attnviz.ui.presentation import LessonPlayer, caption_html
 from attnviz.ui.widgets.state_panel import StatePanel
 
-#: Rows of the lesson list kept in view before it scrolls.
-LIST_ROWS = 6
+#: Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and
+#: room for a few more; below the list the panel itself scrolls.
+LIST_ROWS = 16
 
 
 class LessonPanel(StatePanel):
@@ -122,10 +123,11 @@ class LessonPanel(StatePanel):
             self.show_error(str(exc))
             lessons = ()
         for lesson in lessons:
+            # The number of steps on hover: in the row it made titles wrap onto two lines.
             steps = self.tr("%1 steps").replace("%1", str(len(lesson)))
-            item = QListWidgetItem(f"{lesson.title_in(lang)}  ({steps})")
+            item = QListWidgetItem(lesson.title_in(lang))
             item.setData(Qt.ItemDataRole.UserRole, lesson.id)
-            item.setToolTip(lesson.source)
+            item.setToolTip(f"{steps} · {lesson.source}")
             self.list.addItem(item)
         self._fit_list()
 
@@ -133,7 +135,8 @@ class LessonPanel(StatePanel):
         """Tall enough for :data:`LIST_ROWS` lessons at the current font and width."""
         rows = min(self.list.count(), LIST_ROWS)
         height = sum(max(self.list.sizeHintForRow(i), 1) for i in range(rows)) or 20
-        self.list.setMaximumHeight(height + 2 * self.list.frameWidth())
+        # Fixed: a list's own size hint is a few rows, whatever the room (the panel scrolls).
+        self.list.setFixedHeight(height + 2 * self.list.frameWidth())
 
     def _on_font_changed(self) -> None:
         if getattr(self, "_filled", False):

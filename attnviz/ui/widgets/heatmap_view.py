@@ -496,7 +496,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             # One token: ln 1 = 0, every row is certain; keep a unit-wide strip readable.
             span = top if top > 1e-6 else 1.0
             # Margins on both sides leave room for the two tick labels.
-            self.entropy_plot.setXRange(-0.2 * span, span * 1.2, padding=0)
+            self.entropy_plot.setXRange(-0.25 * span, span * 1.45, padding=0)
             # Two ticks say all there is: 0 (one key takes everything) and ln n (uniform).
             ticks = [(0, "0")] + ([(top, fmt_g(top, 2))] if top > 1e-6 else [])
             self.entropy_plot.getAxis("bottom").setTicks([ticks])

@@ -76,7 +76,8 @@ class StepsTable(QTableWidget):
         try:
             self.setColumnCount(len(headers))
             self.setRowCount(len(rows))
-            self.setHorizontalHeaderLabels(list(headers))
+            self._headers = list(headers)
+            self.setHorizontalHeaderLabels(self._headers)
             self.setVerticalHeaderLabels([label for label, _, _ in rows])
             pal = self.palette()
             hatch = QBrush(pal.color(QPalette.ColorRole.Mid), Qt.BrushStyle.BDiagPattern)
@@ -111,23 +112,19 @@ class StepsTable(QTableWidget):
         self._fit()
 
     def _fit(self) -> None:
-        """Stretch the columns when their contents fit, and fit the height to the rows."""
-        rows = self.verticalHeader()
-        labels = [self.verticalHeaderItem(r) for r in range(self.rowCount())]
-        metrics = rows.fontMetrics()
-        widest = max((metrics.horizontalAdvance(i.text()) for i in labels if i), default=0)
-        # Qt's own measure leaves a few pixels too few for bold labels: "① score q·k…".
-        rows.setMinimumWidth(widest + 2 * metrics.horizontalAdvance("M"))
+        """Stretch the columns when their contents fit, and fit the height to the rows.
+
+        When they do not, the margins tighten and the headers drop their position
+        ("2: praça" → "praça", whole in the tooltip) before the table scrolls sideways.
+        """
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.resizeColumnsToContents()
-        pad = self.fontMetrics().horizontalAdvance("0")
-        bold = header.fontMetrics()
-        for c in range(self.columnCount()):
-            item = self.horizontalHeaderItem(c)
-            title = bold.horizontalAdvance(item.text()) + 2 * pad if item else 0
-            self.setColumnWidth(c, max(self.columnWidth(c) + pad, title))
-        spare = self.viewport().width() - header.length()
+        for tight in (False, True):
+            self._label_headers(short=tight)
+            self._size_columns(tight)
+            spare = self.viewport().width() - header.length()
+            if spare >= 0:
+                break
         fits = spare >= 0
         if fits and self.columnCount():
             # Share the spare room out, so that no column gets less than its contents
@@ -143,6 +140,32 @@ class StepsTable(QTableWidget):
         height = header.sizeHint().height() + self.verticalHeader().length() + 2 * self.frameWidth()
         self.setFixedHeight(height + scroll)
 
+    def _label_headers(self, *, short: bool) -> None:
+        """The column headers as given, or without their "i: " position when ``short``."""
+        for c, full in enumerate(getattr(self, "_headers", [])[: self.columnCount()]):
+            item = self.horizontalHeaderItem(c)
+            if item is None:
+                continue
+            text = full.split(": ", 1)[1] if short and ": " in full else full
+            if item.text() != text:
+                item.setText(text)
+            item.setToolTip(full)
+
+    def _size_columns(self, tight: bool) -> None:
+        rows = self.verticalHeader()
+        labels = [self.verticalHeaderItem(r) for r in range(self.rowCount())]
+        metrics = rows.fontMetrics()
+        widest = max((metrics.horizontalAdvance(i.text()) for i in labels if i), default=0)
+        # Qt's own measure leaves a few pixels too few for bold labels: "① score q·k…".
+        rows.setMinimumWidth(widest + (1 if tight else 2) * metrics.horizontalAdvance("M"))
+        self.resizeColumnsToContents()
+        pad = self.fontMetrics().horizontalAdvance("0") // (2 if tight else 1)
+        bold = self.horizontalHeader().fontMetrics()
+        for c in range(self.columnCount()):
+            item = self.horizontalHeaderItem(c)
+            title = bold.horizontalAdvance(item.text()) + 2 * pad if item else 0
+            self.setColumnWidth(c, max(self.columnWidth(c) + pad, title))
+
     def texts(self) -> list[list[str]]:
         """Every cell's text, row by row."""
         return [
@@ -151,7 +174,11 @@ class StepsTable(QTableWidget):
         ]
 
     def header_texts(self) -> list[str]:
-        """The column headers."""
+        """The column headers as given (a narrow table shows them without "i: ")."""
+        return list(getattr(self, "_headers", []))[: self.columnCount()]
+
+    def shown_header_texts(self) -> list[str]:
+        """The column headers as drawn."""
         return [self.horizontalHeaderItem(c).text() for c in range(self.columnCount())]
 
     def row_labels(self) -> list[str]:

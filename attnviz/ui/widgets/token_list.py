@@ -65,24 +65,22 @@ class TokenList(QWidget):
             signal.connect(self._on_q_model_changed)
         self.list.installEventFilter(self)
         self.list.currentRowChanged.connect(self._on_q_current_row)
-        # Two rows of two: one row of four set the list's width in large type.
+        # Two rows of two: one row of four set the list's width in large type. Signs, not
+        # words ("Add", "Remove"), so the list can be as narrow as its tokens and leave
+        # the width to the numbers; the tooltips and accessible names say what they do.
         buttons = QGridLayout()
         buttons.setSpacing(2)
         self.buttons = {}
         for key, text, tip, slot in (
-            (
-                "insert",
-                self.tr("&Add"),
-                self.tr("Add a token after this one (Insert)"),
-                self.insert,
-            ),
-            ("delete", self.tr("&Remove"), self.tr("Remove this token (Delete)"), self.delete),
+            ("insert", "+", self.tr("Add a token after this one (Insert)"), self.insert),
+            ("delete", "\u2212", self.tr("Remove this token (Delete)"), self.delete),
             ("up", self.tr("▲"), self.tr("Move this token earlier (Alt+Up)"), self.move_up),
             ("down", self.tr("▼"), self.tr("Move this token later (Alt+Down)"), self.move_down),
         ):
             button = QToolButton()
             button.setText(text)
             button.setToolTip(tip)
+            button.setAccessibleName(tip)
             button.setObjectName(f"token_{key}")
             button.clicked.connect(slot)
             buttons.addWidget(button, len(self.buttons) // 2, len(self.buttons) % 2)

@@ -1,8 +1,10 @@
 """Q, K and V of every token as one editable table (a model, so 64 × 48 cells stay fast).
 
 Rows are tokens; columns are the first dimensions of q, then of k, then of v. Cells edit
-with a spin box and the table reports each edit; it never writes the state itself. Column
-widths follow their headers ("v·dinheiro" whole) and the font (large-font mode).
+with a spin box and the table reports each edit; it never writes the state itself. Headers
+are compact (``q1``, ``k2``, ``v1``) with the dimension's name on hover ("v1 · seat"), and
+each column is as wide as its numbers and header in the table's font, so that every q, k
+and v column of a head of d ≤ 4 shows without scrolling at 1280×720 with Large Fonts.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ _TINTS = {
 class VectorModel(QAbstractTableModel):
     """Table model over the state's q, k, v arrays (copies, refreshed by :meth:`set_data`).
 
+    Wide (the default): one row per token, the dimensions of q, then k, then v as columns.
+    Stacked (:meth:`set_stacked`, for a narrow dock): three rows per token (its q, k and v)
+    and one column per dimension, so a head of d = 4 needs four columns, not twelve.
+
     Signals
     -------
     sigEdited(str, int, int, float)
@@ -42,6 +48,7 @@ class VectorModel(QAbstractTableModel):
         self.arrays = {name: np.zeros((0, 1)) for name in "qkv"}
         self.value_labels: tuple[str, ...] = ()
         self.columns: list[tuple[str, int]] = []
+        self.stacked = False
 
     def set_data(self, tokens, q, k, v, value_labels=()) -> None:
         """Show new arrays; resets the view only when the shape of the table changes."""
@@ -61,34 +68,61 @@ class VectorModel(QAbstractTableModel):
         if reshape:
             self.endResetModel()
         elif self.tokens:
-            last = self.index(len(self.tokens) - 1, len(columns) - 1)
+            last = self.index(self.rowCount() - 1, self.columnCount() - 1)
             self.dataChanged.emit(self.index(0, 0), last)
-            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, len(self.tokens) - 1)
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
             if relabel and columns:
-                self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(columns) - 1)
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
+
+    def set_stacked(self, on: bool) -> None:
+        """Three rows per token and a column per dimension (on), or the wide table."""
+        if on != self.stacked:
+            self.beginResetModel()
+            self.stacked = on
+            self.endResetModel()
 
     def truncated(self) -> bool:
         """True when some dimensions are not shown."""
         return any(arr.shape[1] > MAX_SHOWN for arr in self.arrays.values())
 
+    def cell(self, row: int, column: int) -> tuple[str, int, int] | None:
+        """``(name, token, dim)`` of a cell, or None for a stacked cell past its vector."""
+        if self.stacked:
+            name, token = "qkv"[row % 3], row // 3
+            if column >= min(self.arrays[name].shape[1], MAX_SHOWN):
+                return None
+            return name, token, column
+        name, d = self.columns[column]
+        return name, row, d
+
+    def _widest(self) -> int:
+        return max((min(a.shape[1], MAX_SHOWN) for a in self.arrays.values()), default=0)
+
     # --- Qt model API ------------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
-        return 0 if parent.isValid() else len(self.tokens)
+        if parent.isValid():
+            return 0
+        return 3 * len(self.tokens) if self.stacked else len(self.tokens)
 
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
-        return 0 if parent.isValid() else len(self.columns)
+        if parent.isValid():
+            return 0
+        return self._widest() if self.stacked else len(self.columns)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        name, d = self.columns[index.column()]
-        value = float(self.arrays[name][index.row(), d])
+        cell = self.cell(index.row(), index.column())
+        if cell is None:
+            return None
+        name, token, d = cell
+        value = float(self.arrays[name][token, d])
         if role == Qt.ItemDataRole.DisplayRole:
             return fmt(value, shown_decimals(value), integer=value == round(value))
         if role == Qt.ItemDataRole.EditRole:
             return value
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{name}[{self.tokens[index.row()]}][{d}] = {exact(value)}"
+            return f"{name}[{self.tokens[token]}][{d}] = {exact(value)}"
         if role == Qt.ItemDataRole.BackgroundRole:
             return QBrush(_TINTS[name])
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -96,24 +130,59 @@ class VectorModel(QAbstractTableModel):
         return None
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role != Qt.ItemDataRole.DisplayRole:
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         if orientation == Qt.Orientation.Vertical:
-            return f"{section}: {self.tokens[section]}" if section < len(self.tokens) else None
+            return self._row_header(section)
+        if section >= self.columnCount():
+            return None
+        if self.stacked:
+            short = f"d{section + 1}"
+            if role == Qt.ItemDataRole.DisplayRole:
+                return short
+            names = [f"{n}{section + 1}" for n in "qkv" if section < self.arrays[n].shape[1]]
+            label = self._value_label(section)
+            return " · ".join(names) + (f" ({label})" if label else "")
         name, d = self.columns[section]
-        if name == "v" and len(self.value_labels) == self.arrays["v"].shape[1]:
-            return f"v·{preset_text(self.value_labels[d])}"
-        return f"{name}{d + 1}"
+        short = f"{name}{d + 1}"
+        if role == Qt.ItemDataRole.DisplayRole:
+            return short
+        label = self._value_label(d) if name == "v" else ""
+        return f"{short} · {label}" if label else short  # "v2 · money"
+
+    def _row_header(self, section: int) -> str | None:
+        if section >= self.rowCount():
+            return None
+        if self.stacked:
+            token, name = divmod(section, 3)
+            return f"{token}: {self.tokens[token]} · {'qkv'[name]}"
+        return f"{section}: {self.tokens[section]}"
+
+    def _value_label(self, d: int) -> str:
+        if len(self.value_labels) == self.arrays["v"].shape[1] and d < len(self.value_labels):
+            return preset_text(self.value_labels[d])
+        return ""
+
+    def column_texts(self, column: int) -> list[str]:
+        """What the cells of ``column`` show (for sizing it)."""
+        texts = (self.data(self.index(r, column)) for r in range(self.rowCount()))
+        return [t for t in texts if t is not None]
 
     def flags(self, index):
-        return super().flags(index) | Qt.ItemFlag.ItemIsEditable
+        flags = super().flags(index)
+        if index.isValid() and self.cell(index.row(), index.column()) is not None:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
-        name, d = self.columns[index.column()]
+        cell = self.cell(index.row(), index.column())
+        if cell is None:
+            return False
+        name, token, d = cell
         # The state is the only owner of the numbers: report, and let its event redraw.
-        self.sigEdited.emit(name, index.row(), d, float(value))
+        self.sigEdited.emit(name, token, d, float(value))
         return True
 
 
@@ -153,19 +222,62 @@ class VectorTable(QTableView):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.setAlternatingRowColors(False)
         self.vectors.modelReset.connect(self.fit_columns)
+        self.vectors.dataChanged.connect(lambda *_: self.fit_columns())
         self.vectors.headerDataChanged.connect(self._on_q_header_changed)
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        """Columns wide enough for a number and their whole header; rows for the font."""
+        """Columns as wide as their numbers and their header; rows for the font. A table
+        wider than its room stacks q, k and v (see :class:`VectorModel`)."""
+        self._size_columns()
+        # Not from inside the model's own reset (set_stacked resets it): next time round.
+        QTimer.singleShot(0, self, self._choose_stacking)
+
+    def wide_width(self) -> int:
+        """The width the wide table needs (its row header, every column, the frame)."""
+        metrics = self.fontMetrics()
+        model = self.vectors
+        width = max(
+            (
+                metrics.horizontalAdvance(model._row_header(r) or "")
+                for r in range(len(model.tokens))
+            ),
+            default=0,
+        )
+        header = self.horizontalHeader().fontMetrics()
+        for name, d in model.columns:
+            values = [model.arrays[name][r, d] for r in range(len(model.tokens))]
+            texts = [fmt(v, shown_decimals(v), integer=v == round(v)) for v in values]
+            numbers = max((metrics.horizontalAdvance(t) for t in texts), default=0) + 12
+            width += max(numbers, header.horizontalAdvance(f"{name}{d + 1}") + 16)
+        return width + 24 + 2 * self.frameWidth()
+
+    def _choose_stacking(self) -> None:
+        room = self.viewport().width() + (
+            self.verticalScrollBar().width() if self.verticalScrollBar().isVisible() else 0
+        )
+        if room < 50 or not self.isVisible():
+            return  # not laid out yet
+        stacked = self.wide_width() > room
+        if stacked != self.vectors.stacked:
+            self.vectors.set_stacked(stacked)
+            self._size_columns()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            QTimer.singleShot(0, self, self._choose_stacking)
+
+    def _size_columns(self) -> None:
         metrics = self.fontMetrics()
         header = self.horizontalHeader()
-        number = metrics.horizontalAdvance("−00.00") + 12
-        header.setDefaultSectionSize(number)
         header.setMinimumSectionSize(metrics.horizontalAdvance("q1") + 8)
+        header.setDefaultSectionSize(metrics.horizontalAdvance("−0.00") + 12)
         for c in range(self.vectors.columnCount()):
+            texts = self.vectors.column_texts(c)
+            numbers = max((metrics.horizontalAdvance(t) for t in texts), default=0) + 12
             # The header's own measure: its font, margins and sort indicator included.
-            width = max(number, header.sectionSizeFromContents(c).width())
+            width = max(numbers, header.sectionSizeFromContents(c).width())
             if header.sectionSize(c) != width:
                 header.resizeSection(c, width)
         self.verticalHeader().setDefaultSectionSize(metrics.height() + 8)

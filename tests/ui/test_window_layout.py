@@ -1,0 +1,139 @@
+"""The window on a hall's 1280×720 projector with Large Fonts, and on a large screen.
+
+Measured on the window as ``attnviz export --window`` opens it (fresh settings, offscreen).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QEvent, QPointF, QRect, Qt
+from PySide6.QtGui import QFontInfo, QImage, QMouseEvent
+
+from attnviz.model.topic_presets import document_preset_values
+from attnviz.model.workspace import Workspace
+from attnviz.ui.window_export import _settle, open_window
+
+
+@pytest.fixture
+def hall(qapp, tmp_path):
+    """The window at 1280×720 with Large Fonts (the fonts back to normal afterwards)."""
+    windows = []
+
+    def make(preset: str | None = None, size=(1280, 720), large=True):
+        ws = Workspace()
+        if preset:
+            ws.document.restore(document_preset_values(preset))
+        w = open_window(ws, *size, large_fonts=large, folder=str(tmp_path))
+        windows.append(w)
+        return w
+
+    yield make
+    for w in windows:
+        w.themes.set_large_fonts(False)
+        w.close()
+        w.deleteLater()
+
+
+def test_the_heatmap_keeps_most_of_the_height_with_legible_numbers(hall):
+    w = hall()
+    view = w.panels["heatmap"].view
+    assert w.compact()
+    assert view.plot.vb.height() >= 0.40 * w.height()
+    cells = view._cell_texts
+    assert all(c.isVisible() for c in cells)
+    assert [c.toPlainText() for c in cells[3:6]] == ["0.07", "0.31", "0.62"]
+    assert min(QFontInfo(c.textItem.font()).pixelSize() for c in cells) >= 16
+    # The steps table beside it shows every key without scrolling.
+    steps = w.panels["steps"]
+    assert steps.table.horizontalScrollBar().maximum() == 0
+    assert steps.table.shown_header_texts() == ["sentei", "banco", "praça"]
+
+
+@pytest.mark.parametrize("preset, d", [("banco", 2), ("backward-reference", 4)])
+def test_every_q_k_v_column_of_a_small_head_shows_without_scrolling(hall, preset, d):
+    w = hall(preset)
+    w.docks["editor"].raise_()
+    _settle()
+    table = w.panels["editor"].table
+    assert table.horizontalScrollBar().maximum() == 0
+    model = table.vectors
+    shown = {model.cell(0, c)[0] for c in range(model.columnCount())} if not model.stacked else set(
+        "qkv"
+    )
+    assert shown == set("qkv")
+    columns = model.columnCount()
+    assert columns == (d if model.stacked else 3 * d)
+    header = table.horizontalHeader()
+    assert header.sectionViewportPosition(columns - 1) + header.sectionSize(columns - 1) <= (
+        table.viewport().width()
+    )
+
+
+def test_all_twelve_lessons_are_listed_without_scrolling(hall):
+    w = hall()
+    w.docks["lesson"].raise_()
+    _settle()
+    lessons = w.panels["lesson"].list
+    assert lessons.count() == 12
+    assert lessons.verticalScrollBar().maximum() == 0
+    room = lessons.viewport().rect()
+    assert all(room.contains(lessons.visualItemRect(lessons.item(i))) for i in range(12))
+
+
+def test_a_small_screen_opens_maximized_a_large_one_at_nine_tenths(hall):
+    w = hall(large=False)
+    w.fit_screen(QRect(0, 0, 1366, 768))
+    assert w.opens_maximized and w.size().width() == 1366
+    w.fit_screen(QRect(0, 0, 2560, 1440))
+    assert not w.opens_maximized and (w.width(), w.height()) == (2304, 1296)
+
+
+def test_a_large_resize_splits_the_docks_again_in_proportion(hall, qtbot):
+    w = hall(size=(1920, 1080), large=False)
+    assert not w.compact()  # a big screen: the views above the steps
+    _settle()
+    w._remember_split()
+    share = w.docks["editor"].width() / w.width()
+    height = w.docks["heatmap"].height() / w.height()
+    assert height > 0.5
+    for size in ((1400, 800), (1920, 1080)):
+        w.resize(*size)
+        _settle(0.5)
+    assert w.docks["editor"].width() / w.width() == pytest.approx(share, abs=0.02)
+    assert w.docks["heatmap"].height() / w.height() == pytest.approx(height, abs=0.03)
+    # A separator the user drags sets the shares kept from then on.
+    w.resizeDocks([w.docks["editor"], w.docks["heatmap"]], [800, 1120], Qt.Orientation.Horizontal)
+    w.mouseReleaseEvent(QMouseEvent(QEvent.Type.MouseButtonRelease, QPointF(5, 5),
+                                    QPointF(5, 5), Qt.MouseButton.LeftButton,
+                                    Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
+    _settle(0.5)
+    dragged = w.docks["editor"].width() / w.width()
+    assert dragged > share + 0.03
+    for size in ((1300, 900), (1920, 1080)):
+        w.resize(*size)
+        _settle(0.5)
+    assert w.docks["editor"].width() / w.width() == pytest.approx(dragged, abs=0.02)
+
+
+def test_export_window_writes_the_window_at_the_screens_size(tmp_path):
+    out = tmp_path / "window.png"
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", "--window", "--preset", "banco",
+         "--width", "1280", "--height", "720", "--large-fonts", "--lang", "pt_BR",
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "1280×720, large fonts" in r.stdout and "pt_BR" in r.stdout
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 720)
+    bad = subprocess.run(
+        [sys.executable, "-m", "attnviz", "export", "--window", "--matrix", "weights",
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "--window draws the whole window; drop --matrix" in bad.stderr
