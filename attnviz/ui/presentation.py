@@ -91,13 +91,14 @@ def caption_html(text: str) -> str:
     return out.replace("\n", "<br>")
 
 
-def _fields_in_play(lesson: Lesson, index: int) -> frozenset:
-    """The attention fields the lesson's steps set: what a panel that edits shows on its
-    slides (the masks group in the lesson on masks, not every group). The step's own
-    ``index`` does not narrow it: a step that only looks still belongs to its lesson."""
-    return frozenset(
-        name for step in lesson.steps for name in step.values.get("attention", {})
-    )
+def _fields_in_play(lesson: Lesson, index: int) -> tuple[frozenset, frozenset]:
+    """The attention fields the whole lesson sets, and those its steps up to ``index`` set:
+    what a panel shows on a slide (the masks group all through the lesson on masks; the
+    saturation plot from the step that turns the temperature on)."""
+    def fields(steps) -> frozenset:
+        return frozenset(name for step in steps for name in step.values.get("attention", {}))
+
+    return fields(lesson.steps), fields(lesson.steps[: index + 1])
 
 
 def stage_font_px(height: int) -> int:
@@ -256,11 +257,11 @@ class Stage(QWidget):
         """Show step ``index`` of ``lesson`` (its state must already be in the document)."""
         self.lesson, self.index = lesson, index
         self._arrange(lesson.steps[index].panels)
-        fields = _fields_in_play(lesson, index)
+        in_lesson, so_far = _fields_in_play(lesson, index)
         for pid in self.shown:
             focus = getattr(self.panels[pid], "focus_fields", None)
             if focus is not None:
-                focus(fields)
+                focus(in_lesson, so_far)
         self.retranslate()
         self.apply_highlight()
 

@@ -277,10 +277,27 @@ _SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " ", MINUS: "-"
 
 def quote_drawn(quote_text: str, texts: list[str]) -> bool:
     """True when ``quote_text`` (``0.9817``, ``68.719.476.736``, ``128 KiB``) stands in one
-    of ``texts`` as a number of its own: not the start of 0.98170, nor the end of 10.9817."""
+    of ``texts`` as a number of its own: not the start of 0.98170, nor the end of 10.9817.
+
+    A fraction (``1/3``) has no exact decimal form: a drawn decimal of two or more places
+    that rounds it (0.33, 0,333) counts.
+    """
     needle = quote_text.translate(_SPACES).strip()
     pattern = re.compile(r"(?<![\d.,])" + re.escape(needle) + r"(?![\d]|[.,]\d)")
-    return any(pattern.search(t.translate(_SPACES)) for t in texts)
+    if any(pattern.search(t.translate(_SPACES)) for t in texts):
+        return True
+    fraction = re.fullmatch(r"(\d+)/([1-9]\d*)", needle)
+    if fraction is None:
+        return False
+    value = int(fraction.group(1)) / int(fraction.group(2))
+    for text in texts:
+        for whole, dec in _DECIMALS.findall(text.translate(_SPACES)):
+            if len(dec) >= 2 and abs(float(f"{whole}.{dec}") - value) <= 0.5 * 10.0 ** -len(dec):
+                return True
+    return False
+
+
+_DECIMALS = re.compile(r"(?<![\d.,])(\d+)[.,](\d+)(?![\d])")
 
 
 def check_step(

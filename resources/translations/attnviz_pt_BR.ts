@@ -319,6 +319,7 @@
     </message>
     <message>
         <source>Controls</source>
+        <extracomment>The attention fields each group of the panel edits (a slide shows the groups it needs).</extracomment>
         <translation>Controles</translation>
     </message>
     <message>
@@ -793,7 +794,7 @@
     </message>
     <message>
         <source>Gradient</source>
-        <extracomment>Decimals written in the cells (the chapter quotes dQ to three). The lowest power of ten the saturation plot draws: smaller sizes (a double underflows near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph&apos;s log axes stop at 1e−307.6. The matrices of the chain and the row of the figure each sits in.</extracomment>
+        <extracomment>Decimals written in the cells (the chapter quotes dQ to three). The fields the saturation plot is about (a slide shows it when its lesson moves them). The lowest power of ten the saturation plot draws: smaller sizes (a double underflows near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph&apos;s log axes stop at 1e−307.6. The matrices of the chain and the row of the figure each sits in.</extracomment>
         <translation>Gradiente</translation>
     </message>
     <message>
@@ -2730,6 +2731,10 @@
     <message>
         <source>⑤ the way back: the gradient of the loss reaching the query of “%1”, dq = Σⱼ dSᵢⱼ kⱼ / √d_k (the gradient panel says where the loss comes from)</source>
         <translation>⑤ o caminho de volta: o gradiente da perda que chega à consulta de “%1”, dq = Σⱼ dSᵢⱼ kⱼ / √d_k (o painel de gradiente diz de onde vem a perda)</translation>
+    </message>
+    <message>
+        <source>(d_k = %1)</source>
+        <translation>(d_k = %1)</translation>
     </message>
     <message>
         <source>Showing the %1 keys with the largest weights of %2.</source>

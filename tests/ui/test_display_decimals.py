@@ -36,7 +36,9 @@ def test_automatic_keeps_the_chapters_two_decimals_and_never_writes_a_weight_as_
     assert numbers.fmt_row([0.4210, 0.4240]) == ["0.421", "0.424"]
     # Equal weights stay equal, and a weight that is exactly 0 is 0.00.
     assert numbers.fmt_row([0.45, 0.45, 0.11]) == ["0.45", "0.45", "0.11"]
-    assert numbers.fmt_row([0.5, 0.5, 0.0]) == ["0.50", "0.50", "0.00"]
+    # Short exact values as they are (the lesson's scores 0.5, 0.25, 0), not 0.50, 0.25, 0.00.
+    assert numbers.fmt_row([0.5, 0.5, 0.0]) == ["0.5", "0.5", "0"]
+    assert numbers.fmt_row([0.5, 0.25, 0.0]) == ["0.5", "0.25", "0"]
     # A value that would read 0 even at six decimals does not widen the others.
     assert numbers.fmt_row([1e-12, 0.5, 0.5]) == ["0.00", "0.50", "0.50"]
 

@@ -111,9 +111,9 @@ class ControlsPanel(StatePanel):
         bind(self, resolver.resolved, self._on_resolved)
         self._measure_spread()
 
-    def focus_fields(self, fields) -> None:
-        """Show only the groups that hold ``fields`` (a lesson's step on a slide: its
-        masks, or its d_k and divisor), or every group when none of them does."""
+    def focus_fields(self, fields, _so_far=()) -> None:
+        """Show only the groups that hold ``fields`` (a lesson on a slide: its masks, or
+        its d_k and divisor), or every group when none of them does."""
         groups = {
             self.scores_box: SCORE_FIELDS,
             self.view_box: VIEW_FIELDS,

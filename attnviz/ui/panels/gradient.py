@@ -55,6 +55,8 @@ SOURCES = (
 )
 #: Decimals written in the cells (the chapter quotes dQ to three).
 DECIMALS = 3
+#: The fields the saturation plot is about (a slide shows it when its lesson moves them).
+SATURATION_FIELDS = frozenset({"d_k", "scale", "temperature"})
 
 
 def _decimals(values) -> int:
@@ -254,6 +256,12 @@ class GradientPanel(TopicPanel):
         # them would make the main window move its dock separators at every edit (the
         # figure scrolls inside the panel instead).
         return QSize(560, 360)
+
+    def focus_fields(self, _in_lesson, so_far) -> None:
+        """On a slide, the saturation plot only from the step on that moves d_k, the
+        divisor or the temperature (what it is drawn against); until then the chain and J
+        get its room."""
+        self.plot.setVisible(bool(SATURATION_FIELDS & set(so_far)))
 
     def figure_widget(self) -> QWidget:
         """What an export shows: the chain, the Jacobian and the saturation plot."""

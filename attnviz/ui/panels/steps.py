@@ -17,9 +17,18 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
+from attnviz.ui.language import fill
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind
-from attnviz.ui.widgets.numbers import fmt, fmt_g, fmt_row, fmt_vector, shown_decimals
+from attnviz.ui.widgets.numbers import (
+    all_short,
+    fmt,
+    fmt_g,
+    fmt_row,
+    fmt_short,
+    fmt_vector,
+    shown_decimals,
+)
 from attnviz.ui.widgets.state_panel import StatePanel, blocked, scaled_font
 from attnviz.ui.widgets.steps_table import StepsTable
 
@@ -218,7 +227,8 @@ class StepsPanel(StatePanel):
         q = st.q  # the vector the scores came from (turned by position when RoPE is on)
         shown = fmt_vector(q[:QUERY_DIMS])
         if q.size > QUERY_DIMS:
-            shown = shown[:-1] + ", …]"
+            # A wide head: its first entries, and its width (the lesson's d_k = 256).
+            shown = shown[:-1] + ", …]   " + fill(self.tr("(d_k = %1)"), q.size)
         self.query_vector.setText(f"q = {shown}")
         self.query_vector.setToolTip(f"q = {fmt_vector(q, 4)}")
         keys = np.arange(len(tokens))
@@ -248,7 +258,9 @@ class StepsPanel(StatePanel):
             parts.append(f"T {fmt_g(t, 4)}")
         if not parts:
             return "1"
-        return " × ".join(parts) + f" = {fmt(st.divisor)}"
+        divisor = st.divisor
+        shown = fmt_short(divisor) if all_short([divisor], 2) else fmt(divisor)  # 16, 1.41
+        return " × ".join(parts) + f" = {shown}"
 
     def _show_mix(self, st: QuerySteps) -> None:
         labels = self._value_labels(st.output.size)

@@ -158,11 +158,41 @@ def all_integer(values) -> bool:
 
 def fmt_row(values, decimals: int | None = None) -> list[str]:
     """Format a row consistently: whole numbers when all are whole, else ``decimals``
-    (by default what :func:`shown_decimals` gives the row)."""
+    (by default what :func:`shown_decimals` gives the row). A row of short exact values
+    (0.5, 0.25, 0: a score the lesson works out by hand) is written as they are, not padded
+    to 0.500, 0.250, 0.000."""
     integer = all_integer(values)
     if decimals is None and not integer:
         decimals = shown_decimals(values)
+        if all_short(values, decimals):
+            return [fmt_short(v) for v in np.asarray(values, dtype=float)]
     return [fmt(v, decimals or 0, integer=integer) for v in np.asarray(values, dtype=float)]
+
+
+def fmt_value(x: float) -> str:
+    """One value as the panels write it alone (a table cell): a whole or short exact number
+    as it is (``2``, ``0.5``), anything else with :func:`shown_decimals` decimals."""
+    x = float(x)
+    decimals = shown_decimals(x)
+    return fmt_short(x) if all_short([x], decimals) else fmt(x, decimals)
+
+
+def all_short(values, decimals: int) -> bool:
+    """True when every finite entry is exactly a number of at most ``decimals`` decimals."""
+    arr = np.asarray(values, dtype=float)
+    finite = arr[np.isfinite(arr)]
+    return bool(finite.size) and bool(np.all(np.round(finite, decimals) == finite))
+
+
+def fmt_short(x: float) -> str:
+    """An exact short value with just its own decimals: ``0.5``, ``0.25``, ``16``."""
+    x = float(x)
+    if not math.isfinite(x):
+        return fmt(x)
+    for d in range(0, MOST + 1):
+        if round(x, d) == x:
+            return fmt(x, d, integer=d == 0)
+    return fmt(x, MOST)
 
 
 def fmt_vector(values, decimals: int | None = None) -> str:

@@ -36,7 +36,7 @@ from superqt.utils import qthrottled
 from attnviz.model.fields import StateError
 from attnviz.model.topics.attention import MATS
 from attnviz.ui.widgets.binding import bind
-from attnviz.ui.widgets.numbers import exact, fmt, shown_decimals
+from attnviz.ui.widgets.numbers import exact, fmt_value
 from attnviz.ui.widgets.plot_style import series_color
 from attnviz.ui.widgets.vector_plot import SNAP
 from attnviz.ui.widgets.vector_table import SpinDelegate
@@ -98,7 +98,7 @@ class MatrixModel(QAbstractTableModel):
         r, c = index.row(), index.column()
         value = float(self.values[r, c])
         if role == Qt.ItemDataRole.DisplayRole:
-            return fmt(value, shown_decimals(value), integer=value == round(value))
+            return fmt_value(value)
         if role == Qt.ItemDataRole.EditRole:
             return value
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -15,7 +15,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QDoubleSpinBox, QHeaderView, QStyledItemDelegate, QTableView
 
 from attnviz.ui.preset_strings import preset_text
-from attnviz.ui.widgets.numbers import exact, fmt, shown_decimals
+from attnviz.ui.widgets.numbers import exact, fmt_value
 
 #: Dimensions of each of q, k and v shown as columns; wider vectors show their start.
 MAX_SHOWN = 16
@@ -118,7 +118,7 @@ class VectorModel(QAbstractTableModel):
         name, token, d = cell
         value = float(self.arrays[name][token, d])
         if role == Qt.ItemDataRole.DisplayRole:
-            return fmt(value, shown_decimals(value), integer=value == round(value))
+            return fmt_value(value)
         if role == Qt.ItemDataRole.EditRole:
             return value
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -247,7 +247,7 @@ class VectorTable(QTableView):
         header = self.horizontalHeader().fontMetrics()
         for name, d in model.columns:
             values = [model.arrays[name][r, d] for r in range(len(model.tokens))]
-            texts = [fmt(v, shown_decimals(v), integer=v == round(v)) for v in values]
+            texts = [fmt_value(v) for v in values]
             numbers = max((metrics.horizontalAdvance(t) for t in texts), default=0) + 12
             width += max(numbers, header.horizontalAdvance(f"{name}{d + 1}") + 16)
         return width + 24 + 2 * self.frameWidth()
