@@ -2651,6 +2651,21 @@
     </message>
 </context>
 <context>
+    <name>RoomNote</name>
+    <message>
+        <source>This panel needs more room than it has here.</source>
+        <translation>Este painel precisa de mais espaço do que tem aqui.</translation>
+    </message>
+    <message>
+        <source>Focus on Panel</source>
+        <translation>Focar no painel</translation>
+    </message>
+    <message>
+        <source>Show this panel alone in the window (Ctrl+Shift+F)</source>
+        <translation>Mostrar só este painel na janela (Ctrl+Shift+F)</translation>
+    </message>
+</context>
+<context>
     <name>SessionController</name>
     <message>
         <source>&amp;Open…</source>

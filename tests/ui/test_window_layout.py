@@ -137,3 +137,82 @@ def test_export_window_writes_the_window_at_the_screens_size(tmp_path):
     )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "--window draws the whole window; drop --matrix" in bad.stderr
+
+
+def _labels_clear(vb, labels, curves, *, log_x: bool, lines=()) -> None:
+    """No two labels overlap, and no sampled point of a curve (or of a straight line:
+    ("h", y) or ("v", x) in view coordinates) falls inside a label."""
+    import numpy as np
+    from PySide6.QtCore import QPointF
+
+    rects = [i.sceneBoundingRect() for i in labels if i.isVisible()]
+    for a in range(len(rects)):
+        for b in range(a + 1, len(rects)):
+            assert not rects[a].intersects(rects[b]), (labels[a], labels[b])
+    (x0, x1), (y0, y1) = vb.viewRange()
+    paths = []
+    for curve in curves:
+        x = np.log10(curve.xData) if log_x else np.asarray(curve.xData, float)
+        y = np.log10(curve.yData)  # log axes: the view is in log10
+        t = np.linspace(x.min(), x.max(), 2000)
+        paths.append((t, np.interp(t, x, y)))
+    for kind, at in lines:
+        t = np.linspace(x0, x1, 2000) if kind == "h" else np.linspace(y0, y1, 2000)
+        paths.append((t, np.full_like(t, at)) if kind == "h" else (np.full_like(t, at), t))
+    for xs, ys in paths:
+        for px, py in zip(xs, ys, strict=True):
+            point = vb.mapViewToScene(QPointF(px, py))
+            assert not any(r.contains(point) for r in rects), (px, py)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_memory_charts_labels_cross_no_line_and_no_other_label(qtbot, size):
+    from attnviz.ui.export import ExportSpec
+    from attnviz.ui.panel_export import build_panel
+
+    panel, _ = build_panel(Workspace(), "memory", ExportSpec(*size, "light", False, None, None))
+    try:
+        _settle(0.3)
+        fig = panel.figure
+        labels = [fig.score_name, fig.tile_name, fig.score_text, fig.tile_text, fig.gpu_text]
+        assert all(item.isVisible() and item.toPlainText() for item in labels)
+        lines = [("h", fig.gpu_line.value()), ("v", fig.context_line.value())]
+        _labels_clear(fig.plot.getViewBox(), labels, [fig.score_curve, fig.tile_curve],
+                      log_x=True, lines=lines)
+    finally:
+        panel.close()
+        panel.deleteLater()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_reach_charts_labels_cross_no_curve_and_no_other_label(qtbot, size):
+    from attnviz.ui.export import ExportSpec
+    from attnviz.ui.panel_export import build_panel
+
+    spec = ExportSpec(*size, "light", False, None, None)
+    panel, _figure = build_panel(Workspace(), "reach", spec)
+    try:
+        qtbot.waitUntil(lambda: panel.curves["rnn"].xData is not None, timeout=10000)
+        _settle(0.3)
+        labels = [i for i in panel.reference_labels if i.isVisible()]
+        assert len(labels) == 4
+        _labels_clear(panel.plot.getViewBox(), labels, list(panel.curves.values()), log_x=False)
+    finally:
+        panel.close()
+        panel.deleteLater()
+
+
+def test_a_cramped_tab_says_so_and_offers_focus_on_panel(hall):
+    w = hall()
+    w.docks["gradient"].raise_()
+    _settle()
+    gradient = w.panels["gradient"]
+    assert gradient.room_note.cramped() and gradient.room_note.isVisible()
+    assert "needs more room" in gradient.room_note.text.text()
+    steps = w.panels["steps"]  # fits its room: no note
+    assert not steps.room_note.isVisible()
+    gradient.room_note.button.click()
+    _settle()
+    assert w.focused_panel
+    assert [pid for pid, d in w.docks.items() if d.isVisible()] == ["gradient"]
+    assert not gradient.room_note.isVisible()

@@ -51,6 +51,18 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
 
 
+def _label_anchor(n: int, value: float, length: int) -> tuple[float, float]:
+    """Where a chapter mark's label sits on its point, clear of every curve (they all fall
+    to the right): the upper of two marks at one length above and right of its point, the
+    lower one below and left (below and right, each line struck its own label through);
+    near the right end below and left, so that it stays inside. A little off the point, so
+    the line running into the mark does not touch the text's box."""
+    if n - 1 > 0.6 * (length - 1):
+        return (1.0, -0.3)
+    upper = value >= max(v for _k, m, v in REFERENCES if m == n)
+    return (0.0, 1.2) if upper else (1.0, -0.3)
+
+
 class ReachPanel(BackgroundTopicPanel):
     """Gradient reach of an RNN, an LSTM and attention against the distance back."""
 
@@ -248,8 +260,7 @@ class ReachPanel(BackgroundTopicPanel):
             )
             item.setColor(color)
             item.setFont(self._plot_font())
-            # Below the point, and to its left near the right end so that it stays inside.
-            item.setAnchor((1, 0) if n - 1 > 0.6 * (res.length - 1) else (0, 0))
+            item.setAnchor(_label_anchor(n, value, res.length))
             item.setPos(n - 1, np.log10(value))
         self.references.setData(spots)
 

@@ -36,7 +36,8 @@ def rgb_image(values: np.ndarray, lut: np.ndarray, allowed, masked: QColor) -> Q
 
 def paint_unit_bar(painter: QPainter, lut: np.ndarray, colors, metrics, geometry, caption: str):
     """Under a grid of 0…1 tiles: "0", the colour bar ``lut`` (256×3), "1", then
-    ``caption``, elided to the width left.
+    ``caption`` in the width left: in a smaller type if need be (down to 70 %), then
+    without its last " · " parts, never cut in the middle of a word.
 
     ``colors`` is (text, muted caption); ``geometry`` is (top, line height, bar width,
     widget width) in pixels.
@@ -48,19 +49,36 @@ def paint_unit_bar(painter: QPainter, lut: np.ndarray, colors, metrics, geometry
     bar = QRectF(left, top, bar_width, line * 0.7)
     painter.drawImage(bar, QImage(lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888))
     painter.setPen(fg)
-    painter.drawText(
-        QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0
-    )
+    painter.drawText(QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0)
     painter.drawText(
         QRectF(bar.right() + 6, top, 40, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_1
     )
     painter.setPen(muted)
     x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
+    room = width - x - 4
+    font, text = _fitting_caption(painter.font(), caption, room)
+    painter.save()
+    painter.setFont(font)
     painter.drawText(
-        QRectF(x, top - line * 0.3, width - x - 4, line * 1.3),
-        Qt.AlignmentFlag.AlignVCenter,
-        metrics.elidedText(caption, Qt.TextElideMode.ElideRight, width - x - 4),
+        QRectF(x, top - line * 0.3, room, line * 1.3), Qt.AlignmentFlag.AlignVCenter, text
     )
+    painter.restore()
+
+
+def _fitting_caption(font: QFont, caption: str, room: float) -> tuple[QFont, str]:
+    """The font (the painter's, or smaller) and the part of ``caption`` that fit ``room``."""
+    parts = caption.split(" · ")
+    for keep in range(len(parts), 0, -1):
+        text = " · ".join(parts[:keep])
+        for factor in (1.0, 0.85, 0.7):
+            small = QFont(font)
+            if font.pixelSize() > 0:
+                small.setPixelSize(max(6, round(font.pixelSize() * factor)))
+            else:
+                small.setPointSizeF(max(5.0, font.pointSizeF() * factor))
+            if QFontMetricsF(small).horizontalAdvance(text) <= room:
+                return small, text
+    return font, ""
 
 
 def grid_layout(n_groups: int, per_group: int, width: float, height: float, label: float):

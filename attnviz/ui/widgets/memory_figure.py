@@ -75,16 +75,18 @@ class MemoryFigure(QWidget):
         plot.getPlotItem().legend.hide()
         self.score_curve = plot.plot([], [])
         self.tile_curve = plot.plot([], [])
-        # Names where the lines end, in the empty wedge between them: S below its line,
-        # the tiles above theirs.
-        self.score_name = pg.TextItem(anchor=(1, 0))
-        self.tile_name = pg.TextItem(anchor=(1, 1))
+        # Names where the lines end, above and left of the end: both lines rise to the
+        # right, so the wedge above a line's end is empty (below it, S struck its own name
+        # through). The plot keeps room above S's end for it (_draw_plot).
+        self.score_name = pg.TextItem(anchor=(1, 1.1))
+        self.tile_name = pg.TextItem(anchor=(1, 1.1))
         self.gpu_line = pg.InfiniteLine(angle=0, movable=False)
         self.context_line = pg.InfiniteLine(angle=90, movable=False)
-        # Values at the context: right of the context line, above each line.
-        self.score_text = pg.TextItem(anchor=(0, 1))
-        self.tile_text = pg.TextItem(anchor=(0, 1))
-        self.gpu_text = pg.TextItem(anchor=(0, 1))
+        # Values at the context: right of the context line and below each rising line (above
+        # it, the line ran through the number).
+        self.score_text = pg.TextItem(anchor=(-0.05, -0.15))
+        self.tile_text = pg.TextItem(anchor=(-0.05, -0.15))
+        self.gpu_text = pg.TextItem(anchor=(0, 1.15))  # above its dashed line, clear of it
         for item in (self.gpu_line, self.context_line, self.score_text, self.tile_text,
                      self.gpu_text, self.score_name, self.tile_name):  # fmt: skip
             plot.addItem(item)
@@ -269,7 +271,7 @@ class MemoryFigure(QWidget):
             item.setFont(self.plot_font())
         top = np.log10(max(res.score_bytes[-1], res.gpu_bytes))
         bottom = np.log10(res.tile_bytes[0])
-        plot.setYRange(bottom - 0.16 * (top - bottom), top + 0.1 * (top - bottom), padding=0)
+        plot.setYRange(bottom - 0.16 * (top - bottom), top + 0.22 * (top - bottom), padding=0)
         plot.setXRange(np.log10(n[0]), np.log10(n[-1]), padding=0.02)
 
     def _write_summary(self, res, state) -> None:

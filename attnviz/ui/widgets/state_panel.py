@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from attnviz.model import events
 from attnviz.model.fields import StateError
 from attnviz.ui.widgets.binding import bind, mark_invalid
+from attnviz.ui.widgets.room_note import RoomNote
 
 
 def scaled_font(font: QFont, factor: float, *, bold: bool = False) -> QFont:
@@ -118,6 +119,8 @@ class StatePanel(QWidget):
             area.setWidget(inner)
             layout = QVBoxLayout()
             layout.setContentsMargins(0, 0, 0, 0)
+            self.room_note = RoomNote(self, area)
+            layout.addWidget(self.room_note)
             layout.addWidget(area, 1)
         layout.addWidget(self.message)
         self.setLayout(layout)
