@@ -67,7 +67,8 @@ BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
 #: Share of the width a panel takes beside another (default 2): figures with many tables
 #: need more, the controls less.
 WIDTH_WEIGHTS = {
-    "controls": 1,
+    "controls": 2,
+    "steps": 3,  # five keys and the row names of ① to ③ side by side, in the hall's type
     "gradient": 3,
     "memory": 3,
     "heads": 3,

@@ -31,6 +31,7 @@ from PySide6.QtGui import QColor, QImage, QPainter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QAbstractItemView,
     QAbstractScrollArea,
     QApplication,
     QComboBox,
@@ -247,10 +248,20 @@ def _cut_text(w: QWidget) -> str | None:
     elif isinstance(w, QAbstractScrollArea) and not isinstance(w, QComboBox):
         for bar, side in ((w.horizontalScrollBar(), "wide"), (w.verticalScrollBar(), "tall")):
             hidden = bar.maximum() - bar.minimum()
-            if hidden > 2 and w.objectName() not in _SCROLL_OK:
+            per_item = _scrolls_per_item(w, side)
+            if hidden > (0 if per_item else 2) and w.objectName() not in _SCROLL_OK:
                 name = w.objectName() or type(w).__name__
-                return f"{name} too {side} for its room by {hidden} px"
+                unit = "rows or columns" if per_item else "px"
+                return f"{name} too {side} for its room by {hidden} {unit}"
     return None
+
+
+def _scrolls_per_item(w, side: str) -> bool:
+    """True for an item view that scrolls by whole rows or columns (its range counts them)."""
+    if not isinstance(w, QAbstractItemView):
+        return False
+    mode = w.horizontalScrollMode() if side == "wide" else w.verticalScrollMode()
+    return mode == QAbstractItemView.ScrollMode.ScrollPerItem
 
 
 def _shown(text: str) -> str:

@@ -84,7 +84,7 @@ def test_the_editing_widgets_leave_the_slide(qtbot):
 
 
 def _normal(line: str) -> str:
-    return re.sub(r"\d+ px", "N px", line)
+    return re.sub(r"\d+ (px|rows or columns)", r"N \1", line)
 
 
 def findings() -> list[str]:

@@ -129,6 +129,16 @@ class TokenAxis(AxisItem):
         if self.orientation == "left" or rotated:
             room = None if self.max_thickness is None else self.max_thickness - ticks - title - 6
             if room is not None and self._widest > room:
+                # Smaller type before cut words ("dinh…" on a slide): the labels only get
+                # smaller, so the placement found above still holds.
+                for font in sizes:
+                    if QFontMetricsF(font).height() >= line:
+                        continue
+                    self._use_font(font)
+                    if self._widest <= room:
+                        metrics = QFontMetricsF(self._font)
+                        break
+            if room is not None and self._widest > room:
                 # Labels along the thickness are cut to leave the matrix its room (the
                 # hover text names every token whole).
                 room = max(room, metrics.horizontalAdvance("M…"))
