@@ -35,8 +35,22 @@ def editing_widgets(panel: QWidget) -> list[QWidget]:
         if isinstance(w, INPUTS) and not _inside_input(w, panel)
     ]
     chosen = set(inputs)
+    # A composite input (a slider with its box) is a plain widget holding inputs only: it
+    # goes with them, and so does the label that names it.
+    composites = [
+        w
+        for w in panel.findChildren(QWidget)
+        if w not in chosen and not isinstance(w, QLabel) and _only_inputs(w, chosen)
+    ]
+    chosen.update(composites)
     labels = [w for w in panel.findChildren(QLabel) if w.buddy() in chosen]
-    return inputs + labels
+    return inputs + composites + labels
+
+
+def _only_inputs(widget: QWidget, inputs: set) -> bool:
+    """True for a widget whose own child widgets are all inputs (and it has some)."""
+    children = [c for c in widget.children() if isinstance(c, QWidget)]
+    return bool(children) and all(c in inputs for c in children)
 
 
 def _inside_input(widget: QWidget, panel: QWidget) -> bool:

@@ -212,13 +212,29 @@ def cut_texts(widget: QWidget) -> list[str]:
     their room, or that end in an ellipsis (elided); and scrolled views whose content is
     wider or taller than what they show."""
     out = []
+    room = widget.rect()
     for child in widget.findChildren(QWidget):
         if not child.isVisibleTo(widget) or child.width() <= 1:
             continue
         text = _cut_text(child)
+        if text is None and isinstance(child, QLabel) and child.text().strip():
+            # A label that fits its own box but lies partly outside the panel: clipped.
+            corner = child.mapTo(widget, child.rect().bottomRight())
+            if not room.contains(corner) and _in_view(child, widget):
+                text = child.text()
         if text:
             out.append(text)
     return out
+
+
+def _in_view(child: QWidget, panel: QWidget) -> bool:
+    """True unless ``child`` is inside a scroll area (whose own range then says it is cut)."""
+    parent = child.parentWidget()
+    while parent is not None and parent is not panel:
+        if isinstance(parent, QAbstractScrollArea):
+            return False
+        parent = parent.parentWidget()
+    return True
 
 
 def _cut_text(w: QWidget) -> str | None:

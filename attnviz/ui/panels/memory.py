@@ -196,12 +196,15 @@ class MemoryPanel(TopicPanel):
     def _build_serving_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addWidget(self.batch)
-        row.addWidget(QLabel(self.tr("cache")))
-        row.addWidget(self.dtype)
-        row.addWidget(QLabel(self.tr("weights")))
-        row.addWidget(self.weights_dtype)
-        row.addWidget(QLabel(self.tr("GPU")))
-        row.addWidget(self.gpu)
+        for text, widget in (
+            (self.tr("cache"), self.dtype),
+            (self.tr("weights"), self.weights_dtype),
+            (self.tr("GPU"), self.gpu),
+        ):
+            label = QLabel(text)
+            label.setBuddy(widget)  # named for screen readers; leaves a slide with it
+            row.addWidget(label)
+            row.addWidget(widget)
         row.addStretch(1)
         return row
 
