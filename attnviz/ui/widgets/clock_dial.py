@@ -24,6 +24,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.core.rope import rotation_angles, wavelengths
+from attnviz.ui.widgets.fit_text import fit_caption
 from attnviz.ui.widgets.numbers import fmt, grouped, localize
 
 #: At most this many clocks are drawn; more pairs show an evenly spaced subset.
@@ -340,8 +341,11 @@ class ClockDial(QWidget):
             )[layout.labels]
             text = f"{text}; {labels}"
             painter.setPen(c["muted"])
-            elided = fm.elidedText(text, Qt.TextElideMode.ElideRight, note.width())
-            painter.drawText(note, Qt.AlignmentFlag.AlignVCenter, elided)
+            font, shown = fit_caption(painter.font(), text, note.width(), "; ")
+            painter.save()
+            painter.setFont(font)
+            painter.drawText(note, Qt.AlignmentFlag.AlignVCenter, shown)
+            painter.restore()
 
     def _draw_clocks(self, painter: QPainter, layout: _Layout, c: dict) -> None:
         r = layout.radius

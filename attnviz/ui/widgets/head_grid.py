@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.fit_text import fit_caption
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.plot_style import line_width, series_color
 
@@ -56,29 +57,13 @@ def paint_unit_bar(painter: QPainter, lut: np.ndarray, colors, metrics, geometry
     painter.setPen(muted)
     x = bar.right() + 12 + metrics.horizontalAdvance(text_1)
     room = width - x - 4
-    font, text = _fitting_caption(painter.font(), caption, room)
+    font, text = fit_caption(painter.font(), caption, room)
     painter.save()
     painter.setFont(font)
     painter.drawText(
         QRectF(x, top - line * 0.3, room, line * 1.3), Qt.AlignmentFlag.AlignVCenter, text
     )
     painter.restore()
-
-
-def _fitting_caption(font: QFont, caption: str, room: float) -> tuple[QFont, str]:
-    """The font (the painter's, or smaller) and the part of ``caption`` that fit ``room``."""
-    parts = caption.split(" · ")
-    for keep in range(len(parts), 0, -1):
-        text = " · ".join(parts[:keep])
-        for factor in (1.0, 0.85, 0.7):
-            small = QFont(font)
-            if font.pixelSize() > 0:
-                small.setPixelSize(max(6, round(font.pixelSize() * factor)))
-            else:
-                small.setPointSizeF(max(5.0, font.pointSizeF() * factor))
-            if QFontMetricsF(small).horizontalAdvance(text) <= room:
-                return small, text
-    return font, ""
 
 
 def grid_layout(n_groups: int, per_group: int, width: float, height: float, label: float):

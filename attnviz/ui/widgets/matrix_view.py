@@ -454,6 +454,20 @@ class MatrixView(QWidget):
                 _short(self._rows[r]),
             )
         widest = max(fm.horizontalAdvance(_short(s)) for s in self._cols) + 6
+        if widest > cw:
+            # Smaller type (to 70 %) before a shortened word: "second", not "seco…".
+            for factor in (0.85, 0.7):
+                font = QFont(self.font())
+                if font.pixelSize() > 0:
+                    font.setPixelSize(max(6, round(font.pixelSize() * factor)))
+                else:
+                    font.setPointSizeF(max(5.0, font.pointSizeF() * factor))
+                small = QFontMetricsF(font)
+                if max(small.horizontalAdvance(_short(s)) for s in self._cols) + 6 <= cw:
+                    painter.setFont(font)
+                    fm = small
+                    widest = cw
+                    break
         # Labels a little wider than their cell are shortened to it (every column keeps
         # one); only when a cell cannot hold three letters are labels thinned out.
         elide = widest > cw and cw >= fm.horizontalAdvance("Mm…") + 4
@@ -469,6 +483,7 @@ class MatrixView(QWidget):
             box = self._sum_rect(grid, cw)
             rect = QRectF(box.left() - 20, top, box.width() + 40, fm.height())
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self._sum_label)
+        painter.setFont(self.font())  # the labels may have been set smaller
 
     def _paint_scale(self, painter: QPainter, grid: QRectF, fg: QColor) -> None:
         fm = self._metrics()
