@@ -177,3 +177,14 @@ def test_every_heatmap_cell_text_reads_at_aa_against_its_cell(qtbot, theme, spot
     ratios = _cell_contrasts(view)
     assert len(ratios) == 36
     assert min(ratios) >= AA
+
+
+def test_the_heatmap_writes_each_row_with_the_decimals_it_needs(qtbot):
+    from attnviz.ui.widgets.heatmap_view import HeatmapView
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(800, 600)
+    view.set_matrix(np.array([[0.037, 0.963], [0.004, 0.996]]), (0.0, 1.0))
+    # The lesson on masks quotes 0.04 beside a row whose 0.004 must not read 0.00.
+    assert view.cell_texts() == [["0.04", "0.96"], ["0.004", "0.996"]]

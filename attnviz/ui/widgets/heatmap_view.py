@@ -471,15 +471,19 @@ class HeatmapView(pg.GraphicsLayoutWidget):
             colors = np.where(inside[:, None], colors, (1 - a) * colors + a * veil)
         dark = dark_ink(colors)
         blocked = np.zeros_like(norm, bool) if self._allowed is None else ~self._allowed
-        decimals = shown_decimals(
-            self._values if self._allowed is None else np.where(self._allowed, self._values, 0.0)
-        )
+        shown = self._values
+        if self._allowed is not None:
+            shown = np.where(self._allowed, shown, 0.0)
+        # Row by row: a row is one query's distribution, read across. A weight of 0.004 in
+        # one row asks three decimals of that row, not of the 0.04 and 0.96 of the next.
+        decimals = [shown_decimals(row) for row in shown]
         for i, item in enumerate(self._cell_texts):
             r, c = divmod(i, cols)
             if blocked[r, c]:
                 item.setText("")
                 continue
-            item.setText(fmt(self._values[r, c], decimals), color=BLACK if dark[i] else WHITE)
+            text = fmt(self._values[r, c], decimals[r])
+            item.setText(text, color=BLACK if dark[i] else WHITE)
 
     def _set_entropy(self, entropy, max_entropy: float, rows: int) -> None:
         if entropy is None:
