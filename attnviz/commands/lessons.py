@@ -123,7 +123,9 @@ def _check(lessons, args, parser) -> int:
 
     lang = _language(args)
     overrides = _overrides(args.set, parser)
-    lo, hi = 160, 7680
+    from attnviz.commands.export import SIZE_RANGE
+
+    lo, hi = SIZE_RANGE  # the sizes a slide can be exported at
     for name in ("width", "height"):
         if not lo <= getattr(args, name) <= hi:
             parser.error(f"--{name} {getattr(args, name)} is out of range ({lo}..{hi} pixels)")

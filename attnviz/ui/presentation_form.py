@@ -32,7 +32,7 @@ def editing_widgets(panel: QWidget) -> list[QWidget]:
     inputs = [
         w
         for w in panel.findChildren(QWidget)
-        if isinstance(w, INPUTS) and not _inside_input(w, panel)
+        if isinstance(w, INPUTS) and not inside(w, panel, INPUTS)
     ]
     chosen = set(inputs)
     # A composite input (a slider with its box) is a plain widget holding inputs only: it
@@ -53,11 +53,12 @@ def _only_inputs(widget: QWidget, inputs: set) -> bool:
     return bool(children) and all(c in inputs for c in children)
 
 
-def _inside_input(widget: QWidget, panel: QWidget) -> bool:
-    """True for the parts of a composite input (a spin box's line edit)."""
+def inside(widget: QWidget, top: QWidget, kinds) -> bool:
+    """True when a widget between ``widget`` and ``top`` (both left out) is one of
+    ``kinds``: a spin box's own line edit is inside an input, a label inside a scroll area."""
     parent = widget.parentWidget()
-    while parent is not None and parent is not panel:
-        if isinstance(parent, INPUTS):
+    while parent is not None and parent is not top:
+        if isinstance(parent, kinds):
             return True
         parent = parent.parentWidget()
     return False

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.lessons import Lesson, play_step
 from attnviz.ui.presentation import DESIGN_HEIGHT, Stage
+from attnviz.ui.presentation_form import inside
 from attnviz.ui.widgets.heatmap_view import HeatmapView
 from attnviz.ui.widgets.numbers import MINUS, follow_document
 
@@ -88,22 +89,14 @@ def staged_step(
 
 
 def render_step(
-    workspace,
-    lesson: Lesson,
-    index: int,
-    width: int,
-    height: int,
-    *,
-    dark: bool = False,
-    font_scale: float = 1.0,
-    timeout: float = 120.0,
+    workspace, lesson: Lesson, index: int, width: int, height: int, **stage_options
 ) -> QImage:
-    """Step ``index`` of ``lesson`` as the stage shows it, ``width × height`` pixels exactly.
+    """Step ``index`` of ``lesson`` as the stage shows it, ``width × height`` pixels exactly
+    (``stage_options``: those of :func:`staged_step`).
 
     The stage is painted with a device-pixel ratio, so every size shows the same picture.
     """
-    with staged_step(workspace, lesson, index, width, height, dark=dark,
-                     font_scale=font_scale, timeout=timeout) as stage:
+    with staged_step(workspace, lesson, index, width, height, **stage_options) as stage:
         image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
         image.fill(QColor(stage.theme.background))
         image.setDevicePixelRatio(width / stage.width())
@@ -229,12 +222,7 @@ def cut_texts(widget: QWidget) -> list[str]:
 
 def _in_view(child: QWidget, panel: QWidget) -> bool:
     """True unless ``child`` is inside a scroll area (whose own range then says it is cut)."""
-    parent = child.parentWidget()
-    while parent is not None and parent is not panel:
-        if isinstance(parent, QAbstractScrollArea):
-            return False
-        parent = parent.parentWidget()
-    return True
+    return not inside(child, panel, QAbstractScrollArea)
 
 
 def _cut_text(w: QWidget) -> str | None:
@@ -256,8 +244,10 @@ def _cut_text(w: QWidget) -> str | None:
             return w.text()
     elif isinstance(w, QComboBox) and w.currentText():
         room = w.style().subControlRect(
-            w.style().ComplexControl.CC_ComboBox, _combo_option(w),
-            w.style().SubControl.SC_ComboBoxEditField, w,
+            w.style().ComplexControl.CC_ComboBox,
+            _combo_option(w),
+            w.style().SubControl.SC_ComboBoxEditField,
+            w,
         )
         if metrics.horizontalAdvance(w.currentText()) > room.width() + 1:
             return w.currentText()
@@ -342,8 +332,16 @@ def check_step(
     """What is wrong with step ``index`` as a slide: one entry per quoted number that its
     panels do not draw, one per drawn text that is elided or cut. Empty when all is well."""
     step = lesson.steps[index]
-    with staged_step(workspace, lesson, index, width, height, dark=dark,
-                     font_scale=font_scale, overrides=overrides) as stage:
+    with staged_step(
+        workspace,
+        lesson,
+        index,
+        width,
+        height,
+        dark=dark,
+        font_scale=font_scale,
+        overrides=overrides,
+    ) as stage:
         drawn = {pid: drawn_texts(stage.panels[pid]) for pid in stage.shown}
         texts = [t for shown in drawn.values() for t in shown]
         problems = [

@@ -18,13 +18,16 @@ import math
 
 import numpy as np
 
+from attnviz.model.topics.display import MAX_DECIMALS, MIN_DECIMALS
+
 MINUS = "\u2212"  # a real minus sign reads better than a hyphen at lecture-hall size
 
 _decimal = "."
 #: ``display.decimals``: 0 automatic, else the least number of decimals.
 _display = 0
-#: Automatic decimals start here and nothing is written with more than MOST.
-LEAST, MOST = 2, 6
+#: Automatic decimals start at LEAST and nothing is written with more than MOST (the
+#: display topic's own bounds).
+LEAST, MOST = MIN_DECIMALS, MAX_DECIMALS
 #: Rows longer than this are not searched for entries that would read alike (a 16-token
 #: matrix of random weights would always need six decimals to keep every pair apart).
 SHORT_ROW = 8

@@ -1,0 +1,117 @@
+"""What a heatmap view fits to its room: the numbers in its cells and its side parts.
+
+:class:`HeatmapFit` is a part of :class:`~attnviz.ui.widgets.heatmap_view.HeatmapView`
+(it expects the view's values, levels, colour map, font, cell text items and plots):
+
+- the cell numbers, each row with the decimals it needs (``display.decimals``), in black
+  or white by WCAG contrast with the cell as seen (through a spotlight's veil too), in the
+  view's font or a smaller one down to 60 % before they are left out;
+- the entropy strip, room for its two ticks and at most a sixth of the view;
+- the colour bar's axis, as wide as its widest tick.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QFont, QFontMetricsF
+
+from attnviz.ui.widgets.contrast import BLACK, WHITE, dark_ink, qcolor_rgb
+from attnviz.ui.widgets.numbers import fmt, shown_decimals
+
+#: Cell numbers shrink to these shares of the view's font before they are left out.
+CELL_FONT_STEPS = (1.0, 0.85, 0.7, 0.6)
+
+
+class HeatmapFit:
+    """Cell numbers, entropy strip and colour-bar axis fitted to the view (see above)."""
+
+    def _update_cell_texts(self) -> None:
+        rows, cols = self._values.shape
+        lo, hi = self._levels
+        norm = np.clip((self._values - lo) / ((hi - lo) or 1.0), 0.0, 1.0)
+        colors = self._cmap.map(norm.ravel(), mode="float")[:, :3]
+        rect = self.spotlight_rect()
+        if rect is not None and rows * cols == self._extent[0] * self._extent[1]:
+            # The numbers sit above the dimming veil: choose their ink against the cell as
+            # it is seen through the veil, so a dimmed row stays legible (WCAG AA).
+            r_idx, c_idx = np.divmod(np.arange(rows * cols), cols)
+            inside = (
+                (c_idx >= rect.left())
+                & (c_idx < rect.right())
+                & (r_idx >= rect.top())
+                & (r_idx < rect.bottom())
+            )
+            veil = np.asarray(qcolor_rgb(self._veil))
+            a = self._veil.alphaF()
+            colors = np.where(inside[:, None], colors, (1 - a) * colors + a * veil)
+        dark = dark_ink(colors)
+        blocked = np.zeros_like(norm, bool) if self._allowed is None else ~self._allowed
+        shown = self._values
+        if self._allowed is not None:
+            shown = np.where(self._allowed, shown, 0.0)
+        # Row by row: a row is one query's distribution, read across. A weight of 0.004 in
+        # one row asks three decimals of that row, not of the 0.04 and 0.96 of the next.
+        decimals = [shown_decimals(row) for row in shown]
+        for i, item in enumerate(self._cell_texts):
+            r, c = divmod(i, cols)
+            if blocked[r, c]:
+                item.setText("")
+                continue
+            text = fmt(self._values[r, c], decimals[r])
+            item.setText(text, color=BLACK if dark[i] else WHITE)
+
+    def _fit_cell_texts(self) -> None:
+        """Print the numbers in the cells while a cell can hold one: in the view's font, or
+        down to :data:`MIN_CELL_FONT` of it (a projector's large type on a small matrix
+        share), else not at all."""
+        if not self._cell_texts:
+            return
+        rect = self.plot.vb.boundingRect()
+        rows, cols = self._values.shape
+        widest = max((item.toPlainText() for item in self._cell_texts), key=len, default="")
+        widest = widest if len(widest) > 4 else "−0.00"
+        font = None
+        for factor in CELL_FONT_STEPS:
+            candidate = QFont(self._font)
+            candidate.setPixelSize(max(6, round(self._font.pixelSize() * factor)))
+            metrics = QFontMetricsF(candidate)
+            if (
+                rect.width() / cols >= metrics.horizontalAdvance(widest) + 4
+                and rect.height() / rows >= metrics.height()
+            ):
+                font = candidate
+                break
+        for item in self._cell_texts:
+            if font is not None and item.textItem.font() != font:
+                item.setFont(font)
+            if item.isVisible() != (font is not None):
+                item.setVisible(font is not None)
+
+    def _fit_entropy_strip(self) -> None:
+        """The entropy strip: room for its two ticks, at most a sixth of the view."""
+        px = self._font.pixelSize()
+        width = max(px * 3, min(px * 6, round(self.width() * 0.16)), 48)
+        if self.entropy_plot.width() != width:
+            self.entropy_plot.setFixedWidth(width)
+
+    def _fit_colorbar_axis(self) -> None:
+        """The colour bar's axis as wide as its widest tick (no more: the matrix needs it)."""
+        axis = self.colorbar.axis
+        lo, hi = self._levels
+        size = max(1.0, float(self.height()))
+        try:
+            levels = axis.tickValues(min(lo, hi), max(lo, hi), size)
+            texts = [
+                t for spacing, values in levels for t in axis.tickStrings(values, 1.0, spacing)
+            ]
+        except (ValueError, ZeroDivisionError, OverflowError):
+            texts = []
+        texts = texts or ["−0.00"]
+        metrics = QFontMetricsF(self._font)
+        width = (
+            round(max(metrics.horizontalAdvance(t) for t in texts))
+            + self._font.pixelSize() // 2
+            + 12
+        )
+        if axis.width() != width:
+            axis.setWidth(width)
