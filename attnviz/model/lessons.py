@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,6 +25,13 @@ import numpy as np
 
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
+from attnviz.model.quotes import (  # noqa: F401 (the lesson API names them too)
+    DERIVED,
+    OPS,
+    parse_number,
+    portuguese_number,
+    quote_value,
+)
 from attnviz.model.topic_presets import all_preset_ids, document_preset_values
 from attnviz.paths import resource
 
@@ -37,11 +44,9 @@ HIGHLIGHT_PANELS = ("heatmap",)
 HIGHLIGHT_KINDS = ("cell", "row", "column")
 _LESSON_KEYS = {"format", "id", "title", "source", "order", "steps"}
 _STEP_KEYS = {"preset", "set", "panels", "highlight", "caption", "quotes"}
-_QUOTE_KEYS = {"text", "value", "tol", "factor", "bound", "from"}
+_QUOTE_KEYS = {"text", "value", "tol", "factor", "bound", "from", "label", "on"}
+_MAX_LABEL = 60
 _SOURCE_KINDS = ("panel", "resolver", "field", "derived", "product", "sum")
-#: Operations a quote source may apply to its value, in order.
-OPS = ("len", "std", "mean", "median", "sum", "min", "max", "absmax", "rowsum", "rowmax",
-       "rowrange", "nonzero", "sqrt", "exp", "log10", "abs", "mul", "div", "add", "pow")
 _MAX_FILE = 2 * 2**20
 
 
@@ -73,6 +78,10 @@ class Quote:
     factor: float | None
     source: dict
     bound: str | None = None
+    #: What the number is, in each language, for the figure line of a slide (None: the
+    #: panels draw it themselves); ``on``: the panel whose line says it.
+    label: dict | None = None
+    on: str | None = None
 
     def matches(self, computed: float) -> bool:
         """True when ``computed`` is the quoted number within the quote's tolerance (a
@@ -256,8 +265,12 @@ def _step(raw, file: str, i: int, panels) -> Step:
     quotes = raw.get("quotes", [])
     if not isinstance(quotes, list):
         raise LessonError(file, i, "quotes must be a list")
-    return Step(preset, values, tuple(shown), highlight, caption,
-                tuple(_quote(q, caption, file, i) for q in quotes))
+    quoted = tuple(_quote(q, caption, file, i) for q in quotes)
+    for q in quoted:
+        if q.on is not None and q.on not in shown:
+            raise LessonError(file, i, f"quote {q.text['en']!r} is on panel {q.on!r}, which "
+                                       "the step does not show")
+    return Step(preset, values, tuple(shown), highlight, caption, quoted)
 
 
 def _values(raw, file: str, i: int) -> dict:
@@ -313,51 +326,6 @@ def _check_highlight(h: Highlight, doc: Document, file: str, i: int) -> None:
 
 
 # --- quotes ----------------------------------------------------------------------------------
-_SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-_NUMBER = re.compile(
-    r"^(?P<sign>[-−]?)(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?"
-    r"(?:(?:\s*[·×]\s*10(?P<sup>[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))|(?:e(?P<exp>[-+]?\d+)))?"
-    r"(?:\s*[A-Za-z%]+)?$"
-)
-
-
-def parse_number(text: str) -> tuple[float, float] | None:
-    """``(value, half a unit of the last digit)`` of an English number as captions write it.
-
-    Reads ``0.9817``, ``68,719,476,736``, ``5·10⁻⁴``, ``2e-6``, ``1/3``, ``128 KiB``
-    (a unit after the number is ignored); None for anything else.
-    """
-    text = text.strip()
-    power = re.fullmatch(r"10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
-    if power:
-        exp = int(power.group(1).translate(_SUPER))
-        return 10.0**exp, 0.5 * 10.0**exp
-    frac = re.match(r"^(\d+)/(\d+)$", text)
-    if frac:
-        num, den = int(frac.group(1)), int(frac.group(2))
-        return (num / den, 0.005) if den else None
-    m = _NUMBER.match(text)
-    if m is None:
-        return None
-    digits = m.group("int").replace(",", "")
-    dec = m.group("dec") or ""
-    value = float(f"{digits}.{dec}" if dec else digits)
-    half = 0.5 * 10.0 ** -len(dec)
-    exponent = m.group("exp") or (m.group("sup") or "").translate(_SUPER)
-    if exponent:
-        value *= 10.0 ** int(exponent)
-        half *= 10.0 ** int(exponent)
-    if m.group("sign"):
-        value = -value
-    return value, half
-
-
-def portuguese_number(text: str) -> str:
-    """``text`` with the English separators swapped: ``68,719,476,736`` → ``68.719.476.736``,
-    ``0.9817`` → ``0,9817``."""
-    return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
-
-
 def _quote(raw, caption: dict, file: str, i: int) -> Quote:
     if not isinstance(raw, dict):
         raise LessonError(file, i, "a quote must be a JSON object")
@@ -391,8 +359,16 @@ def _quote(raw, caption: dict, file: str, i: int) -> Quote:
         raise LessonError(file, i, f"quote {texts['en']!r}: tol ≥ 0, factor > 1")
     source = raw.get("from")
     _check_source(source, file, i)
+    label = raw.get("label")
+    if label is not None:
+        label = _texts(label, file, i, "a quote's label")
+        if any(len(t) > _MAX_LABEL for t in label.values()):
+            raise LessonError(file, i, f"a quote's label has at most {_MAX_LABEL} characters")
+    on = raw.get("on")
+    if on is not None and not isinstance(on, str):
+        raise LessonError(file, i, "a quote's 'on' names a panel of the step")
     return Quote(texts, float(value), float(tol), None if factor is None else float(factor),
-                 source, bound)
+                 source, bound, label, on)
 
 
 def _finite(x) -> bool:
@@ -434,98 +410,6 @@ def _check_source(src, file: str, i: int) -> None:
         if name not in OPS or not arg_ok or (isinstance(op, str) and name in
                                              ("mul", "div", "add", "pow")):
             raise LessonError(file, i, f"unknown quote operation {op!r}; known: {', '.join(OPS)}")
-
-
-def _finite_difference_error(workspace) -> float:
-    from attnviz.model.resolve.gradient import run_check
-
-    check = run_check(workspace.resolver_for("gradient").inputs())
-    return max(float(check.dq), float(check.dk), float(check.dv))
-
-
-#: Named quantities a quote may cite that no results object holds.
-DERIVED = {"finite_difference_error": _finite_difference_error}
-
-
-def quote_value(workspace, source: dict) -> float:
-    """The number ``source`` (a quote's ``from``) names, read from ``workspace``."""
-    if "product" in source or "sum" in source:
-        parts = [quote_value(workspace, part) for part in source.get("product", [])]
-        value = math.prod(parts) if parts else math.fsum(
-            quote_value(workspace, part) for part in source["sum"])
-        return _ops(value, source.get("ops", []))
-    if "panel" in source:
-        from attnviz.model.panel_data import panel_data
-
-        data = panel_data(workspace, source["panel"], source["data"])
-        value = _index(np.asarray(data.values), source.get("index"), data.rows, data.columns)
-    elif "resolver" in source:
-        name = source["resolver"]
-        res = workspace.resolver.results if name == "attention" else (
-            workspace.resolver_for(name).results)
-        value = _index(_path(res, source.get("path", "")), source.get("index"))
-    elif "field" in source:
-        value = _index(_field(workspace.document, source["field"]), source.get("index"))
-    else:
-        value = DERIVED[source["derived"]](workspace)
-    return _ops(value, source.get("ops", []))
-
-
-def _field(document, path: str):
-    topic, _, field = path.partition(".")
-    return document[topic].get(field)
-
-
-def _path(obj, path: str):
-    for part in filter(None, path.split(".")):
-        if part.startswith("_"):
-            raise AttributeError(f"private attribute {part!r}")
-        if part.endswith("()"):
-            obj = getattr(obj, part[:-2])()  # a results object's own summary, e.g. memory()
-        elif isinstance(obj, Mapping):
-            obj = obj[part]
-        elif part.lstrip("-").isdigit() and isinstance(obj, (Sequence, np.ndarray)):
-            obj = obj[int(part)]
-        else:
-            obj = getattr(obj, part)
-    return obj
-
-
-def _index(value, index, rows=None, columns=None):
-    if index is None:
-        return value
-    labels = (rows, columns)
-    keys = []
-    for axis, key in enumerate(index):
-        if isinstance(key, str):
-            names = labels[axis] if axis < 2 else None
-            if not names or key not in names:
-                raise KeyError(f"no label {key!r} on axis {axis}")
-            key = names.index(key)
-        keys.append(key)
-    return np.asarray(value)[tuple(keys)]
-
-
-_UNARY = {
-    "std": np.std, "mean": np.mean, "median": np.median, "sum": np.sum, "min": np.min,
-    "max": np.max, "absmax": lambda a: np.abs(a).max(), "rowsum": lambda a: a.sum(axis=-1),
-    "rowmax": lambda a: a.max(axis=-1), "rowrange": lambda a: np.ptp(a, axis=-1),
-    "nonzero": np.count_nonzero,
-    "sqrt": np.sqrt, "exp": np.exp, "log10": np.log10, "abs": np.abs,
-}
-_BINARY = {"mul": np.multiply, "div": np.divide, "add": np.add, "pow": np.power}
-
-
-def _ops(value, ops) -> float:
-    for op in ops:
-        name, arg = (op, None) if isinstance(op, str) else next(iter(op.items()))
-        if name == "len":
-            value = len(value)
-        elif name in _BINARY:
-            value = _BINARY[name](np.asarray(value, dtype=float), arg)
-        else:
-            value = _UNARY[name](np.asarray(value, dtype=float))
-    return float(np.asarray(value, dtype=float))
 
 
 # --- playing ---------------------------------------------------------------------------------

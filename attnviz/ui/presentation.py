@@ -45,6 +45,7 @@ from attnviz.model.lessons import Lesson, LessonError, play_step, shipped_lesson
 from attnviz.ui import language
 from attnviz.ui.panels import panel_class, panel_ids
 from attnviz.ui.presentation_form import EDITING_PANELS, PresentationForm
+from attnviz.ui.stage_figures import PanelSlot, figure_quotes
 from attnviz.ui.theme import presentation_palette, presentation_theme
 from attnviz.ui.widgets.state_panel import scaled_font
 
@@ -245,6 +246,7 @@ class Stage(QWidget):
         self.curtain.setPalette(pal)
         self.curtain.hide()
         self.panels: dict[str, QWidget] = {}
+        self.slots: dict[str, PanelSlot] = {}  # a panel with its figure line
         self.forms: dict[str, PresentationForm] = {}
         self.shown: tuple[str, ...] = ()
         self.pointer = "off"
@@ -257,7 +259,11 @@ class Stage(QWidget):
     def show_step(self, lesson: Lesson, index: int) -> None:
         """Show step ``index`` of ``lesson`` (its state must already be in the document)."""
         self.lesson, self.index = lesson, index
-        self._arrange(lesson.steps[index].panels)
+        step = lesson.steps[index]
+        self._arrange(step.panels)
+        figures = figure_quotes(step)
+        for pid in self.shown:
+            self.slots[pid].figures.set_quotes(figures.get(pid, ()))
         in_lesson, so_far = _fields_in_play(lesson, index)
         for pid in self.shown:
             focus = getattr(self.panels[pid], "focus_fields", None)
@@ -273,6 +279,8 @@ class Stage(QWidget):
         lang = language.active_language()
         step = self.lesson.steps[self.index]
         self.caption.setText(caption_html(step.caption_in(lang)))
+        for pid in self.shown:
+            self.slots[pid].figures.refresh()
         where = (
             QCoreApplication.translate("Presentation", "Step %1 of %2")
             .replace("%1", str(self.index + 1))
@@ -288,7 +296,9 @@ class Stage(QWidget):
     def panel(self, panel_id: str) -> QWidget:
         """The stage's own panel ``panel_id`` (built on first use)."""
         if panel_id not in self.panels:
-            panel = panel_class(panel_id).create(self.workspace, self.body)
+            slot = PanelSlot(self.workspace, self.body)
+            panel = panel_class(panel_id).create(self.workspace, slot)
+            slot.hold(panel)
             panel.setObjectName(f"stage_{panel_id}")
             if panel_id not in EDITING_PANELS:
                 self.forms[panel_id] = PresentationForm(panel)
@@ -298,8 +308,9 @@ class Stage(QWidget):
             view = getattr(panel, "view", None)
             if panel_id == "heatmap" and view is not None:
                 view.sigHover.connect(self._on_q_pointer)
-            panel.hide()
+            slot.hide()
             self.panels[panel_id] = panel
+            self.slots[panel_id] = slot
         return self.panels[panel_id]
 
     def _arrange(self, ids: tuple[str, ...]) -> None:
@@ -308,12 +319,14 @@ class Stage(QWidget):
             return
         for pid in self.shown:
             if pid not in ids:
-                self.panels[pid].hide()
-            self.grid.removeWidget(self.panels[pid])
+                self.slots[pid].hide()
+            self.grid.removeWidget(self.slots[pid])
         for i in range(4):
             self.grid.setColumnStretch(i, 0)
             self.grid.setRowStretch(i, 0)
-        panels = [self.panel(pid) for pid in ids]
+        for pid in ids:
+            self.panel(pid)
+        panels = [self.slots[pid] for pid in ids]
         weight = [WIDTH_WEIGHTS.get(pid, 2) for pid in ids]
         if len(panels) <= 2:
             for col, p in enumerate(panels):

@@ -342,7 +342,8 @@ def check_step(
         font_scale=font_scale,
         overrides=overrides,
     ) as stage:
-        drawn = {pid: drawn_texts(stage.panels[pid]) for pid in stage.shown}
+        # A panel's slot: the panel and its figure line (the quotes it does not draw itself).
+        drawn = {pid: drawn_texts(stage.slots[pid]) for pid in stage.shown}
         texts = [t for shown in drawn.values() for t in shown]
         problems = [
             f"quoted {q.text[lang]!r} is not drawn"
@@ -351,7 +352,7 @@ def check_step(
         ]
         for pid, shown in drawn.items():
             problems += [f"{pid}: elided {t!r}" for t in shown if t.endswith(ELLIPSIS)]
-            problems += [f"{pid}: cut {text!r}" for text in cut_texts(stage.panels[pid])]
+            problems += [f"{pid}: cut {text!r}" for text in cut_texts(stage.slots[pid])]
         if _cut_text(stage.caption):
             problems.append("cut: the caption")
     return problems

@@ -250,6 +250,15 @@ BROKEN = [
         highlight={"panel": "heatmap", "row": 3}), 1, "outside"),
     ("highlight of a hidden panel", lambda d: d["steps"][0].update(
         highlight={"panel": "heatmap", "row": 0}, panels=["steps"]), 1, "not shown"),
+    ("label in one language", lambda d: d["steps"][0]["quotes"].append(
+        {"text": "256", "label": {"en": "d_k"}, "from": {"field": "attention.d_k"}}), 1,
+     "pt_BR"),
+    ("label too long", lambda d: d["steps"][0]["quotes"].append(
+        {"text": "256", "label": {"en": "x" * 61, "pt_BR": "y"},
+         "from": {"field": "attention.d_k"}}), 1, "at most"),
+    ("figure on a hidden panel", lambda d: d["steps"][0]["quotes"].append(
+        {"text": "256", "label": {"en": "d_k", "pt_BR": "d_k"}, "on": "memory",
+         "from": {"field": "attention.d_k"}}), 1, "does not show"),
     ("unknown step key", lambda d: d["steps"][1].update(caption_de="x"), 2, "caption_de"),
     ("no steps", lambda d: d.update(steps=[]), None, "steps"),
     ("bad id", lambda d: d.update(id="9lives"), None, "id"),

@@ -128,17 +128,18 @@ class TokenAxis(AxisItem):
         shown = [(i + 0.5, self._labels[i]) for i in range(0, len(self._labels), step)]
         if self.orientation == "left" or rotated:
             room = None if self.max_thickness is None else self.max_thickness - ticks - title - 6
-            if room is not None and self._widest > room:
+            if room is not None and _widest(shown, self._font) > room:
                 # Smaller type before cut words ("dinh…" on a slide): the labels only get
-                # smaller, so the placement found above still holds.
+                # smaller, so the placement found above still holds. Only the labels shown
+                # count: every fourth token's need not make room for "attention".
                 for font in sizes:
                     if QFontMetricsF(font).height() >= line:
                         continue
                     self._use_font(font)
-                    if self._widest <= room:
+                    if _widest(shown, font) <= room:
                         metrics = QFontMetricsF(self._font)
                         break
-            if room is not None and self._widest > room:
+            if room is not None and _widest(shown, self._font) > room:
                 # Labels along the thickness are cut to leave the matrix its room (the
                 # hover text names every token whole).
                 room = max(room, metrics.horizontalAdvance("M…"))
@@ -211,3 +212,9 @@ class TokenAxis(AxisItem):
             flags = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
             p.drawText(QRectF(-self._widest - 2, -line / 2, self._widest, line), flags, text)
             p.restore()
+
+
+def _widest(shown, font: QFont) -> float:
+    """The widest of the ``(position, text)`` labels ``shown`` in ``font``."""
+    metrics = QFontMetricsF(font)
+    return max((metrics.horizontalAdvance(text) for _pos, text in shown), default=0.0)
