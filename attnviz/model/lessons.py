@@ -132,6 +132,22 @@ class Lesson:
         """The title in ``lang`` (English for a language no lesson is written in)."""
         return self.title.get(lang) or self.title["en"]
 
+    def quoted_data(self, panel_id: str) -> frozenset:
+        """What any step's quotes read that panel ``panel_id`` shows: its export arrays
+        (``"dscores"``) and the paths of its resolver (``"attention:attention.entropy"``;
+        the heatmap's resolver is ``attention``)."""
+        resolver = {"heatmap": "attention"}.get(panel_id, panel_id)
+
+        def names(source: dict):
+            for part in source.get("product", []) + source.get("sum", []):
+                yield from names(part)
+            if source.get("panel") == panel_id:
+                yield source["data"]
+            elif source.get("resolver") == resolver:
+                yield f"{resolver}:{source.get('path', '')}"
+
+        return frozenset(n for step in self.steps for q in step.quotes for n in names(q.source))
+
     def __len__(self) -> int:
         return len(self.steps)
 

@@ -46,6 +46,7 @@ from attnviz.ui import language
 from attnviz.ui.panels import panel_class, panel_ids
 from attnviz.ui.presentation_form import EDITING_PANELS, PresentationForm
 from attnviz.ui.stage_figures import PanelSlot, figure_quotes
+from attnviz.ui.stage_fit import StageFit
 from attnviz.ui.theme import presentation_palette, presentation_theme
 from attnviz.ui.widgets.state_panel import scaled_font
 
@@ -68,9 +69,12 @@ BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
 #: Share of the width a panel takes beside another (default 2): figures with many tables
 #: need more, the controls less.
 WIDTH_WEIGHTS = {
+    # The heatmap prints its cells' numbers on a slide (8 columns of "−1.599" beside the
+    # editor): three shares against the controls' and the editor's two.
+    "heatmap": 3,
     "controls": 2,
-    "steps": 3,  # five keys and the row names of ① to ③ side by side, in the hall's type
-    "gradient": 3,
+    "steps": 4,  # five keys and the row names of ① to ③ side by side, in the hall's type
+    "gradient": 4,
     "memory": 3,
     "heads": 3,
     "positions": 3,
@@ -93,14 +97,23 @@ def caption_html(text: str) -> str:
     return out.replace("\n", "<br>")
 
 
-def _fields_in_play(lesson: Lesson, index: int) -> tuple[frozenset, frozenset]:
-    """The attention fields the whole lesson sets, and those its steps up to ``index`` set:
-    what a panel shows on a slide (the masks group all through the lesson on masks; the
-    saturation plot from the step that turns the temperature on)."""
+def _fields_in_play(lesson: Lesson, index: int, panel_id: str) -> dict:
+    """What a panel shows on a slide follows the attention fields in play
+    (``focus_fields``' arguments): ``in_lesson``, those set by the lesson's steps that show
+    ``panel_id`` (all its steps when none does); ``so_far``, those its steps up to
+    ``index`` set; ``step``, those step ``index`` sets itself. The controls show the group
+    of the step's own fields, else the lesson's (the masks all through the lesson on
+    masks); the gradient draws its saturation plot from the step that moves the
+    temperature on."""
     def fields(steps) -> frozenset:
         return frozenset(name for step in steps for name in step.values.get("attention", {}))
 
-    return fields(lesson.steps), fields(lesson.steps[: index + 1])
+    showing = [step for step in lesson.steps if panel_id in step.panels]
+    return {
+        "in_lesson": fields(showing or lesson.steps),
+        "so_far": fields(lesson.steps[: index + 1]),
+        "step": fields(lesson.steps[index : index + 1]),
+    }
 
 
 def stage_font_px(height: int) -> int:
@@ -253,6 +266,7 @@ class Stage(QWidget):
         self.lesson: Lesson | None = None
         self.index = -1
         self._font_px = 0
+        self.fit = StageFit(self)  # panels that would scroll take smaller type instead
         self._fit_font()
 
     # --- steps -------------------------------------------------------------------------
@@ -264,13 +278,15 @@ class Stage(QWidget):
         figures = figure_quotes(step)
         for pid in self.shown:
             self.slots[pid].figures.set_quotes(figures.get(pid, ()))
-        in_lesson, so_far = _fields_in_play(lesson, index)
         for pid in self.shown:
-            focus = getattr(self.panels[pid], "focus_fields", None)
-            if focus is not None:
-                focus(in_lesson, so_far)
+            panel = self.panels[pid]
+            if hasattr(panel, "focus_data"):  # the parts of a panel the lesson speaks of
+                panel.focus_data(lesson.quoted_data(pid))
+            if hasattr(panel, "focus_fields"):
+                panel.focus_fields(**_fields_in_play(lesson, index, pid))
         self.retranslate()
         self.apply_highlight()
+        self.fit.restart()
 
     def retranslate(self) -> None:
         """Caption and footer in the language running now."""
@@ -401,6 +417,7 @@ class Stage(QWidget):
         super().resizeEvent(event)
         self._fit_font()
         self.curtain.setGeometry(self.rect())
+        self.fit.restart()
 
 
 class Presenter(QObject):

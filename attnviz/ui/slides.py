@@ -5,7 +5,9 @@ canvas (the width follows the aspect) as presentation mode shows it, and let its
 workers deliver (:func:`staged_step`). :func:`render_step` paints it at the asked size;
 :func:`check_step` reads what the step's panels drew (their texts, as an SVG painter
 receives them, not the numbers the resolvers computed) and says which quoted number is not
-among them and which drawn text is elided or cut.
+among them (a panel's figure line, :mod:`attnviz.ui.stage_figures`, counts: it is drawn),
+which drawn text is elided or cut, and which matrix of up to 16 × 16 cells prints no
+numbers.
 """
 
 from __future__ import annotations
@@ -45,7 +47,12 @@ from attnviz.model.lessons import Lesson, play_step
 from attnviz.ui.presentation import DESIGN_HEIGHT, Stage
 from attnviz.ui.presentation_form import inside
 from attnviz.ui.widgets.heatmap_view import HeatmapView
-from attnviz.ui.widgets.numbers import MINUS, follow_document
+from attnviz.ui.widgets.numbers import (
+    MINUS,
+    display_decimals,
+    follow_document,
+    set_display_decimals,
+)
 
 ELLIPSIS = "\u2026"
 
@@ -69,6 +76,7 @@ def staged_step(
     play_step(workspace.document, lesson, index)
     for path, value in (overrides or {}).items():
         workspace.document.set_field(path, value)
+    before = display_decimals()  # the numbers' rule is the process's: given back after
     follow_document(workspace.document)
     scale = height / DESIGN_HEIGHT
     canvas = (max(1, round(width / scale)), DESIGN_HEIGHT)
@@ -86,6 +94,7 @@ def staged_step(
     finally:
         stage.close()
         stage.deleteLater()
+        set_display_decimals(before)
 
 
 def render_step(
@@ -130,7 +139,8 @@ def _settle_stage(stage: Stage, timeout: float) -> None:
             QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
             QApplication.processEvents()
         shown = [stage.panels[p] for p in stage.shown]
-        if not any(_busy(p) for p in shown) or time.monotonic() > deadline:
+        busy = stage.fit.busy or any(_busy(p) for p in shown)
+        if not busy or time.monotonic() > deadline:
             break
         time.sleep(0.01)
     for _ in range(3):
@@ -352,6 +362,9 @@ def check_step(
         ]
         for pid, shown in drawn.items():
             problems += [f"{pid}: elided {t!r}" for t in shown if t.endswith(ELLIPSIS)]
+            problems += [f"{pid}: a {'×'.join(map(str, v.extent))} matrix without its numbers"
+                         for v in stage.slots[pid].findChildren(HeatmapView)
+                         if v.isVisible() and v.cell_values_shown() is False]
             problems += [f"{pid}: cut {text!r}" for text in cut_texts(stage.slots[pid])]
         if _cut_text(stage.caption):
             problems.append("cut: the caption")

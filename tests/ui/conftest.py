@@ -8,6 +8,7 @@ from PySide6.QtCore import QCoreApplication, QSettings
 from attnviz.model.resolve import Resolver
 from attnviz.model.topics.attention import AttentionState
 from attnviz.ui.app import require_working_binding
+from attnviz.ui.widgets.numbers import set_display_decimals
 
 # A PySide6 build known to abort Python < 3.12 would crash the run halfway: stop at once.
 try:
@@ -32,6 +33,15 @@ def isolated_settings(tmp_path_factory):
             QSettings.setPath(fmt, scope, str(folder))
     yield folder
     QSettings().clear()
+
+
+@pytest.fixture(autouse=True)
+def automatic_decimals():
+    """Every test starts with the numbers' rule automatic (``display.decimals`` 0): the
+    rule is the process's, and a test that opens a preset with 3 decimals leaves it."""
+    set_display_decimals(0)
+    yield
+    set_display_decimals(0)
 
 
 @pytest.fixture

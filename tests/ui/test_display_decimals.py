@@ -188,3 +188,14 @@ def test_the_heatmap_writes_each_row_with_the_decimals_it_needs(qtbot):
     view.set_matrix(np.array([[0.037, 0.963], [0.004, 0.996]]), (0.0, 1.0))
     # The lesson on masks quotes 0.04 beside a row whose 0.004 must not read 0.00.
     assert view.cell_texts() == [["0.04", "0.96"], ["0.004", "0.996"]]
+
+
+def test_a_saturated_row_is_not_written_with_six_decimals():
+    from attnviz.ui.widgets.numbers import shown_decimals
+
+    # 1e−9 beside 1e−12 would read alike at any decimals a cell holds: the fewest at which
+    # no value that is not zero reads 0 (0.000149 → 4), not six.
+    row = [0.999851, 0.000149, 1e-9, 1e-12, 3e-15]
+    assert shown_decimals(row, 0) == 4
+    assert shown_decimals([0.331, 0.342, 0.327], 0) == 3  # told apart as before
+    assert shown_decimals([0.5, 0.25, 0.25], 0) == 2

@@ -111,15 +111,18 @@ class ControlsPanel(StatePanel):
         bind(self, resolver.resolved, self._on_resolved)
         self._measure_spread()
 
-    def focus_fields(self, fields, _so_far=()) -> None:
-        """Show only the groups that hold ``fields`` (a lesson on a slide: its masks, or
-        its d_k and divisor), or every group when none of them does."""
+    def focus_fields(self, in_lesson, so_far=(), step=()) -> None:
+        """Show only the groups that hold the fields a slide is about: those ``step`` sets,
+        else those of the lesson (``in_lesson``: its masks, or its d_k and divisor), or
+        every group when none of them does."""
         groups = {
             self.scores_box: SCORE_FIELDS,
             self.view_box: VIEW_FIELDS,
             self.masks: MASK_FIELDS,
         }
-        wanted = {box for box, names in groups.items() if names & set(fields)}
+        wanted = {box for box, names in groups.items() if names & set(step)}
+        if not wanted:
+            wanted = {box for box, names in groups.items() if names & set(in_lesson)}
         for box in groups:
             box.setVisible(not wanted or box in wanted)
 

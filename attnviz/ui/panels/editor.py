@@ -117,7 +117,8 @@ class EditorPanel(StatePanel):
         self.plot_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.plot_note.setWordWrap(True)
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(_with_note(self.table, self.table_note))
+        self.table_box = _with_note(self.table, self.table_note)
+        right.addWidget(self.table_box)
         right.addWidget(_with_note(self.plot, self.plot_note))
         # X and the W matrices, shown when Q, K, V come from learned projections.
         self.projections = ProjectionEditor(state, self, write=self._write)
@@ -259,6 +260,15 @@ class EditorPanel(StatePanel):
         self._fit_token_list()
         self._fit_table()
 
+    def focus_fields(self, in_lesson=(), so_far=(), step=()) -> None:
+        """On a slide, the q/k/v table only where the audience can read it, or where it is
+        the point: vectors at most :data:`SLIDE_DIMS` wide, or a lesson that edits them
+        (``in_lesson``). Eight random dimensions beside a word-order experiment are noise."""
+        edits = {"attention.q", "attention.k", "attention.v", "attention.d_k"} & set(
+            f"attention.{name}" for name in in_lesson)
+        s = self.state
+        self.table_box.setVisible(bool(edits) or max(s.d_k, s.v.shape[1]) <= SLIDE_DIMS)
+
     def _on_font_changed(self) -> None:
         if not hasattr(self, "_vertical"):
             return  # a font before the panel is built
@@ -369,6 +379,10 @@ class EditorPanel(StatePanel):
 
     def _on_q_seed(self, value: int) -> None:
         self._write(self.seed, seed=value)
+
+
+#: The widest vectors a slide's q/k/v table shows (every column legible at 1280×720).
+SLIDE_DIMS = 4
 
 
 def _with_note(widget: QWidget, note: QWidget) -> QWidget:

@@ -109,6 +109,9 @@ class GradientPanel(TopicPanel):
         self._version = 0  # bumped at every edit: a check of older inputs is stale
         self._check_id = 0
         self.check_result = None
+        self.chain_shown = True  # a slide whose lesson quotes no part of the chain: False
+        self._has_chain = False  # the last results had one (a real model's may not)
+        self._last: GradientResults | None = None
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel(
@@ -257,11 +260,22 @@ class GradientPanel(TopicPanel):
         # figure scrolls inside the panel instead).
         return QSize(560, 360)
 
-    def focus_fields(self, _in_lesson, so_far) -> None:
+    def focus_fields(self, in_lesson=(), so_far=(), step=()) -> None:
         """On a slide, the saturation plot only from the step on that moves d_k, the
-        divisor or the temperature (what it is drawn against); until then the chain and J
-        get its room."""
-        self.plot.setVisible(bool(SATURATION_FIELDS & set(so_far)))
+        divisor or the temperature (what it is drawn against), and only beside J alone;
+        until then, and in a lesson on the chain, the chain and J get its room."""
+        self.plot.setVisible(bool(SATURATION_FIELDS & set(so_far)) and not self.chain_shown)
+        if self._last is not None:
+            self._write_summary(self._last)  # it speaks of the plot only where it is drawn
+
+    def focus_data(self, quoted: frozenset) -> None:
+        """On a slide, the chain dO … dK only in a lesson that quotes one of its arrays
+        (``quoted``: the gradient's data names the lesson quotes); a lesson on the
+        softmax's Jacobian gives J and the saturation plot the room (called before
+        :meth:`focus_fields`)."""
+        self.chain_shown = bool(set(CHAIN) & set(quoted))
+        for view in self.views.values():
+            view.setVisible(self.chain_shown and self._has_chain)
 
     def figure_widget(self) -> QWidget:
         """What an export shows: the chain, the Jacobian and the saturation plot."""
@@ -310,9 +324,11 @@ class GradientPanel(TopicPanel):
         v_cols = tuple(state.value_labels) if len(state.value_labels) == d_v else None
         allowed = inputs.mask
         titles = self._titles(res)
+        self._last = res
+        self._has_chain = res.chain is not None
         for name, view in self.views.items():
             view.set_title(titles[name])
-            view.setVisible(res.chain is not None)
+            view.setVisible(res.chain is not None and self.chain_shown)
             if res.chain is None:
                 continue
             values = getattr(res.chain, name)
@@ -440,7 +456,9 @@ class GradientPanel(TopicPanel):
             .replace("%2", pow10(sat.current.log10_max))
             .replace("%3", pow10(sat.current.log10_fro))
         )
-        if sat.d_k is None:
+        if self.plot.isHidden():
+            pass  # a slide without the plot: no word about its curve
+        elif sat.d_k is None:
             parts.append(
                 self.tr("the d_k curve is drawn for up to %1 tokens").replace(
                     "%1", str(MAX_CURVE_TOKENS)

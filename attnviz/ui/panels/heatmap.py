@@ -275,6 +275,12 @@ class HeatmapPanel(StatePanel):
         matrix (a lesson step, the presenter's pointer); None clears it."""
         self.view.set_spotlight(kind, index)
 
+    def focus_data(self, quoted: frozenset) -> None:
+        """On a slide, the entropy strip only in a lesson that quotes an entropy (the
+        lesson on the whole matrix reads it); elsewhere its room goes to the cells, so a
+        5 × 5 map beside the steps keeps its numbers."""
+        self.view.set_entropy_shown(any("entropy" in name for name in quoted))
+
     def highlight_step(self, step) -> None:
         """A lesson step's highlight (see :meth:`highlight`); None or no highlight clears."""
         h = None if step is None else step.highlight

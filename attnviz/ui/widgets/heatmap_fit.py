@@ -16,7 +16,7 @@ import numpy as np
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from attnviz.ui.widgets.contrast import BLACK, WHITE, dark_ink, qcolor_rgb
-from attnviz.ui.widgets.numbers import fmt, shown_decimals
+from attnviz.ui.widgets.numbers import LEAST, display_decimals, fmt, shown_decimals
 
 #: Cell numbers shrink to these shares of the view's font before they are left out.
 CELL_FONT_STEPS = (1.0, 0.85, 0.7, 0.6)
@@ -26,7 +26,16 @@ class HeatmapFit:
     """Cell numbers, entropy strip and colour-bar axis fitted to the view (see above)."""
 
     def _update_cell_texts(self) -> None:
+        self._fit_cell_texts()  # it writes them, with the decimals that fit
+
+    def _write_cell_texts(self, cap: int | None = None) -> int | None:
+        """Write the cells' numbers (each row's decimals, at most ``cap``); return the most
+        decimals a row took (None, writing nothing, while a new matrix is being set: a
+        relayout in the middle of it sees the new shape before the new mask)."""
         rows, cols = self._values.shape
+        if len(self._cell_texts) != rows * cols or (
+                self._allowed is not None and self._allowed.shape != (rows, cols)):
+            return None
         lo, hi = self._levels
         norm = np.clip((self._values - lo) / ((hi - lo) or 1.0), 0.0, 1.0)
         colors = self._cmap.map(norm.ravel(), mode="float")[:, :3]
@@ -52,6 +61,8 @@ class HeatmapFit:
         # Row by row: a row is one query's distribution, read across. A weight of 0.004 in
         # one row asks three decimals of that row, not of the 0.04 and 0.96 of the next.
         decimals = [shown_decimals(row) for row in shown]
+        if cap is not None:
+            decimals = [min(d, cap) for d in decimals]
         for i, item in enumerate(self._cell_texts):
             r, c = divmod(i, cols)
             if blocked[r, c]:
@@ -59,18 +70,37 @@ class HeatmapFit:
                 continue
             text = fmt(self._values[r, c], decimals[r])
             item.setText(text, color=BLACK if dark[i] else WHITE)
+        return max(decimals, default=0)
 
     def _fit_cell_texts(self) -> None:
         """Print the numbers in the cells while a cell can hold one: in the view's font, or
-        down to :data:`MIN_CELL_FONT` of it (a projector's large type on a small matrix
-        share), else not at all."""
+        down to :data:`CELL_FONT_STEPS` of it (a projector's large type on a small matrix
+        share); with the decimals automatic, then with fewer decimals (a saturated row's
+        0.000001 as 0.0000: the hover still gives every digit); else not at all."""
         if not self._cell_texts:
             return
+        most = self._write_cell_texts()
+        font = self._cell_font()
+        if font is None and most is not None and display_decimals() == 0:
+            for cap in range(most - 1, LEAST - 1, -1):
+                self._write_cell_texts(cap)
+                font = self._cell_font()
+                if font is not None:
+                    break
+            else:
+                self._write_cell_texts()
+        for item in self._cell_texts:
+            if font is not None and item.textItem.font() != font:
+                item.setFont(font)
+            if item.isVisible() != (font is not None):
+                item.setVisible(font is not None)
+
+    def _cell_font(self) -> QFont | None:
+        """The largest of :data:`CELL_FONT_STEPS` in which the widest number fits a cell."""
         rect = self.plot.vb.boundingRect()
         rows, cols = self._values.shape
         widest = max((item.toPlainText() for item in self._cell_texts), key=len, default="")
         widest = widest if len(widest) > 4 else "−0.00"
-        font = None
         for factor in CELL_FONT_STEPS:
             candidate = QFont(self._font)
             candidate.setPixelSize(max(6, round(self._font.pixelSize() * factor)))
@@ -79,18 +109,15 @@ class HeatmapFit:
                 rect.width() / cols >= metrics.horizontalAdvance(widest) + 4
                 and rect.height() / rows >= metrics.height()
             ):
-                font = candidate
-                break
-        for item in self._cell_texts:
-            if font is not None and item.textItem.font() != font:
-                item.setFont(font)
-            if item.isVisible() != (font is not None):
-                item.setVisible(font is not None)
+                return candidate
+        return None
 
     def _fit_entropy_strip(self) -> None:
         """The entropy strip: room for its two ticks, at most a sixth of the view."""
         px = self._font.pixelSize()
         width = max(px * 3, min(px * 6, round(self.width() * 0.16)), 48)
+        if not getattr(self, "entropy_shown", True):
+            width = 0  # a slide whose lesson never speaks of it: the matrix takes the room
         if self.entropy_plot.width() != width:
             self.entropy_plot.setFixedWidth(width)
 

@@ -48,8 +48,8 @@ from attnviz.ui.widgets.numbers import decimal_separator, fmt_g
 from attnviz.ui.widgets.premultiplied_image import PremultipliedImageItem
 from attnviz.ui.widgets.token_axis import TokenAxis
 
-#: Matrices up to this many cells get their numbers printed inside the cells.
-MAX_CELL_TEXT = 144
+#: Matrices up to this many cells (16 × 16) get their numbers printed inside the cells.
+MAX_CELL_TEXT = 256
 #: The largest share of the figure's width (height) the row (column) labels may take.
 MAX_AXIS_SHARE = 0.3
 #: The column :attr:`HeatmapView.sigHover` reports for the entropy strip beside a row.
@@ -344,6 +344,23 @@ class HeatmapView(HeatmapFit, pg.GraphicsLayoutWidget):
         if allowed is not None and not allowed[self._grid(row, col, allowed.shape)]:
             return math.nan
         return float(self._values[self._grid(row, col, self._values.shape)])
+
+    @property
+    def extent(self) -> tuple[int, int]:
+        """Rows and columns of the matrix shown."""
+        return self._extent
+
+    def cell_values_shown(self) -> bool | None:
+        """Whether the cells print their numbers now (None: too many cells to print any)."""
+        if not self._cell_texts:
+            return None
+        return any(item.isVisible() for item in self._cell_texts)
+
+    def set_entropy_shown(self, on: bool) -> None:
+        """Draw the entropy strip beside the matrix, or give its room to the matrix."""
+        self.entropy_shown = bool(on)
+        self.entropy_plot.setVisible(self.entropy_shown)
+        self._fit_entropy_strip()
 
     def entropy_at(self, row: int) -> float:
         """The entropy of query ``row`` in nats (NaN when none is shown for it)."""

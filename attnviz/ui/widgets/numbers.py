@@ -87,13 +87,17 @@ def shown_decimals(values, decimals: int | None = None) -> int:
     flat = arr[np.isfinite(arr)]
     visible = flat[np.abs(flat) >= _INVISIBLE]
     rows = arr if base == 0 and arr.shape[1] <= SHORT_ROW else None
-    for d in range(base or LEAST, MOST):
+    nonzero = None  # the fewest decimals at which no value that is not zero reads 0
+    for d in range(base or LEAST, MOST + 1):
         if np.any(np.round(visible, d) == 0):
             continue
+        nonzero = d if nonzero is None else nonzero
         if rows is not None and not _rows_apart(rows, d):
             continue
         return d
-    return MOST
+    # A saturated row (1e−9 beside 1e−12) reads alike at any decimals a cell holds: telling
+    # its entries apart is not worth six digits; that none of them reads 0 is.
+    return MOST if nonzero is None else nonzero
 
 
 def _rows_apart(rows: np.ndarray, d: int) -> bool:
