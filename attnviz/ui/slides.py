@@ -47,6 +47,7 @@ from attnviz.model.lessons import Lesson, play_step
 from attnviz.ui.presentation import DESIGN_HEIGHT, Stage
 from attnviz.ui.presentation_form import inside
 from attnviz.ui.widgets.heatmap_view import HeatmapView
+from attnviz.ui.widgets.matrix_view import MatrixView
 from attnviz.ui.widgets.numbers import (
     MINUS,
     display_decimals,
@@ -210,6 +211,19 @@ def _svg_texts(svg: bytes) -> list[str]:
     return out
 
 
+def unnumbered(widget: QWidget) -> list[str]:
+    """The visible matrices in ``widget`` small enough to print their cells' numbers (at
+    most 16 a side) that print none: ``"a 3×8 matrix"``, ``"dQ"``."""
+    out = []
+    for view in widget.findChildren(HeatmapView):
+        if view.isVisibleTo(widget) and view.cell_values_shown() is False:
+            out.append(f"a {'×'.join(map(str, view.extent))} matrix")
+    for view in widget.findChildren(MatrixView):
+        if view.isVisibleTo(widget) and view.cell_values_shown() is False:
+            out.append(view.symbol or "a matrix")
+    return out
+
+
 def cut_texts(widget: QWidget) -> list[str]:
     """Texts of the visible labels, buttons and combo boxes in ``widget`` that do not fit
     their room, or that end in an ellipsis (elided); and scrolled views whose content is
@@ -362,9 +376,8 @@ def check_step(
         ]
         for pid, shown in drawn.items():
             problems += [f"{pid}: elided {t!r}" for t in shown if t.endswith(ELLIPSIS)]
-            problems += [f"{pid}: a {'×'.join(map(str, v.extent))} matrix without its numbers"
-                         for v in stage.slots[pid].findChildren(HeatmapView)
-                         if v.isVisible() and v.cell_values_shown() is False]
+            problems += [f"{pid}: {name} without its numbers"
+                         for name in unnumbered(stage.slots[pid])]
             problems += [f"{pid}: cut {text!r}" for text in cut_texts(stage.slots[pid])]
         if _cut_text(stage.caption):
             problems.append("cut: the caption")

@@ -1,7 +1,8 @@
 """A slide's panels in smaller type rather than cut: the stage's fit to its room.
 
 A panel that scrolls in a dock (the gradient's seven matrices, the memory figure, the
-controls) has no one to scroll it on a slide: what lies past its edge is simply not seen.
+controls) has no one to scroll it on a slide: what lies past its edge is simply not seen;
+a matrix squeezed below its numbers shows colours where the audience wants values.
 :class:`StageFit` shrinks such a panel's type a pixel at a time, each step after the
 layout has followed the last, until nothing in it scrolls any more, down to
 :data:`MIN_SCALE` of the stage's type (below that a number is no longer legible from the
@@ -37,13 +38,18 @@ def scrolled_by(area: QAbstractScrollArea) -> list[tuple[str, int, bool]]:
 
 
 def overflowing(panel: QWidget) -> bool:
-    """True when a visible scrolled view in ``panel`` (not a combo box's list) is cut."""
+    """True when a visible scrolled view in ``panel`` (not a combo box's list) is cut, or
+    a visible matrix small enough to print its numbers (16 cells a side) prints none."""
     for area in panel.findChildren(QAbstractScrollArea):
         if isinstance(area, QComboBox) or not area.isVisibleTo(panel):
             continue
         if scrolled_by(area):
             return True
-    return False
+    return any(
+        view.isVisibleTo(panel) and view.cell_values_shown() is False
+        for view in panel.findChildren(QWidget)
+        if hasattr(view, "cell_values_shown")
+    )
 
 
 class StageFit(QObject):

@@ -867,7 +867,7 @@
     </message>
     <message>
         <source>dO: the example&apos;s own</source>
-        <translation>dO: o do próprio exemplo</translation>
+        <translation>dO: o do exemplo</translation>
     </message>
     <message>
         <source>J = diag(a) − a aᵀ, query “%1”</source>
@@ -1501,12 +1501,10 @@
     </message>
     <message>
         <source>attnviz</source>
-        <extracomment>Bump when the set or arrangement of docks changes, so an old saved layout is ignored. Screens this wide or narrower open the window maximized (1280×720, 1366×768). The first layout&apos;s shares: the left column of the width, the views of the height. A window fewer font lines tall than this gets the compact first layout. In the compact layout, the docks of the bottom area that go left (the rest go right), and the dock in front in each area. A resize by more than this factor splits the docks again in proportion. How long the docks must keep still before their shares are taken as the user&apos;s.</extracomment>
         <translation>attnviz</translation>
     </message>
     <message>
         <source>Heatmap copied to the clipboard</source>
-        <extracomment>Open maximized (a projector&apos;s or a laptop&apos;s screen), see :meth:`fit_screen`.</extracomment>
         <translation>Mapa de calor copiado para a área de transferência</translation>
     </message>
     <message>

@@ -107,10 +107,10 @@ def test_every_slide_draws_what_it_quotes_and_nothing_is_cut():
 
 def test_a_small_matrix_without_its_numbers_fails_the_check(qtbot):
     lesson = lesson_by_id("positions", panel_ids())
-    ok = check_step(Workspace(), lesson, 0, 1280, 720, lang="en", font_scale=STAGE_LARGE_FONTS)
+    ok = check_step(Workspace(), lesson, 0, 1024, 720, lang="en", font_scale=STAGE_LARGE_FONTS)
     assert ok == []
-    # Six decimals asked for: eight columns of "−1.599000" beside the editor cannot hold
-    # them, so the 3 × 8 map prints none, and the check says so.
-    forced = check_step(Workspace(), lesson, 0, 1280, 720, lang="en",
+    # Six decimals asked for on a 4:3-ish screen: eight columns of "−1.599000" beside the
+    # editor cannot hold them even in the smallest type, so the 3 × 8 map prints none.
+    forced = check_step(Workspace(), lesson, 0, 1024, 720, lang="en",
                         font_scale=STAGE_LARGE_FONTS, overrides={"display.decimals": 6})
     assert "heatmap: a 3×8 matrix without its numbers" in forced

@@ -139,7 +139,7 @@ def test_export_window_writes_the_window_at_the_screens_size(tmp_path):
     assert "--window draws the whole window; drop --matrix" in bad.stderr
 
 
-def _labels_clear(vb, labels, curves, *, log_x: bool, lines=()) -> None:
+def _labels_clear(vb, labels, curves, *, log_x: bool, lines=(), log_y: bool = True) -> None:
     """No two labels overlap, and no sampled point of a curve (or of a straight line:
     ("h", y) or ("v", x) in view coordinates) falls inside a label."""
     import numpy as np
@@ -152,8 +152,13 @@ def _labels_clear(vb, labels, curves, *, log_x: bool, lines=()) -> None:
     (x0, x1), (y0, y1) = vb.viewRange()
     paths = []
     for curve in curves:
-        x = np.log10(curve.xData) if log_x else np.asarray(curve.xData, float)
-        y = np.log10(curve.yData)  # log axes: the view is in log10
+        x = np.asarray(curve.xData, float)
+        y = np.asarray(curve.yData, float)
+        keep = np.isfinite(x) & np.isfinite(y) & (x > 0 if log_x else True) & (
+            y > 0 if log_y else True)
+        x, y = x[keep], y[keep]
+        x = np.log10(x) if log_x else x
+        y = np.log10(y) if log_y else y  # log axes: the view is in log10
         t = np.linspace(x.min(), x.max(), 2000)
         paths.append((t, np.interp(t, x, y)))
     for kind, at in lines:
@@ -197,6 +202,46 @@ def test_the_reach_charts_labels_cross_no_curve_and_no_other_label(qtbot, size):
         labels = [i for i in panel.reference_labels if i.isVisible()]
         assert len(labels) == 4
         _labels_clear(panel.plot.getViewBox(), labels, list(panel.curves.values()), log_x=False)
+    finally:
+        panel.close()
+        panel.deleteLater()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_zipf_legend_covers_neither_the_law_nor_the_batch(qtbot, size):
+    from attnviz.ui.export import ExportSpec
+    from attnviz.ui.panel_export import build_panel
+
+    panel, _ = build_panel(Workspace(), "embedding", ExportSpec(*size, "light", False, None,
+                                                                  None))
+    try:
+        qtbot.waitUntil(lambda: panel.expected.xData is not None, timeout=10000)
+        _settle(0.3)
+        legend = panel.plot.legend
+        assert legend.isVisible() and len(legend.items) == 2
+        _labels_clear(panel.plot.getViewBox(), [legend], [panel.expected, panel.observed],
+                      log_x=True)
+    finally:
+        panel.close()
+        panel.deleteLater()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_rope_legend_lies_above_the_relative_curves(qtbot, size):
+    from attnviz.ui.export import ExportSpec
+    from attnviz.ui.panel_export import build_panel
+
+    panel, _ = build_panel(Workspace(), "positions", ExportSpec(*size, "light", False, None,
+                                                                  None))
+    try:
+        panel.tabs.setCurrentWidget(panel.relative_plot)
+        qtbot.waitUntil(lambda: panel.relative_curves[0].xData is not None, timeout=10000)
+        _settle(0.3)
+        plot = panel.relative_plot
+        legend = plot.legend
+        assert legend.isVisible() and len(legend.items) == len(panel.relative_curves)
+        _labels_clear(plot.getViewBox(), [legend], panel.relative_curves, log_x=False,
+                      log_y=False)
     finally:
         panel.close()
         panel.deleteLater()

@@ -356,12 +356,12 @@ class GradientPanel(TopicPanel):
         self._update_check_button(res)
 
     def _share_width(self) -> None:
-        # A row shares its width as its matrices would fill it: an 8-wide dO gets more
-        # than a 3-wide dA, so each keeps its numbers where it can.
+        # A row shares its width as its matrices' numbers would fill it (not their titles):
+        # an 8-wide dO gets more than a 3-wide dA, so each keeps its numbers where it can.
         for row in self.rows[:2]:
             for i in range(row.count()):
                 view = row.itemAt(i).widget()
-                row.setStretch(i, view.sizeHint().width() if view.isVisible() else 0)
+                row.setStretch(i, round(view.cells_width()) if view.isVisible() else 0)
 
     def _titles(self, res: GradientResults) -> dict[str, str]:
         state, inputs = self.state, res.inputs

@@ -254,6 +254,12 @@ class MatrixView(QWidget):
     def sizeHint(self) -> QSize:
         return self._size_for(*self._preferred_cell())
 
+    def cells_width(self) -> float:
+        """The width its labels and cells want with every number printed (its title left
+        out: a long title can take the room of a neighbour's numbers)."""
+        cw, _ch = self._preferred_cell()
+        return self._label_width() + self._columns() * cw + (8 if self._sums is not None else 0)
+
     def minimumSizeHint(self) -> QSize:
         # Rows keep the height of a line of text (their labels stay readable); columns may
         # narrow to colour alone (numbers come back with fewer decimals, then vanish), so
@@ -415,6 +421,14 @@ class MatrixView(QWidget):
             if cw >= self._text_width(decimals) + 4:
                 return decimals
         return None
+
+    def cell_values_shown(self) -> bool | None:
+        """Whether the cells print their numbers at the present size (None: no matrix, or
+        more than 16 cells a side, which never print them)."""
+        if self._image is None or not self._values.size or max(self._values.shape) > 16:
+            return None
+        _grid, cw, ch = self._grid()
+        return self.shown_decimals(cw, ch) is not None
 
     def _fits(self, cw: float, ch: float) -> bool:
         return self.shown_decimals(cw, ch) is not None
