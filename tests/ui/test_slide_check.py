@@ -114,3 +114,23 @@ def test_a_small_matrix_without_its_numbers_fails_the_check(qtbot):
     forced = check_step(Workspace(), lesson, 0, 1024, 720, lang="en",
                         font_scale=STAGE_LARGE_FONTS, overrides={"display.decimals": 6})
     assert "heatmap: a 3×8 matrix without its numbers" in forced
+
+
+def test_a_quoted_number_no_panel_draws_fails_the_check(qtbot):
+    import copy
+
+    from attnviz.model.lessons import lesson_from_dict
+
+    lesson = lesson_by_id("matrix", panel_ids())
+    assert check_step(Workspace(), lesson, 0, 1280, 720, lang="en") == []
+    # The same step without the figure line's label for 0.14: one cell of a 28 × 28 map,
+    # which prints no numbers, so nothing on the slide says it.
+    with open(lesson.path, encoding="utf-8") as f:
+        data = json.load(f)
+    bare = copy.deepcopy(data)
+    for quote in bare["steps"][0]["quotes"]:
+        if quote["text"] == "0.14":
+            del quote["label"]
+    stripped = lesson_from_dict(bare, "matrix.json", panels=panel_ids())
+    problems = check_step(Workspace(), stripped, 0, 1280, 720, lang="en")
+    assert problems == ["quoted '0.14' is not drawn"]
