@@ -21,11 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.core.hf_capture import Capture, LayerCapture, LoadedModel, ModelError, load_model
-from attnviz.core.masks import causal_mask, sliding_window_mask
+from attnviz.core.hf_capture import Capture, LoadedModel, ModelError, load_model
 from attnviz.model.fields import MAX_TEXT
+from attnviz.model.model_proof import mask_settings, prove_capture, temperature_for
 
-__all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays"]
+__all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays",
+           "mask_settings", "temperature_for"]
 
 #: Captured sentences kept at once (each holds every layer's weights).
 MAX_CAPTURES = 8
@@ -84,6 +85,11 @@ class ModelStore:
             if progress is not None:
                 progress("forward")
             cap = loaded.capture(text)
+            if progress is not None:
+                progress("proof")
+            # Nothing is shown unproven: every head's weights as attnviz draws them must
+            # be the model's own (attnviz.model.model_proof).
+            prove_capture(cap)
             self._captures[key] = cap
             self._bound()
             return cap
@@ -137,30 +143,6 @@ def head_arrays(capture: Capture, layer: int, head: int) -> dict[str, np.ndarray
         a.flags.writeable = False
         out[name] = a
     return out
-
-
-def mask_settings(lc: LayerCapture) -> tuple[bool, int]:
-    """``(causal, window)`` of the attention topic that give this layer's mask.
-
-    A mask the topic cannot express (never seen in the families we capture) falls back
-    to causal for a decoder-shaped mask and none otherwise.
-    """
-    allowed = lc.allowed
-    n = allowed.shape[0]
-    if allowed.all():
-        return False, 0
-    if np.array_equal(allowed, causal_mask(n)):
-        return True, 0
-    window = int(lc.window or 0)
-    if window > 0 and np.array_equal(allowed, sliding_window_mask(n, window)):
-        return True, window
-    return bool(not allowed[np.triu_indices(n, 1)].any()), 0
-
-
-def temperature_for(lc: LayerCapture, d_head: int) -> float:
-    """The softmax temperature T with 1/(√d_head · T) = the model's scale (1 for most)."""
-    t = 1.0 / (lc.scaling * np.sqrt(d_head))
-    return 1.0 if abs(t - 1.0) < 1e-12 else float(t)
 
 
 def link_strength(capture: Capture, query: int, key: int) -> np.ndarray:

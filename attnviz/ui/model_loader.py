@@ -38,6 +38,8 @@ STAGES = {
     "tokenizer": QT_TRANSLATE_NOOP("ModelController", "Reading the tokenizer…"),
     "weights": QT_TRANSLATE_NOOP("ModelController", "Loading the weights…"),
     "forward": QT_TRANSLATE_NOOP("ModelController", "Running the sentence through the model…"),
+    "proof": QT_TRANSLATE_NOOP("ModelController",
+                               "Checking every head against the model's own weights…"),
 }
 
 

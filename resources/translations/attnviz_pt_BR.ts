@@ -1916,6 +1916,10 @@
         <translation>Passando a frase pelo modelo…</translation>
     </message>
     <message>
+        <source>Checking every head against the model&apos;s own weights…</source>
+        <translation>Conferindo cada cabeça com os pesos do próprio modelo…</translation>
+    </message>
+    <message>
         <source>Open &amp;Model…</source>
         <translation>Abrir &amp;modelo…</translation>
     </message>

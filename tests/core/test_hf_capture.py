@@ -144,6 +144,12 @@ def test_tiny_decoder_q_k_with_causal_mask_reproduce_weights(tmp_path, family):
     if family == "gemma3_text":
         assert cap.layers[0].window == 4 and cap.layers[1].window is None
         assert cap.layers[0].scaling == pytest.approx(16**-0.5)  # query_pre_attn_scalar
+    # And what the heatmap draws of every head (its mask settings, scale as temperature)
+    # is the model's own: the proof the app runs before showing any of it.
+    from attnviz.model.model_proof import layer_difference, prove_capture
+
+    prove_capture(cap)
+    assert max(layer_difference(cap, i)[0] for i in range(len(cap.layers))) < 1e-5
 
 
 @pytest.mark.slow

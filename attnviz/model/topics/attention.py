@@ -473,14 +473,15 @@ def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> 
     n = len(new["tokens"])
     follow = {}
     if other or "layer" in given:
+        # Each layer its own mask and scale (a model may scale its layers differently).
         causal, window = real_model.mask_settings(lc)
         follow |= {"causal": causal, "window": window, "window_causal": True,
-                   "padding": (True,) * n, "segments": (0,) * n}
+                   "padding": (True,) * n, "segments": (0,) * n,
+                   "temperature": real_model.temperature_for(lc, cap.head_dim)}
     if other:
         # The heatmap then computes the model's own weights: no extra rotation (q and k
         # are already rotated), the model's scale as √d_k and a temperature.
-        follow |= {"rope": False, "scale": True, "preset_id": "",
-                   "temperature": real_model.temperature_for(lc, cap.head_dim)}
+        follow |= {"rope": False, "scale": True, "preset_id": ""}
     for name, value in follow.items():
         if name not in given:
             new[name] = value

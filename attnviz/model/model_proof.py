@@ -1,0 +1,105 @@
+"""The proof a real model's heads pass before anything shows them (no Qt).
+
+The heatmap of a real head is not the model's tensor: the attention topic recomputes it
+from the captured q and k with the settings it can express (causal or not, a sliding
+window, the model's scale as √d_k and a temperature). A family whose attention does
+something those settings do not (a setting a config leaves out but the class applies by
+default, a window of a kind the mask reader does not know, scores capped by tanh) would
+show weights that are not the model's, silently. So after every capture each layer's
+weights are recomputed that way, for every head, and compared with the weights the model
+itself produced; a layer off by more than :data:`TOLERANCE` refuses the model in one
+line naming the layer and what differs (:func:`prove_capture`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnviz.core.attention import masked_softmax, scaled_scores
+from attnviz.core.hf_capture import Capture, LayerCapture, ModelError
+from attnviz.core.masks import causal_mask, sliding_window_mask
+
+#: The largest difference between attnviz's weights and the model's that passes.
+TOLERANCE = 1e-4
+
+
+def mask_settings(lc: LayerCapture) -> tuple[bool, int]:
+    """``(causal, window)`` of the attention topic that give this layer's mask.
+
+    A mask the topic cannot express falls back to causal for a decoder-shaped mask and
+    none otherwise; the proof then finds the layer's weights differ and refuses it.
+    """
+    allowed = lc.allowed
+    n = allowed.shape[0]
+    if allowed.all():
+        return False, 0
+    if np.array_equal(allowed, causal_mask(n)):
+        return True, 0
+    window = int(lc.window or 0)
+    if window > 0 and np.array_equal(allowed, sliding_window_mask(n, window)):
+        return True, window
+    return bool(not allowed[np.triu_indices(n, 1)].any()), 0
+
+
+def temperature_for(lc: LayerCapture, d_head: int) -> float:
+    """The softmax temperature T with 1/(√d_head · T) = the layer's scale (1 for most)."""
+    t = 1.0 / (lc.scaling * np.sqrt(d_head))
+    return 1.0 if abs(t - 1.0) < 1e-12 else float(t)
+
+
+def topic_mask(causal: bool, window: int, n: int) -> np.ndarray | None:
+    """The mask the attention topic draws for ``(causal, window)`` (None: every pair)."""
+    if window > 0:
+        return sliding_window_mask(n, window, causal=True)
+    return causal_mask(n) if causal else None
+
+
+def shown_weights(lc: LayerCapture, head: int, kv_head: int) -> np.ndarray:
+    """The weights the heatmap draws for query head ``head`` of this layer (float64)."""
+    q = np.asarray(lc.q[head], dtype=np.float64)
+    k = np.asarray(lc.k[kv_head], dtype=np.float64)
+    causal, window = mask_settings(lc)
+    scores = scaled_scores(q, k, scale=True, temperature=temperature_for(lc, q.shape[1]))
+    mask = topic_mask(causal, window, q.shape[0])
+    return masked_softmax(scores, mask)[0]
+
+
+def layer_difference(capture: Capture, layer: int) -> tuple[float, int]:
+    """The largest difference between attnviz's weights and the model's in ``layer``,
+    and the query head where it is."""
+    lc = capture.layers[layer]
+    group = capture.n_heads // capture.n_kv_heads
+    worst, at = 0.0, 0
+    for head in range(capture.n_heads):
+        diff = float(np.max(np.abs(shown_weights(lc, head, head // group) - lc.weights[head])))
+        if not diff <= worst:  # NaN counts as the worst
+            worst, at = diff, head
+            if not np.isfinite(diff):
+                break
+    return worst, at
+
+
+def _why(lc: LayerCapture) -> str:
+    """What in this layer the attention topic does not do as the model does."""
+    n = lc.allowed.shape[0]
+    causal, window = mask_settings(lc)
+    drawn = topic_mask(causal, window, n)
+    if not np.array_equal(np.ones((n, n), bool) if drawn is None else drawn, lc.allowed):
+        kind = f"a window of {lc.window}" if lc.window else "a mask"
+        return f"it uses {kind} that attnviz cannot draw (neither causal nor a sliding window)"
+    if lc.softcap:
+        return f"it caps its scores (tanh, cap {lc.softcap:g})"
+    return ("its scores are not q·kᵀ times one scale per layer (a setting the config leaves "
+            "out, or a term of its own)")
+
+
+def prove_capture(capture: Capture) -> None:
+    """Refuse ``capture`` (:class:`ModelError`, one line) when any layer's weights as
+    attnviz draws them differ from the model's own by more than :data:`TOLERANCE`."""
+    for layer, lc in enumerate(capture.layers):
+        diff, head = layer_difference(capture, layer)
+        if not diff <= TOLERANCE:
+            raise ModelError(
+                f"{capture.name}: layer {layer}, head {head}: attnviz's weights differ from "
+                f"the model's by {diff:.1e}, because {_why(lc)}; not shown"
+            )

@@ -1,0 +1,112 @@
+"""Every real head is proven before it is shown: attnviz's weights must be the model's."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from attnviz.core.attention import softmax
+from attnviz.core.hf_capture import Capture, LayerCapture, ModelError
+from attnviz.core.masks import causal_mask, sliding_window_mask
+from attnviz.model.model_proof import TOLERANCE, layer_difference, prove_capture
+
+N, D, H, H_KV = 6, 4, 4, 2
+
+
+def _layer(rng, allowed, *, scaling=D**-0.5, softcap=None, window=None, weights=None):
+    q = rng.normal(size=(H, N, D)).astype(np.float32)
+    k = rng.normal(size=(H_KV, N, D)).astype(np.float32)
+    v = rng.normal(size=(H_KV, N, D)).astype(np.float32)
+    if weights is None:
+        kk = np.repeat(k, H // H_KV, axis=0).astype(np.float64)
+        s = np.einsum("hid,hjd->hij", q.astype(np.float64), kk) * scaling
+        if softcap:
+            s = softcap * np.tanh(s / softcap)
+        weights = softmax(np.where(allowed, s, -np.inf)).astype(np.float32)
+    return LayerCapture(q, k, v, weights, allowed, scaling, softcap, window)
+
+
+def _capture(layers) -> Capture:
+    return Capture("tiny", "/tiny", "t", "decoder", tuple("abcdef"), (False,) * N,
+                   tuple(range(N)), tuple(layers), H, H_KV, D, H * D)
+
+
+def test_the_models_own_weights_pass():
+    rng = np.random.default_rng(0)
+    cap = _capture([
+        _layer(rng, np.ones((N, N), bool)),
+        _layer(rng, causal_mask(N)),
+        _layer(rng, sliding_window_mask(N, 3), window=3),
+        _layer(rng, causal_mask(N), scaling=0.2),  # a scale of its own: a temperature
+    ])
+    prove_capture(cap)
+    assert all(layer_difference(cap, i)[0] < 1e-6 for i in range(4))
+
+
+def test_an_altered_capture_is_refused_naming_the_layer_and_head():
+    rng = np.random.default_rng(1)
+    good = _layer(rng, causal_mask(N))
+    bad_w = good.weights.copy()
+    bad_w[3, 4, 0] += 2 * TOLERANCE
+    bad = LayerCapture(good.q, good.k, good.v, bad_w, good.allowed, good.scaling)
+    with pytest.raises(ModelError) as info:
+        prove_capture(_capture([good, bad]))
+    message = str(info.value)
+    assert "layer 1, head 3" in message and "2.0e-04" in message
+    assert "\n" not in message
+
+
+def test_a_mask_attnviz_cannot_draw_is_refused_and_named():
+    rng = np.random.default_rng(2)
+    two_sided = sliding_window_mask(N, 2, causal=False)  # a window that looks both ways
+    with pytest.raises(ModelError, match="layer 0.*cannot draw"):
+        prove_capture(_capture([_layer(rng, two_sided, window=2)]))
+
+
+def test_capped_scores_are_refused_and_named():
+    rng = np.random.default_rng(3)
+    layer = _layer(rng, causal_mask(N), scaling=1.0, softcap=1.0)  # a cap that bites
+    with pytest.raises(ModelError, match="caps its scores"):
+        prove_capture(_capture([layer]))
+
+
+def test_non_finite_weights_are_refused():
+    rng = np.random.default_rng(4)
+    good = _layer(rng, causal_mask(N))
+    nan = good.weights.copy()
+    nan[0, 2, 1] = np.nan
+    bad = LayerCapture(good.q, good.k, good.v, nan, good.allowed, good.scaling)
+    with pytest.raises(ModelError, match="layer 0, head 0"):
+        prove_capture(_capture([bad]))
+
+
+@pytest.mark.slow
+def test_a_config_that_leaves_out_the_class_default_cap_is_refused(tmp_path):
+    """Gemma 2 caps its scores at 50 by its class default even when config.json says
+    nothing: the folder passes the config check, the proof catches the difference."""
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    from attnviz.model.real_model import ModelStore
+    from tests.core.test_hf_capture import WORDS, save_word_tokenizer
+
+    torch.manual_seed(0)
+    config = transformers.Gemma2Config(
+        vocab_size=len(WORDS) + 2, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
+        bos_token_id=1, attn_logit_softcapping=50.0, query_pre_attn_scalar=8,
+    )
+    model = transformers.AutoModel.from_config(config)
+    with torch.no_grad():  # large weights: scores far past the cap's linear range
+        for p in model.parameters():
+            if p.dim() == 2:
+                p.normal_(0.0, 6.0)
+    model.save_pretrained(str(tmp_path), safe_serialization=True)
+    save_word_tokenizer(tmp_path)
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    cfg.pop("attn_logit_softcapping")
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"layer \d, head \d.*differ") as info:
+        ModelStore().capture(str(tmp_path), "the cat sat on the river bank")
+    assert "\n" not in str(info.value)
