@@ -23,6 +23,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import stat
 import struct
 import sys
@@ -129,7 +130,7 @@ def safetensors_header(path: Path) -> dict:
         header = json.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise ModelError(f"{path.name}: cannot read it ({exc.strerror or exc})") from None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise ModelError(f"{path.name} has a damaged safetensors header") from None
     if not isinstance(header, dict):
         raise ModelError(f"{path.name} has a damaged safetensors header")
@@ -159,6 +160,34 @@ def _has_tokenizer(folder: Path) -> bool:
     if (folder / "tokenizer.json").is_file():
         return True
     return any((folder / name).is_file() for name in VOCAB_FILES)
+
+
+#: Where a tensor's name says which layer (block) it belongs to: ``model.layers.3.…``,
+#: ``encoder.layer.3.…``, ``transformer.layer.3.…``.
+_LAYER_NAME = re.compile(r"(?:^|\.)(?:layers|layer)\.(\d+)\.")
+
+
+#: The names a config gives its layer count (DistilBERT's n_layers).
+_LAYER_KEYS = ("num_hidden_layers", "n_layers", "num_layers", "n_layer")
+
+
+def _check_layers(name: str, config: dict, headers: list[dict]) -> None:
+    """The config's layer count against the layers the weights hold, before anything is
+    built: a config of 10,000 layers over 6 layers of weights is refused in milliseconds
+    (it would build for minutes, then show random layers)."""
+    part = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    keys = [k for k in _LAYER_KEYS if k in part]
+    if not keys:
+        return  # the class default applies: the loading check sees what it leaves empty
+    layers = part[keys[0]]
+    if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
+        raise ModelError(f"{name}: config.json gives {keys[0]} = {str(layers)[:20]}; "
+                         "a model has one layer or more")
+    held = {int(m.group(1)) for h in headers for key in h
+            if (m := _LAYER_NAME.search(key)) is not None and len(m.group(1)) <= 6}
+    if held and max(held) + 1 != layers:
+        raise ModelError(f"{name}: config.json gives {keys[0]} = {layers:,} and its weights "
+                         f"hold {max(held) + 1:,} layers; the two must agree")
 
 
 def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> ModelInfo:
@@ -201,7 +230,7 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             "its vocabulary)"
         )
     model_type = config.get("model_type")
-    if model_type not in FAMILIES:
+    if not isinstance(model_type, str) or model_type not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
         raise ModelError(
             f"{folder.name}: architecture {str(model_type)[:40]!r} is not supported "
@@ -215,7 +244,11 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             f"{folder.name} caps its attention scores (attn_logit_softcapping = {cap}), "
             "which attnviz does not model: its heatmaps would not be the model's weights"
         )
-    params, file_bytes, dtypes = _count([safetensors_header(p) for p in weights])
+    headers = [safetensors_header(p) for p in weights]
+    params, file_bytes, dtypes = _count(headers)
+    if params == 0:
+        raise ModelError(f"{folder.name}: its safetensors files hold no weights")
+    _check_layers(folder.name, config, headers)
     need = int(params * 4 * LOAD_FACTOR) + (64 << 20)
     free = available_bytes("numpy") if free_bytes == -1 else free_bytes
     if free is not None and need > free:
@@ -405,6 +438,28 @@ class LoadedModel:
         )
 
 
+#: Tensors a folder may leave out without changing any attention weight: the pooler of
+#: an encoder (after the last layer) and buffers made from the config.
+_HARMLESS = re.compile(r"(?:^|\.)(?:pooler\.|position_ids$|inv_freq$)")
+
+
+def check_loading(info: ModelInfo, loading: dict) -> None:
+    """Refuse a model whose weights do not fill it (transformers initialises a missing
+    tensor at random, and attnviz would show that as the model) or do not fit it."""
+    missing = [k for k in loading.get("missing_keys", ()) if not _HARMLESS.search(k)]
+    mismatched = list(loading.get("mismatched_keys", ()))
+    if not missing and not mismatched:
+        return
+    other = len(loading.get("unexpected_keys", ()))
+    if mismatched:
+        what = f"{len(mismatched)} tensors of another shape ({str(mismatched[0])[:60]})"
+    else:
+        what = f"{len(missing)} tensors missing ({sorted(missing)[0][:60]})"
+    also = f", {other} tensors of another architecture" if other else ""
+    raise ModelError(f"{info.name}: its weights do not fit a {info.model_type} model: "
+                     f"{what}{also}; attnviz never shows randomly initialised weights")
+
+
 def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None = None,
                *, free_bytes: int | None = -1) -> LoadedModel:
     """Check a folder (:func:`inspect_folder`), then load its tokenizer and model.
@@ -428,12 +483,13 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
     step("weights")
     try:
-        model = transformers.AutoModel.from_pretrained(
+        model, loading = transformers.AutoModel.from_pretrained(
             info.path, use_safetensors=True, attn_implementation=CAPTURE_IMPL,
-            dtype=torch.float32, **common,
+            dtype=torch.float32, output_loading_info=True, **common,
         )
     except Exception as exc:
         raise ModelError(f"{info.name}: the model cannot be loaded "
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
+    check_loading(info, loading)
     model.eval()
     return LoadedModel(info, model, tokenizer, time.perf_counter() - start)

@@ -47,20 +47,32 @@ class ModelStore:
         self._lock = threading.RLock()
         self._models: OrderedDict[str, LoadedModel] = OrderedDict()
         self._captures: OrderedDict[tuple[str, str], Capture] = OrderedDict()
+        self._gates: dict[tuple, threading.Lock] = {}  # one per folder or sentence at work
 
     # --- models ------------------------------------------------------------------------
     def model(self, path: str, progress=None) -> LoadedModel:
-        """The model of folder ``path``, loaded now when it is not yet (can take seconds)."""
+        """The model of folder ``path``, loaded now when it is not yet (can take seconds).
+
+        The store's own lock is held only to look things up: a load runs under a lock of
+        its folder alone, so the GUI thread asking what is cached never waits for it.
+        """
         key = normalize_path(path)
         with self._lock:
             if key in self._models:
                 self._models.move_to_end(key)
                 return self._models[key]
+            gate = self._gates.setdefault(("model", key), threading.Lock())
+        with gate:  # one load of a folder at a time; a second asker gets its result
+            with self._lock:
+                if key in self._models:
+                    return self._models[key]
             loaded = load_model(key, progress)
-            self._models[key] = loaded
-            while len(self._models) > self.max_models:
-                old, _ = self._models.popitem(last=False)
-                self._drop_captures(old)
+            with self._lock:
+                self._models[key] = loaded
+                while len(self._models) > self.max_models:
+                    old, _ = self._models.popitem(last=False)
+                    self._drop_captures(old)
+                self._gates.pop(("model", key), None)
             return loaded
 
     def loaded(self, path: str) -> LoadedModel | None:
@@ -75,12 +87,18 @@ class ModelStore:
             return self._captures.get((normalize_path(path), text))
 
     def capture(self, path: str, text: str, progress=None) -> Capture:
-        """``text`` through the model of ``path``: from the cache, or run now."""
+        """``text`` through the model of ``path``: from the cache, or run now (under a lock
+        of that sentence alone, as :meth:`model`)."""
         key = (normalize_path(path), text)
         with self._lock:
             if key in self._captures:
                 self._captures.move_to_end(key)
                 return self._captures[key]
+            gate = self._gates.setdefault(("capture", key), threading.Lock())
+        with gate:
+            with self._lock:
+                if key in self._captures:
+                    return self._captures[key]
             loaded = self.model(key[0], progress)
             if progress is not None:
                 progress("forward")
@@ -90,8 +108,10 @@ class ModelStore:
             # Nothing is shown unproven: every head's weights as attnviz draws them must
             # be the model's own (attnviz.model.model_proof).
             prove_capture(cap)
-            self._captures[key] = cap
-            self._bound()
+            with self._lock:
+                self._captures[key] = cap
+                self._bound()
+                self._gates.pop(("capture", key), None)
             return cap
 
     def _bound(self) -> None:

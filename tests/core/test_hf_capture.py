@@ -255,3 +255,80 @@ def test_a_model_that_caps_its_scores_is_refused(tmp_path):
     (path / "config.json").write_text(json.dumps(config))
     with pytest.raises(ModelError, match="attn_logit_softcapping = 50.0"):
         inspect_folder(path)
+
+
+# --- hostile folders: each one line, in milliseconds, nothing built ----------------------
+def _named_safetensors(names, shape=(4, 4)) -> bytes:
+    size = 4 * int(np.prod(shape))
+    header = {n: {"dtype": "F32", "shape": list(shape), "data_offsets": [i * size, (i + 1) * size]}
+              for i, n in enumerate(names)}
+    raw = json.dumps(header).encode()
+    return struct.pack("<Q", len(raw)) + raw + bytes(size * len(names))
+
+
+def _one_line(exc_info) -> str:
+    message = str(exc_info.value)
+    assert "\n" not in message and len(message) < 400, message
+    return message
+
+
+HOSTILE = [
+    ("model_type given as a list", dict(BERT, model_type=["bert"]), None, "architecture"),
+    ("no layers", dict(BERT, num_hidden_layers=0), None, "one layer or more"),
+    ("layers as text", dict(BERT, num_hidden_layers="6"), None, "one layer or more"),
+    ("10,000 layers over 2", dict(BERT, num_hidden_layers=10_000),
+     ["encoder.layer.0.attention.self.query.weight", "encoder.layer.1.attention.self.query.weight"],
+     "num_hidden_layers = 10,000 and its weights hold 2 layers"),
+    ("fewer layers than the weights", dict(BERT, num_hidden_layers=1),
+     ["encoder.layer.0.x.weight", "encoder.layer.5.x.weight"], "= 1 and its weights hold 6"),
+]
+
+
+@pytest.mark.parametrize("name, config, tensors, says", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_a_hostile_config_is_refused_before_anything_is_built(tmp_path, name, config,
+                                                              tensors, says):
+    weights = _named_safetensors(tensors) if tensors else _safetensors()
+    _folder(tmp_path, config, {"model.safetensors": weights, "vocab.txt": b"[UNK]\n"})
+    with pytest.raises(ModelError) as info:
+        inspect_folder(tmp_path, free_bytes=None)
+    assert says in _one_line(info)
+
+
+def test_safetensors_without_tensors_or_with_a_deep_header_are_refused(tmp_path):
+    empty = json.dumps({"__metadata__": {"format": "pt"}}).encode()
+    _folder(tmp_path, BERT, {"model.safetensors": struct.pack("<Q", len(empty)) + empty,
+                             "vocab.txt": b"[UNK]\n"})
+    with pytest.raises(ModelError) as info:
+        inspect_folder(tmp_path, free_bytes=None)
+    assert "hold no weights" in _one_line(info)
+    deep = ("[" * 100_000 + "]" * 100_000).encode()
+    (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(deep)) + deep)
+    with pytest.raises(ModelError) as info:
+        inspect_folder(tmp_path, free_bytes=None)
+    assert "damaged safetensors header" in _one_line(info)
+
+
+def test_a_folder_that_is_a_link_to_itself_is_refused(tmp_path):
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    with pytest.raises(ModelError) as info:
+        inspect_folder(loop, free_bytes=None)
+    assert "not a folder" in _one_line(info)
+
+
+@pytest.mark.slow
+def test_bert_weights_under_a_llama_config_are_refused_not_randomised(tmp_path):
+    import shutil
+
+    source = Path(minilm_path())
+    for name in ("model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt"):
+        shutil.copy(source / name, tmp_path / name)
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 384, "intermediate_size": 1536,
+        "num_attention_heads": 12, "num_key_value_heads": 12, "vocab_size": 30522,
+        "num_hidden_layers": 6, "max_position_embeddings": 512}))
+    with pytest.raises(ModelError) as info:
+        load_model(tmp_path)
+    message = _one_line(info)
+    assert "do not fit a llama model" in message and "tensors missing" in message
+    assert "randomly initialised" in message

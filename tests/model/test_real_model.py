@@ -241,3 +241,33 @@ def test_model_head_needs_an_open_model():
     with pytest.raises(StateError, match="no model is open"):
         s.update(head="model")
     assert s.head == "manual"
+
+
+def test_a_load_in_progress_never_makes_the_store_wait(monkeypatch):
+    """The GUI thread asks the store what it holds while a worker loads a model: the
+    answer comes at once (a load used to hold the store's lock for its whole length)."""
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow_load(path, progress=None):
+        started.set()
+        release.wait(30)
+        raise real_model.ModelError("stopped")
+
+    monkeypatch.setattr(real_model, "load_model", slow_load)
+    store = real_model.ModelStore()
+    worker = threading.Thread(target=lambda: pytest.raises(real_model.ModelError,
+                                                           store.model, "/some/folder"))
+    worker.start()
+    assert started.wait(10)
+    answers = []
+    asker = threading.Thread(target=lambda: answers.append(
+        (store.cached("/some/folder", "t"), store.loaded("/some/folder"),
+         store.loaded("/another"))))
+    asker.start()
+    asker.join(10)
+    finished = not asker.is_alive()
+    release.set()
+    worker.join(10)
+    assert finished and answers == [(None, None, None)]
