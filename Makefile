@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test lint bench translations clean package package-torch package-test package-torch-test
+.PHONY: run test test-floor lint bench translations clean package package-torch package-test package-torch-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,20 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-test
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 	$(VENV)/bin/ruff check attnviz tests
+
+# The oldest transformers the `models` extra allows (pyproject.toml), installed beside the
+# test venv: the real-model tests run against it too, as `make test` runs them against the
+# newest. CI runs both.
+FLOOR_TRANSFORMERS := 5.0.0
+FLOOR := $(VENV)/transformers-$(FLOOR_TRANSFORMERS)
+
+$(FLOOR)/.installed: $(VENV)/.installed-test
+	$(PIP) install --quiet --target $(FLOOR) "transformers==$(FLOOR_TRANSFORMERS)"
+	touch $@
+
+test-floor: $(FLOOR)/.installed
+	PYTHONPATH=$(FLOOR) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
+	  tests/core/test_hf_capture.py tests/model/test_real_model.py tests/model/test_model_proof.py
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check attnviz tests

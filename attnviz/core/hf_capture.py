@@ -79,6 +79,9 @@ def transformers_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("transformers", "torch"))
 
 
+#: The oldest transformers whose every family's attention goes through AttentionInterface
+#: (the floor of the `models` extra, tested in CI with the newest).
+MIN_TRANSFORMERS = (5, 0)
 INSTALL_HINT = 'install the models extra: pip install "attnviz[models]" (and torch)'
 
 
@@ -359,6 +362,17 @@ def _register() -> None:
     _REGISTERED = True
 
 
+def _version(text: str) -> tuple[int, ...]:
+    """``(5, 0)`` of ``"5.0.0"``, ``"5.1.0.dev0"`` (the leading numbers)."""
+    parts = []
+    for part in text.split(".")[:3]:
+        digits = "".join(ch for ch in part if ch.isdigit()) if part[:1].isdigit() else ""
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
 def _import_stack():
     try:
         import torch
@@ -366,6 +380,12 @@ def _import_stack():
     except ImportError as exc:
         raise ModelError(f"opening a model needs transformers and torch ({exc.name} is "
                          f"missing): {INSTALL_HINT}") from None
+    if _version(transformers.__version__) < MIN_TRANSFORMERS:
+        # Older releases run BERT-family attention outside the AttentionInterface
+        # (KeyError: 'attnviz_capture'); CI tests the floor and the newest.
+        floor = ".".join(map(str, MIN_TRANSFORMERS))
+        raise ModelError(f"opening a model needs transformers {floor} or newer (this is "
+                         f"{transformers.__version__}): pip install \"transformers>={floor}\"")
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     return torch, transformers

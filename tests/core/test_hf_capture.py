@@ -246,6 +246,20 @@ def test_says_how_to_get_transformers_when_it_is_missing(monkeypatch):
         _import_stack()
 
 
+def test_an_older_transformers_is_named_with_the_version_needed(monkeypatch):
+    from attnviz.core.hf_capture import MIN_TRANSFORMERS, _version
+
+    assert _version("5.0.0") == (5, 0, 0) and _version("5.1.0.dev0") == (5, 1, 0)
+    assert _version("4.57.6") < MIN_TRANSFORMERS <= _version(transformers.__version__)
+    import transformers as imported  # the module _import_stack will find now
+
+    monkeypatch.setattr(imported, "__version__", "4.57.6")
+    with pytest.raises(ModelError) as info:
+        _import_stack()
+    message = str(info.value)
+    assert "transformers 5.0 or newer (this is 4.57.6)" in message and "\n" not in message
+
+
 def test_a_model_that_caps_its_scores_is_refused(tmp_path):
     """Gemma 2's tanh cap on the scores is not modelled: refuse rather than show weights
     that are not the model's."""
@@ -332,3 +346,17 @@ def test_bert_weights_under_a_llama_config_are_refused_not_randomised(tmp_path):
     message = _one_line(info)
     assert "do not fit a llama model" in message and "tensors missing" in message
     assert "randomly initialised" in message
+
+
+def test_the_floor_is_one_number_in_pyproject_the_code_and_ci():
+    import re as _re
+
+    from attnviz.core.hf_capture import MIN_TRANSFORMERS
+
+    root = Path(__file__).resolve().parents[2]
+    floor = ".".join(map(str, MIN_TRANSFORMERS))
+    pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert _re.findall(r'"transformers>=([\d.]+)"', pyproject) == [floor, floor]
+    make = (root / "Makefile").read_text(encoding="utf-8")
+    assert _re.search(r"^FLOOR_TRANSFORMERS := (\S+)$", make, _re.M).group(1) == floor + ".0"
+    assert "make test-floor" in (root / ".ci" / "run").read_text(encoding="utf-8")
