@@ -38,7 +38,8 @@ $(FLOOR)/.installed: $(VENV)/.installed-test
 
 test-floor: $(FLOOR)/.installed
 	PYTHONPATH=$(FLOOR) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
-	  tests/core/test_hf_capture.py tests/model/test_real_model.py tests/model/test_model_proof.py
+	  tests/core/test_hf_capture.py tests/core/test_hf_families.py tests/model/test_real_model.py \
+	  tests/model/test_model_proof.py
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check attnviz tests

@@ -42,15 +42,46 @@ from attnviz.core.memory_guard import available_bytes
 CAPTURE_IMPL = "attnviz_capture"
 #: model_type → "encoder" or "decoder": families whose attention goes through transformers'
 #: AttentionInterface with the eager signature (q after norm and RoPE, KV heads before
-#: repetition). Anything else is refused rather than captured wrongly.
+#: repetition), each checked in the tests against transformers' own weights, and every
+#: capture proven again before it is shown (attnviz.model.model_proof).
 FAMILIES = {
     "bert": "encoder", "roberta": "encoder", "xlm-roberta": "encoder", "electra": "encoder",
-    "distilbert": "encoder",
+    "distilbert": "encoder", "albert": "encoder",
     "llama": "decoder", "mistral": "decoder", "mixtral": "decoder", "qwen2": "decoder",
     "qwen3": "decoder", "qwen3_moe": "decoder", "gemma": "decoder", "gemma2": "decoder",
     "gemma3_text": "decoder", "phi3": "decoder", "olmo2": "decoder", "granite": "decoder",
-    "smollm3": "decoder",
+    "smollm3": "decoder", "gpt2": "decoder", "gpt_neox": "decoder", "phi": "decoder",
+    "stablelm": "decoder", "gptj": "decoder", "opt": "decoder", "olmo": "decoder",
+    "cohere": "decoder", "starcoder2": "decoder", "llama4_text": "decoder",
 }  # fmt: skip
+#: model_type → the oldest transformers where the family runs its attention through the
+#: AttentionInterface (or builds from its own config), where that is later than the floor.
+FAMILY_SINCE = {"gptj": (5, 24), "phi": (5, 5), "stablelm": (5, 5)}
+#: model_type → why it is refused: what its attention does that the heatmap cannot show
+#: exactly (yet), or where it runs outside what attnviz captures.
+REFUSED = {
+    "falcon": "Falcon runs its attention outside transformers' AttentionInterface, where "
+              "attnviz captures it",
+    "bloom": "BLOOM adds ALiBi distance biases to its scores, which attnviz does not model "
+             "yet",
+    "gpt_oss": "gpt-oss adds attention-sink logits to every softmax, which attnviz does not "
+               "model yet",
+    "modernbert": "ModernBERT's local layers use a window that looks both ways, which "
+                  "attnviz does not draw yet",
+    "t5": "T5 is an encoder–decoder with relative position biases; attnviz shows encoders "
+          "and decoders on their own",
+    "mt5": "mT5 is an encoder–decoder with relative position biases; attnviz shows encoders "
+           "and decoders on their own",
+    "bart": "BART is an encoder–decoder; attnviz shows encoders and decoders on their own",
+    "deberta": "DeBERTa adds disentangled relative-position scores, which attnviz does not "
+               "model",
+    "deberta-v2": "DeBERTa adds disentangled relative-position scores, which attnviz does "
+                  "not model",
+    "deepseek_v3": "DeepSeek-V3's multi-head latent attention splits q and k into a latent "
+                   "and a rotary part, which attnviz does not capture yet",
+    "llama4": "this is Llama 4's multimodal checkpoint; open its text model (model_type "
+              "llama4_text)",
+}
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 VOCAB_FILES = ("vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
                "sentencepiece.bpe.model")  # fmt: skip
@@ -233,11 +264,13 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             "its vocabulary)"
         )
     model_type = config.get("model_type")
+    if isinstance(model_type, str) and model_type in REFUSED:
+        raise ModelError(f"{folder.name}: {REFUSED[model_type]}")
     if not isinstance(model_type, str) or model_type not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
         raise ModelError(
-            f"{folder.name}: architecture {str(model_type)[:40]!r} is not supported "
-            f"(supported: {known})"
+            f"{folder.name}: architecture {str(model_type)[:40]!r} is not one attnviz has "
+            f"checked against transformers' own weights (checked: {known})"
         )
     cap = config.get("attn_logit_softcapping")
     if cap:
@@ -492,6 +525,12 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
     info = inspect_folder(path, free_bytes=free_bytes)
     step("import")
     torch, transformers = _import_stack()
+    since = FAMILY_SINCE.get(info.model_type)
+    if since is not None and _version(transformers.__version__) < since:
+        floor = ".".join(map(str, since))
+        raise ModelError(f"{info.name}: {info.model_type} models open with transformers "
+                         f"{floor} or newer (this is {transformers.__version__}): "
+                         f"pip install \"transformers>={floor}\"")
     _register()
     start = time.perf_counter()
     step("tokenizer")

@@ -226,7 +226,10 @@ def test_refuses_missing_tokenizer_unknown_architecture_and_too_large(tmp_path):
     with pytest.raises(ModelError, match=r"needs about 0\.1 GiB.*1,000,000 parameters"):
         inspect_folder(folder, free_bytes=10_000_000)
     (tmp_path / "config.json").write_text(json.dumps(BERT | {"model_type": "t5"}))
-    with pytest.raises(ModelError, match="architecture 't5' is not supported"):
+    with pytest.raises(ModelError, match="T5 is an encoder–decoder"):
+        inspect_folder(folder)
+    (tmp_path / "config.json").write_text(json.dumps(BERT | {"model_type": "xlnet"}))
+    with pytest.raises(ModelError, match="'xlnet' is not one attnviz has checked"):
         inspect_folder(folder)
 
 

@@ -1,0 +1,149 @@
+"""Every family attnviz opens, as a tiny random model built here, against transformers.
+
+Each is built from its config class (``from_config``, ``save_pretrained``, the word-level
+tokenizer of :mod:`tests.core.test_hf_capture`), captured through attnviz's attention
+implementation and compared with transformers' eager ``output_attentions``; then the
+proof the app runs (the heatmap's own recomputation from q, k, mask and scale) must pass.
+The refused families are refused before anything is built, each naming its cause.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from attnviz.core.hf_capture import (
+    FAMILIES,
+    FAMILY_SINCE,
+    REFUSED,
+    ModelError,
+    _version,
+    inspect_folder,
+    load_model,
+)
+from attnviz.model.model_proof import layer_difference, prove_capture
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from tests.core.test_hf_capture import (  # noqa: E402
+    WORDS,
+    _folder,
+    _safetensors,
+    oracle_attentions,
+    save_word_tokenizer,
+)
+
+V = len(WORDS) + 2
+BASE = dict(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+            num_attention_heads=4, max_position_embeddings=64, bos_token_id=1)
+#: model_type → a tiny config of the family (partial rotary, GQA, windows where it has them).
+TINY = {
+    "gpt2": lambda: transformers.GPT2Config(vocab_size=V, n_embd=32, n_layer=2, n_head=4,
+                                            n_positions=64, bos_token_id=1),
+    "gpt_neox": lambda: transformers.GPTNeoXConfig(**BASE, rotary_pct=0.5),
+    "phi": lambda: transformers.PhiConfig(**BASE, partial_rotary_factor=0.5),
+    "stablelm": lambda: transformers.StableLmConfig(**BASE, num_key_value_heads=2,
+                                                    partial_rotary_factor=0.25),
+    "gptj": lambda: transformers.GPTJConfig(vocab_size=V, n_embd=32, n_layer=2, n_head=4,
+                                            n_positions=64, rotary_dim=4, bos_token_id=1),
+    "opt": lambda: transformers.OPTConfig(vocab_size=V, hidden_size=32, ffn_dim=64,
+                                          num_hidden_layers=2, num_attention_heads=4,
+                                          max_position_embeddings=64, word_embed_proj_dim=32,
+                                          bos_token_id=1),
+    "olmo": lambda: transformers.OlmoConfig(**BASE),
+    "olmo2": lambda: transformers.Olmo2Config(**BASE, num_key_value_heads=2),
+    "cohere": lambda: transformers.CohereConfig(**BASE, num_key_value_heads=2),
+    "starcoder2": lambda: transformers.Starcoder2Config(**BASE, num_key_value_heads=2,
+                                                        sliding_window=4),
+    "llama4_text": lambda: transformers.Llama4TextConfig(
+        **BASE, num_key_value_heads=2, head_dim=8, intermediate_size_mlp=64,
+        num_local_experts=2, num_experts_per_tok=1, no_rope_layers=[1, 0]),
+    "phi3": lambda: transformers.Phi3Config(**BASE, num_key_value_heads=2, pad_token_id=0),
+    "granite": lambda: transformers.GraniteConfig(**BASE, num_key_value_heads=2,
+                                                  attention_multiplier=0.3),
+    "qwen2": lambda: transformers.Qwen2Config(**BASE, num_key_value_heads=2),
+    "mixtral": lambda: transformers.MixtralConfig(**BASE, num_key_value_heads=2,
+                                                  num_local_experts=2, num_experts_per_tok=1),
+    "albert": lambda: transformers.AlbertConfig(vocab_size=V, embedding_size=16,
+                                                hidden_size=32, num_hidden_layers=2,
+                                                num_attention_heads=4, intermediate_size=64,
+                                                max_position_embeddings=64),
+    "electra": lambda: transformers.ElectraConfig(vocab_size=V, embedding_size=16,
+                                                  hidden_size=32, num_hidden_layers=2,
+                                                  num_attention_heads=4, intermediate_size=64,
+                                                  max_position_embeddings=64),
+    "roberta": lambda: transformers.RobertaConfig(vocab_size=V, hidden_size=32,
+                                                  num_hidden_layers=2, num_attention_heads=4,
+                                                  intermediate_size=64,
+                                                  max_position_embeddings=70, pad_token_id=0),
+    "distilbert": lambda: transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=2,
+                                                        n_heads=4, hidden_dim=64,
+                                                        max_position_embeddings=64),
+}
+TEXT = "the cat sat on the bank of the river a dog ran"
+
+
+def _tiny(folder, model_type: str) -> str:
+    torch.manual_seed(0)
+    model = transformers.AutoModel.from_config(TINY[model_type]())
+    with torch.no_grad():  # small random weights would give near-uniform maps
+        for p in model.parameters():
+            if p.dim() == 2:
+                p.normal_(0.0, 0.5)
+    model.save_pretrained(str(folder), safe_serialization=True)
+    save_word_tokenizer(folder)
+    return str(folder)
+
+
+def test_every_tiny_family_is_one_attnviz_opens():
+    assert set(TINY) <= set(FAMILIES) and not set(TINY) & set(REFUSED)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", sorted(TINY))
+def test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, model_type):
+    since = FAMILY_SINCE.get(model_type)
+    if since is not None and _version(transformers.__version__) < since:
+        # An older transformers (CI's floor run): the family is refused naming the version.
+        (tmp_path / "config.json").write_text(json.dumps(
+            {"model_type": model_type, "num_hidden_layers": 1}))
+        (tmp_path / "model.safetensors").write_bytes(_safetensors())
+        save_word_tokenizer(tmp_path)
+        with pytest.raises(ModelError, match=f"open with transformers {since[0]}.{since[1]} "
+                                             "or newer"):
+            load_model(str(tmp_path), free_bytes=None)
+        return
+    path = _tiny(tmp_path, model_type)
+    assert json.loads((tmp_path / "config.json").read_text())["model_type"] == model_type
+    cap = load_model(path, free_bytes=None).capture(TEXT)
+    _, attentions, _ = oracle_attentions(path, TEXT)
+    assert len(cap.layers) == len(attentions) >= 2
+    last = cap.n_heads - 1
+    for layer, lc in enumerate(cap.layers):
+        np.testing.assert_allclose(lc.weights, attentions[layer], atol=1e-5)
+        # q and k as captured give the model's weights with its own scale and mask.
+        group = cap.n_heads // cap.n_kv_heads
+        q = lc.q[last].astype(np.float64)
+        k = lc.k[last // group].astype(np.float64)
+        scores = np.where(lc.allowed, q @ k.T * lc.scaling, -np.inf)
+        e = np.exp(scores - scores.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), attentions[layer][last],
+                                   atol=1e-5)
+        assert layer_difference(cap, layer)[0] < 1e-5
+    prove_capture(cap)
+    assert attentions[0][last].std() > 1e-3  # a head that looks somewhere, not uniform
+
+
+@pytest.mark.parametrize("model_type", sorted(REFUSED))
+def test_a_refused_family_is_refused_naming_its_cause(tmp_path, model_type):
+    config = {"model_type": model_type, "num_hidden_layers": 1, "num_attention_heads": 1,
+              "hidden_size": 4}
+    _folder(tmp_path, config, {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"})
+    with pytest.raises(ModelError) as info:
+        inspect_folder(tmp_path, free_bytes=None)
+    message = str(info.value)
+    assert REFUSED[model_type] in message and "\n" not in message
+    assert "not supported" not in message
