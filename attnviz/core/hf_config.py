@@ -56,6 +56,16 @@ _WIDE = 1 << 24  # bound of hidden_size, intermediate_size
 _VOCAB = 1 << 27
 
 
+#: Older names some families' configs give the keys read here.
+_ALIASES = {
+    "num_hidden_layers": ("n_layer", "n_layers", "num_layers"),
+    "num_attention_heads": ("n_head", "n_heads"),
+    "hidden_size": ("n_embd", "dim", "d_model"),
+    "intermediate_size": ("n_inner", "hidden_dim", "ffn_dim"),
+    "max_position_embeddings": ("n_positions", "n_ctx"),
+}
+
+
 class _Reader:
     """Typed, bounded reads of one config dict; every message names the file and the key."""
 
@@ -65,11 +75,17 @@ class _Reader:
     def fail(self, message: str):
         raise ValueError(f"{self.origin}: {message}")
 
+    def _key(self, key: str) -> str:
+        """``key``, or the name this config gives it (GPT-2's n_layer, DistilBERT's dim)."""
+        if self.data.get(key) is not None:
+            return key
+        return next((a for a in _ALIASES.get(key, ()) if self.data.get(a) is not None), key)
+
     def has(self, key: str) -> bool:
-        return self.data.get(key) is not None or key in self.defaults
+        return self.data.get(self._key(key)) is not None or key in self.defaults
 
     def raw(self, key: str):
-        value = self.data.get(key)
+        value = self.data.get(self._key(key))
         return self.defaults.get(key) if value is None else value
 
     def int(self, key: str, high: int, low: int = 1, default=None) -> int | None:

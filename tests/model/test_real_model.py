@@ -271,3 +271,28 @@ def test_a_load_in_progress_never_makes_the_store_wait(monkeypatch):
     release.set()
     worker.join(10)
     assert finished and answers == [(None, None, None)]
+
+
+PARAGRAPH = ("Attention lets every token look at every other token in the sentence. The weights "
+             "of a row add up to one, and the output of a token is the mix of the values it "
+             "reads. ")
+
+
+@pytest.mark.slow
+def test_an_ordinary_long_text_is_captured_and_proven():
+    """Some 2,200 characters, ~500 tokens: no character cap stands in the way, and every
+    head of the captured text passes the proof (the heatmap's weights are the model's)."""
+    text = PARAGRAPH * 12
+    assert len(text) > 2000
+    ws = model_workspace(text=text)
+    s = ws.document.attention
+    n = len(s.tokens)
+    assert 450 < n <= 512
+    cap = real_model.STORE.cached(minilm_path(), text)
+    np.testing.assert_allclose(ws.resolver.results.attention.weights,
+                               cap.layers[s.layer].weights[s.model_head], atol=1e-5)
+    with pytest.raises(StateError) as info:  # past the capture's bound: said in tokens
+        s.update(model_text=PARAGRAPH * 14)
+    message = str(info.value)
+    assert "tokens long; at most 512" in message and "\n" not in message
+    assert s.model_text == text  # nothing changed

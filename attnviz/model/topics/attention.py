@@ -63,7 +63,9 @@ PROJ_KEYS = frozenset(
 MAX_LAYERS = 512
 MAX_MODEL_HEADS = 256
 MAX_PATH_TEXT = 1024
-MAX_SENTENCE = 2000
+#: ≈ 8k tokens of ordinary text: a sentence the capture cannot hold is refused by its own
+#: token bound, in tokens (a 512-token text is some 2,500 characters).
+MAX_SENTENCE = 64_000
 #: Fields behind a model head's Q, K and V.
 MODEL_KEYS = frozenset({"head", "model_path", "model_text", "layer", "model_head"})
 #: Typing these on a model head makes it a what-if: it leaves the model.
