@@ -46,7 +46,7 @@ CAPTURE_IMPL = "attnviz_capture"
 #: capture proven again before it is shown (attnviz.model.model_proof).
 FAMILIES = {
     "bert": "encoder", "roberta": "encoder", "xlm-roberta": "encoder", "electra": "encoder",
-    "distilbert": "encoder", "albert": "encoder",
+    "distilbert": "encoder", "albert": "encoder", "modernbert": "encoder",
     "llama": "decoder", "mistral": "decoder", "mixtral": "decoder", "qwen2": "decoder",
     "qwen3": "decoder", "qwen3_moe": "decoder", "gemma": "decoder", "gemma2": "decoder",
     "gemma3_text": "decoder", "phi3": "decoder", "olmo2": "decoder", "granite": "decoder",
@@ -56,7 +56,7 @@ FAMILIES = {
 }  # fmt: skip
 #: model_type → the oldest transformers where the family runs its attention through the
 #: AttentionInterface (or builds from its own config), where that is later than the floor.
-FAMILY_SINCE = {"gptj": (5, 24), "phi": (5, 5), "stablelm": (5, 5)}
+FAMILY_SINCE = {"gptj": (5, 24), "phi": (5, 5), "stablelm": (5, 5), "modernbert": (5, 5)}
 #: model_type → why it is refused: what its attention does that the heatmap cannot show
 #: exactly (yet), or where it runs outside what attnviz captures.
 REFUSED = {
@@ -66,8 +66,6 @@ REFUSED = {
              "yet",
     "gpt_oss": "gpt-oss adds attention-sink logits to every softmax, which attnviz does not "
                "model yet",
-    "modernbert": "ModernBERT's local layers use a window that looks both ways, which "
-                  "attnviz does not draw yet",
     "t5": "T5 is an encoder–decoder with relative position biases; attnviz shows encoders "
           "and decoders on their own",
     "mt5": "mT5 is an encoder–decoder with relative position biases; attnviz shows encoders "

@@ -23,8 +23,10 @@ from attnviz.core.masks import causal_mask, sliding_window_mask
 TOLERANCE = 1e-4
 
 
-def mask_settings(lc: LayerCapture) -> tuple[bool, int]:
-    """``(causal, window)`` of the attention topic that give this layer's mask.
+def mask_settings(lc: LayerCapture) -> tuple[bool, int, bool]:
+    """``(causal, window, window_causal)`` of the attention topic that give this layer's
+    mask: every pair, causal, a causal sliding window, or a window that looks both ways
+    (ModernBERT's local layers).
 
     A mask the topic cannot express falls back to causal for a decoder-shaped mask and
     none otherwise; the proof then finds the layer's weights differ and refuses it.
@@ -32,13 +34,15 @@ def mask_settings(lc: LayerCapture) -> tuple[bool, int]:
     allowed = lc.allowed
     n = allowed.shape[0]
     if allowed.all():
-        return False, 0
+        return False, 0, True
     if np.array_equal(allowed, causal_mask(n)):
-        return True, 0
+        return True, 0, True
     window = int(lc.window or 0)
     if window > 0 and np.array_equal(allowed, sliding_window_mask(n, window)):
-        return True, window
-    return bool(not allowed[np.triu_indices(n, 1)].any()), 0
+        return True, window, True
+    if window > 0 and np.array_equal(allowed, sliding_window_mask(n, window, causal=False)):
+        return False, window, False
+    return bool(not allowed[np.triu_indices(n, 1)].any()), 0, True
 
 
 def temperature_for(lc: LayerCapture, d_head: int) -> float:
@@ -47,10 +51,11 @@ def temperature_for(lc: LayerCapture, d_head: int) -> float:
     return 1.0 if abs(t - 1.0) < 1e-12 else float(t)
 
 
-def topic_mask(causal: bool, window: int, n: int) -> np.ndarray | None:
-    """The mask the attention topic draws for ``(causal, window)`` (None: every pair)."""
+def topic_mask(causal: bool, window: int, n: int, window_causal: bool = True) -> np.ndarray | None:
+    """The mask the attention topic draws for these settings (None: every pair)."""
     if window > 0:
-        return sliding_window_mask(n, window, causal=True)
+        inside = sliding_window_mask(n, window, causal=window_causal)
+        return inside & causal_mask(n) if causal else inside
     return causal_mask(n) if causal else None
 
 
@@ -58,9 +63,9 @@ def shown_weights(lc: LayerCapture, head: int, kv_head: int) -> np.ndarray:
     """The weights the heatmap draws for query head ``head`` of this layer (float64)."""
     q = np.asarray(lc.q[head], dtype=np.float64)
     k = np.asarray(lc.k[kv_head], dtype=np.float64)
-    causal, window = mask_settings(lc)
+    causal, window, window_causal = mask_settings(lc)
     scores = scaled_scores(q, k, scale=True, temperature=temperature_for(lc, q.shape[1]))
-    mask = topic_mask(causal, window, q.shape[0])
+    mask = topic_mask(causal, window, q.shape[0], window_causal)
     return masked_softmax(scores, mask)[0]
 
 
@@ -82,11 +87,10 @@ def layer_difference(capture: Capture, layer: int) -> tuple[float, int]:
 def _why(lc: LayerCapture) -> str:
     """What in this layer the attention topic does not do as the model does."""
     n = lc.allowed.shape[0]
-    causal, window = mask_settings(lc)
-    drawn = topic_mask(causal, window, n)
+    drawn = topic_mask(*mask_settings(lc)[:2], n, mask_settings(lc)[2])
     if not np.array_equal(np.ones((n, n), bool) if drawn is None else drawn, lc.allowed):
         kind = f"a window of {lc.window}" if lc.window else "a mask"
-        return f"it uses {kind} that attnviz cannot draw (neither causal nor a sliding window)"
+        return f"it uses {kind} that attnviz cannot draw (not causal, nor a sliding window)"
     if lc.softcap:
         return f"it caps its scores (tanh, cap {lc.softcap:g})"
     return ("its scores are not q·kᵀ times one scale per layer (a setting the config leaves "

@@ -79,6 +79,11 @@ TINY = {
                                                   num_hidden_layers=2, num_attention_heads=4,
                                                   intermediate_size=64,
                                                   max_position_embeddings=70, pad_token_id=0),
+    "modernbert": lambda: transformers.ModernBertConfig(
+        vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=3,
+        num_attention_heads=4, max_position_embeddings=64, local_attention=4,
+        global_attn_every_n_layers=2, pad_token_id=0, bos_token_id=1, eos_token_id=1,
+        sep_token_id=1, cls_token_id=1),
     "distilbert": lambda: transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=2,
                                                         n_heads=4, hidden_dim=64,
                                                         max_position_embeddings=64),

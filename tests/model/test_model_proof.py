@@ -60,9 +60,10 @@ def test_an_altered_capture_is_refused_naming_the_layer_and_head():
 
 def test_a_mask_attnviz_cannot_draw_is_refused_and_named():
     rng = np.random.default_rng(2)
-    two_sided = sliding_window_mask(N, 2, causal=False)  # a window that looks both ways
+    odd = causal_mask(N)
+    odd[4, 1] = False  # one key hidden from one query: no window, no mask the topic has
     with pytest.raises(ModelError, match="layer 0.*cannot draw"):
-        prove_capture(_capture([_layer(rng, two_sided, window=2)]))
+        prove_capture(_capture([_layer(rng, odd, window=2)]))
 
 
 def test_capped_scores_are_refused_and_named():
@@ -110,3 +111,24 @@ def test_a_config_that_leaves_out_the_class_default_cap_is_refused(tmp_path):
     with pytest.raises(ModelError, match=r"layer \d, head \d.*differ") as info:
         ModelStore().capture(str(tmp_path), "the cat sat on the river bank")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("window", [0, 1, 3])
+@pytest.mark.parametrize("window_causal", [False, True])
+def test_the_proofs_mask_is_the_resolvers(causal, window, window_causal):
+    from attnviz.model.model_proof import topic_mask
+    from attnviz.model.resolve.attention import mask_from_key
+
+    n = 7
+    key = (n, causal, (True,) * n, (0,) * n, window, window_causal)
+    ours, theirs = topic_mask(causal, window, n, window_causal), mask_from_key(key)
+    full = np.ones((n, n), bool)
+    np.testing.assert_array_equal(full if ours is None else ours,
+                                  full if theirs is None else theirs)
+
+
+def test_a_window_that_looks_both_ways_is_drawn_and_passes():
+    rng = np.random.default_rng(5)
+    both = sliding_window_mask(N, 2, causal=False)
+    prove_capture(_capture([_layer(rng, both, window=2)]))

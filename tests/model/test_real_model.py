@@ -50,9 +50,11 @@ def _layer(allowed, window=None, scaling=0.25):
 def test_mask_settings_and_temperature():
     n = 5
     i, j = np.indices((n, n))
-    assert real_model.mask_settings(_layer(np.ones((n, n), bool))) == (False, 0)
-    assert real_model.mask_settings(_layer(i >= j)) == (True, 0)
-    assert real_model.mask_settings(_layer((i >= j) & (i - j < 2), window=2)) == (True, 2)
+    assert real_model.mask_settings(_layer(np.ones((n, n), bool))) == (False, 0, True)
+    assert real_model.mask_settings(_layer(i >= j)) == (True, 0, True)
+    assert real_model.mask_settings(_layer((i >= j) & (i - j < 2), window=2)) == (True, 2, True)
+    # ModernBERT's local layers: a window that looks both ways.
+    assert real_model.mask_settings(_layer(abs(i - j) < 2, window=2)) == (False, 2, False)
     assert real_model.temperature_for(_layer(None, scaling=16**-0.5), 16) == 1.0
     # Gemma's query_pre_attn_scalar 144 with head_dim 128: T = 12 / √128.
     t = real_model.temperature_for(_layer(None, scaling=144**-0.5), 128)
@@ -228,7 +230,7 @@ def test_new_fields_refuse_bad_values_and_change_nothing(field, value):
     s = doc.attention
     before = s.snapshot()
     if field in ("model_path", "model_text") and isinstance(value, str):
-        value = (value or "x") * 3000  # a text longer than the field allows
+        value = ((value or "x") * 70_000)[:70_000]  # longer than the field allows
     with pytest.raises(StateError):
         s.update(**{field: value})
     assert s.snapshot() == before or all(

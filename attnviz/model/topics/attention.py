@@ -476,8 +476,8 @@ def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> 
     follow = {}
     if other or "layer" in given:
         # Each layer its own mask and scale (a model may scale its layers differently).
-        causal, window = real_model.mask_settings(lc)
-        follow |= {"causal": causal, "window": window, "window_causal": True,
+        causal, window, window_causal = real_model.mask_settings(lc)
+        follow |= {"causal": causal, "window": window, "window_causal": window_causal,
                    "padding": (True,) * n, "segments": (0,) * n,
                    "temperature": real_model.temperature_for(lc, cap.head_dim)}
     if other:
