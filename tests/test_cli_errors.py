@@ -175,3 +175,55 @@ def test_closed_pipe_is_not_an_error():
     )
     assert r.returncode == 0 and r.stdout.startswith("Llama 3 8B")
     assert r.stderr == ""
+
+
+# --- a valid field never reaches a traceback; a topic's fields go together -------------------
+def test_a_combination_the_positions_panel_cannot_draw_is_refused_before_work(tmp_path):
+    out = tmp_path / "p.png"
+    r = _cli("export", "--set", "positions.low_freq_factor=1000000", "--panel", "positions",
+             "--out", str(out))
+    assert r.returncode == 2 and not out.exists()
+    assert r.stderr.strip().splitlines() == [
+        "attnviz export: error: --set positions.low_freq_factor: Llama 3 scaling needs "
+        "high_freq_factor > low_freq_factor"]
+    # The same field moved together with its partner is one valid change.
+    r = _cli("export", "--set", "positions.low_freq_factor=5", "--set",
+             "positions.high_freq_factor=8", "--panel", "positions", "--out", str(out))
+    assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_panel_that_cannot_draw_stops_the_export_in_one_line(tmp_path, qapp, monkeypatch):
+    from attnviz.model.workspace import Workspace
+    from attnviz.ui.export import ExportError, ExportSpec
+    from attnviz.ui.panel_export import export_panel
+    from attnviz.ui.panels.positions import PositionsPanel
+
+    def broken(self, res):
+        raise ValueError("a drawing that cannot be made\nsecond line")
+
+    monkeypatch.setattr(PositionsPanel, "_on_results", broken)
+    out = tmp_path / "p.png"
+    with pytest.raises(ExportError) as info:
+        export_panel(Workspace(), "positions", out, ExportSpec(640, 360, "light", False))
+    assert str(info.value) == ("the positions panel cannot draw these settings: a drawing "
+                               "that cannot be made")
+    assert not out.exists()
+
+
+def test_an_output_that_is_a_fifo_or_too_long_a_name_is_refused_before_work(tmp_path):
+    import os as _os
+
+    fifo = tmp_path / "out.png"
+    _os.mkfifo(fifo)
+    for out in (fifo, tmp_path / ("a" * 300 + ".svg")):
+        r = _cli("export", "--panel", "heatmap", "--out", str(out))  # would hang on a FIFO
+        assert r.returncode == 1 and "Traceback" not in r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"attnviz export: cannot write {out}")
+    assert "not a regular file" in _cli("export", "--out", str(fifo)).stderr
+    slides = tmp_path / "slides"
+    slides.mkdir()
+    _os.mkfifo(slides / "01.png")
+    r = _cli("export", "--lesson", "kv-cache", "--out", str(slides))
+    assert r.returncode == 1 and "01.png: it is not a regular file" in r.stderr

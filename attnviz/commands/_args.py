@@ -16,8 +16,10 @@ import argparse
 import contextlib
 import math
 import os
+import stat
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 #: Digits a bounded number may have before it is refused unread (far above any maximum here).
@@ -142,3 +144,25 @@ def _silence_stdout() -> None:
     # When stdout is not a real file (a test's capture), nothing will flush it at exit.
     with contextlib.suppress(OSError, ValueError, AttributeError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def unwritable(out: Path) -> str | None:
+    """Why ``out`` cannot be written (before any work is done), or None: a missing or
+    closed folder, a name the file system refuses (too long), a folder, or a special file
+    (a FIFO would block the export forever, a device would take the bytes)."""
+    folder = out.parent if str(out.parent) else Path(".")
+    try:
+        if not folder.is_dir():
+            return f"the folder {folder} does not exist"
+        if not os.access(folder, os.W_OK):
+            return f"no permission to write in {folder}"
+        if out.is_dir():
+            return "it is a folder"
+        mode = out.lstat().st_mode if out.exists() or out.is_symlink() else None
+    except OSError as exc:  # a name over NAME_MAX, a link loop
+        return exc.strerror or type(exc).__name__
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+        return "it is not a regular file (a FIFO, a socket or a device)"
+    if mode is not None and stat.S_ISLNK(mode) and out.exists() and not out.is_file():
+        return "it links to something that is not a regular file"
+    return None

@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from attnviz.commands._args import unwritable
+
 #: Options of ``attnviz export`` that describe a state or a single figure: a lesson has its
 #: own, so giving one with --lesson is a mistake worth saying.
 _STATE_OPTIONS = ("preset", "session", "model", "text", "matrix", "title")
@@ -84,6 +86,10 @@ def run_lesson(args, parser) -> int:
     scale = STAGE_LARGE_FONTS if args.large_fonts else 1.0
     for index in range(len(lesson)):
         path = out / slide_name(index, len(lesson))
+        problem = unwritable(path)  # a FIFO named 01.png would hold the export forever
+        if problem:
+            print(f"attnviz export: cannot write {path}: {problem}", file=sys.stderr)
+            return 1
         image = render_step(workspace, lesson, index, args.width, args.height, dark=dark,
                             font_scale=scale)
         if not image.save(str(path), "PNG"):

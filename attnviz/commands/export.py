@@ -21,7 +21,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import one_line_error
+from attnviz.commands._args import one_line_error, unwritable
 
 EXTENSIONS = ("png", "svg", "csv", "npy")
 SIZE_RANGE = (16, 8192)
@@ -123,18 +123,6 @@ def _check(args, parser: argparse.ArgumentParser) -> str:
     return ext
 
 
-def _unwritable(out: Path) -> str | None:
-    """Why ``out`` cannot be written (before any work is done), or None."""
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        return f"the folder {folder} does not exist"
-    if not os.access(folder, os.W_OK):
-        return f"no permission to write in {folder}"
-    if out.is_dir():
-        return "it is a folder"
-    return None
-
-
 def build_workspace(args, parser: argparse.ArgumentParser):
     """The workspace the options describe: defaults, preset, session, then each --set."""
     from attnviz.model.document import parse_value
@@ -163,14 +151,19 @@ def build_workspace(args, parser: argparse.ArgumentParser):
             document.attention.update(**values)  # loads the model and runs the sentence
         except StateError as exc:
             parser.error(f"--model: {exc}" if model is not None else f"--text: {exc}")
+    values = {}
     for item in args.set:
         path, sep, text = item.partition("=")
         if not sep or not path.strip():
             parser.error(f"--set {item!r}: write TOPIC.FIELD=VALUE, e.g. attention.d_k=8")
         try:
-            document.set_field(path.strip(), parse_value(text))
+            values[path.strip()] = parse_value(text)
         except StateError as exc:
-            parser.error(f"--set {exc}")
+            parser.error(f"--set {path.strip()}: {exc}")
+    try:
+        document.set_fields(values)  # a topic's fields together, as a lesson step sets them
+    except StateError as exc:
+        parser.error(f"--set {exc}")
     return workspace
 
 
@@ -209,7 +202,7 @@ def run(args) -> int:
     if args.large_fonts:
         parser.error("--large-fonts goes with --window or --lesson")
     ext = _check(args, parser)
-    problem = _unwritable(Path(args.out))
+    problem = unwritable(Path(args.out))
     if problem:
         print(f"attnviz export: cannot write {args.out}: {problem}", file=sys.stderr)
         return 1

@@ -105,6 +105,25 @@ class Document:
             raise StateError(f"{path}: {exc}") from None
 
 
+    def set_fields(self, values: dict) -> None:
+        """Set ``{"TOPIC.FIELD": value}`` (already parsed), the fields of one topic together:
+        ``low_freq_factor=5`` then ``high_freq_factor=8`` is one valid change even though
+        the first alone, beside the default 4, is not. :class:`StateError` names the fields."""
+        by_topic: dict[str, dict] = {}
+        for path, value in values.items():
+            topic_name, _, field_name = path.partition(".")
+            if not field_name:
+                raise StateError(f"{path!r}: give TOPIC.FIELD, e.g. attention.d_k")
+            self[topic_name].field(field_name)
+            by_topic.setdefault(topic_name, {})[field_name] = value
+        for topic_name, fields in by_topic.items():
+            try:
+                self[topic_name].update(**fields)
+            except StateError as exc:
+                names = ", ".join(f"{topic_name}.{f}" for f in fields)
+                raise StateError(f"{names}: {exc}") from None
+
+
 class _NotFiniteError(Exception):
     pass
 

@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter, QReg
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
+from attnviz.model import events
 from attnviz.model.data_files import DataFileError, write_data
 from attnviz.model.panel_data import panel_data
 from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec, export
@@ -53,17 +54,30 @@ def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QW
         apply(theme)
     scale = min(spec.width / DESIGN_SIZE[0], spec.height / DESIGN_SIZE[1])
     canvas = (round(spec.width / scale), round(spec.height / scale))
-    panel.resize(*canvas)
-    panel.show()
-    _settle()
-    figure = getattr(panel, "figure_widget", lambda: panel)()
-    # Grow the panel until its figure alone fills the canvas (the controls stay outside).
-    for _ in range(3):
-        extra_w, extra_h = canvas[0] - figure.width(), canvas[1] - figure.height()
-        if not (extra_w or extra_h):
-            break
-        panel.resize(panel.width() + extra_w, panel.height() + extra_h)
+    failures: list[BaseException] = []
+    # A panel that cannot draw these settings shows why in the window; a picture of it
+    # would be a picture of the error, so the export stops with that one line instead.
+    previous = events.set_error_handler(failures.append)
+    try:
+        panel.resize(*canvas)
+        panel.show()
         _settle()
+        figure = getattr(panel, "figure_widget", lambda: panel)()
+        # Grow the panel until its figure alone fills the canvas (the controls stay outside).
+        for _ in range(3):
+            extra_w, extra_h = canvas[0] - figure.width(), canvas[1] - figure.height()
+            if not (extra_w or extra_h):
+                break
+            panel.resize(panel.width() + extra_w, panel.height() + extra_h)
+            _settle()
+    finally:
+        events.set_error_handler(previous)
+    if failures:
+        panel.close()
+        panel.deleteLater()
+        first = str(failures[0]).strip().splitlines()[0][:300] if str(failures[0]).strip() \
+            else type(failures[0]).__name__
+        raise ExportError(f"the {panel_id} panel cannot draw these settings: {first}")
     return panel, figure
 
 

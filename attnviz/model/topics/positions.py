@@ -60,9 +60,10 @@ class PositionsState(Topic):
             raise StateError(
                 f"head_dim must be even (dimensions rotate in pairs), got {v['head_dim']}"
             )
-        if v["rope_type"] == "llama3" and not v["high_freq_factor"] > v["low_freq_factor"]:
+        # Checked whatever the scaling chosen: the panel compares every method side by side.
+        if not v["high_freq_factor"] > v["low_freq_factor"]:
             raise StateError("Llama 3 scaling needs high_freq_factor > low_freq_factor")
-        if v["rope_type"] == "yarn" and not v["beta_fast"] > v["beta_slow"]:
+        if not v["beta_fast"] > v["beta_slow"]:
             raise StateError("YaRN needs beta_fast > beta_slow")
 
 
