@@ -15,6 +15,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -35,8 +36,28 @@ MAX_CACHED_BYTES = 1 << 30
 
 
 def normalize_path(path: str) -> str:
-    """The folder as the cache keys it: user and links expanded, absolute."""
-    return str(Path(path).expanduser().resolve())
+    """The folder as the cache keys it: user and links expanded, absolute.
+
+    :class:`ModelError` (one line) for a path the system cannot follow: links in a loop,
+    a name that cannot be encoded (a lone surrogate from a hand-edited session), a NUL.
+    """
+    try:
+        resolved = str(Path(path).expanduser().resolve())
+        resolved.encode("utf-8")
+        os.fsencode(resolved)
+    except RuntimeError:  # Python 3.11's resolve() on a symlink loop
+        raise ModelError(f"{_shown(path)}: its links go round in a loop") from None
+    except (OSError, ValueError, UnicodeError) as exc:
+        raise ModelError(f"{_shown(path)}: not a folder path this system can open "
+                         f"({type(exc).__name__})") from None
+    return resolved
+
+
+def _shown(path) -> str:
+    """``path`` printable on any terminal: lone surrogates and controls escaped."""
+    text = str(path)[:200]
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").translate(
+        {c: f"\\x{c:02x}" for c in range(32)})
 
 
 class ModelStore:
@@ -76,15 +97,24 @@ class ModelStore:
             return loaded
 
     def loaded(self, path: str) -> LoadedModel | None:
-        """The model of ``path`` when it is loaded, else None (nothing is loaded here)."""
+        """The model of ``path`` when it is loaded, else None (nothing is loaded here; a
+        path the system cannot follow holds nothing)."""
+        try:
+            key = normalize_path(path)
+        except ModelError:
+            return None
         with self._lock:
-            return self._models.get(normalize_path(path))
+            return self._models.get(key)
 
     # --- captures ----------------------------------------------------------------------
     def cached(self, path: str, text: str) -> Capture | None:
         """The capture of ``text`` through ``path`` when it is held, else None."""
+        try:
+            key = (normalize_path(path), text)
+        except ModelError:
+            return None
         with self._lock:
-            return self._captures.get((normalize_path(path), text))
+            return self._captures.get(key)
 
     def capture(self, path: str, text: str, progress=None) -> Capture:
         """``text`` through the model of ``path``: from the cache, or run now (under a lock

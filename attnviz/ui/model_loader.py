@@ -185,7 +185,11 @@ class ModelController(QObject):
 
     def open_path(self, path: str, text: str | None = None) -> None:
         """Load the model in ``path`` (on a worker) and show ``text`` through it."""
-        path = real_model.normalize_path(path)
+        try:
+            path = real_model.normalize_path(path)
+        except real_model.ModelError as exc:  # a link loop, an unencodable name
+            self._fail(str(exc))
+            return
         text = self.state.model_text if text is None else text
         self._start(
             lambda: real_model.STORE.capture(path, text, self._set_stage),
@@ -212,7 +216,11 @@ class ModelController(QObject):
         same progress and cancel as Open Model; then call ``then()`` on the GUI thread, or
         ``fail(message)`` (a cancel calls neither). Opening a session uses this, so that
         its check finds the sentence captured instead of loading on the GUI thread."""
-        path = real_model.normalize_path(path)
+        try:
+            path = real_model.normalize_path(path)
+        except real_model.ModelError as exc:
+            fail(str(exc))
+            return
         self._start(
             lambda: real_model.STORE.capture(path, text, self._set_stage),
             lambda _cap: then(),

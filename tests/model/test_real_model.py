@@ -298,3 +298,26 @@ def test_an_ordinary_long_text_is_captured_and_proven():
     message = str(info.value)
     assert "tokens long; at most 512" in message and "\n" not in message
     assert s.model_text == text  # nothing changed
+
+
+@pytest.mark.parametrize("kind", ["loop", "surrogate", "nul"])
+def test_a_path_the_system_cannot_follow_is_one_line_everywhere(tmp_path, kind):
+    if kind == "loop":
+        path = tmp_path / "loop"
+        path.symlink_to(path)
+        path, says = str(path), "links go round in a loop"
+    elif kind == "surrogate":
+        path, says = str(tmp_path / "bad\ud800name"), "not a folder path"
+    else:
+        path, says = str(tmp_path) + "/a\0b", "not a folder path"
+    with pytest.raises(real_model.ModelError) as info:
+        real_model.normalize_path(path)
+    message = str(info.value)
+    assert says in message and "\n" not in message
+    message.encode("utf-8")  # printable: the surrogate is escaped
+    store = real_model.ModelStore()
+    assert store.cached(path, "t") is None and store.loaded(path) is None
+    with pytest.raises(real_model.ModelError):
+        store.capture(path, "t")
+    with pytest.raises(StateError):  # the topic refuses it as a state error, in one line
+        Document().attention.update(head="model", model_path=path, model_text="t")

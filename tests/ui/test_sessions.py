@@ -241,3 +241,29 @@ def test_a_model_path_the_system_cannot_take_is_one_message(setup, state, tmp_pa
     assert not controller.open_path(path)
     assert len(dialogs.errors) == 1 and "model_path" in dialogs.errors[0]
     assert state.snapshot().keys() == before.keys() and state.head == before["head"]
+
+
+@pytest.mark.parametrize("kind", ["loop", "surrogate"])
+def test_a_session_whose_model_path_cannot_be_followed_is_refused(window, tmp_path, kind):
+    """The window's Open: a hand-edited session naming a folder that is a symlink loop, or
+    a lone surrogate, is refused with a message; nothing escapes to the crash handler."""
+    import json
+
+    if kind == "loop":
+        folder = tmp_path / "loop"
+        folder.symlink_to(folder)
+        folder = str(folder)
+    else:
+        folder = str(tmp_path / "bad\ud800name")
+    data = {"format_version": 2, "topics": {"attention": {
+        "head": "model", "model_path": folder, "model_text": "a b", "layer": 0,
+        "model_head": 0}}}
+    path = tmp_path / f"hostile{SUFFIX}"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    controller = window.session
+    errors = []
+    controller._show_error = lambda title, msg: errors.append(msg)
+    before = window.state.snapshot()
+    controller.open_path(path)
+    assert len(errors) == 1 and "\n" not in errors[0]
+    assert window.state.head == before["head"] and window.state.tokens == before["tokens"]
