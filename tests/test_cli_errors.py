@@ -8,6 +8,7 @@ Python's 4300-digit limit on ``int()``), unknown flags and commands (argparse's 
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -227,3 +228,30 @@ def test_an_output_that_is_a_fifo_or_too_long_a_name_is_refused_before_work(tmp_
     _os.mkfifo(slides / "01.png")
     r = _cli("export", "--lesson", "kv-cache", "--out", str(slides))
     assert r.returncode == 1 and "01.png: it is not a regular file" in r.stderr
+
+
+FULL_DISK = [
+    ["export", "--list-fields"],
+    ["export", "--panel", "heatmap", "--out", "{tmp}/h.png"],
+    ["export", "--panel", "heatmap", "--matrix", "weights", "--out", "{tmp}/h.csv"],
+    ["kv", "--list-models"],
+    ["lessons"],
+    ["lessons", "--check", "--no-slides", "--json"],
+]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("argv", FULL_DISK, ids=[" ".join(a[:2]) + str(i)
+                                                for i, a in enumerate(FULL_DISK)])
+def test_a_full_disk_on_stdout_is_one_line_for_every_command(tmp_path, argv):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "attnviz", *argv], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=300)
+    lines = [x for x in r.stderr.splitlines() if "propagateSizeHints" not in x]
+    if argv[:2] == ["lessons", "--check"]:
+        assert r.returncode == 0 and lines == []  # nothing to say: nothing written
+        return
+    assert r.returncode == 1, r.stderr
+    assert len(lines) == 1 and lines[0].endswith(
+        "cannot write the output: [Errno 28] No space left on device"), r.stderr

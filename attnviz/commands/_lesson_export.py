@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import unwritable
+from attnviz.commands._args import print_output, unwritable
 
 #: Options of ``attnviz export`` that describe a state or a single figure: a lesson has its
 #: own, so giving one with --lesson is a mistake worth saying.
@@ -95,6 +95,5 @@ def run_lesson(args, parser) -> int:
         if not image.save(str(path), "PNG"):
             print(f"attnviz export: could not write {path}", file=sys.stderr)
             return 1
-    print(f"wrote {len(lesson)} slides of lesson {lesson.id} to {out} "
-          f"({args.width}×{args.height}, {args.theme}, {lang})")
-    return 0
+    return print_output(f"wrote {len(lesson)} slides of lesson {lesson.id} to {out} "
+                        f"({args.width}×{args.height}, {args.theme}, {lang})", "attnviz export")

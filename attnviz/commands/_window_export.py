@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from attnviz.commands._args import print_output
+
 #: Options that describe one panel's figure, meaningless for the whole window.
 _FIGURE_OPTIONS = ("matrix", "title")
 
@@ -56,6 +58,5 @@ def run_window(args, parser) -> int:
         print(f"attnviz export: could not write {args.out}", file=sys.stderr)
         return 1
     fonts = ", large fonts" if args.large_fonts else ""
-    print(f"wrote {args.out} (the window, {args.width}×{args.height}{fonts}, {args.theme}, "
-          f"{lang})")
-    return 0
+    return print_output(f"wrote {args.out} (the window, {args.width}×{args.height}{fonts}, "
+                        f"{args.theme}, {lang})", "attnviz export")

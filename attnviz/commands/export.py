@@ -21,7 +21,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import one_line_error, unwritable
+from attnviz.commands._args import one_line_error, print_output, unwritable
 
 EXTENSIONS = ("png", "svg", "csv", "npy")
 SIZE_RANGE = (16, 8192)
@@ -187,8 +187,7 @@ def run(args) -> int:
     if args.list_fields:
         from attnviz.model.document import field_listing
 
-        print(field_listing())
-        return 0
+        return print_output(field_listing(), "attnviz export")
     if getattr(args, "lesson", None) is not None:
         from attnviz.commands._lesson_export import run_lesson
 
@@ -225,8 +224,8 @@ def run(args) -> int:
         except (DataFileError, ValueError, MemoryError) as exc:
             print(f"attnviz export: {exc}", file=sys.stderr)
             return 1
-        print(f"wrote {out} ({args.panel} {matrix}, {data.values.shape})")
-        return 0
+        return print_output(f"wrote {out} ({args.panel} {matrix}, {data.values.shape})",
+                            "attnviz export")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     from attnviz.ui.app import require_working_binding
@@ -251,5 +250,5 @@ def run(args) -> int:
     except (ExportError, RuntimeError) as exc:
         print(f"attnviz export: {exc}", file=sys.stderr)
         return 1
-    print(f"wrote {out} ({args.panel}, {args.width}×{args.height}, {args.theme})")
-    return 0
+    return print_output(f"wrote {out} ({args.panel}, {args.width}×{args.height}, {args.theme})",
+                        "attnviz export")

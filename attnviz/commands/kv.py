@@ -312,8 +312,7 @@ def run(args) -> int:
     """Print the report for the card the arguments describe; 0 on success."""
     parser = args._kv_parser
     if args.list_models:
-        print(_list_models())
-        return 0
+        return print_output(_list_models(), "attnviz kv")
     card = _card(args, parser)
     context = args.context or card.context
     if context is None:

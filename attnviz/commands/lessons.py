@@ -143,20 +143,21 @@ def _check(lessons, args, parser) -> int:
                 bad.setdefault(lesson.id, []).append(f"step {index + 1}: " + "; ".join(problems))
                 records.append({"lesson": lesson.id, "step": index + 1, "problems": problems})
     if args.json:
-        for record in records:
-            print(json.dumps(record, ensure_ascii=False))
-        return 1 if records else 0
+        lines = "\n".join(json.dumps(record, ensure_ascii=False) for record in records)
+        status = print_output(lines, "attnviz lessons") if records else 0
+        return status or (1 if records else 0)
     where = "" if args.no_slides else (
         f" at {args.width}×{args.height}{', large fonts' if args.large_fonts else ''}, {lang}"
     )
+    lines = []
     for lesson in lessons:
         problems = bad.get(lesson.id, [])
         failed += bool(problems)
         if not problems:
-            print(f"{lesson.id}: {len(lesson)} steps ok{where}")
-        for problem in problems:
-            print(f"{lesson.id} {problem}")
-    return 1 if failed else 0
+            lines.append(f"{lesson.id}: {len(lesson)} steps ok{where}")
+        lines += [f"{lesson.id} {problem}" for problem in problems]
+    status = print_output("\n".join(lines), "attnviz lessons")
+    return status or (1 if failed else 0)
 
 
 def run(args) -> int:
