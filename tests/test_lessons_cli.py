@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,31 @@ def test_a_lesson_becomes_one_png_per_step_of_the_exact_size(tmp_path, lang):
         assert (image.width(), image.height()) == (1280, 720)
         # The dark presentation theme: a black page.
         assert image.pixelColor(2, image.height() // 2).name() == "#000000"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
+def test_a_special_or_huge_lesson_file_is_one_line_and_never_read_whole(tmp_path, kind):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1] / "resources"
+    res = tmp_path / "res"
+    for part in ("presets", "models", "lessons"):
+        shutil.copytree(root / part, res / part)
+    bad = res / "lessons" / "zz.json"
+    if kind == "fifo":
+        os.mkfifo(bad)  # would block the reader forever
+        says = "not a regular file"
+    elif kind == "device":
+        bad.symlink_to("/dev/zero")  # would read until memory runs out
+        says = "not a regular file"
+    else:
+        bad.write_text("[" + " " * (3 << 20) + "]")
+        says = "larger than"
+    r = subprocess.run([sys.executable, "-m", "attnviz", "lessons"], capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "ATTNVIZ_RESOURCES": str(res)})
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode != 0 and len(lines) == 1 and "zz.json" in lines[0], r.stderr
+    assert says in lines[0] and "Traceback" not in r.stderr

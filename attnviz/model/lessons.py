@@ -32,6 +32,7 @@ from attnviz.model.quotes import (  # noqa: F401 (the lesson API names them too)
     portuguese_number,
     quote_value,
 )
+from attnviz.model.safe_io import FileRefused, read_text_limited
 from attnviz.model.topic_presets import all_preset_ids, document_preset_values
 from attnviz.paths import resource
 
@@ -194,12 +195,15 @@ def load_lesson(path, *, panels: Collection[str] | None = None) -> Lesson:
     path = Path(path)
     name = path.name
     try:
-        if path.stat().st_size > _MAX_FILE:
-            raise LessonError(name, None, f"larger than {_MAX_FILE // 2**20} MiB")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except LessonError:
-        raise
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # A regular file of at most 2 MiB, read no further: a FIFO would block the reader
+        # and a link to /dev/zero would fill the memory.
+        text = read_text_limited(path, _MAX_FILE)
+    except FileRefused as exc:  # "cannot read NAME: why": the error names the file once
+        raise LessonError(name, None, "cannot be read: " + str(exc).rpartition(": ")[2]) \
+            from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise LessonError(name, None, f"cannot be read: {exc}") from None
     return lesson_from_dict(data, name, panels=panels, stem=path.stem, path=str(path))
 
