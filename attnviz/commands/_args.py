@@ -128,7 +128,13 @@ def print_output(text: str, prog: str) -> int:
     Python's own flush at exit adds no second message (the recipe of Python's signal docs).
     """
     try:
-        print(text, flush=True)
+        try:
+            print(text, flush=True)
+        except UnicodeEncodeError:
+            # A lone surrogate from a hand-edited file, or a terminal that is not UTF-8:
+            # written escaped (\ud800), as Python writes such text to stderr.
+            encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+            print(text.encode(encoding, "backslashreplace").decode(encoding), flush=True)
     except BrokenPipeError:
         _silence_stdout()
         return 0
