@@ -100,7 +100,11 @@ _DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I1
 
 
 class ModelError(ValueError):
-    """A model folder cannot be opened or a sentence cannot be captured; one line says why."""
+    """A model folder cannot be opened or a sentence cannot be captured; one line says why
+    (a library's message of several lines is joined into one)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
 
 
 def transformers_available() -> bool:

@@ -12,6 +12,7 @@ are dropped once the history holds more than ``max_bytes``.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,7 +32,21 @@ MAX_BYTES = 512 * 1024 * 1024
 
 
 def _nbytes(values: dict) -> int:
-    return sum(v.nbytes for v in values.values() if isinstance(v, np.ndarray))
+    """The bytes the fields' values hold: arrays, and texts too (4,096 tokens of 200
+    characters are a megabyte a step, as a matrix is)."""
+    return sum(_size(v) for v in values.values())
+
+
+def _size(value, depth: int = 0) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (str, bytes)):
+        return sys.getsizeof(value)
+    if isinstance(value, (tuple, list, frozenset, set)) and depth < 4:
+        return sys.getsizeof(value) + sum(_size(v, depth + 1) for v in value)
+    if isinstance(value, dict) and depth < 4:
+        return sys.getsizeof(value) + sum(_size(v, depth + 1) for v in value.values())
+    return 16  # a number, a bool, None: small, but not nothing
 
 
 @dataclass

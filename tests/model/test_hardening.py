@@ -223,8 +223,8 @@ def test_synthetic_heads_cost_the_history_no_arrays_and_it_stays_bounded():
         history.clock = lambda s=seed: s * 10.0
         doc.attention.seed = seed
     # (head, seed, d_k, tokens) bring the 512 × 256 arrays back; only the typed 3 × 2
-    # vectors of the example before the first step are kept.
-    assert history.nbytes == 3 * 3 * 2 * 8
+    # vectors of the example before the first step are kept, with the texts.
+    assert 3 * 3 * 2 * 8 < history.nbytes < 64 * 1024  # not the 3 MiB of the arrays
     history.undo()
     history.undo()
     assert doc.attention.seed == 3
@@ -237,6 +237,20 @@ def test_synthetic_heads_cost_the_history_no_arrays_and_it_stays_bounded():
         doc.attention.q = rng.normal(size=(512, 256))
     assert history.nbytes <= 5 * 2**20
     assert len(history.steps) < 8
+
+
+def test_the_history_counts_text_and_stays_bounded_by_it():
+    """Edits of a long sentence of long tokens: a megabyte of text a step, which the bound
+    sees (it used to count arrays only, report 0 MiB and keep every step)."""
+    doc = Document()
+    history = History(doc, max_bytes=16 * 2**20)
+    for i in range(40):
+        history.clock = lambda i=i: 10.0 * i  # apart: one step each
+        doc.attention.tokens = tuple(f"{i:04d}" + "x" * 196 for _ in range(4096))
+    assert 8 * 2**20 < history.nbytes <= 16 * 2**20
+    assert len(history.steps) < 40
+    history.undo()
+    assert doc.attention.tokens[0].startswith("0038")
 
 
 # --- 10: no silent coercion ------------------------------------------------------------
