@@ -111,7 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         args = _parse(_parser(command), argv)
         args.open_session = None  # (a subcommand's own --session stays untouched)
     if args.command:
-        return int(importlib.import_module(f"attnviz.commands.{COMMANDS[args.command]}").run(args))
+        module = importlib.import_module(f"attnviz.commands.{COMMANDS[args.command]}")
+        try:
+            return int(module.run(args))
+        except KeyboardInterrupt:  # Ctrl+C: stop cleanly, as a shell expects
+            print(f"attnviz {args.command}: interrupted", file=sys.stderr)
+            return 130
     if args.self_test:
         from attnviz.ui.self_test import run_self_test
 

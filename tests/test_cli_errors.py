@@ -255,3 +255,35 @@ def test_a_full_disk_on_stdout_is_one_line_for_every_command(tmp_path, argv):
     assert r.returncode == 1, r.stderr
     assert len(lines) == 1 and lines[0].endswith(
         "cannot write the output: [Errno 28] No space left on device"), r.stderr
+
+
+# --- long work says so before it starts ---------------------------------------------------
+def test_an_overview_past_a_minute_needs_yes_and_one_past_ten_seconds_is_announced(
+        tmp_path, capsys, monkeypatch):
+    from attnviz.model.resolve import long as long_resolver
+
+    # This machine made a thousand times slower: n = 4096 is then about 14 minutes.
+    monkeypatch.setattr(long_resolver, "_cell_seconds", lambda d, dtype: 1e-4)
+    out = tmp_path / "ov.png"
+    assert main(["export", "--panel", "overview", "--set", "long.n=4096", "--out",
+                 str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["attnviz export: the overview of long.n = 4,096 (d_k 64) would take "
+                   "about 14 min on this machine's CPU; pass --yes to go on, or lower long.n"]
+    assert not out.exists()
+    monkeypatch.setattr(long_resolver, "_cell_seconds", lambda d, dtype: 2e-6)  # ~17 s
+    assert main(["export", "--panel", "overview", "--set", "long.n=4096", "--out",
+                 str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "takes about 17 s on this machine's CPU" in err and out.stat().st_size > 0
+
+
+def test_ctrl_c_ends_a_command_with_130(capsys, monkeypatch):
+    from attnviz.commands import kv
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(kv, "run", interrupted)
+    assert main(["kv", "--list-models"]) == 130
+    assert capsys.readouterr().err.strip() == "attnviz kv: interrupted"

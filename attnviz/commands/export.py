@@ -75,6 +75,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="default light")
     p.add_argument("--transparent", action="store_true", help="no background (PNG, SVG)")
     p.add_argument("--title", metavar="TEXT", help="figure title (default: formula and preset)")
+    p.add_argument("--yes", action="store_true",
+                   help="go on with work estimated at over a minute on this machine")
     p.add_argument(
         "--lesson",
         metavar="ID",
@@ -121,6 +123,44 @@ def _check(args, parser: argparse.ArgumentParser) -> str:
         if not lo <= value <= hi:
             parser.error(f"--{name} {value} is out of range ({lo}..{hi} pixels)")
     return ext
+
+
+#: Work estimated past this many seconds is said before it starts; past LONG_WORK_S it needs
+#: --yes.
+SAY_WORK_S = 10.0
+LONG_WORK_S = 60.0
+
+
+def _long_work(workspace, yes: bool) -> bool:
+    """Say how long the overview will take before starting it (over ten seconds), refuse
+    it past a minute unless ``yes``; then compute it with its progress on stderr when that
+    is a terminal. False when refused (the one line is printed)."""
+    from attnviz.model.resolve.long import overview_seconds
+
+    resolver = workspace.resolver_for("long")
+    if resolver.cached_overview() is not None:
+        return True
+    values = resolver.topic.snapshot()
+    seconds = overview_seconds(values)
+    if seconds is None or seconds <= SAY_WORK_S:
+        return True
+    about = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
+    what = f"the overview of long.n = {values['n']:,} (d_k {values['d_k']})"
+    if seconds > LONG_WORK_S and not yes:
+        print(f"attnviz export: {what} would take {about} on this machine's CPU; pass --yes "
+              "to go on, or lower long.n", file=sys.stderr)
+        return False
+    print(f"attnviz export: {what} takes {about} on this machine's CPU…", file=sys.stderr)
+    terminal = sys.stderr.isatty()
+
+    def progress(fraction: float) -> None:
+        if terminal:
+            print(f"\r  {100 * fraction:5.1f} %", end="", file=sys.stderr, flush=True)
+
+    resolver.overview_now(progress)
+    if terminal:
+        print(file=sys.stderr)
+    return True
 
 
 def build_workspace(args, parser: argparse.ArgumentParser):
@@ -208,6 +248,8 @@ def run(args) -> int:
     workspace = build_workspace(args, parser)
     matrix = _matrix_name(args, parser, workspace)
     out = Path(args.out)
+    if args.panel == "overview" and not _long_work(workspace, args.yes):
+        return 1
     if ext in ("csv", "npy"):
         # A data file needs no QApplication and no platform plugin.
         from attnviz.model.data_files import DataFileError, write_data

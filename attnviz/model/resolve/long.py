@@ -97,6 +97,39 @@ def host_dtype(dtype: str):
     return np.float64 if dtype == "float64" else np.float32
 
 
+#: The overview's time against n² × (one score cell's q·k, exp and sum, timed here): its
+#: blocked passes ran at 0.3–0.4 of it on the 2-core CI machine; 0.5 errs on the long side.
+CELL_SHARE = 0.5
+_CELL_SECONDS: dict = {}
+
+
+def _cell_seconds(d: int, dtype) -> float:
+    """Seconds one score cell costs on this machine at width ``d``, timed once (a few ms)
+    on a 512 × 1024 block, the best of three."""
+    key = (d, np.dtype(dtype).name)
+    if key not in _CELL_SECONDS:
+        rng = np.random.default_rng(0)
+        q = rng.standard_normal((512, d)).astype(dtype)
+        k = rng.standard_normal((1024, d)).astype(dtype)
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            s = q @ k.T
+            np.exp(s - s.max(axis=1, keepdims=True)).sum(axis=1)
+            best = min(best, time.perf_counter() - t0)
+        _CELL_SECONDS[key] = best / (512 * 1024)
+    return _CELL_SECONDS[key]
+
+
+def overview_seconds(values: dict) -> float | None:
+    """About how long :func:`run_overview` takes for these fields on this machine's CPU
+    (None on a GPU backend, which this does not time)."""
+    if values["backend"] == "cuda":
+        return None
+    n = values["n"]
+    return CELL_SHARE * n * n * _cell_seconds(values["d_k"], host_dtype(values["dtype"]))
+
+
 def overview_key(values: dict) -> tuple:
     """What identifies an overview: the values of :data:`OVERVIEW_FIELDS`."""
     return tuple(values[f] for f in OVERVIEW_FIELDS)
