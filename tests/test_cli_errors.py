@@ -287,3 +287,21 @@ def test_ctrl_c_ends_a_command_with_130(capsys, monkeypatch):
     monkeypatch.setattr(kv, "run", interrupted)
     assert main(["kv", "--list-models"]) == 130
     assert capsys.readouterr().err.strip() == "attnviz kv: interrupted"
+
+
+@pytest.mark.slow
+def test_every_example_of_export_help_runs(tmp_path):
+    import shlex
+
+    from attnviz.commands.export import EXAMPLES
+
+    lines = [x.strip() for x in EXAMPLES.splitlines()[1:] if x.strip()]
+    assert len(lines) >= 6
+    for line in lines:
+        argv = shlex.split(line)
+        assert argv[:2] == ["attnviz", "export"]
+        r = subprocess.run([sys.executable, "-m", "attnviz", *argv[1:]], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, (line, r.stderr)
+    assert (tmp_path / "banco.png").stat().st_size > 0
+    assert len(list((tmp_path / "slides").glob("*.png"))) == 6

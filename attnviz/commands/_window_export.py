@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import print_output
+from attnviz.commands._args import print_output, unwritable
 
 #: Options that describe one panel's figure, meaningless for the whole window.
 _FIGURE_OPTIONS = ("matrix", "title")
@@ -19,7 +19,7 @@ _FIGURE_OPTIONS = ("matrix", "title")
 
 def run_window(args, parser) -> int:
     """Write the window's picture to ``--out``; 0, or 1 when it cannot be written."""
-    from attnviz.commands.export import SIZE_RANGE, _unwritable, build_workspace
+    from attnviz.commands.export import SIZE_RANGE, build_workspace
 
     given = [f"--{name}" for name in _FIGURE_OPTIONS if getattr(args, name, None) is not None]
     given += ["--transparent"] if args.transparent else []
@@ -33,7 +33,7 @@ def run_window(args, parser) -> int:
         value = getattr(args, name)
         if not lo <= value <= hi:
             parser.error(f"--{name} {value} is out of range ({lo}..{hi} pixels)")
-    problem = _unwritable(Path(args.out))
+    problem = unwritable(Path(args.out))
     if problem:
         print(f"attnviz export: cannot write {args.out}: {problem}", file=sys.stderr)
         return 1

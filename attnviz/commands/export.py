@@ -34,6 +34,16 @@ def panel_ids() -> tuple[str, ...]:
     return tuple(m.name for m in pkgutil.iter_modules(panels.__path__) if m.name[0] != "_")
 
 
+EXAMPLES = """examples:
+  attnviz export --preset banco --out banco.png
+  attnviz export --preset lesson-sqrt-dk --set attention.scale=false --panel steps --out s.svg
+  attnviz export --panel heatmap --matrix weights --out weights.csv
+  attnviz export --panel positions --set positions.rope_type=yarn --out yarn.png
+  attnviz export --lesson sqrt-dk --out slides/ --width 1280 --height 720 --large-fonts
+  attnviz export --window --width 1280 --height 720 --large-fonts --out window.png
+  attnviz export --list-fields"""
+
+
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``export`` subcommand to the ``attnviz`` parser."""
     p = subparsers.add_parser(
@@ -43,6 +53,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "data arrays as CSV (with labels) or NPY. The document starts from the defaults; "
         "--preset, --session and each --set apply in that order. The format follows the "
         "extension of --out.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--preset", metavar="NAME", help="a preset id, e.g. banco or rope-clock")
     p.add_argument("--session", metavar="FILE", help="an .attnviz session applied on top")
@@ -63,7 +75,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--list-fields", action="store_true", help="print every topic's fields and exit"
     )
-    p.add_argument("--panel", default="heatmap", metavar="PANEL", help="panel id (heatmap)")
+    p.add_argument("--panel", default="heatmap", metavar="PANEL",
+                   help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lesson')} "
+                        "(default heatmap)")
     p.add_argument(
         "--matrix",
         metavar="NAME",

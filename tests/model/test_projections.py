@@ -205,12 +205,13 @@ def test_undo_restores_every_step_and_stores_no_seeded_array():
         snapshots.append(s.snapshot())
     # Banco's typed Q, K, V (3 × 2 each) before the preset; after it, seeded X and W and
     # derived Q/K/V: nothing more to keep.
-    assert history.nbytes == 3 * 6 * 8
+    assert 3 * 6 * 8 <= history.nbytes < 3 * 6 * 8 + 16 * 1024  # and the texts
+    kept = history.nbytes
     x = s.projections()["x"].copy()
     x[2, 0] = 5.0
     history.clock = lambda: 1000.0
     s.update(x=x)
-    assert history.nbytes == 3 * 6 * 8 + x.nbytes  # the typed X only (before it: null)
+    assert kept + x.nbytes <= history.nbytes < kept + x.nbytes + 1024  # the typed X only
     snapshots.append(s.snapshot())
     for snap in reversed([start, *snapshots[:-1]]):
         history.undo()

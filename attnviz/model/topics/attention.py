@@ -443,6 +443,10 @@ def _model_capture(values: dict):
     if not values["model_path"]:
         raise StateError(NO_MODEL)
     try:
+        real_model.normalize_path(values["model_path"])
+    except real_model.ModelError as exc:  # a NUL, a loop of links, an unencodable name
+        raise StateError(f"model_path: {exc}") from None
+    try:
         return real_model.STORE.capture(values["model_path"], values["model_text"])
     except real_model.ModelError as exc:
         raise StateError(str(exc)) from None
