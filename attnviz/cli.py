@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``attnviz`` command; returns the process exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
-    if command is not None and command.endswith(SESSION_SUFFIX):
+    if command is not None and command.lower().endswith(SESSION_SUFFIX):  # TALK.ATTNVIZ too
         # A file manager's "open with attnviz": the GUI with that session.
         args = _parse(_session_parser(), argv)
         args.command, args.open_session = None, args.session

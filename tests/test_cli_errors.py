@@ -120,6 +120,7 @@ def test_huge_number_in_a_subprocess_has_no_traceback():
         (["bench", "--bogus"], "attnviz bench: error: ", "unrecognized arguments: --bogus"),
         (["bench", "--only"], "attnviz bench: error: ", "expected one argument"),
         (["lesson.attnviz", "--bogus"], "attnviz: error: ", "unrecognized arguments: --bogus"),
+        (["TALK.ATTNVIZ", "--bogus"], "attnviz: error: ", "unrecognized arguments: --bogus"),
         (["kv", HUGE], "attnviz kv: error: ", "(401 characters)"),
     ],
 )

@@ -2702,8 +2702,8 @@
         <translation>(nenhuma sessão recente)</translation>
     </message>
     <message>
-        <source>attnviz sessions (*%1);;All files (*)</source>
-        <translation>Sessões do attnviz (*%1);;Todos os arquivos (*)</translation>
+        <source>attnviz sessions (*%1 *%2);;All files (*)</source>
+        <translation>Sessões do attnviz (*%1 *%2);;Todos os arquivos (*)</translation>
     </message>
     <message>
         <source>Open session</source>
