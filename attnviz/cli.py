@@ -122,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_self_test()
     problem = _display_problem()
+    if problem is None:
+        from attnviz.platform_check import platform_problem
+
+        problem = platform_problem()  # a missing xcb library would make Qt abort
     if problem:
         print(problem, file=sys.stderr)
         return 1

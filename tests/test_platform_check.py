@@ -1,0 +1,61 @@
+"""Before Qt starts: a missing xcb library is one line with the command that installs it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from attnviz.platform_check import (
+    install_hint,
+    missing_libraries,
+    platform_problem,
+    uses_xcb,
+    xcb_plugin_files,
+)
+
+LDD = """\tlinux-vdso.so.1 (0x00007ffd)
+\tlibxcb-icccm.so.4 => not found
+\tlibxcb.so.1 => /lib/x86_64-linux-gnu/libxcb.so.1 (0x00007f)
+\tlibxcb-keysyms.so.1 => not found
+"""
+
+
+def test_the_missing_libraries_are_read_from_ldd_and_named_with_their_packages():
+    assert missing_libraries(["a", "b"], lambda path: LDD) == [
+        "libxcb-icccm.so.4", "libxcb-keysyms.so.1"]
+    assert install_hint(["libxcb-icccm.so.4", "libxcb-keysyms.so.1"]) == (
+        "sudo apt install libxcb-icccm4 libxcb-keysyms1 (Debian/Ubuntu) or "
+        "sudo dnf install xcb-util-keysyms xcb-util-wm (Fedora)")
+    line = platform_problem({"DISPLAY": ":0"}, lambda path: LDD)
+    if sys.platform.startswith("linux") and xcb_plugin_files():
+        assert line.startswith("attnviz: Qt's X11 platform plugin cannot load: "
+                               "libxcb-icccm.so.4, libxcb-keysyms.so.1 are missing; sudo apt")
+        assert "\n" not in line
+    assert platform_problem({"DISPLAY": ":0"}, lambda path: "") is None
+
+
+def test_only_a_session_qt_would_open_with_xcb_is_checked():
+    linux = sys.platform.startswith("linux")
+    assert uses_xcb({"DISPLAY": ":0"}) is linux
+    assert not uses_xcb({"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"})
+    assert uses_xcb({"QT_QPA_PLATFORM": "xcb"}) is linux
+    assert not uses_xcb({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0",
+                         "XDG_SESSION_TYPE": "wayland"})
+    assert not uses_xcb({})
+
+
+@pytest.mark.skipif(not xcb_plugin_files() or not missing_libraries(xcb_plugin_files()),
+                    reason="every library of Qt's xcb plugin is installed here")
+def test_on_a_machine_without_them_the_window_is_one_line_not_an_abort():
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env["DISPLAY"] = ":99"
+    r = subprocess.run([sys.executable, "-m", "attnviz"], capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert r.returncode == 1  # not 134 (SIGABRT)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "platform plugin cannot load" in lines[0]
+    for name in missing_libraries(xcb_plugin_files()):
+        assert name in lines[0]
