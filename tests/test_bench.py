@@ -43,13 +43,14 @@ def test_overview_without_torch_says_why(monkeypatch):
     result = core.overview_child(n=64, d=8, bins=4, repeats=1)
     assert result["ratio"] is None and result["torch_sdpa_gflops"] is None
     assert "torch not installed" in result["torch_sdpa_skipped"]
-    assert 'pip install "attnviz[torch]"' in result["torch_sdpa_skipped"]
+    # The CPU build, named: a bare "pip install torch" fetches CUDA wheels of several GB.
+    assert "--index-url https://download.pytorch.org/whl/cpu" in result["torch_sdpa_skipped"]
 
 
 def test_cuda_figure_skips_with_a_reason(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     assert core.overview_cuda(quick=True) == skipped(
-        'torch not installed (pip install "attnviz[torch]")'
+        "torch not installed (pip install torch --index-url https://download.pytorch.org/whl/cpu)"
     )
     monkeypatch.undo()
     torch = pytest.importorskip("torch")

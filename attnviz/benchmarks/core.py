@@ -15,7 +15,7 @@ import time
 from attnviz.benchmarks import peak_rss_mib, run_isolated, skipped
 
 ORDER = 60  # after the UI figures, as DESIGN.md lists them
-TORCH_HINT = 'pip install "attnviz[torch]"'
+TORCH_HINT = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 
 
 def _inputs(n: int, d: int, seed: int = 0):

@@ -115,7 +115,9 @@ def transformers_available() -> bool:
 #: The oldest transformers whose every family's attention goes through AttentionInterface
 #: (the floor of the `models` extra, tested in CI with the newest).
 MIN_TRANSFORMERS = (5, 0)
-INSTALL_HINT = 'install the models extra: pip install "attnviz[models]" (and torch)'
+#: The CPU build of torch (a plain "pip install torch" fetches a CUDA build of several GB).
+TORCH_CPU = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+INSTALL_HINT = f'install the models extra: pip install "attnviz[models]", and torch: {TORCH_CPU}'
 
 
 # --- the folder ------------------------------------------------------------------------

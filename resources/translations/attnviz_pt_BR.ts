@@ -59,8 +59,8 @@
         <translation>auto</translation>
     </message>
     <message>
-        <source>torch is not installed (pip install &quot;attnviz[torch]&quot;)</source>
-        <translation>o torch não está instalado (pip install &quot;attnviz[torch]&quot;)</translation>
+        <source>torch is not installed (its CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu)</source>
+        <translation>o torch não está instalado (a versão para CPU: pip install torch --index-url https://download.pytorch.org/whl/cpu)</translation>
     </message>
     <message>
         <source>no CUDA device (torch %1)</source>
