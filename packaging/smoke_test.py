@@ -237,6 +237,7 @@ def check_files(bundle: Path, home: Path, ctx: dict) -> str:
         internal / "resources" / "icons" / "attnviz.svg",
         internal / "resources" / "icons" / "attnviz-256.png",
         internal / "resources" / "translations" / "attnviz_pt_BR.qm",
+        internal / "resources" / "THIRD_PARTY_NOTICES.md",
     ]
     if sys.platform.startswith("linux"):
         wanted += [bundle / "attnviz.desktop", bundle / "install-desktop.sh"]
@@ -252,6 +253,10 @@ def check_files(bundle: Path, home: Path, ctx: dict) -> str:
     for binding in ("PyQt5", "PyQt6", "PySide2"):
         if (internal / binding).exists():
             raise CheckError(f"a second Qt binding is bundled: {binding}")
+    # GNU readline is GPL-3.0: the bundle is built without Python's readline module.
+    readline = sorted(str(p.relative_to(internal)) for p in internal.rglob("*readline*"))
+    if readline:
+        raise CheckError(f"GNU readline is bundled: {readline}")
     return f"{len(maps)} colormap files; torch: {has_torch}"
 
 

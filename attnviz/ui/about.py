@@ -8,10 +8,23 @@ import platform
 import sys
 
 from PySide6.QtCore import QCoreApplication, Qt, qVersion
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+)
 
 from attnviz import __version__
+from attnviz.paths import resource
 from attnviz.ui.icon import app_icon
+
+#: The notices of every third-party component attnviz runs on or ships.
+NOTICES = ("THIRD_PARTY_NOTICES.md",)
 
 
 def _torch_version() -> str:
@@ -66,6 +79,10 @@ def about_html() -> str:
             "AboutDialog", "Live, touchable panels for the attention mechanism of transformers."
         ),
         QCoreApplication.translate("AboutDialog", "Released under the MIT License."),
+        QCoreApplication.translate(
+            "AboutDialog", "It runs on Qt (LGPL-3.0) through PySide6, numpy, pyqtgraph and "
+            "superqt; Licences… lists every third-party component, its licence and how to "
+            "replace the Qt libraries."),
     ]
     return (
         f"<h2>attnviz {html.escape(__version__)}</h2>"
@@ -93,12 +110,57 @@ class AboutDialog(QDialog):
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        self.licences = QPushButton(QCoreApplication.translate("AboutDialog", "&Licences…"))
+        self.licences.setObjectName("licencesButton")
+        self.licences.clicked.connect(self.show_notices)
+        buttons.addButton(self.licences, QDialogButtonBox.ButtonRole.ActionRole)
+        self.about_qt = QPushButton(QCoreApplication.translate("AboutDialog", "About &Qt"))
+        self.about_qt.setObjectName("aboutQtButton")
+        self.about_qt.clicked.connect(lambda: QApplication.aboutQt())
+        buttons.addButton(self.about_qt, QDialogButtonBox.ButtonRole.ActionRole)
+        self.notices: QDialog | None = None
         top = QHBoxLayout()
         top.addWidget(icon)
         top.addWidget(self.text, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(buttons)
+
+    def show_notices(self) -> NoticesDialog:
+        """Open the third-party notices beside the About box (not blocking)."""
+        self.notices = NoticesDialog(self)
+        self.notices.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.notices.open()
+        return self.notices
+
+
+def notices_text() -> str:
+    """The third-party notices (Markdown), or a line saying where they should have been."""
+    path = resource(*NOTICES)
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return QCoreApplication.translate(
+            "AboutDialog", "The third-party notices are missing from this installation (%1)."
+        ).replace("%1", str(path))
+
+
+class NoticesDialog(QDialog):
+    """The third-party notices, with their licences and how to replace the Qt libraries."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("NoticesDialog")
+        self.setWindowTitle(QCoreApplication.translate("AboutDialog", "Third-party licences"))
+        self.text = QTextBrowser()
+        self.text.setOpenExternalLinks(True)
+        self.text.setMarkdown(notices_text())
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+        self.resize(720, 560)
 
 
 def show_about(parent=None) -> AboutDialog:

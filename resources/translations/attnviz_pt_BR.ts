@@ -5,6 +5,7 @@
     <name>AboutDialog</name>
     <message>
         <source>installed, not loaded</source>
+        <extracomment>The notices of every third-party component attnviz runs on or ships.</extracomment>
         <translation>instalado, não carregado</translation>
     </message>
     <message>
@@ -36,8 +37,28 @@
         <translation>Distribuído sob a Licença MIT.</translation>
     </message>
     <message>
+        <source>It runs on Qt (LGPL-3.0) through PySide6, numpy, pyqtgraph and superqt; Licences… lists every third-party component, its licence and how to replace the Qt libraries.</source>
+        <translation>Roda sobre o Qt (LGPL-3.0) via PySide6, numpy, pyqtgraph e superqt; Licenças… lista cada componente de terceiros, sua licença e como substituir as bibliotecas do Qt.</translation>
+    </message>
+    <message>
         <source>About attnviz</source>
         <translation>Sobre o attnviz</translation>
+    </message>
+    <message>
+        <source>&amp;Licences…</source>
+        <translation>&amp;Licenças…</translation>
+    </message>
+    <message>
+        <source>About &amp;Qt</source>
+        <translation>Sobre o &amp;Qt</translation>
+    </message>
+    <message>
+        <source>The third-party notices are missing from this installation (%1).</source>
+        <translation>Os avisos de terceiros faltam nesta instalação (%1).</translation>
+    </message>
+    <message>
+        <source>Third-party licences</source>
+        <translation>Licenças de terceiros</translation>
     </message>
 </context>
 <context>

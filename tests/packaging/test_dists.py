@@ -44,6 +44,7 @@ def test_the_wheel_ships_what_the_app_reads_and_not_the_translators_sources(dist
     assert not [n for n in names if n.endswith(".ts")]
     assert "attnviz/resources/lessons/sqrt-dk.json" in names
     assert any(n.endswith("licenses/LICENSE") for n in names)
+    assert "attnviz/resources/THIRD_PARTY_NOTICES.md" in names
 
 
 @pytest.mark.slow

@@ -249,3 +249,53 @@ def test_known_broken_binding_is_refused_with_a_remedy(monkeypatch):
         app.require_working_binding()
     monkeypatch.setattr(PySide6, "__version__", "6.11.3")
     app.require_working_binding()
+
+
+def _runtime_distributions() -> set[str]:
+    """attnviz's runtime requirements and theirs, for this platform (no extras)."""
+    import re
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import Requirement
+
+    seen, todo = set(), ["attnviz"]
+    while todo:
+        name = todo.pop()
+        if name.lower() in seen:
+            continue
+        seen.add(name.lower())
+        try:
+            reqs = requires(name) or []
+        except PackageNotFoundError:
+            continue
+        for text in reqs:
+            req = Requirement(text)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(re.sub(r"[-_.]+", "-", req.name))
+    return seen - {"attnviz"}
+
+
+def test_the_notices_cover_every_component_attnviz_runs_on():
+    from attnviz.ui.about import notices_text
+
+    text = notices_text().lower().replace("_", "-")
+    shipped = _runtime_distributions()
+    assert {"pyside6-essentials", "shiboken6", "numpy", "pyqtgraph", "superqt"} <= shipped
+    missing = sorted(d for d in shipped if d.replace("_", "-") not in text)
+    assert not missing, f"not in THIRD_PARTY_NOTICES.md: {missing}"
+    for must in ("lgpl-3.0", "libqt6", "python", "openblas", "readline"):
+        assert must in text
+    assert "left out" in text  # readline (GPL-3.0) is not shipped
+
+
+def test_about_offers_the_licences_and_about_qt(qtbot):
+    from attnviz.ui.about import AboutDialog, NoticesDialog
+
+    dialog = AboutDialog()
+    qtbot.addWidget(dialog)
+    assert dialog.licences.isEnabled() and dialog.about_qt.text().replace("&", "") == "About Qt"
+    notices = dialog.show_notices()
+    assert isinstance(notices, NoticesDialog)
+    shown = notices.text.toPlainText()
+    assert "LGPL-3.0" in shown and "replace" in shown and "pyqtgraph" in shown
+    notices.close()
