@@ -59,7 +59,10 @@ start=$SECONDS
 nice -n 10 "$py" -m PyInstaller --noconfirm --log-level WARN \
     --distpath dist --workpath "build/pyinstaller-$variant" packaging/attnviz.spec
 if [[ $(uname -s) == Linux ]]; then
-    # Menu entry and icons for the user's desktop: ./install-desktop.sh from the bundle.
-    cp packaging/attnviz.desktop packaging/install-desktop.sh "dist/$folder/"
+    # Menu entry, icons, the sessions' MIME type and the AppStream metainfo for the user's
+    # desktop: ./install-desktop.sh from the bundle.
+    cp packaging/io.github.attnviz.Attnviz.desktop packaging/io.github.attnviz.Attnviz.xml \
+        packaging/io.github.attnviz.Attnviz.metainfo.xml packaging/install-desktop.sh \
+        "dist/$folder/"
 fi
 echo "build.sh: dist/$folder built in $((SECONDS - start)) s; size $(du -sh "dist/$folder" | cut -f1)"

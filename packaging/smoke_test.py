@@ -240,7 +240,9 @@ def check_files(bundle: Path, home: Path, ctx: dict) -> str:
         internal / "resources" / "THIRD_PARTY_NOTICES.md",
     ]
     if sys.platform.startswith("linux"):
-        wanted += [bundle / "attnviz.desktop", bundle / "install-desktop.sh"]
+        app = "io.github.attnviz.Attnviz"
+        wanted += [bundle / f"{app}.desktop", bundle / f"{app}.xml",
+                   bundle / f"{app}.metainfo.xml", bundle / "install-desktop.sh"]
     missing = [str(p.relative_to(bundle)) for p in wanted if not p.is_file()]
     maps = list((internal / "pyqtgraph" / "colors" / "maps").glob("*"))
     if not maps:

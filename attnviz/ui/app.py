@@ -68,6 +68,10 @@ def _keep_going_when_a_view_fails(window) -> None:
     events.set_error_handler(failed)
 
 
+#: The reverse-DNS application id of the desktop entry, icons, MIME type and metainfo.
+APP_ID = "io.github.attnviz.Attnviz"
+
+
 def run_app(
     argv: list[str] | None = None,
     *,
@@ -100,6 +104,8 @@ def run_app(
     app.setApplicationName("attnviz")
     app.setOrganizationName("attnviz")
     app.setApplicationVersion(__version__)
+    # The desktop entry's id: a Wayland compositor finds the menu entry (icon, name) by it.
+    app.setDesktopFileName(APP_ID)
     install_app_icon(app)
     _load_translations(app)
     window = MainWindow()
