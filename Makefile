@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test test-floor lint bench translations clean package package-torch package-test package-torch-test
+.PHONY: run test test-floor lint bench translations clean deb deb-test package package-torch package-test package-torch-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -75,3 +75,12 @@ package-torch-test: dist/attnviz-torch/attnviz
 
 clean:
 	rm -rf $(VENV) .venv-package .venv-package-torch build dist *.egg-info
+
+# The Debian package of the bundle (packaging/make_deb.py): dist/attnviz_<version>_amd64.deb,
+# and its test: installed with apt, run from its menu entry, removed (needs root).
+deb: dist/attnviz/attnviz
+	$(PYTHON) packaging/make_deb.py dist/attnviz
+
+deb-test: deb
+	bash packaging/deb_test.sh
+

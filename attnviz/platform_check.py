@@ -46,6 +46,10 @@ PACKAGES = {
     "libfreetype.so.6": ("libfreetype6", "freetype"),
     "libdbus-1.so.3": ("libdbus-1-3", "dbus-libs"),
     "libglib-2.0.so.0": ("libglib2.0-0", "glib2"),
+    # Qt's Wayland plugin (a Wayland session), named for the .deb's Depends line.
+    "libwayland-client.so.0": ("libwayland-client0", "libwayland-client"),
+    "libwayland-cursor.so.0": ("libwayland-cursor0", "libwayland-cursor"),
+    "libwayland-egl.so.1": ("libwayland-egl1", "libwayland-egl"),
 }
 _NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found", re.M)
 
