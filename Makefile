@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test test-floor lint bench translations clean deb deb-test package package-torch package-test package-torch-test
+.PHONY: run test test-floor test-floors lint bench translations clean deb deb-test package package-torch package-test package-torch-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,22 @@ test-floor: $(FLOOR)/.installed
 	PYTHONPATH=$(FLOOR) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
 	  tests/core/test_hf_capture.py tests/core/test_hf_families.py tests/model/test_real_model.py \
 	  tests/model/test_model_proof.py
+
+# Every runtime dependency at the minimum pyproject.toml declares (packaging/floors.py),
+# installed beside the test venv: the self-test and a core + UI subset run against them.
+FLOORS := $(VENV)/floors
+
+$(FLOORS)/.installed: pyproject.toml $(VENV)/.installed-test
+	rm -rf $(FLOORS)
+	$(PY) packaging/floors.py $(FLOORS)
+	touch $@
+
+test-floors: $(FLOORS)/.installed
+	PYTHONPATH=$(FLOORS) QT_QPA_PLATFORM=offscreen $(PY) -m attnviz --self-test
+	PYTHONPATH=$(FLOORS) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
+	  tests/core tests/ui/test_editor.py tests/ui/test_presentation.py \
+	  tests/ui/test_main_window.py --ignore tests/core/test_hf_capture.py \
+	  --ignore tests/core/test_hf_families.py
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check attnviz tests

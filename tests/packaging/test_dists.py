@@ -57,3 +57,18 @@ def test_the_sdist_holds_the_tests_and_the_sources_of_the_translations(dists):
                  "resources/translations/attnviz_pt_BR.ts", "packaging"):
         assert f"{top}/{part}" in names, part
     assert not [n for n in names if n.endswith(".pyc")]
+
+
+def test_every_runtime_dependency_declares_the_floor_ci_installs():
+    import sys as _sys
+
+    _sys.path.insert(0, str(ROOT / "packaging"))
+    import floors
+
+    pins = dict(p.split("==") for p in floors.floor_pins())
+    assert set(pins) == {"PySide6-Essentials", "pyqtgraph", "numpy", "superqt"}
+    assert pins["superqt"] == "0.7.1"  # QFlowLayout
+    assert pins["PySide6-Essentials"] == "6.7"  # QTimer.singleShot(ms, context, callable)
+    make = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "test-floors:" in make and "packaging/floors.py" in make
+    assert "make test-floors" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
