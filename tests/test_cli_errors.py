@@ -306,3 +306,42 @@ def test_every_example_of_export_help_runs(tmp_path):
         assert r.returncode == 0 and "Traceback" not in r.stderr, (line, r.stderr)
     assert (tmp_path / "banco.png").stat().st_size > 0
     assert len(list((tmp_path / "slides").glob("*.png"))) == 6
+
+
+def test_list_fields_as_json_is_every_field_set_can_take(capsys):
+    import json
+
+    from attnviz.model.document import Document, field_listing
+
+    assert main(["export", "--list-fields", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    names = [r["field"] for r in records]
+    assert names == [line.split("\t")[0] for line in field_listing().splitlines()]
+    d_k = next(r for r in records if r["field"] == "attention.d_k")
+    assert d_k["kind"] == "int" and d_k["min"] == 1 and d_k["default"] == Document().attention.d_k
+    scale = next(r for r in records if r["field"] == "attention.scale")
+    assert scale["default"] is True and scale["undoable"] is True
+
+
+@pytest.mark.parametrize("command", ["kv", "lessons", "bench"])
+def test_every_subcommand_help_carries_examples_that_parse_and_run(command, capsys):
+    import importlib
+    import shlex
+
+    module = importlib.import_module(f"attnviz.commands.{command}")
+    lines = [x.strip() for x in module.EXAMPLES.splitlines()[1:] if x.strip()]
+    assert len(lines) >= 3
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert "examples:" in capsys.readouterr().out
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        assert argv[0] == command
+        if command == "bench":  # minutes of measuring: parsed, not run
+            from attnviz.cli import _parser
+
+            _parser(command).parse_args(argv)
+            continue
+        status = main(argv)
+        assert status == 0, (line, capsys.readouterr().err)
+        assert capsys.readouterr().out.strip()

@@ -16,6 +16,11 @@ import time
 
 from attnviz.commands._args import print_output
 
+EXAMPLES = """examples:
+  attnviz bench --quick
+  attnviz bench --only heatmap_update --only startup
+  attnviz bench --json"""
+
 
 def register(subparsers) -> None:
     """Add the ``bench`` subcommand."""
@@ -24,6 +29,8 @@ def register(subparsers) -> None:
         help="measure the performance figures (overview map, tiled attention, UI, ...)",
         description="Measure attnviz's performance figures against the targets of DESIGN.md. "
         "Heavy figures run in child processes so that each peak memory is its own.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--quick", action="store_true", help="smaller sizes (n = 8192 overview): about a minute"

@@ -16,6 +16,7 @@ need no Qt at all. Bad arguments exit 2 with a one-line message naming what is w
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pkgutil
 import sys
@@ -75,6 +76,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--list-fields", action="store_true", help="print every topic's fields and exit"
     )
+    p.add_argument("--json", action="store_true",
+                   help="with --list-fields: the fields as a JSON array")
     p.add_argument("--panel", default="heatmap", metavar="PANEL",
                    help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lesson')} "
                         "(default heatmap)")
@@ -241,6 +244,11 @@ def run(args) -> int:
     if args.list_fields:
         from attnviz.model.document import field_listing
 
+        if args.json:
+            from attnviz.model.document import field_records
+
+            text = json.dumps(field_records(), ensure_ascii=False, indent=1, allow_nan=False)
+            return print_output(text, "attnviz export")
         return print_output(field_listing(), "attnviz export")
     if getattr(args, "lesson", None) is not None:
         from attnviz.commands._lesson_export import run_lesson

@@ -56,6 +56,13 @@ _BATCH = bounded_int(1, MAX_BATCH)
 _PARAMS = bounded_float(0, MAX_PARAMS, what="a parameter count", example="8.03e9")
 
 
+EXAMPLES = """examples:
+  attnviz kv --list-models
+  attnviz kv --model llama-3-8b --context 131072
+  attnviz kv --model deepseek-v3 --context 32768 --batch 4 --dtype fp8
+  attnviz kv --layers 32 --heads 32 --kv-heads 8 --head-dim 128 --context 8192 --json"""
+
+
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``kv`` subcommand to the ``attnviz`` parser."""
     p = subparsers.add_parser(
@@ -65,6 +72,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "matrix of a model, compared with the same model as MHA, GQA, MQA and MLA. "
         "Give --model NAME, a Hugging Face config.json with --config FILE, or the card's "
         "shape with --layers, --kv-heads and --head-dim.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--model", metavar="NAME", help="a shipped model card (see --list-models)")
     p.add_argument(

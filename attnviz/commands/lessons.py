@@ -18,6 +18,12 @@ import sys
 
 from attnviz.commands._args import one_line_error, print_output
 
+EXAMPLES = """examples:
+  attnviz lessons
+  attnviz lessons --lang pt_BR
+  attnviz lessons --check --no-slides
+  attnviz lessons --check --lesson sqrt-dk --width 1280 --height 720 --large-fonts"""
+
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``lessons`` subcommand to the ``attnviz`` parser."""
@@ -27,6 +33,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="List the guided lessons, one per line: id, title and number of steps, "
         "separated by tabs. Present one with F5 in the app, or export it as slides with "
         "`attnviz export --lesson ID --out DIR`.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--lang", choices=("en", "pt_BR"), default=None,
                    help="language of titles and of the checked slides (default: ATTNVIZ_LANG, "

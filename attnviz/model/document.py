@@ -152,6 +152,27 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def field_records() -> list[dict]:
+    """Every topic's fields as JSON-ready records (``--list-fields --json``): ``field``
+    (``topic.name``, what ``--set`` takes), ``kind``, ``min``/``max`` (numbers and entries;
+    None: unbounded), ``choices``, ``max_len``, ``default`` (None for a matrix that follows
+    the other fields), ``doc``, ``undoable`` (False for selections)."""
+    out = []
+    for cls in topic_classes():
+        for f in cls.FIELDS:
+            default = f.default
+            if f.kind in ("matrix", "optmatrix"):
+                default = None
+            elif isinstance(default, tuple):
+                default = [list(d) if isinstance(d, tuple) else d for d in default]
+            out.append({
+                "field": f"{cls.NAME}.{f.name}", "kind": f.kind, "min": f.lo, "max": f.hi,
+                "choices": list(f.choices), "max_len": f.max_len, "default": default,
+                "doc": f.doc, "undoable": not f.browse,
+            })
+    return out
+
+
 def field_listing() -> str:
     """Every topic's fields with type, range and default, one per line (``--list-fields``)."""
     lines = []
