@@ -55,6 +55,12 @@ export PYQTGRAPH_QT_LIB=PySide6  # hooks import pyqtgraph; make it pick the bund
 if [[ $variant == torch ]]; then export ATTNVIZ_BUNDLE_TORCH=1; else unset ATTNVIZ_BUNDLE_TORCH; fi
 
 start=$SECONDS
+if [[ $(uname -s) == Linux ]]; then
+    # Every library Qt's xcb plugin loads goes into the bundle, even those this machine
+    # lacks (from their Debian packages; nothing is installed here), or the build stops
+    # with the command that installs them.
+    "$py" packaging/xcb_libs.py build/xcb-libs
+fi
 # nice: the build shares two cores with tests that other people are running.
 nice -n 10 "$py" -m PyInstaller --noconfirm --log-level WARN \
     --distpath dist --workpath "build/pyinstaller-$variant" packaging/attnviz.spec

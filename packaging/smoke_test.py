@@ -305,6 +305,8 @@ def check_export(bundle: Path, home: Path, ctx: dict) -> str:
 #: Libraries that must come from the bundle itself: a "not found" among them is a broken
 #: bundle (over-eager filtering), not a library the user's system is expected to have.
 _BUNDLED_LIB = re.compile(r"^lib(Qt6|pyside6|shiboken6|python3|icu)")
+#: Qt's X11 platform plugin and its Qt library: a missing dependency of either is no window.
+_XCB_PLUGIN = {"libqxcb.so", "libQt6XcbQpa.so.6"}
 
 
 def check_libs(bundle: Path, home: Path, ctx: dict) -> str:
@@ -326,6 +328,11 @@ def check_libs(bundle: Path, home: Path, ctx: dict) -> str:
     broken = {name: users for name, users in missing.items() if _BUNDLED_LIB.match(name)}
     if broken:
         raise CheckError(f"libraries filtered out but still needed: {broken}")
+    # The window: what Qt's X11 plugin loads must be in the bundle, whatever the desktop has.
+    window = {name: users for name, users in missing.items() if users & _XCB_PLUGIN}
+    if window:
+        raise CheckError(f"Qt's X11 plugin cannot load from the bundle, missing: "
+                         f"{sorted(window)} (packaging/xcb_libs.py puts them in)")
     note = f"; system libraries not on this machine: {sorted(missing)}" if missing else ""
     return f"{len(files)} libraries resolve{note}"
 

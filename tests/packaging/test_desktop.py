@@ -98,3 +98,27 @@ def test_install_desktop_puts_everything_in_place_and_takes_it_out(tmp_path):
     r = subprocess.run(["bash", str(bundle / "install-desktop.sh"), "--remove"], env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and not any(p.exists() for p in installed)
+
+
+def test_the_build_takes_the_xcb_libraries_this_machine_lacks_or_says_how(tmp_path,
+                                                                          monkeypatch):
+    import sys
+
+    sys.path.insert(0, str(PACKAGING))
+    import xcb_libs
+
+    monkeypatch.setattr(xcb_libs.shutil, "which", lambda name: None)  # no apt here
+    with pytest.raises(SystemExit) as info:
+        xcb_libs.fetch(["libxcb-icccm.so.4"], tmp_path)
+    assert "sudo apt install libxcb-icccm4" in str(info.value)
+    assert "sudo dnf install xcb-util-wm" in str(info.value)
+    monkeypatch.undo()
+    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
+        pytest.skip("no apt here to download from")
+    r = subprocess.run(["apt-get", "download", "--print-uris", "libxcb-icccm4"],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        pytest.skip("apt has no package lists here")
+    copied = xcb_libs.fetch(["libxcb-icccm.so.4"], tmp_path / "libs")
+    assert [p.name for p in copied] == ["libxcb-icccm.so.4"]
+    assert copied[0].read_bytes()[:4] == b"\x7fELF"
