@@ -10,7 +10,7 @@ torch is optional and slow to import, so it is imported only when a torch backen
 for (or "auto" has to look for a GPU), never when this module is imported.
 
 Errors: a missing torch or CUDA raises :class:`BackendUnavailableError` (a ``RuntimeError``)
-whose message names the fix (``pip install "attnviz[torch]"``, or another backend); running
+whose message names the fix (torch's CPU build from its own index, or another backend); running
 out of memory raises :class:`BackendOutOfMemoryError` (a ``MemoryError``) suggesting a smaller n
 or the CPU. Bad arguments raise ``ValueError`` as everywhere in the core.
 """
@@ -31,7 +31,9 @@ from attnviz.core import tiled as _tiled
 from attnviz.core._validate import as_float_array, check_choice, check_temperature
 from attnviz.core.memory_guard import MemoryRefused
 
-INSTALL_HINT = 'pip install "attnviz[torch]"'
+#: Its CPU build (no GPU needed); a CUDA build from PyPI (a plain "pip install torch") is
+#: several GB.
+INSTALL_HINT = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 NAMES = ("numpy", "torch", "cuda", "auto")
 _DTYPES = {
     "numpy": (None, "float32", "float64"),
