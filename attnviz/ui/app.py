@@ -132,4 +132,9 @@ def run_app(
         watcher = _FirstPaint(window)
         window.installEventFilter(watcher)
     window.show_first()
-    return app.exec()
+    status = app.exec()
+    # A worker still computing reports to panels that are about to go: let it end first.
+    from attnviz.ui.widgets.background_job import wait_for_workers
+
+    wait_for_workers(10_000)
+    return status

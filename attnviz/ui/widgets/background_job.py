@@ -65,6 +65,14 @@ def run_in_pool(function: Callable[[], object], done: Callable[[object], None]) 
     _POOL[0].start(task)
 
 
+def wait_for_workers(timeout_ms: int = 30_000) -> bool:
+    """Wait until the long-computation pool and Qt's global pool (superqt's workers) have
+    nothing running; True when both emptied in time. Before the application quits: a
+    worker that reports after its signals' owners are gone prints a traceback."""
+    pools = [*_POOL, QThreadPool.globalInstance()]
+    return all(pool.waitForDone(timeout_ms) for pool in pools)
+
+
 class BackgroundJob(QObject):
     """Runs ``job(progress, cancel)`` on a worker; reports on the GUI thread.
 
