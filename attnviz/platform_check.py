@@ -13,6 +13,7 @@ import importlib.util
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -114,13 +115,43 @@ def uses_xcb(environ=None) -> bool:
     return bool(env.get("DISPLAY")) and not wayland
 
 
+def display_answers(display: str, timeout: float = 1.0) -> bool:
+    """True when an X server answers at ``display`` (``:0``, ``unix:1``, ``host:0.0``):
+    its local socket (the file, or Linux's abstract one) or its TCP port 6000 + N."""
+    host, _, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not number.isdigit():
+        return True  # a form not known here: let Qt try
+    if host in ("", "unix"):
+        for address in (f"/tmp/.X11-unix/X{number}", f"\0/tmp/.X11-unix/X{number}"):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(timeout)
+                try:
+                    sock.connect(address)
+                    return True
+                except OSError:
+                    continue
+        return False
+    try:
+        with socket.create_connection((host, 6000 + int(number)), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def platform_problem(environ=None, ldd_output=None) -> str | None:
-    """One line when Qt's xcb plugin cannot load here, naming the missing libraries and
-    how to install them; None when it can, or when Qt will not use it."""
+    """One line when Qt's xcb plugin cannot load here (naming the missing libraries and how
+    to install them) or its display does not answer; None when all is well, or when Qt will
+    not use it."""
     if not uses_xcb(environ):
         return None
     missing = missing_libraries(xcb_plugin_files(), ldd_output)
     if not missing:
+        env = os.environ if environ is None else environ
+        display = env.get("DISPLAY", "")
+        if display and not display_answers(display):
+            return (f"attnviz: no X server answers at DISPLAY={display}; start the desktop "
+                    "session, or a virtual display (xvfb-run attnviz), or correct DISPLAY")
         return None
     return (f"attnviz: Qt's X11 platform plugin cannot load: {', '.join(missing)} "
             f"{'is' if len(missing) == 1 else 'are'} missing; {install_hint(missing)}")

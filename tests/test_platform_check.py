@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -23,7 +24,7 @@ LDD = """\tlinux-vdso.so.1 (0x00007ffd)
 """
 
 
-def test_the_missing_libraries_are_read_from_ldd_and_named_with_their_packages():
+def test_the_missing_libraries_are_read_from_ldd_and_named_with_their_packages(monkeypatch):
     assert missing_libraries(["a", "b"], lambda path: LDD) == [
         "libxcb-icccm.so.4", "libxcb-keysyms.so.1"]
     assert install_hint(["libxcb-icccm.so.4", "libxcb-keysyms.so.1"]) == (
@@ -34,6 +35,9 @@ def test_the_missing_libraries_are_read_from_ldd_and_named_with_their_packages()
         assert line.startswith("attnviz: Qt's X11 platform plugin cannot load: "
                                "libxcb-icccm.so.4, libxcb-keysyms.so.1 are missing; sudo apt")
         assert "\n" not in line
+    import attnviz.platform_check as check
+
+    monkeypatch.setattr(check, "display_answers", lambda display, timeout=1.0: True)
     assert platform_problem({"DISPLAY": ":0"}, lambda path: "") is None
 
 
@@ -59,3 +63,23 @@ def test_on_a_machine_without_them_the_window_is_one_line_not_an_abort():
     assert len(lines) == 1 and "platform plugin cannot load" in lines[0]
     for name in missing_libraries(xcb_plugin_files()):
         assert name in lines[0]
+
+
+def test_a_display_nobody_answers_is_one_line_before_qt():
+    from attnviz.platform_check import display_answers
+
+    free = next(n for n in range(90, 200) if not display_answers(f":{n}", 0.2))
+    line = platform_problem({"DISPLAY": f":{free}"}, lambda path: "")
+    if sys.platform.startswith("linux") and xcb_plugin_files():
+        assert line == (f"attnviz: no X server answers at DISPLAY=:{free}; start the desktop "
+                        "session, or a virtual display (xvfb-run attnviz), or correct DISPLAY")
+    assert display_answers("not-a-display") is True  # a form not known: Qt decides
+
+
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="no xvfb-run here")
+def test_a_running_x_server_answers():
+    script = ("import os, sys; from attnviz.platform_check import display_answers; "
+              "sys.exit(0 if display_answers(os.environ['DISPLAY']) else 1)")
+    r = subprocess.run(["xvfb-run", "-a", sys.executable, "-c", script], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
