@@ -11,12 +11,16 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 # Reinstall only when pyproject.toml changes (the stamp is older than it).
+# setuptools says an editable install "performed" in a box of asterisks that reads like a
+# failure; it is not one.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 $(VENV)/.installed-run: pyproject.toml | $(PY)
-	$(PIP) install --quiet -e .
+	$(QUIET_EDITABLE) $(PIP) install --quiet -e .
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PIP) install --quiet -e ".[test]"
+	$(QUIET_EDITABLE) $(PIP) install --quiet -e ".[test]"
 	touch $@ $(VENV)/.installed-run
 
 run: $(VENV)/.installed-run
