@@ -2206,6 +2206,18 @@
         <translation>Memória de trabalho ≈ %1; a matriz n×n ocuparia %2 em float32 · %3 pontuações, %4 multiplicações-somas</translation>
     </message>
     <message>
+        <source>about a second or less on this machine&apos;s CPU</source>
+        <translation>cerca de um segundo ou menos na CPU desta máquina</translation>
+    </message>
+    <message>
+        <source>about %1 s on this machine&apos;s CPU</source>
+        <translation>cerca de %1 s na CPU desta máquina</translation>
+    </message>
+    <message>
+        <source>about %1 min on this machine&apos;s CPU</source>
+        <translation>cerca de %1 min na CPU desta máquina</translation>
+    </message>
+    <message>
         <source>query %1, key %2: weight %3</source>
         <translation>consulta %1, chave %2: peso %3</translation>
     </message>

@@ -202,3 +202,14 @@ def _move_mouse(widget, rng) -> None:
                         Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
                         Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(widget, event)
+
+
+def test_the_map_says_how_long_it_takes_before_it_starts(window, qtbot, monkeypatch):
+    monkeypatch.setattr(long_model, "_cell_seconds", lambda d, dtype: 1e-4)  # a slow machine
+    panel = window.panels["overview"]
+    window.document.long.update(n=4096)
+    qtbot.waitUntil(lambda: "min on this machine's CPU" in panel.hover.text(), timeout=WAIT)
+    assert "about 14 min on this machine's CPU" in panel.hover.text()
+    monkeypatch.setattr(long_model, "_cell_seconds", lambda d, dtype: 1e-9)
+    window.document.long.update(n=2048)
+    qtbot.waitUntil(lambda: "a second or less" in panel.hover.text(), timeout=WAIT)

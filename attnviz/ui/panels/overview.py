@@ -467,6 +467,16 @@ class OverviewPanel(TopicPanel):
             .replace("%3", grouped(n * n))
             .replace("%4", f"{n * n * d:.2e}")
         )
+        seconds = long_model.overview_seconds(res.values)
+        if seconds is not None:  # said before a long map starts, as the CLI says it
+            if seconds < 1:
+                when = self.tr("about a second or less on this machine's CPU")
+            elif seconds < 120:
+                when = self.tr("about %1 s on this machine's CPU").replace("%1", f"{seconds:.0f}")
+            else:
+                when = self.tr("about %1 min on this machine's CPU").replace(
+                    "%1", f"{seconds / 60:.0f}")
+            self._estimate += " · " + when
         if self.view.hovered[0] < 0:
             self.hover.setText(self._estimate)
 
