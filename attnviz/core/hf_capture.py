@@ -175,23 +175,48 @@ def safetensors_header(path: Path) -> dict:
     return header
 
 
-def _count(headers: list[dict]) -> tuple[int, int, tuple[str, ...]]:
-    """Parameters, bytes on disk and dtypes of every tensor of the headers."""
+def _count(headers: list[dict], data_sizes: list[int] | None = None
+           ) -> tuple[int, int, tuple[str, ...]]:
+    """Parameters, bytes on disk and dtypes of every tensor of the headers; a tensor whose
+    shape, dtype or byte range does not hold together (negative sizes, offsets past the end
+    of its file: a damaged or truncated file) is refused."""
     params = nbytes = 0
     dtypes = set()
-    for header in headers:
+    for i, header in enumerate(headers):
+        size = None if data_sizes is None else data_sizes[i]
         for name, spec in header.items():
-            if name == "__metadata__" or not isinstance(spec, dict):
+            if name == "__metadata__":
                 continue
+            if not isinstance(spec, dict):
+                raise ModelError(f"tensor {str(name)[:60]} has no valid entry in its header")
             shape, dtype = spec.get("shape"), spec.get("dtype")
-            if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
-                raise ModelError(f"tensor {name[:60]} has no valid shape in its header")
+            if not isinstance(shape, list) or not all(
+                    isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+                raise ModelError(f"tensor {str(name)[:60]} has no valid shape in its header")
+            if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:
+                raise ModelError(f"tensor {str(name)[:60]} has an unknown dtype "
+                                 f"{str(dtype)[:12]!r}")
             count = math.prod(shape)
-            if str(dtype).startswith(("F", "BF")):
+            offsets = spec.get("data_offsets")
+            if size is not None and not (
+                    isinstance(offsets, list) and len(offsets) == 2
+                    and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+                    and 0 <= offsets[0] <= offsets[1] <= size
+                    and offsets[1] - offsets[0] == count * _DTYPE_BYTES[dtype]):
+                raise ModelError(f"tensor {str(name)[:60]} lies outside its file or does not "
+                                 "fill its bytes (a damaged or truncated safetensors file)")
+            if dtype.startswith(("F", "BF")):
                 params += count  # integer tensors are buffers (position ids), not weights
-            nbytes += count * _DTYPE_BYTES.get(str(dtype), 4)
-            dtypes.add(str(dtype))
+            nbytes += count * _DTYPE_BYTES[dtype]
+            dtypes.add(dtype)
     return params, nbytes, tuple(sorted(dtypes))
+
+
+def _data_size(path: Path, _header: dict) -> int:
+    """The bytes of ``path`` after its header (where the tensors' offsets point)."""
+    with path.open("rb") as fh:
+        (length,) = struct.unpack("<Q", fh.read(8))
+    return path.stat().st_size - 8 - length
 
 
 def _has_tokenizer(folder: Path) -> bool:
@@ -285,7 +310,8 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             "which attnviz does not model: its heatmaps would not be the model's weights"
         )
     headers = [safetensors_header(p) for p in weights]
-    params, file_bytes, dtypes = _count(headers)
+    params, file_bytes, dtypes = _count(headers, [_data_size(p, h) for p, h in
+                                                  zip(weights, headers, strict=True)])
     if params == 0:
         raise ModelError(f"{folder.name}: its safetensors files hold no weights")
     _check_layers(folder.name, config, headers)

@@ -363,3 +363,25 @@ def test_the_floor_is_one_number_in_pyproject_the_code_and_ci():
     make = (root / "Makefile").read_text(encoding="utf-8")
     assert _re.search(r"^FLOOR_TRANSFORMERS := (\S+)$", make, _re.M).group(1) == floor + ".0"
     assert "make test-floor" in (root / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_a_damaged_or_truncated_tensor_table_is_refused(tmp_path):
+    def header_file(spec, extra=64):
+        raw = json.dumps({"encoder.layer.0.w": spec}).encode()
+        return struct.pack("<Q", len(raw)) + raw + bytes(extra)
+
+    cases = [
+        ({"dtype": "F32", "shape": [-4, 4], "data_offsets": [0, 16]}, "no valid shape"),
+        ({"dtype": "Q7", "shape": [4], "data_offsets": [0, 16]}, "unknown dtype"),
+        ({"dtype": [], "shape": [4], "data_offsets": [0, 16]}, "unknown dtype"),
+        ({"dtype": "F32", "shape": [4, 4], "data_offsets": [32, 96]}, "lies outside its file"),
+        ({"dtype": "F32", "shape": [8, 8], "data_offsets": [0, 256]}, "truncated"),
+    ]
+    for spec, says in cases:
+        _folder(tmp_path, BERT, {"model.safetensors": header_file(spec), "vocab.txt": b"[UNK]\n"})
+        with pytest.raises(ModelError) as info:
+            inspect_folder(tmp_path, free_bytes=None)
+        assert says in _one_line(info), spec
+    good = {"dtype": "F32", "shape": [4, 4], "data_offsets": [0, 64]}
+    _folder(tmp_path, BERT, {"model.safetensors": header_file(good, 64), "vocab.txt": b"[UNK]\n"})
+    assert inspect_folder(tmp_path, free_bytes=None).params == 16
