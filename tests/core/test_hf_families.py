@@ -65,6 +65,17 @@ TINY = {
     "granite": lambda: transformers.GraniteConfig(**BASE, num_key_value_heads=2,
                                                   attention_multiplier=0.3),
     "qwen2": lambda: transformers.Qwen2Config(**BASE, num_key_value_heads=2),
+    "gemma": lambda: transformers.GemmaConfig(**BASE, num_key_value_heads=2, head_dim=8),
+    "qwen3_moe": lambda: transformers.Qwen3MoeConfig(
+        **BASE, num_key_value_heads=2, head_dim=8, num_experts=2, num_experts_per_tok=1,
+        moe_intermediate_size=32),
+    "smollm3": lambda: transformers.SmolLM3Config(**BASE, num_key_value_heads=2, pad_token_id=0),
+    "xlm-roberta": lambda: transformers.XLMRobertaConfig(
+        vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=64, max_position_embeddings=70, pad_token_id=0),
+    "bert": lambda: transformers.BertConfig(
+        vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=64, max_position_embeddings=64),
     "mixtral": lambda: transformers.MixtralConfig(**BASE, num_key_value_heads=2,
                                                   num_local_experts=2, num_experts_per_tok=1),
     "albert": lambda: transformers.AlbertConfig(vocab_size=V, embedding_size=16,
