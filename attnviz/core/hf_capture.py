@@ -212,7 +212,7 @@ def _count(headers: list[dict], data_sizes: list[int] | None = None
     return params, nbytes, tuple(sorted(dtypes))
 
 
-def _data_size(path: Path, _header: dict) -> int:
+def _data_size(path: Path) -> int:
     """The bytes of ``path`` after its header (where the tensors' offsets point)."""
     with path.open("rb") as fh:
         (length,) = struct.unpack("<Q", fh.read(8))
@@ -310,8 +310,7 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             "which attnviz does not model: its heatmaps would not be the model's weights"
         )
     headers = [safetensors_header(p) for p in weights]
-    params, file_bytes, dtypes = _count(headers, [_data_size(p, h) for p, h in
-                                                  zip(weights, headers, strict=True)])
+    params, file_bytes, dtypes = _count(headers, [_data_size(p) for p in weights])
     if params == 0:
         raise ModelError(f"{folder.name}: its safetensors files hold no weights")
     _check_layers(folder.name, config, headers)

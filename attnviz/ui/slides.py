@@ -46,8 +46,8 @@ from PySide6.QtWidgets import (
 from attnviz.model.lessons import Lesson, play_step
 from attnviz.ui.presentation import DESIGN_HEIGHT, Stage
 from attnviz.ui.presentation_form import inside
+from attnviz.ui.stage_fit import unnumbered_views
 from attnviz.ui.widgets.heatmap_view import HeatmapView
-from attnviz.ui.widgets.matrix_view import MatrixView
 from attnviz.ui.widgets.numbers import (
     MINUS,
     display_decimals,
@@ -214,14 +214,11 @@ def _svg_texts(svg: bytes) -> list[str]:
 def unnumbered(widget: QWidget) -> list[str]:
     """The visible matrices in ``widget`` small enough to print their cells' numbers (at
     most 16 a side) that print none: ``"a 3×8 matrix"``, ``"dQ"``."""
-    out = []
-    for view in widget.findChildren(HeatmapView):
-        if view.isVisibleTo(widget) and view.cell_values_shown() is False:
-            out.append(f"a {'×'.join(map(str, view.extent))} matrix")
-    for view in widget.findChildren(MatrixView):
-        if view.isVisibleTo(widget) and view.cell_values_shown() is False:
-            out.append(view.symbol or "a matrix")
-    return out
+    return [
+        f"a {'×'.join(map(str, view.extent))} matrix" if isinstance(view, HeatmapView)
+        else (getattr(view, "symbol", "") or "a matrix")
+        for view in unnumbered_views(widget)
+    ]
 
 
 def cut_texts(widget: QWidget) -> list[str]:

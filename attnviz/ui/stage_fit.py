@@ -45,11 +45,17 @@ def overflowing(panel: QWidget) -> bool:
             continue
         if scrolled_by(area):
             return True
-    return any(
-        view.isVisibleTo(panel) and view.cell_values_shown() is False
-        for view in panel.findChildren(QWidget)
-        if hasattr(view, "cell_values_shown")
-    )
+    return bool(unnumbered_views(panel))
+
+
+def unnumbered_views(widget: QWidget) -> list[QWidget]:
+    """The visible matrix views in ``widget`` small enough to print their cells' numbers
+    (at most 16 a side) that print none (heatmaps and the gradient's matrices)."""
+    return [
+        view for view in widget.findChildren(QWidget)
+        if hasattr(view, "cell_values_shown") and view.isVisibleTo(widget)
+        and view.cell_values_shown() is False
+    ]
 
 
 class StageFit(QObject):
