@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core._validate import as_float_array, check_temperature, result_dtype
+from attnviz.core.score_terms import PLAIN, ScoreTerms
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,10 @@ class AttentionResult:
 
     Attributes
     ----------
-    scores : scaled scores ``q kᵀ / √d_k / T``, before the mask
-    weights : ``softmax`` of the masked scores (rows of fully masked queries are 0)
+    scores : the logits the softmax receives, before the mask: the scaled scores
+        ``q kᵀ / √d_k / T``, capped and biased when :class:`ScoreTerms` say so
+    weights : ``softmax`` of the masked scores (rows of fully masked queries are 0; with
+        a sink logit each row sums to less than 1)
     output : ``weights @ v``
     entropy : Shannon entropy of each weight row, in nats (0 for a fully masked row)
     fully_masked : True for each query row that may attend to no key
@@ -145,18 +148,28 @@ def row_entropy(weights: np.ndarray) -> np.ndarray:
     return (-terms.sum(axis=-1)).astype(w.dtype, copy=False)
 
 
-def _softmax_entropy(logits: np.ndarray, masked: bool) -> tuple[np.ndarray, np.ndarray]:
+def _softmax_entropy(
+    logits: np.ndarray, masked: bool, sink: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Row softmax of ``logits`` (−inf = masked) and the entropy of each row, in nats.
 
     The entropy uses log w = z − log Σe^z from the softmax itself, so no logarithm is
-    taken per entry: on the slider hot path that halves the cost of the pair.
+    taken per entry: on the slider hot path that halves the cost of the pair. With a
+    ``sink`` logit the denominator gains e^sink and the entropy is that of the whole
+    distribution (the keys and the sink).
     """
     m = np.max(logits, axis=-1, keepdims=True)
+    if sink is not None:
+        m = np.maximum(m, sink)
     # A fully masked row has max −inf; shifting by 0 keeps exp(−inf) = 0 without NaN.
     m = np.where(np.isfinite(m), m, 0.0)
     z = logits - m
     w = np.exp(z)
     total = np.sum(w, axis=-1, keepdims=True)
+    z_sink = None
+    if sink is not None:
+        z_sink = sink - m
+        total = total + np.exp(z_sink)
     total = np.where(total > 0, total, 1.0)
     # In place: the same quotients as e / total without a third n×n array (the slider's
     # hot path at n = 512 spends a tenth of its time allocating and faulting in pages).
@@ -164,6 +177,8 @@ def _softmax_entropy(logits: np.ndarray, masked: bool) -> tuple[np.ndarray, np.n
     if masked:
         z = np.where(np.isfinite(z), z, 0.0)  # w = 0 there; avoid 0·(−inf) = NaN
     h = np.log(total[..., 0]) - np.einsum("...j,...j->...", w, z)
+    if z_sink is not None:
+        h = h - (np.exp(z_sink) / total * z_sink)[..., 0]
     return w, np.maximum(h, 0.0)  # rounding can leave −1e-17 for a one-hot row
 
 
@@ -187,12 +202,15 @@ def score_scale(d_k: int, scale: bool = True, temperature: float = 1.0) -> float
     return _scale_factor(d_k, scale, temperature)
 
 
-def masked_softmax(scores: np.ndarray, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Weights, row entropies and fully-masked flags of already scaled ``scores`` under the
-    boolean mask ``m`` (None: every key allowed). The one place both the core and the
-    resolver's display path compute them, so their numbers agree bit for bit."""
+def masked_softmax(
+    scores: np.ndarray, m, sink: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weights, row entropies and fully-masked flags of the logits ``scores`` under the
+    boolean mask ``m`` (None: every key allowed), with an optional ``sink`` logit in every
+    denominator. The one place both the core and the resolver's display path compute
+    them, so their numbers agree bit for bit."""
     logits = scores if m is None else np.where(m, scores, -np.inf)
-    weights, entropy = _softmax_entropy(logits, m is not None)
+    weights, entropy = _softmax_entropy(logits, m is not None, sink)
     if m is None:
         fully = np.zeros(scores.shape[:-1], dtype=bool)
     else:
@@ -200,9 +218,17 @@ def masked_softmax(scores: np.ndarray, m) -> tuple[np.ndarray, np.ndarray, np.nd
     return weights, entropy, fully
 
 
-def _attend(scores: np.ndarray, v: np.ndarray, m) -> AttentionResult:
+def _terms(terms) -> ScoreTerms:
+    if terms is None:
+        return PLAIN
+    if not isinstance(terms, ScoreTerms):
+        raise ValueError(f"terms must be ScoreTerms or None, got {type(terms).__name__}")
+    return terms
+
+
+def _attend(scores: np.ndarray, v: np.ndarray, m, sink: float | None = None) -> AttentionResult:
     dtype = result_dtype(scores, v)
-    weights, entropy, fully = masked_softmax(scores, m)
+    weights, entropy, fully = masked_softmax(scores, m, sink)
     weights = weights.astype(dtype, copy=False)
     output = np.matmul(weights, v).astype(dtype, copy=False)
     return AttentionResult(
@@ -215,7 +241,14 @@ def _attend(scores: np.ndarray, v: np.ndarray, m) -> AttentionResult:
 
 
 def attention(
-    q, k, v, *, mask=None, scale: bool = True, temperature: float = 1.0
+    q,
+    k,
+    v,
+    *,
+    mask=None,
+    scale: bool = True,
+    temperature: float = 1.0,
+    terms: ScoreTerms | None = None,
 ) -> AttentionResult:
     """Scaled dot-product attention ``softmax(mask(q kᵀ/√d_k/T)) v``.
 
@@ -226,31 +259,36 @@ def attention(
         (see :mod:`attnviz.core.masks`); masked scores become −inf before the softmax
     scale : divide the scores by √d_k
     temperature : softmax temperature, > 0
+    terms : capping, ALiBi and a sink logit after the scale (None: none of them)
 
     Returns
     -------
     AttentionResult
         A fully masked query row gets zero weights, zero output and entropy 0, and is
-        flagged in ``fully_masked``.
+        flagged in ``fully_masked`` (with a sink, all its weight goes to the sink).
     """
     q, k, v = _validate_qkv(q, k, v)
+    t = _terms(terms)
     c = _scale_factor(q.shape[-1], scale, temperature)
     scores = (np.matmul(q, np.swapaxes(k, -1, -2)) * c).astype(result_dtype(q, k, v), copy=False)
-    return _attend(scores, v, _check_mask(mask, scores.shape))
+    return _attend(t.logits(scores), v, _check_mask(mask, scores.shape), t.sink)
 
 
-def attention_from_scores(scores, v, *, mask=None) -> AttentionResult:
+def attention_from_scores(
+    scores, v, *, mask=None, terms: ScoreTerms | None = None
+) -> AttentionResult:
     """The rest of :func:`attention` from already scaled ``scores`` (``(..., n_q, n_k)``).
 
     For callers that keep ``q kᵀ`` and only rescale it (a temperature slider):
-    ``attention_from_scores(q @ kᵀ * score_scale(d_k, scale, T), v)`` equals
-    ``attention(q, k, v, scale=scale, temperature=T)`` exactly.
+    ``attention_from_scores(q @ kᵀ * score_scale(d_k, scale, T), v, terms=t)`` equals
+    ``attention(q, k, v, scale=scale, temperature=T, terms=t)`` exactly.
     """
     scores = as_float_array(scores, "scores")
     v = as_float_array(v, "v")
     if v.shape[-2] != scores.shape[-1]:
         raise ValueError(f"scores have {scores.shape[-1]} keys but v has {v.shape[-2]} rows")
-    return _attend(scores, v, _check_mask(mask, scores.shape))
+    t = _terms(terms)
+    return _attend(t.logits(scores), v, _check_mask(mask, scores.shape), t.sink)
 
 
 def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -265,19 +303,30 @@ def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def attention_backward(
-    d_output, q, k, v, *, mask=None, scale: bool = True, temperature: float = 1.0
+    d_output,
+    q,
+    k,
+    v,
+    *,
+    mask=None,
+    scale: bool = True,
+    temperature: float = 1.0,
+    terms: ScoreTerms | None = None,
 ) -> AttentionGradients:
     """Backward pass of one attention call, as the chapter writes it.
 
     ``dV = Aᵀ dO``, ``dA = dO Vᵀ``, ``dS = A ⊙ (dA − rowsum(dA ⊙ A))``,
     ``dQ = c · dS K``, ``dK = c · dSᵀ Q`` with ``c = 1/(√d_k · T)`` (or ``1/T`` unscaled).
-    ``dscores`` is the gradient with respect to the scaled scores; each of its rows sums
-    to 0, and it is 0 wherever the mask hides a key.
+    ``dscores`` is the gradient with respect to the logits the softmax receives; without
+    a sink each of its rows sums to 0, and it is 0 wherever the mask hides a key. With
+    capping, dQ and dK go on through its slope ``1 − tanh²(s/cap)``; ALiBi's bias is a
+    constant and a sink adds a constant to the denominator, so dS keeps its formula.
     """
     q, k, v = _validate_qkv(q, k, v)
+    t = _terms(terms)
     c = _scale_factor(q.shape[-1], scale, temperature)
     scores = np.matmul(q, np.swapaxes(k, -1, -2)) * c
-    a = _attend(scores, v, _check_mask(mask, scores.shape)).weights
+    a = _attend(t.logits(scores), v, _check_mask(mask, scores.shape), t.sink).weights
     d_o = as_float_array(d_output, "d_output")
     expected = np.broadcast_shapes(a.shape[:-2], v.shape[:-2]) + (a.shape[-2], v.shape[-1])
     try:
@@ -290,8 +339,9 @@ def attention_backward(
     dv = np.matmul(np.swapaxes(a, -1, -2), d_o)
     da = np.matmul(d_o, np.swapaxes(v, -1, -2))
     ds = a * (da - np.sum(da * a, axis=-1, keepdims=True))
-    dq = np.matmul(ds, k) * c
-    dk = np.matmul(np.swapaxes(ds, -1, -2), q) * c
+    ds_scaled = ds * t.cap_slope(scores)
+    dq = np.matmul(ds_scaled, k) * c
+    dk = np.matmul(np.swapaxes(ds_scaled, -1, -2), q) * c
     dtype = result_dtype(q, k, v, d_o)
     return AttentionGradients(
         dq=_unbroadcast(dq, q.shape).astype(dtype, copy=False),
@@ -318,6 +368,7 @@ def finite_difference_check(
     mask=None,
     scale: bool = True,
     temperature: float = 1.0,
+    terms: ScoreTerms | None = None,
     eps: float = 1e-6,
 ) -> GradientCheck:
     """Compare :func:`attention_backward` with central finite differences.
@@ -330,10 +381,11 @@ def finite_difference_check(
         as_float_array(x, n).astype(np.float64) for x, n in ((q, "q"), (k, "k"), (v, "v"))
     )
     d_o = as_float_array(d_output, "d_output").astype(np.float64)
-    grads = attention_backward(d_o, q64, k64, v64, mask=mask, scale=scale, temperature=temperature)
+    opts = {"mask": mask, "scale": scale, "temperature": temperature, "terms": terms}
+    grads = attention_backward(d_o, q64, k64, v64, **opts)
 
     def loss(qq, kk, vv) -> float:
-        out = attention(qq, kk, vv, mask=mask, scale=scale, temperature=temperature).output
+        out = attention(qq, kk, vv, **opts).output
         return float(np.sum(out * d_o))
 
     def numeric(which: int) -> np.ndarray:

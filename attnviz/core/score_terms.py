@@ -1,0 +1,106 @@
+"""What real models do to the scaled scores besides the scale: capping, ALiBi, a sink.
+
+The chain, in the order the models apply it (Gemma 2, BLOOM, gpt-oss):
+
+1. ``s = c · q kᵀ`` (the scale, :func:`attnviz.core.attention.score_scale`);
+2. capping (``softcap`` > 0): ``s ← cap · tanh(s / cap)``, scores squeezed into (−cap, cap);
+3. ALiBi (``alibi`` = slope > 0): ``s_ij ← s_ij − slope · |i − j|``, a penalty growing
+   with distance (for a causal row this equals BLOOM's ``+ slope · j``: the two differ by
+   a constant per row, which the softmax does not see);
+4. the mask (−inf where hidden), then the softmax, whose denominator gains ``e^sink`` when
+   a sink logit is set (gpt-oss): the weights of a row then sum to less than 1, the rest
+   going to "no key at all".
+
+Each term defaults to off, and :class:`ScoreTerms` with every term off changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Largest |slope|, cap and |sink| accepted: beyond, exp() of the scores or the bias over
+#: a long sentence leaves the float range.
+MAX_TERM = 1e4
+
+
+def _finite(value, name: str, *, positive_or_zero: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or abs(x) > MAX_TERM:
+        raise ValueError(f"{name} must be finite and at most {MAX_TERM:g} in size, got {value!r}")
+    if positive_or_zero and x < 0:
+        raise ValueError(f"{name} must be ≥ 0 (0 = off), got {value!r}")
+    return x
+
+
+@dataclass(frozen=True)
+class ScoreTerms:
+    """The terms after the scale: ``softcap`` (0 = off), ALiBi ``alibi`` slope (0 = off)
+    and the ``sink`` logit (None = no sink)."""
+
+    softcap: float = 0.0
+    alibi: float = 0.0
+    sink: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "softcap", _finite(self.softcap, "softcap"))
+        object.__setattr__(self, "alibi", _finite(self.alibi, "alibi"))
+        if self.sink is not None:
+            object.__setattr__(self, "sink", _finite(self.sink, "sink", positive_or_zero=False))
+
+    @property
+    def plain(self) -> bool:
+        """True when every term is off: the logits are the scaled scores."""
+        return self.softcap == 0 and self.alibi == 0 and self.sink is None
+
+    @property
+    def shapes_scores(self) -> bool:
+        """True when capping or ALiBi change the logits (a sink changes only the softmax)."""
+        return self.softcap > 0 or self.alibi > 0
+
+    def logits(self, scores: np.ndarray, row0: int = 0, col0: int = 0) -> np.ndarray:
+        """Capped and biased ``scores`` (``(..., n_q, n_k)``; query ``row0 + i``, key
+        ``col0 + j``); ``scores`` itself when neither term is on (no copy)."""
+        out = scores
+        if self.softcap > 0:
+            out = self.softcap * np.tanh(out / self.softcap)
+        if self.alibi > 0:
+            out = out + alibi_bias(*scores.shape[-2:], self.alibi, row0, col0)
+        return out.astype(scores.dtype, copy=False) if out is not scores else out
+
+    def cap_slope(self, scores: np.ndarray) -> np.ndarray | float:
+        """``∂ logits / ∂ scores`` of the capping: ``1 − tanh²(s / cap)`` (1 without a cap)."""
+        if self.softcap <= 0:
+            return 1.0
+        t = np.tanh(scores / self.softcap)
+        return 1.0 - t * t
+
+
+#: Every term off.
+PLAIN = ScoreTerms()
+
+
+def alibi_bias(n_q: int, n_k: int, slope: float, row0: int = 0, col0: int = 0) -> np.ndarray:
+    """ALiBi's ``−slope · |i − j|`` for queries ``row0 …`` and keys ``col0 …`` (float64)."""
+    i = np.arange(row0, row0 + n_q, dtype=np.float64)[:, None]
+    j = np.arange(col0, col0 + n_k, dtype=np.float64)[None, :]
+    return -slope * np.abs(i - j)
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """The slopes of ALiBi's heads (Press et al., as BLOOM and MPT compute them): a
+    geometric sequence from 2^(−8/h), interleaved with the next power of two's when ``h``
+    is not one."""
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    closest = 2 ** math.floor(math.log2(n_heads))
+    base = 2.0 ** (-(2.0 ** -(math.log2(closest) - 3)))
+    slopes = [base ** (i + 1) for i in range(closest)]
+    if closest != n_heads:
+        extra = 2.0 ** (-(2.0 ** -(math.log2(2 * closest) - 3)))
+        slopes += [extra ** (i + 1) for i in range(0, 2 * (n_heads - closest), 2)]
+    return np.array(slopes)
