@@ -53,6 +53,7 @@ FAMILIES = {
     "smollm3": "decoder", "gpt2": "decoder", "gpt_neox": "decoder", "phi": "decoder",
     "stablelm": "decoder", "gptj": "decoder", "opt": "decoder", "olmo": "decoder",
     "cohere": "decoder", "starcoder2": "decoder", "llama4_text": "decoder",
+    "gpt_oss": "decoder",
 }  # fmt: skip
 #: model_type → the oldest transformers where the family runs its attention through the
 #: AttentionInterface (or builds from its own config), where that is later than the floor.
@@ -64,8 +65,6 @@ REFUSED = {
               "attnviz captures it",
     "bloom": "BLOOM adds ALiBi distance biases to its scores, which attnviz does not model "
              "yet",
-    "gpt_oss": "gpt-oss adds attention-sink logits to every softmax, which attnviz does not "
-               "model yet",
     "t5": "T5 is an encoder–decoder with relative position biases; attnviz shows encoders "
           "and decoders on their own",
     "mt5": "mT5 is an encoder–decoder with relative position biases; attnviz shows encoders "
@@ -301,14 +300,6 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             f"{folder.name}: architecture {str(model_type)[:40]!r} is not one attnviz has "
             f"checked against transformers' own weights (checked: {known})"
         )
-    cap = config.get("attn_logit_softcapping")
-    if cap:
-        # Gemma 2 passes its scores through cap·tanh(s/cap) before the softmax; the topic
-        # recomputes softmax(q kᵀ/√d) and would show other weights than the model's.
-        raise ModelError(
-            f"{folder.name} caps its attention scores (attn_logit_softcapping = {cap}), "
-            "which attnviz does not model: its heatmaps would not be the model's weights"
-        )
     headers = [safetensors_header(p) for p in weights]
     params, file_bytes, dtypes = _count(headers, [_data_size(p) for p in weights])
     if params == 0:
@@ -341,6 +332,8 @@ class LayerCapture:
     scaling: float  # the factor on q·kᵀ (1/√d_head for most families)
     softcap: float | None = None  # Gemma 2's tanh cap of the scores
     window: int | None = None  # sliding window of this layer, when it has one
+    alibi: np.ndarray | None = None  # (h,) ALiBi slope of each query head (BLOOM)
+    sinks: np.ndarray | None = None  # (h,) sink logit of each query head (gpt-oss)
 
 
 @dataclass(frozen=True)
@@ -399,9 +392,12 @@ def _capture_attention(module, query, key, value, attention_mask, scaling=None, 
             mask = attention_mask[0, 0, :, : key.shape[-2]].detach().float().cpu().numpy()
             allowed = mask > -1e4  # additive masks put the dtype's minimum where hidden
         scale = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
+        # gpt-oss: one learned logit per head in every softmax's denominator.
+        sinks = kwargs.get("s_aux", getattr(module, "sinks", None))
         record.append(LayerCapture(
             _numpy(query[0]), _numpy(key[0]), _numpy(value[0]), _numpy(weights[0]),
             allowed, scale, kwargs.get("softcap"), kwargs.get("sliding_window"),
+            sinks=None if sinks is None else _numpy(sinks).astype(np.float64),
         ))
     return out, weights
 

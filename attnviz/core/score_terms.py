@@ -21,17 +21,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Largest |slope|, cap and |sink| accepted: beyond, exp() of the scores or the bias over
-#: a long sentence leaves the float range.
-MAX_TERM = 1e4
+#: Largest score cap, ALiBi slope and |sink logit| (real models: caps of 30–50, slopes
+#: below 1, sinks of a few units; beyond these exp() of a long row leaves the float range).
+MAX_CAP = 1000.0
+MAX_SLOPE = 16.0
+MAX_SINK = 100.0
 
 
-def _finite(value, name: str, *, positive_or_zero: bool = True) -> float:
+def _finite(value, name: str, limit: float, *, positive_or_zero: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     x = float(value)
-    if not math.isfinite(x) or abs(x) > MAX_TERM:
-        raise ValueError(f"{name} must be finite and at most {MAX_TERM:g} in size, got {value!r}")
+    if not math.isfinite(x) or abs(x) > limit:
+        raise ValueError(f"{name} must be finite and at most {limit:g} in size, got {value!r}")
     if positive_or_zero and x < 0:
         raise ValueError(f"{name} must be ≥ 0 (0 = off), got {value!r}")
     return x
@@ -47,10 +49,11 @@ class ScoreTerms:
     sink: float | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "softcap", _finite(self.softcap, "softcap"))
-        object.__setattr__(self, "alibi", _finite(self.alibi, "alibi"))
+        object.__setattr__(self, "softcap", _finite(self.softcap, "softcap", MAX_CAP))
+        object.__setattr__(self, "alibi", _finite(self.alibi, "alibi", MAX_SLOPE))
         if self.sink is not None:
-            object.__setattr__(self, "sink", _finite(self.sink, "sink", positive_or_zero=False))
+            sink = _finite(self.sink, "sink", MAX_SINK, positive_or_zero=False)
+            object.__setattr__(self, "sink", sink)
 
     @property
     def plain(self) -> bool:
@@ -62,14 +65,17 @@ class ScoreTerms:
         """True when capping or ALiBi change the logits (a sink changes only the softmax)."""
         return self.softcap > 0 or self.alibi > 0
 
-    def logits(self, scores: np.ndarray, row0: int = 0, col0: int = 0) -> np.ndarray:
-        """Capped and biased ``scores`` (``(..., n_q, n_k)``; query ``row0 + i``, key
-        ``col0 + j``); ``scores`` itself when neither term is on (no copy)."""
+    def logits(
+        self, scores: np.ndarray, row0: int = 0, col0: int = 0, row_step: int = 1
+    ) -> np.ndarray:
+        """Capped and biased ``scores`` (``(..., n_q, n_k)``; row ``i`` is query
+        ``row0 + i·row_step``, column ``j`` key ``col0 + j``); ``scores`` itself when
+        neither term is on (no copy)."""
         out = scores
         if self.softcap > 0:
             out = self.softcap * np.tanh(out / self.softcap)
         if self.alibi > 0:
-            out = out + alibi_bias(*scores.shape[-2:], self.alibi, row0, col0)
+            out = out + alibi_bias(*scores.shape[-2:], self.alibi, row0, col0, row_step)
         return out.astype(scores.dtype, copy=False) if out is not scores else out
 
     def cap_slope(self, scores: np.ndarray) -> np.ndarray | float:
@@ -84,9 +90,12 @@ class ScoreTerms:
 PLAIN = ScoreTerms()
 
 
-def alibi_bias(n_q: int, n_k: int, slope: float, row0: int = 0, col0: int = 0) -> np.ndarray:
-    """ALiBi's ``−slope · |i − j|`` for queries ``row0 …`` and keys ``col0 …`` (float64)."""
-    i = np.arange(row0, row0 + n_q, dtype=np.float64)[:, None]
+def alibi_bias(
+    n_q: int, n_k: int, slope: float, row0: int = 0, col0: int = 0, row_step: int = 1
+) -> np.ndarray:
+    """ALiBi's ``−slope · |i − j|`` for queries ``row0, row0 + row_step, …`` and keys
+    ``col0 …`` (float64)."""
+    i = (row0 + row_step * np.arange(n_q, dtype=np.float64))[:, None]
     j = np.arange(col0, col0 + n_k, dtype=np.float64)[None, :]
     return -slope * np.abs(i - j)
 

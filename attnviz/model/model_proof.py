@@ -2,22 +2,24 @@
 
 The heatmap of a real head is not the model's tensor: the attention topic recomputes it
 from the captured q and k with the settings it can express (causal or not, a sliding
-window, the model's scale as √d_k and a temperature). A family whose attention does
-something those settings do not (a setting a config leaves out but the class applies by
-default, a window of a kind the mask reader does not know, scores capped by tanh) would
-show weights that are not the model's, silently. So after every capture each layer's
-weights are recomputed that way, for every head, and compared with the weights the model
-itself produced; a layer off by more than :data:`TOLERANCE` refuses the model in one
-line naming the layer and what differs (:func:`prove_capture`).
+window, the model's scale as √d_k and a temperature, tanh capping, ALiBi slopes, a sink
+logit). A family whose attention does something those settings do not (a setting a
+config leaves out but the class applies by default, a window of a kind the mask reader
+does not know, a term of its own) would show weights that are not the model's, silently.
+So after every capture each layer's weights are recomputed that way, for every head, and
+compared with the weights the model itself produced; a layer off by more than
+:data:`TOLERANCE` refuses the model in one line naming the layer and what differs
+(:func:`prove_capture`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attnviz.core.attention import masked_softmax, scaled_scores
+from attnviz.core.attention import attention_from_scores, score_scale
 from attnviz.core.hf_capture import Capture, LayerCapture, ModelError
 from attnviz.core.masks import causal_mask, sliding_window_mask
+from attnviz.core.score_terms import ScoreTerms
 
 #: The largest difference between attnviz's weights and the model's that passes.
 TOLERANCE = 1e-4
@@ -59,14 +61,25 @@ def topic_mask(causal: bool, window: int, n: int, window_causal: bool = True) ->
     return causal_mask(n) if causal else None
 
 
+def head_terms(lc: LayerCapture, head: int) -> ScoreTerms:
+    """The capping, ALiBi slope and sink logit of query head ``head`` of this layer."""
+    return ScoreTerms(
+        softcap=float(lc.softcap or 0.0),
+        alibi=0.0 if lc.alibi is None else float(lc.alibi[head]),
+        sink=None if lc.sinks is None else float(lc.sinks[head]),
+    )
+
+
 def shown_weights(lc: LayerCapture, head: int, kv_head: int) -> np.ndarray:
     """The weights the heatmap draws for query head ``head`` of this layer (float64)."""
     q = np.asarray(lc.q[head], dtype=np.float64)
     k = np.asarray(lc.k[kv_head], dtype=np.float64)
     causal, window, window_causal = mask_settings(lc)
-    scores = scaled_scores(q, k, scale=True, temperature=temperature_for(lc, q.shape[1]))
+    c = score_scale(q.shape[1], True, temperature_for(lc, q.shape[1]))
     mask = topic_mask(causal, window, q.shape[0], window_causal)
-    return masked_softmax(scores, mask)[0]
+    res = attention_from_scores((q @ k.T) * c, np.zeros((q.shape[0], 1)), mask=mask,
+                                terms=head_terms(lc, head))
+    return res.weights
 
 
 def layer_difference(capture: Capture, layer: int) -> tuple[float, int]:
@@ -91,8 +104,6 @@ def _why(lc: LayerCapture) -> str:
     if not np.array_equal(np.ones((n, n), bool) if drawn is None else drawn, lc.allowed):
         kind = f"a window of {lc.window}" if lc.window else "a mask"
         return f"it uses {kind} that attnviz cannot draw (not causal, nor a sliding window)"
-    if lc.softcap:
-        return f"it caps its scores (tanh, cap {lc.softcap:g})"
     return ("its scores are not q·kᵀ times one scale per layer (a setting the config leaves "
             "out, or a term of its own)")
 
@@ -101,6 +112,12 @@ def prove_capture(capture: Capture) -> None:
     """Refuse ``capture`` (:class:`ModelError`, one line) when any layer's weights as
     attnviz draws them differ from the model's own by more than :data:`TOLERANCE`."""
     for layer, lc in enumerate(capture.layers):
+        try:
+            for head in range(capture.n_heads):
+                head_terms(lc, head)
+        except (ValueError, IndexError, TypeError) as exc:
+            raise ModelError(f"{capture.name}: layer {layer}: its score terms cannot be shown "
+                             f"({exc}); not shown") from None
         diff, head = layer_difference(capture, layer)
         if not diff <= TOLERANCE:
             raise ModelError(

@@ -24,10 +24,10 @@ import numpy as np
 
 from attnviz.core.hf_capture import Capture, LoadedModel, ModelError, load_model
 from attnviz.model.fields import MAX_TEXT
-from attnviz.model.model_proof import mask_settings, prove_capture, temperature_for
+from attnviz.model.model_proof import head_terms, mask_settings, prove_capture, temperature_for
 
 __all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays",
-           "mask_settings", "temperature_for"]
+           "head_terms", "mask_settings", "temperature_for"]
 
 #: Captured sentences kept at once (each holds every layer's weights).
 MAX_CAPTURES = 8

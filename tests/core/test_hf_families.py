@@ -66,6 +66,16 @@ TINY = {
                                                   attention_multiplier=0.3),
     "qwen2": lambda: transformers.Qwen2Config(**BASE, num_key_value_heads=2),
     "gemma": lambda: transformers.GemmaConfig(**BASE, num_key_value_heads=2, head_dim=8),
+    # Score capping (a cap of 2 bites at these weights) and a sliding window every other layer.
+    "gemma2": lambda: transformers.Gemma2Config(
+        **BASE, num_key_value_heads=2, head_dim=8, attn_logit_softcapping=2.0,
+        query_pre_attn_scalar=8, sliding_window=4),
+    "gemma3_text": lambda: transformers.Gemma3TextConfig(
+        **BASE, num_key_value_heads=2, head_dim=8, query_pre_attn_scalar=8, sliding_window=4),
+    # Attention sinks, windows every other layer, experts.
+    "gpt_oss": lambda: transformers.GptOssConfig(
+        **BASE, num_key_value_heads=2, head_dim=8, num_local_experts=2, num_experts_per_tok=1,
+        sliding_window=4),
     "qwen3_moe": lambda: transformers.Qwen3MoeConfig(
         **BASE, num_key_value_heads=2, head_dim=8, num_experts=2, num_experts_per_tok=1,
         moe_intermediate_size=32),
@@ -106,9 +116,11 @@ def _tiny(folder, model_type: str) -> str:
     torch.manual_seed(0)
     model = transformers.AutoModel.from_config(TINY[model_type]())
     with torch.no_grad():  # small random weights would give near-uniform maps
-        for p in model.parameters():
+        for name, p in model.named_parameters():
             if p.dim() == 2:
                 p.normal_(0.0, 0.5)
+            elif name.endswith("sinks"):  # sinks of a few units, as trained ones are
+                p.normal_(0.0, 1.0)
     model.save_pretrained(str(folder), safe_serialization=True)
     save_word_tokenizer(folder)
     return str(folder)
@@ -116,6 +128,22 @@ def _tiny(folder, model_type: str) -> str:
 
 def test_every_tiny_family_is_one_attnviz_opens():
     assert set(TINY) <= set(FAMILIES) and not set(TINY) & set(REFUSED)
+
+
+def _recomputed(lc, q, k, head: int) -> np.ndarray:
+    """A head's weights from its captured q and k, written out here as the models write
+    them: scale, tanh cap, ALiBi's slope·j, the mask, a sink column dropped after."""
+    scores = q @ k.T * lc.scaling
+    if lc.softcap:
+        scores = lc.softcap * np.tanh(scores / lc.softcap)
+    if lc.alibi is not None:
+        scores = scores + lc.alibi[head] * np.arange(k.shape[0])[None, :]
+    scores = np.where(lc.allowed, scores, -np.inf)
+    if lc.sinks is not None:
+        scores = np.concatenate([scores, np.full((q.shape[0], 1), lc.sinks[head])], axis=1)
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    w = e / e.sum(axis=1, keepdims=True)
+    return w[:, : k.shape[0]]
 
 
 @pytest.mark.slow
@@ -144,13 +172,22 @@ def test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, model_type):
         group = cap.n_heads // cap.n_kv_heads
         q = lc.q[last].astype(np.float64)
         k = lc.k[last // group].astype(np.float64)
-        scores = np.where(lc.allowed, q @ k.T * lc.scaling, -np.inf)
-        e = np.exp(scores - scores.max(axis=1, keepdims=True))
-        np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), attentions[layer][last],
+        np.testing.assert_allclose(_recomputed(lc, q, k, last), attentions[layer][last],
                                    atol=1e-5)
         assert layer_difference(cap, layer)[0] < 1e-5
     prove_capture(cap)
     assert attentions[0][last].std() > 1e-3  # a head that looks somewhere, not uniform
+    if model_type == "gemma2":  # the cap is recorded, and it bites at these weights
+        lc = cap.layers[0]
+        assert lc.softcap == 2.0
+        free = np.where(lc.allowed, lc.q[last].astype(np.float64) @ lc.k[1].T * lc.scaling,
+                        -np.inf)
+        free = np.exp(free - free.max(1, keepdims=True))
+        assert np.abs(free / free.sum(1, keepdims=True) - attentions[0][last]).max() > 1e-2
+    if model_type == "gpt_oss":  # every head's sink, and rows that sum to less than 1
+        assert all(lc.sinks is not None and lc.sinks.shape == (cap.n_heads,)
+                   for lc in cap.layers)
+        assert attentions[0][last].sum(-1).min() < 0.9
 
 
 @pytest.mark.parametrize("model_type", sorted(REFUSED))

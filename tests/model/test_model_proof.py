@@ -15,7 +15,10 @@ from attnviz.model.model_proof import TOLERANCE, layer_difference, prove_capture
 N, D, H, H_KV = 6, 4, 4, 2
 
 
-def _layer(rng, allowed, *, scaling=D**-0.5, softcap=None, window=None, weights=None):
+def _layer(rng, allowed, *, scaling=D**-0.5, softcap=None, window=None, weights=None,
+           alibi=None, sinks=None, record=True):
+    """A layer whose weights are computed as a model would; ``record=False`` leaves its
+    cap, slopes and sinks out of the capture (a term the capture did not see)."""
     q = rng.normal(size=(H, N, D)).astype(np.float32)
     k = rng.normal(size=(H_KV, N, D)).astype(np.float32)
     v = rng.normal(size=(H_KV, N, D)).astype(np.float32)
@@ -24,8 +27,17 @@ def _layer(rng, allowed, *, scaling=D**-0.5, softcap=None, window=None, weights=
         s = np.einsum("hid,hjd->hij", q.astype(np.float64), kk) * scaling
         if softcap:
             s = softcap * np.tanh(s / softcap)
-        weights = softmax(np.where(allowed, s, -np.inf)).astype(np.float32)
-    return LayerCapture(q, k, v, weights, allowed, scaling, softcap, window)
+        if alibi is not None:  # as BLOOM adds it: slope · key position
+            s = s + alibi[:, None, None] * np.arange(N)[None, None, :]
+        s = np.where(allowed, s, -np.inf)
+        if sinks is not None:  # as gpt-oss: a column of sink logits, dropped after
+            col = np.broadcast_to(sinks[:, None, None], (H, N, 1))
+            weights = softmax(np.concatenate([s, col], -1))[..., :-1].astype(np.float32)
+        else:
+            weights = softmax(s).astype(np.float32)
+    if not record:
+        softcap = alibi = sinks = None
+    return LayerCapture(q, k, v, weights, allowed, scaling, softcap, window, alibi, sinks)
 
 
 def _capture(layers) -> Capture:
@@ -66,10 +78,27 @@ def test_a_mask_attnviz_cannot_draw_is_refused_and_named():
         prove_capture(_capture([_layer(rng, odd, window=2)]))
 
 
-def test_capped_scores_are_refused_and_named():
+def test_capping_alibi_and_sinks_are_drawn_exactly():
     rng = np.random.default_rng(3)
-    layer = _layer(rng, causal_mask(N), scaling=1.0, softcap=1.0)  # a cap that bites
-    with pytest.raises(ModelError, match="caps its scores"):
+    slopes = np.array([0.5, 0.25, 0.125, 0.0625])
+    sinks = np.array([0.3, -1.0, 2.0, 0.0])
+    cap = _capture([
+        _layer(rng, causal_mask(N), scaling=1.0, softcap=1.0),  # a cap that bites
+        _layer(rng, causal_mask(N), alibi=slopes),
+        _layer(rng, causal_mask(N), sinks=sinks),
+        _layer(rng, sliding_window_mask(N, 3), window=3, softcap=2.0, sinks=sinks),
+    ])
+    prove_capture(cap)
+    assert all(layer_difference(cap, i)[0] < 1e-6 for i in range(4))
+
+
+@pytest.mark.parametrize("term", [{"softcap": 1.0, "scaling": 1.0},
+                                  {"alibi": np.array([0.5, 0.25, 0.125, 0.0625])},
+                                  {"sinks": np.array([1.0, 2.0, 0.5, 1.5])}])
+def test_a_term_the_capture_did_not_see_is_refused(term):
+    rng = np.random.default_rng(3)
+    layer = _layer(rng, causal_mask(N), record=False, **term)
+    with pytest.raises(ModelError, match="layer 0.*not q·kᵀ times one scale"):
         prove_capture(_capture([layer]))
 
 
@@ -84,9 +113,9 @@ def test_non_finite_weights_are_refused():
 
 
 @pytest.mark.slow
-def test_a_config_that_leaves_out_the_class_default_cap_is_refused(tmp_path):
+def test_a_config_that_leaves_out_the_class_default_cap_is_shown_exactly(tmp_path):
     """Gemma 2 caps its scores at 50 by its class default even when config.json says
-    nothing: the folder passes the config check, the proof catches the difference."""
+    nothing: the capture records the cap the model applies, and the heads are its own."""
     transformers = pytest.importorskip("transformers")
     torch = pytest.importorskip("torch")
     from attnviz.model.real_model import ModelStore
@@ -108,9 +137,14 @@ def test_a_config_that_leaves_out_the_class_default_cap_is_refused(tmp_path):
     cfg = json.loads((tmp_path / "config.json").read_text())
     cfg.pop("attn_logit_softcapping")
     (tmp_path / "config.json").write_text(json.dumps(cfg))
-    with pytest.raises(ModelError, match=r"layer \d, head \d.*differ") as info:
-        ModelStore().capture(str(tmp_path), "the cat sat on the river bank")
-    assert "\n" not in str(info.value)
+    capture = ModelStore().capture(str(tmp_path), "the cat sat on the river bank")
+    assert all(lc.softcap == 50.0 for lc in capture.layers)
+    # The cap bites: without it the weights would differ from the model's.
+    lc = capture.layers[0]
+    q, k = lc.q[3].astype(np.float64), lc.k[1].astype(np.float64)
+    free = softmax(np.where(lc.allowed, (q @ k.T) * lc.scaling, -np.inf))
+    assert np.max(np.abs(free - lc.weights[3])) > 1e-2
+    assert layer_difference(capture, 0)[0] < 1e-5
 
 
 @pytest.mark.parametrize("causal", [False, True])

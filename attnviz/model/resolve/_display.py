@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.core.attention import _softmax_entropy, masked_softmax
+from attnviz.core.score_terms import PLAIN, ScoreTerms
 
 #: Largest side of the grid the heatmap draws; larger matrices are pooled into it.
 DISPLAY_CELLS = 1024
@@ -57,15 +58,20 @@ class LazyAttention:
         return bool(self.fully_masked.any())
 
 
-def attend(scores: np.ndarray, v: np.ndarray, mask, *, with_output: bool = False):
-    """Softmax, entropy and (lazily) the output of already scaled ``scores``.
+def attend(
+    scores: np.ndarray, v: np.ndarray, mask, *, with_output: bool = False,
+    terms: ScoreTerms = PLAIN,
+):
+    """Softmax, entropy and (lazily) the output of already scaled ``scores`` (capped,
+    biased and with a sink as ``terms`` say).
 
     :func:`attnviz.core.attention.masked_softmax`, as the core's attention calls it, so the
     numbers are bit for bit the same, without re-validating arrays the state has checked.
     (Splitting the rows over two threads was tried: on a busy two-core machine it is
     slower.)
     """
-    weights, entropy, fully = masked_softmax(scores, mask)
+    scores = terms.logits(scores)
+    weights, entropy, fully = masked_softmax(scores, mask, terms.sink)
     result = LazyAttention(scores, weights, entropy, fully, v)
     if with_output:
         _ = result.output
@@ -145,7 +151,7 @@ def picture(values: np.ndarray, mask, entropy) -> Picture:
     return Picture(pool(finite, rows, cols), (n, m), allowed, ent)
 
 
-def preview(qk: np.ndarray, c: float, mask, matrix: str) -> Picture:
+def preview(qk: np.ndarray, c: float, mask, matrix: str, terms: ScoreTerms = PLAIN) -> Picture:
     """A quick picture of S or A for a new scale: every s-th row's exact softmax (over all
     keys), keys averaged in groups; ``exact`` is False."""
     n = qk.shape[0]
@@ -153,6 +159,7 @@ def preview(qk: np.ndarray, c: float, mask, matrix: str) -> Picture:
     rows = qk[::stride]
     # One pass from the kept float64 q kᵀ to float32 scores.
     scores = np.multiply(rows, c, out=np.empty(rows.shape, np.float32), casting="same_kind")
+    scores = terms.logits(scores, row_step=stride)
     sub_mask = None if mask is None else mask[::stride]
     if matrix == "scores":
         values, entropy = scores, None
@@ -160,7 +167,7 @@ def preview(qk: np.ndarray, c: float, mask, matrix: str) -> Picture:
             values = np.where(sub_mask, values, 0.0)
     else:
         logits = scores if sub_mask is None else np.where(sub_mask, scores, -np.inf)
-        values, entropy = _softmax_entropy(logits, sub_mask is not None)
+        values, entropy = _softmax_entropy(logits, sub_mask is not None, terms.sink)
     cols = grid_size(n)
     allowed = None
     if sub_mask is not None:

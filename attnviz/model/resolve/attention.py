@@ -3,9 +3,10 @@
 Dependency graph (fields → results):
 
 - ``mask``      ← tokens, causal, padding, segments, window, window_causal
-- ``attention`` ← q, k, v, d_k, scale, temperature, mask (and everything behind Q/K/V);
-  with ``rope`` on, also the ``positions`` topic's base and scaling (Q and K are rotated
-  by token index, pairs of dimensions as the clock dial shows them)
+- ``attention`` ← q, k, v, d_k, scale, temperature, softcap, alibi, sink, sink_logit,
+  mask (and everything behind Q/K/V); with ``rope`` on, also ``rope_dims`` and the
+  ``positions`` topic's base and scaling (Q and K are rotated by token index, pairs of
+  dimensions as the clock dial shows them)
 - ``steps``     ← attention, selected_query
 
 Restyle fields (matrix choice, colormap, levels) recompute nothing; they are passed on so
@@ -27,6 +28,7 @@ import numpy as np
 from attnviz.core import masks
 from attnviz.core.attention import AttentionResult, score_scale
 from attnviz.core.rope import apply_rope, rope_frequencies
+from attnviz.core.score_terms import PLAIN, ScoreTerms
 from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray, provides
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
@@ -51,7 +53,7 @@ ROPE_KEYS = frozenset(
 
 MASK_KEYS = frozenset({"tokens", "causal", "padding", "segments", "window", "window_causal"})
 #: Fields that change q kᵀ itself; the others (scale, temperature, v, mask) reuse it.
-QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k", "rope"})
+QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k", "rope", "rope_dims"})
 #: Above this many matrix entries (n = 1024) a recompute leaves the caller's thread when a
 #: runner is available: at ~50 ms and beyond a slider would stutter.
 ASYNC_CELLS = 1024 * 1024
@@ -66,7 +68,10 @@ class QuerySteps:
     """The four steps of the hand-worked example for one query row.
 
     ``raw`` = q·k_j, ``scaled`` = raw / √d_k / T (−inf where masked), ``weights`` =
-    softmax(scaled), ``output`` = weights @ V.
+    softmax(scaled), ``output`` = weights @ V. With score terms on: ``capped`` = the
+    capped scaled scores, ``logits`` = what the softmax receives (capped, ALiBi added;
+    −inf where masked), ``sink`` the sink logit, ``sink_weight`` the share of the row it
+    takes and ``denominator`` = Σⱼ e^logitⱼ + e^sink (inf when it overflows a float).
     """
 
     query: int
@@ -78,6 +83,11 @@ class QuerySteps:
     weights: np.ndarray
     output: np.ndarray
     divisor: float
+    logits: np.ndarray | None = None
+    capped: np.ndarray | None = None
+    terms: ScoreTerms = PLAIN
+    sink_weight: float = 0.0
+    denominator: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -160,6 +170,12 @@ def rotate(q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray) -> tuple:
     return tuple(out)
 
 
+def rope_width(state: AttentionState) -> int:
+    """How many leading dimensions RoPE turns: ``rope_dims`` (0 = all), at most d_k."""
+    dims = state.rope_dims
+    return state.d_k if dims == 0 else min(dims, state.d_k)
+
+
 def rope_frequencies_for(d_k: int, positions: dict) -> np.ndarray:
     """θ_i for the pairs of a d_k-wide head (an odd d_k leaves its last dimension out)."""
     width = d_k - d_k % 2
@@ -181,21 +197,24 @@ class _Job:
     qk_cache: tuple  # (q, k, rope_key, q_eff, k_eff, q_eff k_effᵀ) of the last job
     mask_cache: tuple  # (mask_key, mask) of the last finished job
     shown: str = "weights"  # the matrix the heatmap shows: pooled here when it is large
+    terms: ScoreTerms = PLAIN  # capping, ALiBi, a sink
 
     def run(self) -> tuple:
         q_old, k_old, rope_old, q_eff, k_eff, qk = self.qk_cache
         if not (self.q is q_old and self.k is k_old and self.rope_key == rope_old):
             q_eff, k_eff = self.q, self.k
             if self.rope_key is not None:
-                d_k, fields = self.rope_key
-                inv = rope_frequencies_for(d_k, dict(fields))
+                width, fields = self.rope_key
+                inv = rope_frequencies_for(width, dict(fields))
                 q_eff, k_eff = rotate(self.q, self.k, inv)
             qk = q_eff @ k_eff.T
         key_old, mask = self.mask_cache
         if self.mask_key != key_old:
             mask = mask_from_key(self.mask_key)
         # Bit for bit what attention(q, k, v, ...) gives: the same product, the same factor.
-        result = attend(qk * self.c, self.v, mask, with_output=self.shown == "output")
+        result = attend(
+            qk * self.c, self.v, mask, with_output=self.shown == "output", terms=self.terms
+        )
         pictures = {}
         if qk.shape[0] > DISPLAY_CELLS:
             # Off the GUI thread too: the grid the heatmap draws from a large matrix.
@@ -219,7 +238,20 @@ def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=Non
     raw = q[i] @ k.T
     allowed = np.ones(state.n, bool) if mask is None else mask[i].copy()
     divisor = (np.sqrt(state.d_k) if state.scale else 1.0) * state.temperature
-    scaled = np.where(allowed, res.scores[i], -np.inf)
+    terms = state.score_terms()
+    logits = np.where(allowed, res.scores[i], -np.inf)
+    extra = {}
+    if terms.plain:
+        scaled = logits
+    else:
+        s = raw * score_scale(state.d_k, state.scale, state.temperature)
+        scaled = np.where(allowed, s, -np.inf)
+        capped = None
+        if terms.softcap:
+            capped = np.where(allowed, terms.softcap * np.tanh(s / terms.softcap), -np.inf)
+        extra = {"logits": logits, "capped": capped, "terms": terms}
+        if terms.sink is not None:
+            extra |= _sink_share(logits, terms.sink)
     return QuerySteps(
         query=i,
         token=state.tokens[i],
@@ -230,7 +262,18 @@ def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=Non
         weights=res.weights[i].copy(),
         output=res.output_row(i),
         divisor=float(divisor),
+        **extra,
     )
+
+
+def _sink_share(logits: np.ndarray, sink: float) -> dict:
+    """The sink's share of a row and the row's softmax denominator Σ e^logit + e^sink."""
+    finite = logits[np.isfinite(logits)]
+    top = max(float(finite.max()) if finite.size else sink, sink)
+    shifted = float(np.exp(finite - top).sum() + np.exp(sink - top))
+    with np.errstate(over="ignore"):
+        denominator = float(np.exp(top) * shifted) if top < 709 else float("inf")
+    return {"sink_weight": float(np.exp(sink - top) / shifted), "denominator": denominator}
 
 
 class Resolver:
@@ -301,7 +344,7 @@ class Resolver:
         if not self.state.rope:
             return None
         p = self.positions
-        return (self.state.d_k, tuple((name, p.get(name)) for name in sorted(ROPE_KEYS)))
+        return (rope_width(self.state), tuple((name, p.get(name)) for name in sorted(ROPE_KEYS)))
 
     def _job(self) -> _Job:
         s = self.state
@@ -315,6 +358,7 @@ class Resolver:
             self._qk_cache,
             self._mask_cache,
             s.matrix,
+            s.score_terms(),
         )
 
     def _apply(self, out: tuple) -> bool:
@@ -371,7 +415,8 @@ class Resolver:
             return
         key = mask_key(s)
         mask = self._mask_cache[1] if key == self._mask_cache[0] else mask_from_key(key)
-        self.preview = preview(qk, score_scale(s.d_k, s.scale, s.temperature), mask, s.matrix)
+        c = score_scale(s.d_k, s.scale, s.temperature)
+        self.preview = preview(qk, c, mask, s.matrix, s.score_terms())
         self.resolved.emit(self.results, frozenset({"preview"}))
 
     def _finish(self, job_id: int, out: tuple) -> None:

@@ -26,11 +26,12 @@ from attnviz.core.attention import (
     attention,
     attention_backward,
     finite_difference_check,
+    masked_softmax,
     score_scale,
-    softmax,
     softmax_jacobian,
 )
 from attnviz.core.heads import HEAD_KINDS, generate_head
+from attnviz.core.score_terms import PLAIN, ScoreTerms
 from attnviz.model.panel_data import DataArray, provides
 from attnviz.model.resolve.attention import (
     ROPE_KEYS,
@@ -39,6 +40,7 @@ from attnviz.model.resolve.attention import (
     rotate,
 )
 from attnviz.model.resolve.lazy import LazyResolver
+from attnviz.model.topics.attention import terms_of
 
 #: Above this many tokens the n×n matrices of the chain are not drawn: the panel would
 #: compute several n×n arrays on the GUI thread at every edit (exports still compute them).
@@ -66,6 +68,7 @@ class GradientInputs:
     temperature: float
     query: int
     rope: bool
+    terms: ScoreTerms = PLAIN
 
     @property
     def n(self) -> int:
@@ -74,7 +77,8 @@ class GradientInputs:
 
     def options(self) -> dict:
         """The keyword arguments of the core's attention calls."""
-        return {"mask": self.mask, "scale": self.scale, "temperature": self.temperature}
+        return {"mask": self.mask, "scale": self.scale, "temperature": self.temperature,
+                "terms": self.terms}
 
 
 @dataclass(frozen=True)
@@ -140,17 +144,21 @@ def upstream_gradient(
 
 
 def rope_key(values: dict, positions: dict) -> tuple | None:
-    """The rotation settings as a hashable key, or None when RoPE is off."""
+    """The rotation settings as a hashable key, or None when RoPE is off:
+    ``(rope_dims, positions fields)``."""
     if not values["rope"]:
         return None
-    return tuple((name, positions[name]) for name in sorted(ROPE_KEYS))
+    return values["rope_dims"], tuple((name, positions[name]) for name in sorted(ROPE_KEYS))
 
 
 def rotated(q: np.ndarray, k: np.ndarray, key: tuple | None) -> tuple:
-    """``q`` and ``k`` as the scores see them: turned by token index when ``key`` is set."""
+    """``q`` and ``k`` as the scores see them: turned by token index when ``key`` is set
+    (the first ``rope_dims`` dimensions, or all of them)."""
     if key is None:
         return q, k
-    return rotate(q, k, rope_frequencies_for(q.shape[1], dict(key)))
+    dims, fields = key
+    width = q.shape[1] if dims == 0 else min(dims, q.shape[1])
+    return rotate(q, k, rope_frequencies_for(width, dict(fields)))
 
 
 def gradient_inputs(values: dict, positions: dict) -> GradientInputs:
@@ -187,6 +195,7 @@ def gradient_inputs(values: dict, positions: dict) -> GradientInputs:
         values["temperature"],
         values["selected_query"],
         values["rope"],
+        terms_of(values),
     )
 
 
@@ -209,12 +218,14 @@ def backward_chain(inputs: GradientInputs) -> BackwardChain:
 
 
 def row_logits(inputs: GradientInputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(raw, logits, allowed)`` of the selected query: q·k_j, scaled and masked (−inf)."""
+    """``(raw, logits, allowed)`` of the selected query: q·k_j, scaled (capped and biased
+    when the score terms say so) and masked (−inf)."""
     i = inputs.query
     raw = inputs.k @ inputs.q[i]
     c = score_scale(inputs.q.shape[1], inputs.scale, inputs.temperature)
     allowed = np.ones(inputs.n, bool) if inputs.mask is None else inputs.mask[i].copy()
-    return raw, np.where(allowed, raw * c, -np.inf), allowed
+    logits = inputs.terms.logits((raw * c)[None, :], row0=i)[0]
+    return raw, np.where(allowed, logits, -np.inf), allowed
 
 
 def check_cost(inputs: GradientInputs) -> float:
@@ -445,7 +456,10 @@ class GradientResolver(LazyResolver):
         inputs = gradient_inputs(values, positions)
         chain = backward_chain(inputs) if inputs.n <= MAX_BACKWARD_TOKENS else None
         raw, logits, allowed = row_logits(inputs)
-        row = chain.weights[inputs.query].copy() if chain is not None else softmax(logits)
+        if chain is not None:
+            row = chain.weights[inputs.query].copy()
+        else:
+            row = masked_softmax(logits, np.isfinite(logits), inputs.terms.sink)[0]
         jac = softmax_jacobian(row) if chain is not None else None
         sat = saturation(values, positions, raw, allowed, self._curves)
         return GradientResults(inputs, chain, row, allowed, jac, sat.current, sat)

@@ -35,6 +35,8 @@ import numpy as np
 
 from attnviz.core.attention import attention_from_scores, score_scale
 from attnviz.core.multihead import FlopCount, attention_flops, kv_groups
+from attnviz.core.score_terms import ScoreTerms
+from attnviz.model import real_model
 from attnviz.model.panel_data import DataArray, provides
 from attnviz.model.resolve.attention import ROPE_KEYS, build_mask, rope_frequencies_for, rotate
 from attnviz.model.resolve.lazy import LazyResolver
@@ -175,6 +177,14 @@ class HeadsResolver(LazyResolver):
             return False
         return super()._relevant(topic, names)
 
+    @staticmethod
+    def _terms(s, cap, head: int) -> ScoreTerms:
+        """Head ``head``'s capping, ALiBi slope and sink: a real model's own for every head
+        but the one shown, whose settings are the state's (they may be a what-if)."""
+        if cap is None or head == s.model_head:
+            return s.score_terms()
+        return real_model.head_terms(cap.layers[s.layer], head)
+
     def compute(self) -> HeadsResults:
         s = self.topic
         cap = s.capture()
@@ -227,7 +237,9 @@ class HeadsResolver(LazyResolver):
             qi, kg = q[i], k[i // group]
             if inv is not None and inv.size:
                 qi, kg = rotate(qi, kg, inv)
-            res = attention_from_scores((qi @ kg.T) * c, v[i // group], mask=mask)
+            res = attention_from_scores(
+                (qi @ kg.T) * c, v[i // group], mask=mask, terms=self._terms(s, cap, i)
+            )
             q_used.append(qi)
             scores.append(res.scores)
             weights.append(res.weights)

@@ -28,6 +28,7 @@ import numpy as np
 
 from attnviz.core.heads import HEAD_KINDS, generate_head, seeded_projection
 from attnviz.core.multihead import fit_projection, project_head, projection_shape
+from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE, ScoreTerms
 from attnviz.model import real_model
 from attnviz.model.fields import Field, StateError, check_text
 from attnviz.model.topic import Topic
@@ -122,7 +123,17 @@ FIELDS = (
     Field("v", "matrix", None, doc="values, one row per token (n × d_v)"),
     Field("scale", "bool", True, doc="divide the scores by √d_k"),
     Field("temperature", "float", 1.0, *TEMPERATURE_RANGE, doc="softmax temperature T"),
+    Field("softcap", "float", 0.0, 0.0, MAX_CAP,
+          doc="cap of the scores: s → cap·tanh(s/cap) before the mask (0 = off; Gemma 2)"),
+    Field("alibi", "float", 0.0, 0.0, MAX_SLOPE,
+          doc="ALiBi slope: each score minus slope·|i − j| (0 = off; BLOOM)"),
+    Field("sink", "bool", False,
+          doc="a sink logit joins every softmax denominator: rows sum to less than 1 (gpt-oss)"),
+    Field("sink_logit", "float", 0.0, -MAX_SINK, MAX_SINK, doc="the sink logit"),
     Field("rope", "bool", False, doc="rotate Q and K by token position (positions topic)"),
+    Field("rope_dims", "int", 0, 0, MAX_D_K,
+          doc="RoPE turns only the first rope_dims dimensions, the rest as they are (0 = all; "
+              "partial rotary)"),
     Field("causal", "bool", False, doc="causal mask: a query sees only earlier keys"),
     Field("padding", "flags", (True, True, True), max_len=MAX_TOKENS,
           doc="per token: false hides the key from every query"),
@@ -214,6 +225,10 @@ class AttentionState(Topic):
         Meaningful while ``head == "projections"`` (then every shape fits the fields).
         """
         return effective_projections(self._values)
+
+    def score_terms(self) -> ScoreTerms:
+        """Capping, ALiBi and the sink logit of these settings (all off by default)."""
+        return terms_of(self._values)
 
     @property
     def d_head(self) -> int:
@@ -318,6 +333,12 @@ class AttentionState(Topic):
             raise StateError(
                 f"grad_dim {v['grad_dim']} is outside the value dimensions 0…{v['v'].shape[1] - 1}"
             )
+
+
+def terms_of(values: dict) -> ScoreTerms:
+    """The :class:`ScoreTerms` of attention field ``values``."""
+    sink = values["sink_logit"] if values["sink"] else None
+    return ScoreTerms(values["softcap"], values["alibi"], sink)
 
 
 def _resize(arr: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -484,6 +505,11 @@ def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> 
         follow |= {"causal": causal, "window": window, "window_causal": window_causal,
                    "padding": (True,) * n, "segments": (0,) * n,
                    "temperature": real_model.temperature_for(lc, cap.head_dim)}
+    if other or given & {"layer", "model_head"}:
+        # Each head its own ALiBi slope and sink logit, each layer its cap.
+        terms = real_model.head_terms(lc, new["model_head"])
+        follow |= {"softcap": terms.softcap, "alibi": terms.alibi,
+                   "sink": terms.sink is not None, "sink_logit": terms.sink or 0.0}
     if other:
         # The heatmap then computes the model's own weights: no extra rotation (q and k
         # are already rotated), the model's scale as √d_k and a temperature.
