@@ -37,6 +37,7 @@ import numpy as np
 
 from attnviz.core.masks import causal_mask
 from attnviz.core.memory_guard import available_bytes
+from attnviz.core.score_terms import alibi_slopes
 
 #: The attention implementation registered with transformers.
 CAPTURE_IMPL = "attnviz_capture"
@@ -53,7 +54,7 @@ FAMILIES = {
     "smollm3": "decoder", "gpt2": "decoder", "gpt_neox": "decoder", "phi": "decoder",
     "stablelm": "decoder", "gptj": "decoder", "opt": "decoder", "olmo": "decoder",
     "cohere": "decoder", "starcoder2": "decoder", "llama4_text": "decoder",
-    "gpt_oss": "decoder",
+    "gpt_oss": "decoder", "bloom": "decoder", "falcon": "decoder",
 }  # fmt: skip
 #: model_type → the oldest transformers where the family runs its attention through the
 #: AttentionInterface (or builds from its own config), where that is later than the floor.
@@ -61,10 +62,6 @@ FAMILY_SINCE = {"gptj": (5, 24), "phi": (5, 5), "stablelm": (5, 5), "modernbert"
 #: model_type → why it is refused: what its attention does that the heatmap cannot show
 #: exactly (yet), or where it runs outside what attnviz captures.
 REFUSED = {
-    "falcon": "Falcon runs its attention outside transformers' AttentionInterface, where "
-              "attnviz captures it",
-    "bloom": "BLOOM adds ALiBi distance biases to its scores, which attnviz does not model "
-             "yet",
     "t5": "T5 is an encoder–decoder with relative position biases; attnviz shows encoders "
           "and decoders on their own",
     "mt5": "mT5 is an encoder–decoder with relative position biases; attnviz shows encoders "
@@ -300,6 +297,11 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             f"{folder.name}: architecture {str(model_type)[:40]!r} is not one attnviz has "
             f"checked against transformers' own weights (checked: {known})"
         )
+    if model_type == "falcon" and config.get("alibi") is True:
+        raise ModelError(
+            f"{folder.name}: this Falcon adds ALiBi biases rounded to bfloat16 inside its "
+            "mask, which attnviz does not reproduce; Falcon's rotary models (alibi: false) open"
+        )
     headers = [safetensors_header(p) for p in weights]
     params, file_bytes, dtypes = _count(headers, [_data_size(p) for p in weights])
     if params == 0:
@@ -384,13 +386,8 @@ def _capture_attention(module, query, key, value, attention_mask, scaling=None, 
     )
     record = getattr(_LOCAL, "layers", None)
     if record is not None:
-        n = query.shape[-2]
-        if attention_mask is None:
-            causal = bool(getattr(module, "is_causal", False))
-            allowed = causal_mask(n) if causal else np.ones((n, n), bool)
-        else:
-            mask = attention_mask[0, 0, :, : key.shape[-2]].detach().float().cpu().numpy()
-            allowed = mask > -1e4  # additive masks put the dtype's minimum where hidden
+        causal = bool(getattr(module, "is_causal", False))
+        allowed = _allowed(attention_mask, query.shape[-2], key.shape[-2], causal)
         scale = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
         # gpt-oss: one learned logit per head in every softmax's denominator.
         sinks = kwargs.get("s_aux", getattr(module, "sinks", None))
@@ -400,6 +397,80 @@ def _capture_attention(module, query, key, value, attention_mask, scaling=None, 
             sinks=None if sinks is None else _numpy(sinks).astype(np.float64),
         ))
     return out, weights
+
+
+def _allowed(attention_mask, n: int, n_k: int, causal: bool) -> np.ndarray:
+    """Where the model's mask lets a query look: from its boolean or additive mask (which
+    puts the dtype's minimum where hidden), or causal / every pair when it passes none."""
+    if attention_mask is None:
+        return causal_mask(n) if causal else np.ones((n, n), bool)
+    mask = attention_mask[0, 0, :, :n_k].detach().cpu()
+    if mask.dtype.is_floating_point:
+        return mask.float().numpy() > -1e4
+    return mask.numpy().astype(bool)
+
+
+def _bloom_attention(module, args, kwargs, output) -> None:
+    """A forward hook on BLOOM's attention, which runs outside the AttentionInterface: its
+    q, k, v again from its fused projection (the same linear, the same numbers), the mask
+    it was given, its scale and the ALiBi slopes of its heads (scaled by its β)."""
+    record = getattr(_LOCAL, "layers", None)
+    if record is None:
+        return
+    hidden = args[0] if args else kwargs["hidden_states"]
+    mask = kwargs["attention_mask"] if "attention_mask" in kwargs else args[3]
+    query, key, value = module._reshape(module.query_key_value(hidden))
+    weights = output[1]
+    if weights is None:
+        raise ModelError("BLOOM returned no attention weights to capture")
+    n = query.shape[-2]
+    slopes = alibi_slopes(module.num_heads) * float(module.beta)
+    record.append(LayerCapture(
+        _numpy(query[0]), _numpy(key[0]), _numpy(value[0]), _numpy(weights[0]),
+        _allowed(mask, n, key.shape[-2], True), float(module.inv_norm_factor), alibi=slopes,
+    ))
+
+
+def _falcon_attention(module, args, kwargs, output) -> None:
+    """A forward hook on Falcon's attention (outside the AttentionInterface): q, k, v again
+    from its fused projection, split and turned by RoPE as its forward does, with the
+    cos/sin it was given; the weights it returned."""
+    record = getattr(_LOCAL, "layers", None)
+    if record is None:
+        return
+    hidden = args[0] if args else kwargs["hidden_states"]
+    mask = kwargs["attention_mask"] if "attention_mask" in kwargs else args[2]
+    query, key, value = module._split_heads(module.query_key_value(hidden))
+    b, n = query.shape[0], query.shape[1]
+    kv = module.num_heads if module.new_decoder_architecture else module.num_kv_heads
+    query = query.transpose(1, 2).reshape(b, module.num_heads, n, module.head_dim)
+    key = key.transpose(1, 2).reshape(b, kv, n, module.head_dim)
+    value = value.transpose(1, 2).reshape(b, kv, n, module.head_dim)
+    cos, sin = kwargs["position_embeddings"]
+    rotate = sys.modules[type(module).__module__].apply_rotary_pos_emb
+    query, key = rotate(query, key, cos, sin)
+    weights = output[1]
+    if weights is None:
+        raise ModelError("Falcon returned no attention weights to capture")
+    record.append(LayerCapture(
+        _numpy(query[0]), _numpy(key[0]), _numpy(value[0]), _numpy(weights[0]),
+        _allowed(mask, n, key.shape[-2], True), module.head_dim**-0.5,
+    ))
+
+
+#: model_type → (attention module class name, forward hook): families whose attention runs
+#: in a module of its own, outside transformers' AttentionInterface. They load with the
+#: eager implementation and each attention module records what it computed.
+HOOKED = {"bloom": ("BloomAttention", _bloom_attention),
+          "falcon": ("FalconAttention", _falcon_attention)}
+
+
+def _hook(model, model_type: str) -> None:
+    """Register the capture hook of a :data:`HOOKED` family on every attention module."""
+    name, hook = HOOKED[model_type]
+    for module in model.modules():
+        if type(module).__name__ == name:
+            module.register_forward_hook(hook, with_kwargs=True)
 
 
 def _numpy(t) -> np.ndarray:
@@ -567,13 +638,16 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
     step("weights")
     try:
+        impl = "eager" if info.model_type in HOOKED else CAPTURE_IMPL
         model, loading = transformers.AutoModel.from_pretrained(
-            info.path, use_safetensors=True, attn_implementation=CAPTURE_IMPL,
+            info.path, use_safetensors=True, attn_implementation=impl,
             dtype=torch.float32, output_loading_info=True, **common,
         )
     except Exception as exc:
         raise ModelError(f"{info.name}: the model cannot be loaded "
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
     check_loading(info, loading)
+    if info.model_type in HOOKED:
+        _hook(model, info.model_type)
     model.eval()
     return LoadedModel(info, model, tokenizer, time.perf_counter() - start)

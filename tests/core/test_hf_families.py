@@ -9,6 +9,7 @@ The refused families are refused before anything is built, each naming its cause
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -23,6 +24,7 @@ from attnviz.core.hf_capture import (
     inspect_folder,
     load_model,
 )
+from attnviz.core.score_terms import alibi_slopes
 from attnviz.model.model_proof import layer_difference, prove_capture
 
 transformers = pytest.importorskip("transformers")
@@ -72,6 +74,15 @@ TINY = {
         query_pre_attn_scalar=8, sliding_window=4),
     "gemma3_text": lambda: transformers.Gemma3TextConfig(
         **BASE, num_key_value_heads=2, head_dim=8, query_pre_attn_scalar=8, sliding_window=4),
+    # ALiBi, in an attention module of its own (captured by a hook), with a non-power-of-two
+    # number of heads (the slopes interleave two sequences).
+    "bloom": lambda: transformers.BloomConfig(vocab_size=V, hidden_size=36, n_layer=2, n_head=6,
+                                              bos_token_id=1),
+    # Falcon's rotary attention, also outside the AttentionInterface: multi-query (one KV
+    # head) and the new architecture's grouped KV heads.
+    "falcon": lambda: transformers.FalconConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2,
+                                                num_attention_heads=4, multi_query=True,
+                                                bos_token_id=1),
     # Attention sinks, windows every other layer, experts.
     "gpt_oss": lambda: transformers.GptOssConfig(
         **BASE, num_key_value_heads=2, head_dim=8, num_local_experts=2, num_experts_per_tok=1,
@@ -184,6 +195,12 @@ def test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, model_type):
                         -np.inf)
         free = np.exp(free - free.max(1, keepdims=True))
         assert np.abs(free / free.sum(1, keepdims=True) - attentions[0][last]).max() > 1e-2
+    if model_type == "bloom":  # every head its slope; the bias bites at these weights
+        assert all(np.allclose(lc.alibi, alibi_slopes(6)) for lc in cap.layers)
+        lc = cap.layers[0]
+        q, k = lc.q[last].astype(np.float64), lc.k[last].astype(np.float64)
+        free = _recomputed(dataclasses.replace(lc, alibi=None), q, k, last)
+        assert np.abs(free - attentions[0][last]).max() > 1e-2
     if model_type == "gpt_oss":  # every head's sink, and rows that sum to less than 1
         assert all(lc.sinks is not None and lc.sinks.shape == (cap.n_heads,)
                    for lc in cap.layers)
@@ -200,3 +217,30 @@ def test_a_refused_family_is_refused_naming_its_cause(tmp_path, model_type):
     message = str(info.value)
     assert REFUSED[model_type] in message and "\n" not in message
     assert "not supported" not in message
+
+
+#: Falcon's other layouts: Falcon-40B's grouped KV heads, and plain multi-head attention.
+FALCON_VARIANTS = {
+    "grouped": dict(num_kv_heads=2, new_decoder_architecture=True),
+    "multi_head": dict(multi_query=False, parallel_attn=False, bias=True),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", sorted(FALCON_VARIANTS))
+def test_falcons_other_layouts_are_captured_exactly(tmp_path, monkeypatch, variant):
+    def config():
+        return transformers.FalconConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2,
+                                         num_attention_heads=4, bos_token_id=1,
+                                         **FALCON_VARIANTS[variant])
+
+    monkeypatch.setitem(TINY, "falcon", config)
+    test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, "falcon")
+
+
+def test_falcon_with_alibi_is_refused_naming_its_cause(tmp_path):
+    config = {"model_type": "falcon", "alibi": True, "num_hidden_layers": 1,
+              "num_attention_heads": 1, "hidden_size": 4}
+    _folder(tmp_path, config, {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"})
+    with pytest.raises(ModelError, match="ALiBi biases rounded to bfloat16"):
+        inspect_folder(tmp_path, free_bytes=None)
