@@ -27,12 +27,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QRadioButton,
+    QSpinBox,
     QToolButton,
     QVBoxLayout,
 )
 from superqt.utils import qthrottled
 
 from attnviz.core.attention import score_scale
+from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE
 from attnviz.model.topics.attention import COLORMAPS, MATRICES, MAX_D_K, TEMPERATURE_RANGE
 from attnviz.ui.panels.heatmap import view_levels
 from attnviz.ui.widgets.binding import bind
@@ -74,7 +76,8 @@ def score_spread(scores: np.ndarray, allowed: np.ndarray | None) -> float:
 
 
 #: The attention fields each group of the panel edits (a slide shows the groups it needs).
-SCORE_FIELDS = frozenset({"d_k", "scale", "temperature", "rope"})
+SCORE_FIELDS = frozenset({"d_k", "scale", "temperature", "rope", "rope_dims"})
+TERM_FIELDS = frozenset({"softcap", "alibi", "sink", "sink_logit"})
 VIEW_FIELDS = frozenset({"matrix", "colormap", "levels_auto", "levels", "stretch_weights"})
 MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal"})
 
@@ -92,10 +95,13 @@ class ControlsPanel(StatePanel):
         # scores are q·kᵀ times one factor, so a temperature or divisor change costs nothing.
         self._spread_key: tuple = (None, None, None)
         self._raw_spread = math.nan
+        self._terms_spread = math.nan
         layout = QVBoxLayout()
         self.scores_box = self._build_scores()
+        self.terms_box = self._build_terms()
         self.view_box = self._build_view()
         layout.addWidget(self.scores_box)
+        layout.addWidget(self.terms_box)
         layout.addWidget(self.view_box)
         self.masks = MaskBox(self)
         layout.addWidget(self.masks)
@@ -106,6 +112,9 @@ class ControlsPanel(StatePanel):
         self._write_d_k = qthrottled(self._write_d_k_now, timeout=THROTTLE_MS, parent=self)
         self._write_levels = qthrottled(self._write_levels_now, timeout=THROTTLE_MS, parent=self)
         self.mirror("rope", self.rope)
+        self.mirror("rope_dims", self.rope_dims)
+        for name in TERM_FIELDS:
+            self.mirror(name, getattr(self, name))
         self.mirror("colormap", self.colormap)
         self._finish(layout, scroll=True)
         bind(self, resolver.resolved, self._on_resolved)
@@ -117,6 +126,7 @@ class ControlsPanel(StatePanel):
         every group when none of them does."""
         groups = {
             self.scores_box: SCORE_FIELDS,
+            self.terms_box: TERM_FIELDS,
             self.view_box: VIEW_FIELDS,
             self.masks: MASK_FIELDS,
         }
@@ -194,7 +204,75 @@ class ControlsPanel(StatePanel):
             )
         )
         self.rope.toggled.connect(lambda on: self._write(self.rope, rope=on))
-        form.addRow(self.rope)
+        self.rope_dims = QSpinBox()
+        self.rope_dims.setObjectName("rope_dims")
+        self.rope_dims.setRange(0, MAX_D_K)
+        self.rope_dims.setSpecialValueText(self.tr("all"))
+        self.rope_dims.setKeyboardTracking(False)
+        self.rope_dims.setToolTip(
+            self.tr(
+                "Partial rotary: only the first dimensions turn (GPT-NeoX, Phi); the rest "
+                "carry content alone. 0 turns them all"
+            )
+        )
+        self.rope_dims.valueChanged.connect(
+            lambda v: self._write(self.rope_dims, rope_dims=int(v))
+        )
+        row = QHBoxLayout()
+        row.addWidget(self.rope)
+        row.addWidget(self.rope_dims)
+        form.addRow(row)
+        return box
+
+    def _term_spin(self, name: str, lo: float, hi: float, decimals: int, tip: str):
+        spin = QDoubleSpinBox()
+        spin.setObjectName(name)
+        spin.setRange(lo, hi)
+        spin.setDecimals(decimals)
+        spin.setSingleStep(10.0 ** -(decimals - 1) if decimals > 1 else 1.0)
+        spin.setKeyboardTracking(False)
+        spin.setToolTip(tip)
+        spin.valueChanged.connect(lambda v: self._write(spin, **{name: float(v)}))
+        setattr(self, name, spin)
+        return spin
+
+    def _build_terms(self) -> QGroupBox:
+        """What real models add after the scale: a cap, ALiBi's distance penalty, a sink."""
+        box = QGroupBox(self.tr("Score terms"))
+        box.setObjectName("terms_group")
+        box.setToolTip(
+            self.tr("What some models do to the scores besides the scale; all off by default")
+        )
+        form = QFormLayout(box)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        cap = self._term_spin(
+            "softcap", 0.0, MAX_CAP, 2,
+            self.tr("Scores pass through cap·tanh(s / cap): none leaves (−cap, cap) "
+                    "(Gemma 2 uses 50). 0 = off"),
+        )
+        cap.setSpecialValueText(self.tr("off"))
+        label = QLabel(self.tr("Ca&p"))
+        label.setBuddy(cap)
+        form.addRow(label, cap)
+        slope = self._term_spin(
+            "alibi", 0.0, MAX_SLOPE, 4,
+            self.tr("ALiBi: each score loses slope·|i − j|, so far keys weigh less "
+                    "(BLOOM's heads use 1/2, 1/4, …). 0 = off"),
+        )
+        slope.setSpecialValueText(self.tr("off"))
+        label = QLabel(self.tr("ALiBi &slope"))
+        label.setBuddy(slope)
+        form.addRow(label, slope)
+        self.sink = QCheckBox(self.tr("Sin&k logit"))
+        self.sink.setObjectName("sink")
+        self.sink.setToolTip(
+            self.tr("Every softmax denominator gains e^sink, a key that is no token: a query "
+                    "may then give little weight to all (gpt-oss)")
+        )
+        self.sink.toggled.connect(lambda on: self._write(self.sink, sink=on))
+        logit = self._term_spin("sink_logit", -MAX_SINK, MAX_SINK, 3,
+                                self.tr("The sink logit, compared with the scores"))
+        form.addRow(self.sink, logit)
         return box
 
     def _build_view(self) -> QGroupBox:
@@ -342,7 +420,11 @@ class ControlsPanel(StatePanel):
             return  # older results than the state, or nobody to see it: measure later
         key = (res.q, res.k, res.mask)
         old = self._spread_key
-        if not all(a is b for a, b in zip(key, old, strict=True)):
+        if not self.state.score_terms().plain:
+            # Capped or biased scores are not q·kᵀ times one factor: measure them as they are.
+            self._terms_spread = score_spread(res.attention.scores, res.mask)
+            self._spread_key = (None, None, None)
+        elif not all(a is b for a, b in zip(key, old, strict=True)):
             c = abs(score_scale(self.state.d_k, self.state.scale, self.state.temperature))
             spread = score_spread(res.attention.scores, res.mask)
             self._raw_spread = spread / c if c > 0 else math.nan
@@ -350,17 +432,17 @@ class ControlsPanel(StatePanel):
         self._show_spread()
 
     def _show_spread(self) -> None:
-        if math.isnan(self._raw_spread):
+        if math.isnan(self.spread_value()):
             self.spread.setText("")
             return
-        s = self.state
-        sigma = self._raw_spread * abs(score_scale(s.d_k, s.scale, s.temperature))
-        text = self.tr("Spread of the scores: σ = %1").replace("%1", fmt(sigma))
+        text = self.tr("Spread of the scores: σ = %1").replace("%1", fmt(self.spread_value()))
         self.spread.setText(text)
 
     def spread_value(self) -> float:
         """The standard deviation of the scores as the panel computes it (for tests)."""
         s = self.state
+        if not s.score_terms().plain:
+            return self._terms_spread
         return self._raw_spread * abs(score_scale(s.d_k, s.scale, s.temperature))
 
     # --- view → model ------------------------------------------------------------------

@@ -119,12 +119,25 @@ def shown_column_labels(state: AttentionState, matrix: str, d_v: int) -> tuple[s
 
 def formula(state: AttentionState, matrix: str) -> str:
     """The formula of the matrix as the state computes it, e.g. ``S = QKᵀ / √d_k``."""
+    terms = state.score_terms()
     if matrix == "scores":
-        text = "S = QKᵀ / √d_k" if state.scale else "S = QKᵀ"
+        inner = "QKᵀ / √d_k" if state.scale else "QKᵀ"
         if state.temperature != 1.0:
-            text += f" / T   (T = {fmt_g(state.temperature, 6)})"
+            inner += " / T"
+        if terms.softcap:
+            cap = fmt_g(terms.softcap, 4)
+            inner = f"{cap}·tanh({inner} / {cap})"
+        if terms.alibi:
+            inner += f" − {fmt_g(terms.alibi, 4)}·|i − j|"
+        text = f"S = {inner}"
+        if state.temperature != 1.0:
+            text += f"   (T = {fmt_g(state.temperature, 6)})"
         return text
-    return "A = softmax(S)" if matrix == "weights" else "O = A·V"
+    if matrix == "weights":
+        if terms.sink is not None:
+            return f"A = e^S / (Σ e^S + e^{fmt_g(terms.sink, 4)})   (sink)"
+        return "A = softmax(S)"
+    return "O = A·V"
 
 
 def rope_note(d_k: int) -> str:

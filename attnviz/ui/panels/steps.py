@@ -79,6 +79,13 @@ class StepsPanel(StatePanel):
         self.table.setObjectName("steps_table")
         self.scale_font(self.table, TABLE_SCALE)
         layout.addWidget(self.table)
+        # With a sink logit: what step ③ divides by, and the share no key gets.
+        self.sink_line = QLabel()
+        self.sink_line.setObjectName("sink_line")
+        self.sink_line.setWordWrap(True)
+        self.scale_font(self.sink_line, HEADING_SCALE)
+        self.sink_line.hide()
+        layout.addWidget(self.sink_line)
 
         # Step ④ is one more row of numbers, over the value dimensions instead of the keys.
         self.mix = StepsTable()
@@ -97,7 +104,7 @@ class StepsPanel(StatePanel):
         self.grad.hide()
         layout.addWidget(self.grad)
         self._gradient = None
-        self._essential = (top, self.table, self.mix, self.verdict)
+        self._essential = (top, self.table, self.sink_line, self.mix, self.verdict)
         # What the tables leave out of a long sentence: below the verdict, not before it.
         self.note = QLabel()
         self.note.setObjectName("note")
@@ -243,11 +250,43 @@ class StepsPanel(StatePanel):
         rows = [
             (self.tr("① score q·kⱼ"), st.raw[keys], fmt_row(st.raw[keys])),
             (self.tr("② scaled ÷ %1").replace("%1", divisor), st.scaled[keys], None),
+            *self._term_rows(st, keys),
             (self.tr("③ weight aⱼ"), st.weights[keys], None),
         ]
         headers = [f"{int(j)}: {tokens[j]}" for j in keys]
         self.table.show_rows(headers, rows, st.allowed[keys], bars=True)
+        self._show_sink(st)
         self._show_mix(st)
+
+    def _term_rows(self, st: QuerySteps, keys: np.ndarray) -> list:
+        """The rows between ② and ③ when the scores are capped or biased (ALiBi)."""
+        terms = st.terms
+        rows = []
+        if st.capped is not None:
+            label = self.tr("↳ capped %1·tanh(s/%1)").replace("%1", fmt_g(terms.softcap, 4))
+            rows.append((label, st.capped[keys], None))
+        if terms.alibi:
+            label = self.tr("↳ − %1·|i − j| (ALiBi)").replace("%1", fmt_g(terms.alibi, 4))
+            rows.append((label, st.logits[keys], None))
+        return rows
+
+    def _show_sink(self, st: QuerySteps) -> None:
+        """The softmax's denominator with the sink, and the share the sink takes."""
+        sink = st.terms.sink
+        if sink is None:
+            self.sink_line.hide()
+            return
+        share = fmt(st.sink_weight, max(shown_decimals(st.weights), 4))
+        if np.isfinite(st.denominator):
+            text = self.tr("③ divides by Σⱼ e^sⱼ + e^sink = %1 (sink %2): the sink takes %3, "
+                           "the keys %4")
+            text = text.replace("%1", fmt_g(st.denominator, 5))
+        else:
+            text = self.tr("③ divides by Σⱼ e^sⱼ + e^sink (sink %2): the sink takes %3, "
+                           "the keys %4")
+        text = text.replace("%2", fmt_g(sink, 4)).replace("%3", share)
+        self.sink_line.setText(text.replace("%4", fmt(1.0 - st.sink_weight, 4)))
+        self.sink_line.show()
 
     def _divisor_text(self, st: QuerySteps) -> str:
         t = self.state.temperature
