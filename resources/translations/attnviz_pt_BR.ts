@@ -392,6 +392,54 @@
         <translation>Cada par de dimensões de uma consulta ou chave gira um ângulo igual à sua posição vezes a sua própria velocidade (base e escala vêm do painel de posições): as pontuações passam a depender de onde os tokens estão, não só do que eles são</translation>
     </message>
     <message>
+        <source>all</source>
+        <translation>todas</translation>
+    </message>
+    <message>
+        <source>Partial rotary: only the first dimensions turn (GPT-NeoX, Phi); the rest carry content alone. 0 turns them all</source>
+        <translation>Rotação parcial: só as primeiras dimensões giram (GPT-NeoX, Phi); as demais levam só conteúdo. 0 gira todas</translation>
+    </message>
+    <message>
+        <source>Score terms</source>
+        <translation>Termos das pontuações</translation>
+    </message>
+    <message>
+        <source>What some models do to the scores besides the scale; all off by default</source>
+        <translation>O que alguns modelos fazem às pontuações além da escala; tudo desligado por padrão</translation>
+    </message>
+    <message>
+        <source>Scores pass through cap·tanh(s / cap): none leaves (−cap, cap) (Gemma 2 uses 50). 0 = off</source>
+        <translation>As pontuações passam por cap·tanh(s / cap): nenhuma sai de (−cap, cap) (o Gemma 2 usa 50). 0 = desligado</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>desligado</translation>
+    </message>
+    <message>
+        <source>Ca&amp;p</source>
+        <translation>&amp;Limite</translation>
+    </message>
+    <message>
+        <source>ALiBi: each score loses slope·|i − j|, so far keys weigh less (BLOOM&apos;s heads use 1/2, 1/4, …). 0 = off</source>
+        <translation>ALiBi: cada pontuação perde inclinação·|i − j|, e as chaves distantes pesam menos (as cabeças do BLOOM usam 1/2, 1/4, …). 0 = desligado</translation>
+    </message>
+    <message>
+        <source>ALiBi &amp;slope</source>
+        <translation>&amp;Inclinação ALiBi</translation>
+    </message>
+    <message>
+        <source>Sin&amp;k logit</source>
+        <translation>Logit do &amp;sumidouro</translation>
+    </message>
+    <message>
+        <source>Every softmax denominator gains e^sink, a key that is no token: a query may then give little weight to all (gpt-oss)</source>
+        <translation>Todo denominador do softmax ganha e^sink, uma chave que não é token: uma consulta pode então dar pouco peso a todas (gpt-oss)</translation>
+    </message>
+    <message>
+        <source>The sink logit, compared with the scores</source>
+        <translation>O logit do sumidouro, comparado com as pontuações</translation>
+    </message>
+    <message>
         <source>Show</source>
         <translation>Mostrar</translation>
     </message>
@@ -2322,6 +2370,14 @@
         <translation>YaRN: pares que dão menos voltas que isto são desacelerados</translation>
     </message>
     <message>
+        <source>off</source>
+        <translation>desligado</translation>
+    </message>
+    <message>
+        <source>Draw ALiBi beside RoPE: no rotation, each score loses slope·|m − n| (BLOOM&apos;s 8 heads use 1/2, 1/4, … 1/256). Off: not drawn</source>
+        <translation>Desenhar o ALiBi ao lado do RoPE: sem rotação, cada pontuação perde inclinação·|m − n| (as 8 cabeças do BLOOM usam 1/2, 1/4, … 1/256). Desligado: não desenhado</translation>
+    </message>
+    <message>
         <source>Scaling</source>
         <translation>Escala</translation>
     </message>
@@ -2340,6 +2396,10 @@
     <message>
         <source>Base</source>
         <translation>Base</translation>
+    </message>
+    <message>
+        <source>ALiBi slope</source>
+        <translation>Inclinação ALiBi</translation>
     </message>
     <message>
         <source>low</source>
@@ -2408,6 +2468,10 @@
     <message>
         <source>key at n = %1</source>
         <translation>chave em n = %1</translation>
+    </message>
+    <message>
+        <source>ALiBi: q·k − %1·|m − n|</source>
+        <translation>ALiBi: q·k − %1·|m − n|</translation>
     </message>
     <message>
         <source>dashed: the original context</source>
@@ -2536,6 +2600,10 @@
     <message>
         <source>A longer sentence, read row by row</source>
         <translation>Uma frase mais longa, lida linha por linha</translation>
+    </message>
+    <message>
+        <source>ALiBi beside RoPE: two ways to make distance matter</source>
+        <translation>ALiBi ao lado do RoPE: duas maneiras de a distância contar</translation>
     </message>
     <message>
         <source>RoPE as clocks: a small teaching head</source>
@@ -2801,6 +2869,22 @@
     <message>
         <source>③ weight aⱼ</source>
         <translation>③ peso aⱼ</translation>
+    </message>
+    <message>
+        <source>↳ capped %1·tanh(s/%1)</source>
+        <translation>↳ limitada %1·tanh(s/%1)</translation>
+    </message>
+    <message>
+        <source>↳ − %1·|i − j| (ALiBi)</source>
+        <translation>↳ − %1·|i − j| (ALiBi)</translation>
+    </message>
+    <message>
+        <source>③ divides by Σⱼ e^sⱼ + e^sink = %1 (sink %2): the sink takes %3, the keys %4</source>
+        <translation>③ divide por Σⱼ e^sⱼ + e^sink = %1 (sumidouro %2): o sumidouro leva %3, as chaves %4</translation>
+    </message>
+    <message>
+        <source>③ divides by Σⱼ e^sⱼ + e^sink (sink %2): the sink takes %3, the keys %4</source>
+        <translation>③ divide por Σⱼ e^sⱼ + e^sink (sumidouro %2): o sumidouro leva %3, as chaves %4</translation>
     </message>
     <message>
         <source>④ shows the %1 largest of %2 output components.</source>

@@ -87,13 +87,24 @@ def make_tiny_decoder(folder, family: str = "llama", seed: int = 0) -> str:
             **common, query_pre_attn_scalar=16, sliding_window=4,
             layer_types=["sliding_attention", "full_attention", "sliding_attention"],
         )
+    elif family == "gemma2":  # scores capped by tanh
+        config = transformers.Gemma2Config(**common, query_pre_attn_scalar=8, sliding_window=4,
+                                           attn_logit_softcapping=2.0)
+    elif family == "gpt_oss":  # a sink logit per head
+        config = transformers.GptOssConfig(**common, num_local_experts=2, num_experts_per_tok=1,
+                                           sliding_window=4)
+    elif family == "bloom":  # ALiBi, one slope per head
+        config = transformers.BloomConfig(vocab_size=len(WORDS) + 2, hidden_size=32, n_layer=3,
+                                          n_head=4, bos_token_id=1)
     else:
         raise ValueError(family)
     model = transformers.AutoModel.from_config(config)
     with torch.no_grad():  # small random weights would give near-uniform maps
-        for p in model.parameters():
+        for name, p in model.named_parameters():
             if p.dim() == 2:
                 p.normal_(0.0, 0.5)
+            elif name.endswith("sinks"):
+                p.normal_(0.0, 1.0)
     model.save_pretrained(str(folder), safe_serialization=True)
     save_word_tokenizer(folder)
     return str(folder)

@@ -113,6 +113,35 @@ def test_gqa_decoder_head_through_the_document(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("family", ["gemma2", "gpt_oss", "bloom"])
+def test_capped_sinked_and_alibi_heads_are_the_models_own(tmp_path, family):
+    """Every head of a model with a score term, through the document: the topic follows
+    its cap, slope and sink head by head, and the heatmap and the heads panel draw the
+    model's own weights."""
+    path = make_tiny_decoder(tmp_path, family)
+    text = "the cat sat on the bank of the river"
+    _, attentions, _ = oracle_attentions(path, text)
+    ws = model_workspace(path, text)
+    s = ws.state
+    cap = s.capture()
+    for layer in range(3):
+        for head in range(4):
+            s.update(layer=layer, model_head=head)
+            lc = cap.layers[layer]
+            assert s.softcap == (lc.softcap or 0.0)
+            assert s.alibi == (0.0 if lc.alibi is None else lc.alibi[head])
+            assert s.sink == (lc.sinks is not None)
+            if lc.sinks is not None:
+                assert s.sink_logit == pytest.approx(lc.sinks[head])
+            np.testing.assert_allclose(ws.resolver.results.attention.weights,
+                                       attentions[layer][head], atol=1e-5)
+        heads = ws.resolver_for("heads").results
+        np.testing.assert_allclose(heads.weights, attentions[layer], atol=1e-5)
+    want = {"gemma2": "softcap", "gpt_oss": "sink", "bloom": "alibi"}[family]
+    assert getattr(s, want)  # the term this family is about is on
+
+
+@pytest.mark.slow
 def test_refusals_change_nothing_and_edits_detach():
     ws = model_workspace()
     s = ws.state

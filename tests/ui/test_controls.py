@@ -146,3 +146,25 @@ def test_mask_list_follows_the_tokens(panel, state):
     state.tokens = ("o", "gato", "subiu", "no", "telhado")
     assert panel.masks.padding.count() == 5
     assert panel.masks.segments.text() == "0 0 0 0 0"
+
+
+def test_score_terms_reach_the_state_and_back(panel, state):
+    assert panel.softcap.value() == 0.0 and panel.softcap.text() == "off"
+    panel.softcap.setValue(30.0)
+    panel.alibi.setValue(0.5)
+    panel.sink.setChecked(True)
+    panel.sink_logit.setValue(-1.5)
+    panel.rope_dims.setValue(2)
+    assert (state.softcap, state.alibi, state.sink, state.sink_logit, state.rope_dims) == (
+        30.0, 0.5, True, -1.5, 2)
+    state.update(softcap=0.0, alibi=0.125, sink=False)
+    assert panel.softcap.value() == 0.0 and panel.alibi.value() == 0.125
+    assert not panel.sink.isChecked()
+    # The spread of capped, biased scores is measured as they are, not rescaled.
+    import numpy as np
+
+    state.update(softcap=0.5)
+    res = panel.resolver.results
+    allowed = res.mask
+    shown = res.attention.scores if allowed is None else res.attention.scores[allowed]
+    assert panel.spread_value() == pytest.approx(float(np.std(shown)))

@@ -147,3 +147,18 @@ def test_rope_switch_and_the_word_order_swap_on_cachorro(window):
     assert np.abs(swapped_back - rotated).max() > 1e-3
     state.update(d_k=7)
     assert "odd" in window.panels["heatmap"].caption.text()
+
+
+def test_alibi_is_drawn_beside_rope_from_its_preset(window):
+    panel = window.panels["positions"]
+    assert panel.alibi_curve.getData()[0] is None or len(panel.alibi_curve.getData()[0]) == 0
+    panel.preset.setCurrentIndex(panel.preset.findData("alibi-vs-rope"))
+    panel._on_q_preset(panel.preset.currentIndex())
+    assert panel.alibi_slope.value() == 0.125
+    x, y = panel.alibi_curve.getData()
+    np.testing.assert_allclose(y, 8.0 - 0.125 * np.abs(x))  # q·k = 8 at m = n, then down
+    # Another preset takes ALiBi away again: each preset sets the slope.
+    panel._on_q_preset(panel.preset.findData("rope-clock"))
+    assert panel.alibi_slope.value() == 0.0 and len(panel.alibi_curve.getData()[0] or []) == 0
+    panel.alibi_slope.setValue(0.5)
+    assert window.document["positions"].alibi_slope == 0.5

@@ -127,3 +127,24 @@ def test_step_five_shows_the_gradient_reaching_the_query_while_the_gradient_pane
     assert shown == pytest.approx(dq, abs=0.006)
     window.docks["heatmap"].raise_()
     qtbot.waitUntil(lambda: steps.grad.isHidden(), timeout=3000)
+
+
+def test_score_terms_add_their_rows_and_the_sink_its_denominator(panel, state):
+    import math
+
+    state.update(softcap=1.2, alibi=0.25, sink=True, sink_logit=0.0)
+    labels = panel.table.row_labels()
+    assert labels[2].startswith("↳ capped 1.2·tanh") and "ALiBi" in labels[3]
+    texts = panel.step_texts()
+    # banco's scaled scores 0.71, 2.12, 2.83, capped: 1.2·tanh(s/1.2).
+    capped = [1.2 * math.tanh(x / 2**0.5 / 1.2) for x in (1, 3, 4)]
+    assert texts[2] == [f"{c:.2f}" for c in capped]
+    assert texts[3] == [f"{c - 0.25 * abs(1 - j):.2f}" for j, c in enumerate(capped)]
+    st = panel.resolver.results.steps
+    assert panel.sink_line.isVisibleTo(panel)
+    line = panel.sink_line.text()
+    # Σ e^s over banco's row plus e^0, and the sink's share of it.
+    assert "8.1031" in line and f"{st.sink_weight:.4f}" == "0.1234" and "0.1234" in line
+    assert sum(st.weights) + st.sink_weight == pytest.approx(1.0)
+    state.update(softcap=0.0, alibi=0.0, sink=False)
+    assert len(panel.table.row_labels()) == 3 and not panel.sink_line.isVisibleTo(panel)

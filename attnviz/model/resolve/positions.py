@@ -8,7 +8,9 @@ Results for the positions panel:
   absolute offsets (the curves lie on top of each other: only m − n matters), and the
   N×N matrix of q_m·k_n for positions 0…N−1 (Toeplitz);
 - ``methods``: the wavelength of every pair under each context-extension method with the
-  topic's factor and original context, and which pairs each one keeps, slows or blends.
+  topic's factor and original context, and which pairs each one keeps, slows or blends;
+- ``alibi``: the same demo q·k without rotation, with ALiBi's bias −slope·|m − n| instead
+  (None while ``alibi_slope`` is 0): the other way of making scores depend on distance.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class PositionsResults:
     methods: dict[str, ScalingRegions]
     demo_q: np.ndarray
     demo_k: np.ndarray
+    alibi: np.ndarray | None = None
 
 
 def demo_vectors(head_dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -94,8 +97,11 @@ class PositionsResolver(LazyResolver):
             for m in COMPARED
             if m in ROPE_TYPES
         }
+        alibi = None
+        if v["alibi_slope"] > 0:
+            alibi = float(q @ k) - v["alibi_slope"] * np.abs(distances).astype(np.float64)
         return PositionsResults(
-            inv, regions, q_ang, k_ang, distances, offsets, rel, matrix, methods, q, k
+            inv, regions, q_ang, k_ang, distances, offsets, rel, matrix, methods, q, k, alibi
         )
 
 
@@ -106,6 +112,16 @@ RESOLVER = PositionsResolver
 def _frequencies(workspace) -> DataArray:
     inv = workspace.resolver_for("positions").results.inv_freq
     return DataArray(inv, tuple(f"pair {i}" for i in range(inv.size)), ("theta",))
+
+
+@provides("positions", "alibi")
+def _alibi(workspace) -> DataArray:
+    res = workspace.resolver_for("positions").results
+    if res.alibi is None:
+        raise ValueError("ALiBi is not drawn: set positions.alibi_slope above 0")
+    rows = ("rope", "alibi")
+    return DataArray(np.stack([res.relative[0], res.alibi]), rows,
+                     tuple(str(int(d)) for d in res.distances))
 
 
 @provides("positions", "relative")

@@ -9,6 +9,7 @@ reads ``base`` and the scaling when ``attention.rope`` is on.
 from __future__ import annotations
 
 from attnviz.core.rope import ROPE_TYPES
+from attnviz.core.score_terms import MAX_SLOPE
 from attnviz.model.fields import Field, StateError
 from attnviz.model.topic import Topic
 
@@ -33,6 +34,9 @@ FIELDS = (
     Field("key_position", "int", 2, 0, MAX_POSITION, doc="key position n on the dial"),
     Field("offset", "int", 64, 0, MAX_POSITION,
           doc="shift added to both positions of the relative-score curves"),
+    Field("alibi_slope", "float", 0.0, 0.0, MAX_SLOPE,
+          doc="ALiBi drawn beside RoPE on the relative-score plot: q·k − slope·|m − n| "
+              "(0 = not drawn)"),
     Field("preset_id", "text", "rope-clock", doc="the positions preset shown"),
 )
 

@@ -33,13 +33,14 @@ from PySide6.QtWidgets import (
 from superqt import QFlowLayout
 
 from attnviz.core.rope import ROPE_TYPES
+from attnviz.core.score_terms import MAX_SLOPE
 from attnviz.model.topic_presets import load_topic_preset, topic_preset_ids
 from attnviz.model.topics.positions import MAX_POSITION
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.clock_dial import ClockDial
 from attnviz.ui.widgets.log_slider import LogSlider
-from attnviz.ui.widgets.numbers import fmt, grouped
+from attnviz.ui.widgets.numbers import fmt, fmt_g, grouped
 from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
@@ -137,6 +138,7 @@ class PositionsPanel(TopicPanel):
         self.mirror("position", self.position, block=False)
         self.mirror("key_position", self.key_position)
         self.mirror("offset", self.offset)
+        self.mirror("alibi_slope", self.alibi_slope)
         self.mirror("preset_id", self.preset)
         # Scrolls rather than forcing its width on the tab group at 1280×720.
         self._finish(layout, scroll=True)
@@ -201,12 +203,27 @@ class PositionsPanel(TopicPanel):
         # a line of its own rather than eliding it.
         self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         flow.addWidget(self.preset)
+        self.alibi_slope = QDoubleSpinBox()
+        self.alibi_slope.setObjectName("alibi_slope")
+        self.alibi_slope.setRange(0.0, MAX_SLOPE)
+        self.alibi_slope.setDecimals(4)
+        self.alibi_slope.setSingleStep(0.0625)
+        self.alibi_slope.setKeyboardTracking(False)
+        self.alibi_slope.setSpecialValueText(self.tr("off"))
+        self.alibi_slope.setToolTip(
+            self.tr("Draw ALiBi beside RoPE: no rotation, each score loses slope·|m − n| "
+                    "(BLOOM's 8 heads use 1/2, 1/4, … 1/256). Off: not drawn")
+        )
+        self.alibi_slope.valueChanged.connect(
+            lambda v: self._write(self.alibi_slope, alibi_slope=float(v))
+        )
         for text, widget in (
             (self.tr("Scaling"), self.rope_type),
             (self.tr("Factor"), self.factor),
             (self.tr("Trained at"), self.original),
             (self.tr("head_dim"), self.head_dim),
             (self.tr("Base"), self.base),
+            (self.tr("ALiBi slope"), self.alibi_slope),
         ):
             flow.addWidget(self._pair(text, widget))
         names = {
@@ -277,6 +294,8 @@ class PositionsPanel(TopicPanel):
         plot.setLabel("bottom", self.tr("m − n (query position minus key position)"))
         plot.setLabel("left", self.tr("q_m · k_n"))
         self.relative_curves = [plot.plot([], []) for _ in range(3)]
+        # ALiBi beside RoPE: no rotation, a penalty growing with the distance instead.
+        self.alibi_curve = plot.plot([], [])
         self.relative_marker = pg.InfiniteLine(angle=90, movable=False)
         plot.addItem(self.relative_marker)
         return plot
@@ -355,6 +374,15 @@ class PositionsPanel(TopicPanel):
         for curve, offset in zip(self.relative_curves, res.offsets, strict=True):
             plot.legend_entry(curve, self.tr("key at n = %1").replace("%1", str(offset)))
         lo, hi = float(res.relative.min()), float(res.relative.max())
+        if res.alibi is None:
+            self.alibi_curve.setData([], [])
+        else:
+            self.alibi_curve.setData(res.distances, res.alibi)
+            self.alibi_curve.setPen(plot.pen(3, width=2.0))
+            slope = fmt_g(self.state.alibi_slope, 4)
+            plot.legend_entry(self.alibi_curve,
+                              self.tr("ALiBi: q·k − %1·|m − n|").replace("%1", slope))
+            lo, hi = min(lo, float(res.alibi.min())), max(hi, float(res.alibi.max()))
         span = max(hi - lo, 1e-9)
         # Head room above the curves for the legend.
         plot.setYRange(lo - 0.05 * span, hi + 0.45 * span, padding=0)
