@@ -1210,6 +1210,10 @@
         <translation>cada linha é a mistura de valores da sua consulta</translation>
     </message>
     <message>
+        <source>each row gives part of its weight to the sink and spreads the rest over the keys: rows sum to less than 1</source>
+        <translation>cada linha dá parte do seu peso ao sumidouro e espalha o resto pelas chaves: as linhas somam menos que 1</translation>
+    </message>
+    <message>
         <source>value dimension</source>
         <extracomment>Automatic levels of the weights: a probability is between 0 and 1.</extracomment>
         <translation>dimensão do valor</translation>

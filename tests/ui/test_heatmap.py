@@ -250,3 +250,16 @@ def test_the_spotlight_of_a_pooled_long_matrix_is_in_token_cells(qapp):
     view.set_spotlight("cell", (2047, 3))
     assert view.spotlight_rect() == QRectF(3, 2047, 1, 1)
     assert view.spot_dim.path().boundingRect() == QRectF(0, 0, 2048, 2048)
+
+
+def test_the_caption_writes_the_score_terms_that_are_on(qtbot, state, resolver):
+    from attnviz.ui.panels.heatmap import HeatmapPanel
+
+    panel = HeatmapPanel(state, resolver)
+    qtbot.addWidget(panel)
+    state.update(matrix="scores", softcap=30.0, alibi=0.5)
+    assert "30·tanh(QKᵀ / √d_k / 30) − 0.5·|i − j|" in panel.caption.text()
+    state.update(matrix="weights", sink=True, sink_logit=1.5)
+    assert "e^1.5" in panel.caption.text() and "less than 1" in panel.caption.text()
+    state.update(sink=False)
+    assert "probability distribution" in panel.caption.text()

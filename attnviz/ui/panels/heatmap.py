@@ -42,6 +42,10 @@ _NOTES = {
         "HeatmapPanel", "each row is a probability distribution over the keys"
     ),
     "output": QT_TRANSLATE_NOOP("HeatmapPanel", "each row is the query's mix of the values"),
+    "sink": QT_TRANSLATE_NOOP(
+        "HeatmapPanel", "each row gives part of its weight to the sink and spreads the rest "
+        "over the keys: rows sum to less than 1"
+    ),
 }
 
 
@@ -258,7 +262,8 @@ class HeatmapPanel(StatePanel):
 
     def _on_scale_changed(self) -> None:
         matrix = self.state.matrix
-        note = QCoreApplication.translate(_C, _NOTES[matrix])
+        sunk = matrix == "weights" and self.state.sink
+        note = QCoreApplication.translate(_C, _NOTES["sink" if sunk else matrix])
         text = f"<b>{formula(self.state, matrix)}</b> — {note}"
         if self.state.rope and matrix != "output":
             text += "<br>" + rope_note(self.state.d_k)
@@ -266,6 +271,8 @@ class HeatmapPanel(StatePanel):
             self.caption.setText(text)
 
     _on_temperature_changed = _on_rope_changed = _on_d_k_changed = _on_scale_changed
+    _on_softcap_changed = _on_alibi_changed = _on_scale_changed
+    _on_sink_changed = _on_sink_logit_changed = _on_scale_changed
 
     # --- style -------------------------------------------------------------------------
     def apply_theme(self, theme: Theme) -> None:
