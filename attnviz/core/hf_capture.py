@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -79,8 +79,14 @@ REFUSED = {
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 VOCAB_FILES = ("vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
                "sentencepiece.bpe.model")  # fmt: skip
-#: Longest sentence captured (tokens): every head's n × n weights are kept.
-MAX_MODEL_TOKENS = 512
+#: Longest sentence captured (tokens), and at most the model's positions; the attention
+#: topic shows up to as many.
+MAX_MODEL_TOKENS = 4096
+#: Up to this many tokens every head's n × n weights are kept; past it q, k and v only
+#: (the proof runs during the forward pass, and the layers grid gets block maxima).
+LONG_TOKENS = 512
+#: Side of the pooled map of a long sentence's weights kept per head.
+POOL_CELLS = 256
 #: Most bytes one capture may hold (weights, q, k, v of every layer and head).
 MAX_CAPTURE_BYTES = 1 << 30
 #: Largest safetensors header read (real ones are kilobytes to a few megabytes).
@@ -294,8 +300,8 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
     if not isinstance(model_type, str) or model_type not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
         raise ModelError(
-            f"{folder.name}: architecture {str(model_type)[:40]!r} is not one attnviz has "
-            f"checked against transformers' own weights (checked: {known})"
+            f"{folder.name}: {str(model_type)[:40]!r} is not a family attnviz has checked "
+            f"against transformers (it opens {known})"
         )
     if model_type == "falcon" and config.get("alibi") is True:
         raise ModelError(
@@ -329,13 +335,18 @@ class LayerCapture:
     q: np.ndarray  # (h, n, d) float32, after projections, q-norm and RoPE
     k: np.ndarray  # (h_kv, n, d)
     v: np.ndarray  # (h_kv, n, d_v)
-    weights: np.ndarray  # (h, n, n) float32: the model's own softmax
+    weights: np.ndarray | None  # (h, n, n) float32: the model's own softmax (None: long)
     allowed: np.ndarray  # (n, n) bool: where the model's mask lets a query look
     scaling: float  # the factor on q·kᵀ (1/√d_head for most families)
     softcap: float | None = None  # Gemma 2's tanh cap of the scores
     window: int | None = None  # sliding window of this layer, when it has one
     alibi: np.ndarray | None = None  # (h,) ALiBi slope of each query head (BLOOM)
     sinks: np.ndarray | None = None  # (h,) sink logit of each query head (gpt-oss)
+    #: Past LONG_TOKENS: the model's weights as block maxima (h, P, P), P ≤ POOL_CELLS,
+    #: and the proof run against its full weights during the forward pass:
+    #: (largest difference, query head where it is), or None when nothing checked it.
+    pooled: np.ndarray | None = None
+    proof: tuple[float, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -391,12 +402,31 @@ def _capture_attention(module, query, key, value, attention_mask, scaling=None, 
         scale = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
         # gpt-oss: one learned logit per head in every softmax's denominator.
         sinks = kwargs.get("s_aux", getattr(module, "sinks", None))
-        record.append(LayerCapture(
-            _numpy(query[0]), _numpy(key[0]), _numpy(value[0]), _numpy(weights[0]),
-            allowed, scale, kwargs.get("softcap"), kwargs.get("sliding_window"),
-            sinks=None if sinks is None else _numpy(sinks).astype(np.float64),
-        ))
+        _record_layer(record, query, key, value, weights, allowed, scale,
+                      softcap=kwargs.get("softcap"), window=kwargs.get("sliding_window"),
+                      sinks=None if sinks is None else _numpy(sinks).astype(np.float64))
     return out, weights
+
+
+def _record_layer(record: list, query, key, value, weights, allowed, scale, **extra) -> None:
+    """Keep one layer: q, k, v and the model's weights — or, past :data:`LONG_TOKENS`,
+    q, k, v, the weights pooled for the layers grid and the proof, run here against the
+    model's own weights while they exist (the thread's ``check``), block by block."""
+    n = query.shape[-2]
+    long = n > LONG_TOKENS
+    lc = LayerCapture(_numpy(query[0]), _numpy(key[0]), _numpy(value[0]),
+                      None if long else _numpy(weights[0]), allowed, scale, **extra)
+    if long:
+        import torch
+
+        w = weights[0].detach().float()
+        cells = min(n, POOL_CELLS)
+        # Block maxima: a strong link stays visible in a thumbnail of a long sentence.
+        pooled = torch.nn.functional.adaptive_max_pool2d(w.unsqueeze(0), cells)[0]
+        check = getattr(_LOCAL, "check", None)
+        proof = None if check is None else check(lc, lambda head: w[head].numpy())
+        lc = replace(lc, pooled=_numpy(pooled), proof=proof)
+    record.append(lc)
 
 
 def _allowed(attention_mask, n: int, n_k: int, causal: bool) -> np.ndarray:
@@ -425,10 +455,8 @@ def _bloom_attention(module, args, kwargs, output) -> None:
         raise ModelError("BLOOM returned no attention weights to capture")
     n = query.shape[-2]
     slopes = alibi_slopes(module.num_heads) * float(module.beta)
-    record.append(LayerCapture(
-        _numpy(query[0]), _numpy(key[0]), _numpy(value[0]), _numpy(weights[0]),
-        _allowed(mask, n, key.shape[-2], True), float(module.inv_norm_factor), alibi=slopes,
-    ))
+    _record_layer(record, query, key, value, weights, _allowed(mask, n, key.shape[-2], True),
+                  float(module.inv_norm_factor), alibi=slopes)
 
 
 def _falcon_attention(module, args, kwargs, output) -> None:
@@ -452,10 +480,8 @@ def _falcon_attention(module, args, kwargs, output) -> None:
     weights = output[1]
     if weights is None:
         raise ModelError("Falcon returned no attention weights to capture")
-    record.append(LayerCapture(
-        _numpy(query[0]), _numpy(key[0]), _numpy(value[0]), _numpy(weights[0]),
-        _allowed(mask, n, key.shape[-2], True), module.head_dim**-0.5,
-    ))
+    _record_layer(record, query, key, value, weights, _allowed(mask, n, key.shape[-2], True),
+                  module.head_dim**-0.5)
 
 
 #: model_type → (attention module class name, forward hook): families whose attention runs
@@ -538,12 +564,29 @@ class LoadedModel:
         if len(ids) > MAX_MODEL_TOKENS:
             raise ModelError(f"the sentence is {len(ids)} tokens long; at most "
                              f"{MAX_MODEL_TOKENS} are captured")
+        positions = self.positions
+        if positions is not None and len(ids) > positions:
+            raise ModelError(f"the sentence is {len(ids)} tokens long and "
+                             f"{self.info.name} has {positions} positions")
         special = set(self.tokenizer.all_special_ids)
         tokens = self.tokenizer.convert_ids_to_tokens(ids)
         return list(ids), [str(t) for t in tokens], [i in special for i in ids]
 
-    def capture(self, text: str) -> Capture:
-        """Run ``text`` once and keep every layer's q, k, v and weights."""
+    @property
+    def positions(self) -> int | None:
+        """The positions the model was trained on (None: no bound, as ALiBi's BLOOM)."""
+        cfg = self.model.config
+        for name in ("max_position_embeddings", "n_positions"):
+            value = getattr(cfg, name, None)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+        return None
+
+    def capture(self, text: str, check=None) -> Capture:
+        """Run ``text`` once and keep every layer's q, k, v and weights (past
+        :data:`LONG_TOKENS` q, k, v and the pooled weights; ``check(layer, weights_of)``
+        then proves each layer while its weights exist, ``weights_of(head)`` giving the
+        model's (n, n) weights of one query head)."""
         torch, _ = _import_stack()
         ids, tokens, special = self.tokenize(text)
         cfg = self.model.config
@@ -551,15 +594,25 @@ class LoadedModel:
         heads = cfg.num_attention_heads
         kv = getattr(cfg, "num_key_value_heads", None) or heads
         dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
-        need = layers * 4 * (heads * n * n + (heads + 2 * kv) * n * dim)
+        kept = heads * n * n if n <= LONG_TOKENS else heads * min(n, POOL_CELLS) ** 2
+        # The mask every layer keeps (bool), and q, k, v in float32.
+        need = layers * (4 * (kept + (heads + 2 * kv) * n * dim) + n * n)
         if need > MAX_CAPTURE_BYTES:
             raise ModelError(f"{n} tokens through {layers} layers × {heads} heads would keep "
                              f"{need / 2**30:.1f} GiB; shorten the sentence")
+        # Eager attention holds one layer's scores and weights (and a float copy) at once.
+        working = 3 * 4 * heads * n * n
+        free = available_bytes("numpy")
+        if free is not None and working > free:
+            raise ModelError(f"{n} tokens need about {working / 2**30:.1f} GiB for one "
+                             f"layer's attention and {free / 2**30:.1f} GiB are free; "
+                             "shorten the sentence")
         record: list[LayerCapture] = []
         threads = torch.get_num_threads()
         single = 2.0 * self.info.params * n < SINGLE_THREAD_FLOPS
         with self._lock:
             _LOCAL.layers = record
+            _LOCAL.check = check
             if single:
                 torch.set_num_threads(1)
             start = time.perf_counter()
@@ -571,7 +624,7 @@ class LoadedModel:
                 raise ModelError(f"the model failed on this sentence: "
                                  f"{type(exc).__name__}: {str(exc)[:200]}") from None
             finally:
-                _LOCAL.layers = None
+                _LOCAL.layers = _LOCAL.check = None
                 if single:
                     torch.set_num_threads(threads)
             seconds = time.perf_counter() - start
@@ -583,7 +636,8 @@ class LoadedModel:
             self.info.name, self.info.path, text, self.info.kind, tuple(tokens),
             tuple(special), tuple(ids), tuple(record), first.q.shape[0], first.k.shape[0],
             first.q.shape[2], int(cfg.hidden_size), seconds,
-            sum(a.nbytes for lc in record for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed)),
+            sum(a.nbytes for lc in record
+                for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed, lc.pooled) if a is not None),
         )
 
 

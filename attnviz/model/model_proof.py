@@ -70,31 +70,64 @@ def head_terms(lc: LayerCapture, head: int) -> ScoreTerms:
     )
 
 
-def shown_weights(lc: LayerCapture, head: int, kv_head: int) -> np.ndarray:
-    """The weights the heatmap draws for query head ``head`` of this layer (float64)."""
-    q = np.asarray(lc.q[head], dtype=np.float64)
+def shown_weights(lc: LayerCapture, head: int, kv_head: int, rows: slice | None = None,
+                  mask: np.ndarray | None = None) -> np.ndarray:
+    """The weights the heatmap draws for query head ``head`` of this layer (float64), for
+    the query ``rows`` (all by default); ``mask`` is the layer's :func:`drawn_mask`, when
+    the caller has it already."""
+    rows = slice(None) if rows is None else rows
+    q = np.asarray(lc.q[head][rows], dtype=np.float64)
     k = np.asarray(lc.k[kv_head], dtype=np.float64)
-    causal, window, window_causal = mask_settings(lc)
+    if mask is None:
+        mask = drawn_mask(lc)
     c = score_scale(q.shape[1], True, temperature_for(lc, q.shape[1]))
-    mask = topic_mask(causal, window, q.shape[0], window_causal)
-    res = attention_from_scores((q @ k.T) * c, np.zeros((q.shape[0], 1)), mask=mask,
-                                terms=head_terms(lc, head))
+    row0 = range(lc.q.shape[1])[rows].start if q.shape[0] else 0
+    scores = head_terms(lc, head).logits((q @ k.T) * c, row0=row0)
+    res = attention_from_scores(scores, np.zeros((k.shape[0], 1)),
+                                mask=None if mask is None else mask[rows],
+                                terms=ScoreTerms(sink=head_terms(lc, head).sink))
     return res.weights
+
+
+def drawn_mask(lc: LayerCapture) -> np.ndarray | None:
+    """The mask the attention topic draws for this layer (None: every pair)."""
+    causal, window, window_causal = mask_settings(lc)
+    return topic_mask(causal, window, lc.q.shape[1], window_causal)
+
+
+#: Query rows compared at once by the block-wise proof of a long sentence.
+BLOCK_ROWS = 256
+
+
+def block_difference(lc: LayerCapture, weights_of) -> tuple[float, int]:
+    """The largest difference between attnviz's weights and the model's in this layer, and
+    the query head where it is, ``BLOCK_ROWS`` query rows at a time; ``weights_of(head)``
+    gives the model's (n, n) weights of one query head (a long sentence's proof runs
+    during the forward pass, while they exist)."""
+    heads, n = lc.q.shape[0], lc.q.shape[1]
+    group = heads // lc.k.shape[0]
+    mask = drawn_mask(lc)
+    worst, at = 0.0, 0
+    for head in range(heads):
+        model = weights_of(head)
+        for start in range(0, n, BLOCK_ROWS):
+            rows = slice(start, min(start + BLOCK_ROWS, n))
+            ours = shown_weights(lc, head, head // group, rows, mask)
+            diff = float(np.max(np.abs(ours - model[rows])))
+            if not diff <= worst:  # NaN counts as the worst
+                worst, at = diff, head
+                if not np.isfinite(diff):
+                    return worst, at
+    return worst, at
 
 
 def layer_difference(capture: Capture, layer: int) -> tuple[float, int]:
     """The largest difference between attnviz's weights and the model's in ``layer``,
-    and the query head where it is."""
+    and the query head where it is (a long sentence's: as proven during its capture)."""
     lc = capture.layers[layer]
-    group = capture.n_heads // capture.n_kv_heads
-    worst, at = 0.0, 0
-    for head in range(capture.n_heads):
-        diff = float(np.max(np.abs(shown_weights(lc, head, head // group) - lc.weights[head])))
-        if not diff <= worst:  # NaN counts as the worst
-            worst, at = diff, head
-            if not np.isfinite(diff):
-                break
-    return worst, at
+    if lc.weights is None:
+        return lc.proof if lc.proof is not None else (float("nan"), 0)
+    return block_difference(lc, lambda head: lc.weights[head])
 
 
 def _why(lc: LayerCapture) -> str:
@@ -118,6 +151,9 @@ def prove_capture(capture: Capture) -> None:
         except (ValueError, IndexError, TypeError) as exc:
             raise ModelError(f"{capture.name}: layer {layer}: its score terms cannot be shown "
                              f"({exc}); not shown") from None
+        if lc.weights is None and lc.proof is None:
+            raise ModelError(f"{capture.name}: layer {layer} was not proven while its weights "
+                             "existed (a long sentence keeps none); not shown")
         diff, head = layer_difference(capture, layer)
         if not diff <= TOLERANCE:
             raise ModelError(

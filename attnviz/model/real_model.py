@@ -24,7 +24,14 @@ import numpy as np
 
 from attnviz.core.hf_capture import Capture, LoadedModel, ModelError, load_model
 from attnviz.model.fields import MAX_TEXT
-from attnviz.model.model_proof import head_terms, mask_settings, prove_capture, temperature_for
+from attnviz.model.model_proof import (
+    block_difference,
+    head_terms,
+    mask_settings,
+    prove_capture,
+    shown_weights,
+    temperature_for,
+)
 
 __all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays",
            "head_terms", "mask_settings", "temperature_for"]
@@ -132,7 +139,8 @@ class ModelStore:
             loaded = self.model(key[0], progress)
             if progress is not None:
                 progress("forward")
-            cap = loaded.capture(text)
+            # A long sentence keeps no n × n weights: it is proven while they exist.
+            cap = loaded.capture(text, check=_prove_layer)
             if progress is not None:
                 progress("proof")
             # Nothing is shown unproven: every head's weights as attnviz draws them must
@@ -195,9 +203,45 @@ def head_arrays(capture: Capture, layer: int, head: int) -> dict[str, np.ndarray
     return out
 
 
+def _prove_layer(lc, weights_of):
+    """The block-wise proof of one layer of a long sentence, run during its capture; None
+    when its score terms cannot be shown (:func:`prove_capture` then says which)."""
+    try:
+        return block_difference(lc, weights_of)
+    except (ValueError, IndexError, TypeError):
+        return None
+
+
 def link_strength(capture: Capture, query: int, key: int) -> np.ndarray:
     """A[query → key] of every layer and head, ``(layers, heads)``: where a link lives."""
-    return np.stack([lc.weights[:, query, key] for lc in capture.layers]).astype(np.float64)
+    rows = []
+    for layer, lc in enumerate(capture.layers):
+        if lc.weights is not None:
+            rows.append(lc.weights[:, query, key].astype(np.float64))
+        else:  # a long sentence: the row as attnviz draws it, proven equal to the model's
+            rows.append(np.array([weight_at(capture, layer, h, query, key)
+                                  for h in range(capture.n_heads)]))
+    return np.stack(rows)
+
+
+def weight_at(capture: Capture, layer: int, head: int, query: int, key: int) -> float:
+    """A[query → key] of one head: the model's own, or past LONG_TOKENS (no n × n weights
+    kept) the row recomputed from q and k under the model's mask, as proven equal."""
+    lc = capture.layers[layer]
+    if lc.weights is not None:
+        return float(lc.weights[head, query, key])
+    one = slice(query, query + 1)
+    group = capture.n_heads // capture.n_kv_heads
+    return float(shown_weights(lc, head, head // group, one, lc.allowed)[0, key])
+
+
+def layer_maps(capture: Capture) -> tuple[list[np.ndarray], object]:
+    """What the layers grid draws: every layer's (h, n, n) weights, or a long sentence's
+    pooled maps with :func:`weight_at` for its exact values."""
+    if all(lc.weights is not None for lc in capture.layers):
+        return [lc.weights for lc in capture.layers], None
+    return ([lc.pooled for lc in capture.layers],
+            lambda layer, head, q, k: weight_at(capture, layer, head, q, k))
 
 
 def memory_card_values(path: str) -> dict:

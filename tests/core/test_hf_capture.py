@@ -70,12 +70,12 @@ def save_word_tokenizer(folder) -> None:
     fast.save_pretrained(str(folder))
 
 
-def make_tiny_decoder(folder, family: str = "llama", seed: int = 0) -> str:
+def make_tiny_decoder(folder, family: str = "llama", seed: int = 0, positions: int = 64) -> str:
     """A random decoder of ``family`` with 4 query heads on 2 KV heads, saved as safetensors."""
     torch.manual_seed(seed)
     common = dict(vocab_size=len(WORDS) + 2, hidden_size=32, intermediate_size=64,
                   num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
-                  head_dim=8, max_position_embeddings=64, bos_token_id=1)
+                  head_dim=8, max_position_embeddings=positions, bos_token_id=1)
     if family == "llama":
         config = transformers.LlamaConfig(**common)
     elif family == "qwen3":
@@ -240,7 +240,7 @@ def test_refuses_missing_tokenizer_unknown_architecture_and_too_large(tmp_path):
     with pytest.raises(ModelError, match="T5 is an encoder–decoder"):
         inspect_folder(folder)
     (tmp_path / "config.json").write_text(json.dumps(BERT | {"model_type": "xlnet"}))
-    with pytest.raises(ModelError, match="'xlnet' is not one attnviz has checked"):
+    with pytest.raises(ModelError, match="'xlnet' is not a family attnviz has checked"):
         inspect_folder(folder)
 
 
@@ -290,7 +290,7 @@ def _one_line(exc_info) -> str:
 
 
 HOSTILE = [
-    ("model_type given as a list", dict(BERT, model_type=["bert"]), None, "architecture"),
+    ("model_type given as a list", dict(BERT, model_type=["bert"]), None, "is not a family"),
     ("no layers", dict(BERT, num_hidden_layers=0), None, "one layer or more"),
     ("layers as text", dict(BERT, num_hidden_layers="6"), None, "one layer or more"),
     ("10,000 layers over 2", dict(BERT, num_hidden_layers=10_000),

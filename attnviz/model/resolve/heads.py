@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core.attention import attention_from_scores, score_scale
+from attnviz.core.hf_capture import LONG_TOKENS
 from attnviz.core.multihead import FlopCount, attention_flops, kv_groups
 from attnviz.core.score_terms import ScoreTerms
 from attnviz.model import real_model
@@ -333,15 +334,28 @@ def _capture(workspace):
 def _model_weights(workspace) -> DataArray:
     """The model's own weights of the head shown (n × n), as transformers returns them."""
     cap, s = _capture(workspace), workspace.state
-    w = cap.layers[s.layer].weights[s.model_head].astype(np.float64)
+    w = _kept_weights(cap, s.layer)[s.model_head].astype(np.float64)
     return DataArray(w, tuple(s.tokens), tuple(s.tokens))
+
+
+def _kept_weights(cap, layer: int) -> np.ndarray:
+    """The model's own weights of ``layer``, (h, n, n); refused past LONG_TOKENS, where the
+    capture keeps only q, k and v (the heatmap's weights, proven equal, export instead)."""
+    lc = cap.layers[layer]
+    if lc.weights is None:
+        raise ValueError(
+            f"past {LONG_TOKENS} tokens the capture keeps q, k and v, not the model's n × n "
+            "weights; export the heatmap's (proven equal to the model's within 1e-4): "
+            "--panel heatmap --matrix weights"
+        )
+    return lc.weights
 
 
 @provides("layers", "layer_weights")
 def _layer_weights(workspace) -> DataArray:
     """Every head of the layer shown, (h, n, n), the model's own weights."""
     cap, s = _capture(workspace), workspace.state
-    return DataArray(cap.layers[s.layer].weights.astype(np.float64))
+    return DataArray(_kept_weights(cap, s.layer).astype(np.float64))
 
 
 @provides("layers", "link")

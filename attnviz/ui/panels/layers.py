@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.real_model import STORE, display_tokens, kv_head, link_strength
+from attnviz.model.real_model import STORE, display_tokens, kv_head, layer_maps, link_strength
 from attnviz.ui.language import fill
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panels.heatmap import colormap_for
@@ -201,11 +201,9 @@ class LayersPanel(TopicPanel):
             return
         if cap is not self._capture:
             self._capture = cap
-            self.grid.set_data(
-                [lc.weights for lc in cap.layers],
-                self.state.tokens,
-                (self.state.layer, self.state.model_head),
-            )
+            maps, value = layer_maps(cap)
+            self.grid.set_data(maps, self.state.tokens, (self.state.layer, self.state.model_head),
+                               value)
         self._on_layer_changed()
         self._on_selected_cell_changed()
         self._write_caption(cap)
@@ -220,9 +218,8 @@ class LayersPanel(TopicPanel):
             cap = STORE.cached(s.model_path, s.model_text)
             if cap is not None:
                 self._capture = None
-                self.grid.set_data(
-                    [lc.weights for lc in cap.layers], display_tokens(cap), (s.layer, s.model_head)
-                )
+                maps, value = layer_maps(cap)
+                self.grid.set_data(maps, display_tokens(cap), (s.layer, s.model_head), value)
                 self.grid.set_link(None, False)
                 self._detached = cap
                 self.caption.setText(text)

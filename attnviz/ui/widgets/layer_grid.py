@@ -58,7 +58,8 @@ class LayerGrid(QWidget):
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.weights: list[np.ndarray] = []  # per layer (h, n, n)
+        self.weights: list[np.ndarray] = []  # per layer (h, n, n), or pooled (h, P, P)
+        self.value = None  # exact weights of pooled maps: value(layer, head, query, key)
         self.tokens: tuple[str, ...] = ()
         self.selected = (0, 0)
         self.link: tuple[int, int] | None = None
@@ -76,10 +77,13 @@ class LayerGrid(QWidget):
         return QSize(160, 90)  # tiles shrink rather than push the panel into scrolling
 
     # --- model → view ------------------------------------------------------------------
-    def set_data(self, weights, tokens, selected: tuple[int, int]) -> None:
-        """Show ``weights``: one ``(h, n, n)`` array per layer (empty: the message)."""
+    def set_data(self, weights, tokens, selected: tuple[int, int], value=None) -> None:
+        """Show ``weights``: one ``(h, n, n)`` array per layer (empty: the message). A long
+        sentence's are pooled maps ``(h, P, P)``: ``value(layer, head, query, key)`` then
+        gives an exact weight for the hover and the link, over the tokens' positions."""
         self.weights = [np.asarray(w) for w in weights]
         self.tokens = tuple(tokens)
+        self.value = value
         self.selected = selected
         self._hover = None
         self._build_images()
@@ -201,7 +205,7 @@ class LayerGrid(QWidget):
         if not self.by_link:
             painter.drawImage(rect, self._images[layer][head])
             if self.link is not None and rect.width() >= 12:
-                n = self.weights[layer].shape[-1]
+                n = self._n(layer)
                 q, k = self.link
                 x, y = rect.left() + k / n * rect.width(), rect.top() + q / n * rect.height()
                 cell = QRectF(x, y, max(2.0, rect.width() / n), max(2.0, rect.height() / n))
@@ -209,7 +213,7 @@ class LayerGrid(QWidget):
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRect(cell)
             return
-        value = float(self.weights[layer][head, self.link[0], self.link[1]])
+        value = self._value(layer, head, *self.link)
         color = QColor(*(int(c) for c in self.lut[int(np.clip(value * 255 + 0.5, 0, 255))]))
         painter.fillRect(rect, color)
         text = fmt(value, shown_decimals(value))
@@ -268,8 +272,7 @@ class LayerGrid(QWidget):
             self.sigHovered.emit("")
             return
         layer, head = hit
-        w = self.weights[layer][head]
-        n = w.shape[-1]
+        n = self._n(layer)
         if self.by_link:
             q, k = self.link
         else:
@@ -282,7 +285,17 @@ class LayerGrid(QWidget):
         self._hover = key
         names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
         text = QCoreApplication.translate("LayerGrid", "layer %1 · head %2 · “%3” → “%4”: A = %5")
-        self.sigHovered.emit(fill(text, layer, head, names[0], names[1], fmt(w[q, k], 3)))
+        value = self._value(layer, head, q, k)
+        self.sigHovered.emit(fill(text, layer, head, names[0], names[1], fmt(value, 3)))
+
+    def _n(self, layer: int) -> int:
+        """Tokens along a tile's side (a pooled map's cells stand for several)."""
+        return len(self.tokens) if self.value is not None else self.weights[layer].shape[-1]
+
+    def _value(self, layer: int, head: int, query: int, key: int) -> float:
+        if self.value is not None:
+            return float(self.value(layer, head, query, key))
+        return float(self.weights[layer][head, query, key])
 
     def leaveEvent(self, event) -> None:
         self._hover = None
