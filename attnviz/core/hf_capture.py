@@ -109,6 +109,12 @@ class ModelError(ValueError):
         super().__init__(" ".join(str(message).split()))
 
 
+class LoadCancelled(ModelError):  # noqa: N818 (as attnviz.core.tiled.Cancelled)
+    """A load or capture stopped because its ``progress`` callback raised it (the user
+    cancelled): between stages, after the weights are read and before every layer of the
+    forward pass. Nothing is kept."""
+
+
 def transformers_available() -> bool:
     """True when transformers and torch can be imported (nothing is imported here)."""
     return all(importlib.util.find_spec(m) is not None for m in ("transformers", "torch"))
@@ -412,6 +418,9 @@ def _record_layer(record: list, query, key, value, weights, allowed, scale, **ex
     """Keep one layer: q, k, v and the model's weights — or, past :data:`LONG_TOKENS`,
     q, k, v, the weights pooled for the layers grid and the proof, run here against the
     model's own weights while they exist (the thread's ``check``), block by block."""
+    step = getattr(_LOCAL, "progress", None)
+    if step is not None:
+        step("forward")  # may raise LoadCancelled: a cancel stops the pass layer by layer
     n = query.shape[-2]
     long = n > LONG_TOKENS
     lc = LayerCapture(_numpy(query[0]), _numpy(key[0]), _numpy(value[0]),
@@ -582,11 +591,12 @@ class LoadedModel:
                 return value
         return None
 
-    def capture(self, text: str, check=None) -> Capture:
+    def capture(self, text: str, check=None, progress=None) -> Capture:
         """Run ``text`` once and keep every layer's q, k, v and weights (past
         :data:`LONG_TOKENS` q, k, v and the pooled weights; ``check(layer, weights_of)``
         then proves each layer while its weights exist, ``weights_of(head)`` giving the
-        model's (n, n) weights of one query head)."""
+        model's (n, n) weights of one query head). ``progress("forward")`` is called
+        before each layer; it may raise :class:`LoadCancelled` to stop the pass."""
         torch, _ = _import_stack()
         ids, tokens, special = self.tokenize(text)
         cfg = self.model.config
@@ -613,6 +623,7 @@ class LoadedModel:
         with self._lock:
             _LOCAL.layers = record
             _LOCAL.check = check
+            _LOCAL.progress = progress
             if single:
                 torch.set_num_threads(1)
             start = time.perf_counter()
@@ -620,11 +631,13 @@ class LoadedModel:
                 with torch.no_grad():
                     self.model(input_ids=torch.tensor([ids]),
                                attention_mask=torch.ones(1, n, dtype=torch.long))
+            except LoadCancelled:
+                raise
             except Exception as exc:  # a model that cannot run this sentence
                 raise ModelError(f"the model failed on this sentence: "
                                  f"{type(exc).__name__}: {str(exc)[:200]}") from None
             finally:
-                _LOCAL.layers = _LOCAL.check = None
+                _LOCAL.layers = _LOCAL.check = _LOCAL.progress = None
                 if single:
                     torch.set_num_threads(threads)
             seconds = time.perf_counter() - start
@@ -667,8 +680,9 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
                *, free_bytes: int | None = -1) -> LoadedModel:
     """Check a folder (:func:`inspect_folder`), then load its tokenizer and model.
 
-    ``progress(stage)`` is called with ``"check"``, ``"import"``, ``"tokenizer"`` and
-    ``"weights"`` as loading goes on.
+    ``progress(stage)`` is called with ``"check"``, ``"import"``, ``"tokenizer"``,
+    ``"weights"`` and ``"ready"`` as loading goes on; it may raise
+    :class:`LoadCancelled` to stop there.
     """
     step = progress or (lambda _stage: None)
     step("check")
@@ -700,6 +714,7 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
     except Exception as exc:
         raise ModelError(f"{info.name}: the model cannot be loaded "
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
+    step("ready")  # a cancel during the (uninterruptible) read drops the model here
     check_loading(info, loading)
     if info.model_type in HOOKED:
         _hook(model, info.model_type)

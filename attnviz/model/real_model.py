@@ -140,7 +140,7 @@ class ModelStore:
             if progress is not None:
                 progress("forward")
             # A long sentence keeps no n × n weights: it is proven while they exist.
-            cap = loaded.capture(text, check=_prove_layer)
+            cap = loaded.capture(text, check=_prove_layer, progress=progress)
             if progress is not None:
                 progress("proof")
             # Nothing is shown unproven: every head's weights as attnviz draws them must

@@ -15,6 +15,7 @@ makes the head ``manual``), and ``attnviz --model DIR`` opens a folder at start
 
 from __future__ import annotations
 
+import threading
 import time
 
 import shiboken6
@@ -22,7 +23,12 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, QTi
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QProgressDialog
 
-from attnviz.core.hf_capture import INSTALL_HINT, ModelError, transformers_available
+from attnviz.core.hf_capture import (
+    INSTALL_HINT,
+    LoadCancelled,
+    ModelError,
+    transformers_available,
+)
 from attnviz.model import real_model
 from attnviz.model.fields import StateError
 from attnviz.ui.language import fill
@@ -37,6 +43,7 @@ STAGES = {
     "import": QT_TRANSLATE_NOOP("ModelController", "Starting transformers and torch…"),
     "tokenizer": QT_TRANSLATE_NOOP("ModelController", "Reading the tokenizer…"),
     "weights": QT_TRANSLATE_NOOP("ModelController", "Loading the weights…"),
+    "ready": QT_TRANSLATE_NOOP("ModelController", "Loading the weights…"),
     "forward": QT_TRANSLATE_NOOP("ModelController", "Running the sentence through the model…"),
     "proof": QT_TRANSLATE_NOOP("ModelController",
                                "Checking every head against the model's own weights…"),
@@ -85,6 +92,7 @@ class ModelController(QObject):
         self.detached_message = ""
         self.timings: dict[str, float] = {}
         self._generation = 0
+        self._cancelled: threading.Event | None = None  # the running job's cancel flag
         self._stage = ""
         self._progress: QProgressDialog | None = None
         self._timer = QTimer(self)
@@ -192,7 +200,7 @@ class ModelController(QObject):
             return
         text = self.state.model_text if text is None else text
         self._start(
-            lambda: real_model.STORE.capture(path, text, self._set_stage),
+            lambda stage: real_model.STORE.capture(path, text, stage),
             lambda cap: self._show(cap, head="model", model_path=path, model_text=text),
         )
 
@@ -207,7 +215,7 @@ class ModelController(QObject):
             )
             return
         self._start(
-            lambda: real_model.STORE.capture(path, text, self._set_stage),
+            lambda stage: real_model.STORE.capture(path, text, stage),
             lambda cap: self._show(cap, head="model", model_path=path, model_text=text),
         )
 
@@ -222,14 +230,24 @@ class ModelController(QObject):
             fail(str(exc))
             return
         self._start(
-            lambda: real_model.STORE.capture(path, text, self._set_stage),
+            lambda stage: real_model.STORE.capture(path, text, stage),
             lambda _cap: then(),
             fail,
         )
 
     def _start(self, job, show, fail=None) -> None:
+        """Run ``job(stage)`` on a worker; ``stage(name)`` reports progress and raises
+        :class:`LoadCancelled` once this job is cancelled, so it stops at its next stage
+        or layer and keeps nothing."""
         self._generation += 1
         generation = self._generation
+        cancelled = threading.Event()
+        self._cancelled = cancelled
+
+        def stage(name: str) -> None:
+            if cancelled.is_set():
+                raise LoadCancelled("cancelled")
+            self._set_stage(name)
         self.busy = True
         self.sigBusy.emit(True)
         self._stage = "check"
@@ -255,7 +273,7 @@ class ModelController(QObject):
             show(result)
 
         self._open_progress()
-        run_in_pool(job, done)
+        run_in_pool(lambda: job(stage), done)
 
     def _set_stage(self, stage: str) -> None:
         # Called on the worker: a str assignment is atomic, and the GUI's timer shows it.
@@ -278,8 +296,11 @@ class ModelController(QObject):
             self._progress.setLabelText(_tr(STAGES.get(self._stage, STAGES["check"])))
 
     def cancel(self) -> None:
-        """Stop waiting: the load goes on in the background, its result is dropped."""
+        """Stop: the worker stops at its next stage or layer (a read of the weights already
+        under way finishes first, and the model is dropped); its result is never shown."""
         self._generation += 1
+        if self._cancelled is not None:
+            self._cancelled.set()
         self._end()
 
     def _end(self) -> None:

@@ -426,3 +426,47 @@ def test_a_sentence_past_the_models_positions_is_refused_in_one_line(tmp_path):
     path = make_tiny_decoder(tmp_path, "llama", positions=64)
     with pytest.raises(real_model.ModelError, match="100 tokens long and .* has 64 positions"):
         real_model.ModelStore().capture(path, _long_text(100))
+
+
+class _CancelAt:
+    """A progress callback that cancels at the ``count``-th call of ``stage``."""
+
+    def __init__(self, stage: str, count: int = 1) -> None:
+        self.stage, self.count, self.seen = stage, count, []
+
+    def __call__(self, stage: str) -> None:
+        self.seen.append(stage)
+        if stage == self.stage and self.seen.count(stage) >= self.count:
+            from attnviz.core.hf_capture import LoadCancelled
+
+            raise LoadCancelled("cancelled")
+
+
+@pytest.mark.parametrize("stage", ["tokenizer", "weights", "ready"])
+def test_a_cancelled_load_stops_at_its_stage_and_keeps_nothing(tmp_path, stage):
+    from attnviz.core.hf_capture import LoadCancelled
+    from attnviz.model import real_model
+
+    path = make_tiny_decoder(tmp_path, "llama")
+    store = real_model.ModelStore()
+    cancel = _CancelAt(stage)
+    with pytest.raises(LoadCancelled):
+        store.model(path, cancel)
+    assert cancel.seen[-1] == stage and store.loaded(path) is None
+    assert store.model(path) is not None  # nothing left half done: the next load works
+
+
+@pytest.mark.slow
+def test_a_cancelled_forward_pass_stops_at_the_next_layer(tmp_path):
+    from attnviz.core.hf_capture import LoadCancelled
+    from attnviz.model import real_model
+
+    path = make_tiny_decoder(tmp_path, "llama")  # 3 layers
+    store = real_model.ModelStore()
+    store.model(path)
+    cancel = _CancelAt("forward", count=3)  # the store's own call, then layers 0 and 1
+    with pytest.raises(LoadCancelled):
+        store.capture(path, "the cat sat", cancel)
+    assert cancel.seen.count("forward") == 3 and "proof" not in cancel.seen
+    assert store.cached(path, "the cat sat") is None
+    assert len(store.capture(path, "the cat sat").layers) == 3  # and it runs again

@@ -276,3 +276,33 @@ def test_closing_the_window_while_a_model_session_loads(window, qtbot, tmp_path)
     # test on an exception raised inside Qt's event loop).
     qtbot.waitUntil(lambda: STORE.cached(minilm_path(), SENTENCE) is not None, timeout=180_000)
     qtbot.wait(100)
+
+
+def test_cancel_stops_the_worker_at_its_next_stage(window, qtbot, monkeypatch):
+    """Cancel sets the job's flag: its next stage raises, the worker ends, nothing shows."""
+    import threading
+    import time
+
+    from attnviz.core.hf_capture import LoadCancelled
+
+    stopped, calls = threading.Event(), []
+
+    def slow_capture(path, text, progress=None):
+        try:
+            for _ in range(2000):  # 20 s unless cancelled
+                progress("forward")
+                calls.append(1)
+                time.sleep(0.01)
+        except LoadCancelled:
+            stopped.set()
+            raise
+        raise AssertionError("never cancelled")
+
+    monkeypatch.setattr(STORE, "capture", slow_capture)
+    before = window.state.model_text
+    window.models.run_text("a sentence that never finishes")
+    qtbot.waitUntil(lambda: len(calls) > 3, timeout=5000)
+    window.models.cancel()
+    assert stopped.wait(2)
+    qtbot.wait(50)
+    assert not window.models.busy and window.state.model_text == before
