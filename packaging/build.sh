@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Build the frozen app with PyInstaller: packaging/build.sh [--torch]
+# Build the frozen app with PyInstaller: packaging/build.sh [--torch | --models]
 #
-#   default  → dist/attnviz/        (no torch; the bundle lecturers get)
-#   --torch  → dist/attnviz-torch/  (with the CPU build of torch, for long-sequence demos)
+#   default  → dist/attnviz/         (no torch; the bundle lecturers get)
+#   --torch  → dist/attnviz-torch/   (with the CPU build of torch, for long-sequence demos)
+#   --models → dist/attnviz-models/  (torch CPU and the models extra: transformers,
+#                                     tokenizers, safetensors; opens real model folders)
 #
 # The build runs in its own virtual environment (.venv-package, .venv-package-torch), never
 # in the development .venv: that one holds pytest, hypothesis, torch and whatever else a
@@ -16,12 +18,15 @@ variant=default
 case "${1:-}" in
     "") ;;
     --torch) variant=torch ;;
-    *) echo "usage: packaging/build.sh [--torch]" >&2; exit 2 ;;
+    --models) variant=models ;;
+    *) echo "usage: packaging/build.sh [--torch | --models]" >&2; exit 2 ;;
 esac
 
-if [[ $variant == torch ]]; then
-    venv=.venv-package-torch
-    folder=attnviz-torch
+extras=package
+if [[ $variant == torch || $variant == models ]]; then
+    venv=.venv-package-$variant
+    folder=attnviz-$variant
+    [[ $variant == models ]] && extras=package,models
     # The CPU wheel: on this project's machines pip finds torch==2.13.0+cpu locally (the
     # same pin as the test extra); elsewhere point pip at the CPU index, e.g.
     # TORCH_PIP_ARGS="torch --index-url https://download.pytorch.org/whl/cpu".
@@ -42,9 +47,9 @@ if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
     # ".[package]" brings the runtime dependencies and PyInstaller; attnviz itself is then
     # removed so that PyInstaller freezes the checkout (pathex in the spec), never a stale copy.
     # shellcheck disable=SC2086  # torch_args is a word list on purpose
-    "$py" -m pip install --quiet ".[package]" $torch_args
+    "$py" -m pip install --quiet ".[$extras]" $torch_args
     "$py" -m pip uninstall --quiet --yes attnviz
-    if [[ $variant == torch ]]; then
+    if [[ -n $torch_args ]]; then
         # A CUDA build would add gigabytes of NVIDIA libraries to the bundle.
         "$py" -c 'import sys, torch; sys.exit(f"torch {torch.__version__} is a CUDA build; install the CPU wheel (TORCH_PIP_ARGS)" if torch.version.cuda else 0)'
     fi
@@ -52,7 +57,8 @@ if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
 fi
 
 export PYQTGRAPH_QT_LIB=PySide6  # hooks import pyqtgraph; make it pick the bundled binding
-if [[ $variant == torch ]]; then export ATTNVIZ_BUNDLE_TORCH=1; else unset ATTNVIZ_BUNDLE_TORCH; fi
+if [[ -n $torch_args ]]; then export ATTNVIZ_BUNDLE_TORCH=1; else unset ATTNVIZ_BUNDLE_TORCH; fi
+if [[ $variant == models ]]; then export ATTNVIZ_BUNDLE_MODELS=1; else unset ATTNVIZ_BUNDLE_MODELS; fi
 
 start=$SECONDS
 if [[ $(uname -s) == Linux ]]; then

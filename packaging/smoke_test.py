@@ -337,6 +337,31 @@ def check_libs(bundle: Path, home: Path, ctx: dict) -> str:
     return f"{len(files)} libraries resolve{note}"
 
 
+def check_model(bundle: Path, home: Path, ctx: dict) -> str:
+    """With ``--models DIR``: the frozen app opens that model folder (the packaged MiniLM
+    in CI), captures a sentence, proves it and exports a head's weights, rows summing to 1."""
+    folder = ctx.get("models")
+    if folder is None:
+        raise CheckSkipError("no model folder given (--models DIR)")
+    out = home / "weights.csv"
+    text = "I sat on the bank of the river"
+    args = ["export", "--model", str(folder), "--text", text, "--panel", "heatmap",
+            "--matrix", "weights", "--set", "attention.layer=2",
+            "--set", "attention.model_head=5", "--out", str(out)]
+    run_frozen(bundle, args, home)
+    if not out.is_file():
+        raise CheckError("export --model exited 0 but wrote no file")
+    rows = [line.split(",") for line in out.read_text(encoding="utf-8").splitlines()]
+    values = [[float(x) for x in row[1:]] for row in rows[1:]]
+    n = len(values)
+    if n < 5 or any(len(row) != n for row in values):
+        raise CheckError(f"the weights are not n × n: {n} rows of {[len(r) for r in values]}")
+    worst = max(abs(sum(row) - 1.0) for row in values)
+    if worst > 1e-5:
+        raise CheckError(f"a row of the weights sums to 1 ± {worst:.1e}")
+    return f"{n} × {n} weights of layer 2, head 5; tokens {', '.join(r[0] for r in rows[1:4])}…"
+
+
 CHECKS: list[Callable[[Path, Path, dict], str]] = [
     check_files,
     check_libs,
@@ -346,6 +371,7 @@ CHECKS: list[Callable[[Path, Path, dict], str]] = [
     check_self_test,
     check_kv,
     check_export,
+    check_model,
 ]
 
 
@@ -368,12 +394,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bundle", nargs="?", type=Path, default=ROOT / "dist" / "attnviz")
     parser.add_argument("--torch", action="store_true", help="the bundle must include torch")
+    parser.add_argument("--models", type=Path, metavar="DIR",
+                        help="the bundle has the models extra: open this model folder")
     args = parser.parse_args(argv)
     if not args.bundle.is_dir():
         print(f"smoke: no bundle at {args.bundle}; build it with `make package`", file=sys.stderr)
         return 1
     bundle = args.bundle.resolve()
-    ctx = {"torch": args.torch}
+    ctx = {"torch": args.torch or args.models is not None, "models": args.models}
     outcomes = [run_check(check, bundle, ctx) for check in CHECKS]
     for o in outcomes:
         timing = f" ({o.seconds:.2f} s)" if o.seconds else ""

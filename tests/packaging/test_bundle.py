@@ -61,7 +61,7 @@ needs_bundle = pytest.mark.skipif(_reason is not None, reason=_reason or "")
 @pytest.fixture(scope="module")
 def ctx():
     """Shared between the checks (timings); ``torch`` follows the bundle's name."""
-    return {"torch": BUNDLE.name.endswith("-torch")}
+    return {"torch": BUNDLE.name.endswith(("-torch", "-models"))}
 
 
 @needs_bundle
