@@ -81,7 +81,7 @@ VOCAB_FILES = ("vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
                "sentencepiece.bpe.model")  # fmt: skip
 #: Longest sentence captured (tokens), and at most the model's positions; the attention
 #: topic shows up to as many.
-MAX_MODEL_TOKENS = 4096
+MAX_MODEL_TOKENS = 8192
 #: Up to this many tokens every head's n × n weights are kept; past it q, k and v only
 #: (the proof runs during the forward pass, and the layers grid gets block maxima).
 LONG_TOKENS = 512
@@ -423,6 +423,10 @@ def _record_layer(record: list, query, key, value, weights, allowed, scale, **ex
         step("forward")  # may raise LoadCancelled: a cancel stops the pass layer by layer
     n = query.shape[-2]
     long = n > LONG_TOKENS
+    for earlier in record:  # layers of one mask share one array (8,192² booleans: 64 MB)
+        if earlier.allowed.shape == allowed.shape and np.array_equal(earlier.allowed, allowed):
+            allowed = earlier.allowed
+            break
     lc = LayerCapture(_numpy(query[0]), _numpy(key[0]), _numpy(value[0]),
                       None if long else _numpy(weights[0]), allowed, scale, **extra)
     if long:
@@ -506,6 +510,13 @@ def _hook(model, model_type: str) -> None:
     for module in model.modules():
         if type(module).__name__ == name:
             module.register_forward_hook(hook, with_kwargs=True)
+
+
+def _held_bytes(record: list) -> int:
+    """Bytes the layers hold (a mask shared by several layers counted once)."""
+    arrays = {id(a): a for lc in record
+              for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed, lc.pooled) if a is not None}
+    return sum(a.nbytes for a in arrays.values())
 
 
 def _numpy(t) -> np.ndarray:
@@ -605,8 +616,9 @@ class LoadedModel:
         kv = getattr(cfg, "num_key_value_heads", None) or heads
         dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
         kept = heads * n * n if n <= LONG_TOKENS else heads * min(n, POOL_CELLS) ** 2
-        # The mask every layer keeps (bool), and q, k, v in float32.
-        need = layers * (4 * (kept + (heads + 2 * kv) * n * dim) + n * n)
+        # q, k, v in float32, and the masks (bool; layers of one mask share it, and a model
+        # has one or two kinds: full or causal, and a sliding window).
+        need = layers * 4 * (kept + (heads + 2 * kv) * n * dim) + 2 * n * n
         if need > MAX_CAPTURE_BYTES:
             raise ModelError(f"{n} tokens through {layers} layers × {heads} heads would keep "
                              f"{need / 2**30:.1f} GiB; shorten the sentence")
@@ -649,8 +661,7 @@ class LoadedModel:
             self.info.name, self.info.path, text, self.info.kind, tuple(tokens),
             tuple(special), tuple(ids), tuple(record), first.q.shape[0], first.k.shape[0],
             first.q.shape[2], int(cfg.hidden_size), seconds,
-            sum(a.nbytes for lc in record
-                for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed, lc.pooled) if a is not None),
+            _held_bytes(record),
         )
 
 

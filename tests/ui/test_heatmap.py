@@ -263,3 +263,34 @@ def test_the_caption_writes_the_score_terms_that_are_on(qtbot, state, resolver):
     assert "e^1.5" in panel.caption.text() and "less than 1" in panel.caption.text()
     state.update(sink=False)
     assert "probability distribution" in panel.caption.text()
+
+
+def test_a_long_sentence_by_row_blocks_hovers_exact_values(qtbot, monkeypatch):
+    """Past DENSE_LIMIT the hovered cell and its row's entropy are computed from q and k."""
+    import numpy as np
+
+    from attnviz.model.resolve import Resolver
+    from attnviz.model.resolve import attention as resolve_attention
+    from attnviz.model.topics.attention import AttentionState
+    from attnviz.ui.panels.controls import ControlsPanel
+    from attnviz.ui.panels.heatmap import HeatmapPanel
+
+    def make():
+        return AttentionState(tokens=tuple(f"t{i}" for i in range(1200)), head="content",
+                              d_k=8, causal=True)
+
+    dense = Resolver(make()).results
+    monkeypatch.setattr(resolve_attention, "DENSE_LIMIT", 1000)
+    state = make()
+    resolver = Resolver(state)
+    panel = HeatmapPanel(state, resolver)
+    qtbot.addWidget(panel)
+    assert panel._exact_value("weights", 900, 850) == pytest.approx(
+        dense.matrix("weights")[900, 850], rel=1e-12)
+    assert np.isnan(panel._exact_value("weights", 850, 900))  # masked
+    assert f"{dense.attention.entropy[900]:.3f}" in panel.entropy_text(900)
+    controls = ControlsPanel(state, resolver)
+    qtbot.addWidget(controls)
+    controls.show()
+    seen = dense.attention.scores[dense.mask]
+    assert controls.spread_value() == pytest.approx(float(np.std(seen)), rel=1e-9)

@@ -32,6 +32,7 @@ from attnviz.core.score_terms import PLAIN, ScoreTerms
 from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray, provides
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
+from attnviz.model.resolve._row_blocks import DENSE_LIMIT, RowBlockAttention
 from attnviz.model.topics.attention import AttentionState
 from attnviz.model.topics.positions import PositionsState, scaling_dict
 
@@ -113,6 +114,18 @@ class Results:
         if name == "output":
             return self.attention.output
         raise KeyError(name)
+
+    def row(self, name: str, i: int) -> np.ndarray:
+        """Row ``i`` of ``scores``, ``weights`` or ``output`` (a long sentence's is computed
+        now: it keeps no n × n matrix)."""
+        if isinstance(self.attention, RowBlockAttention):
+            return self.attention.row(name, i)
+        return self.matrix(name)[i]
+
+    @property
+    def rows(self) -> int:
+        """Query rows of the result (it may lag the state while a job runs)."""
+        return int(self.attention.entropy.shape[0])
 
     def picture(self, name: str) -> Picture:
         """What the heatmap draws for ``name``: the matrix itself, or its pooled grid when
@@ -201,16 +214,23 @@ class _Job:
 
     def run(self) -> tuple:
         q_old, k_old, rope_old, q_eff, k_eff, qk = self.qk_cache
+        long = self.q.shape[0] > DENSE_LIMIT
         if not (self.q is q_old and self.k is k_old and self.rope_key == rope_old):
             q_eff, k_eff = self.q, self.k
             if self.rope_key is not None:
                 width, fields = self.rope_key
                 inv = rope_frequencies_for(width, dict(fields))
                 q_eff, k_eff = rotate(self.q, self.k, inv)
-            qk = q_eff @ k_eff.T
+            qk = None if long else q_eff @ k_eff.T
         key_old, mask = self.mask_cache
         if self.mask_key != key_old:
             mask = mask_from_key(self.mask_key)
+        if long:
+            # No n × n array is kept: rows in blocks, pictures pooled on the way.
+            result = RowBlockAttention(q_eff, k_eff, self.v, self.c, mask, self.terms)
+            pictures = result.build()
+            cache = (self.q, self.k, self.rope_key, q_eff, k_eff, None)
+            return cache, (self.mask_key, mask), (result, pictures)
         # Bit for bit what attention(q, k, v, ...) gives: the same product, the same factor.
         result = attend(
             qk * self.c, self.v, mask, with_output=self.shown == "output", terms=self.terms
@@ -239,7 +259,8 @@ def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=Non
     allowed = np.ones(state.n, bool) if mask is None else mask[i].copy()
     divisor = (np.sqrt(state.d_k) if state.scale else 1.0) * state.temperature
     terms = state.score_terms()
-    logits = np.where(allowed, res.scores[i], -np.inf)
+    row_of = res.row if isinstance(res, RowBlockAttention) else (lambda n, j: getattr(res, n)[j])
+    logits = np.where(allowed, row_of("scores", i), -np.inf)
     extra = {}
     if terms.plain:
         scaled = logits
@@ -259,7 +280,7 @@ def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=Non
         raw=raw,
         scaled=scaled,
         allowed=allowed,
-        weights=res.weights[i].copy(),
+        weights=np.array(row_of("weights", i)),
         output=res.output_row(i),
         divisor=float(divisor),
         **extra,

@@ -39,7 +39,9 @@ HEAD_SOURCES = ("manual", *HEAD_KINDS, "projections", "model")
 MATRICES = ("scores", "weights", "output")
 COLORMAPS = ("viridis", "cividis", "magma", "inferno", "plasma", "diverging")
 BACKENDS = ("numpy", "torch", "auto")
-MAX_TOKENS = 4096
+#: Longest sentence (a real model's up to 8,192 tokens); past DENSE_LIMIT the resolver
+#: works by row blocks and keeps no n × n matrix.
+MAX_TOKENS = 8192
 MAX_D_K = 1024
 #: Largest seed: what a spin box (a C int) can show.
 MAX_SEED = 2**31 - 1

@@ -36,7 +36,7 @@ from superqt.utils import qthrottled
 from attnviz.core.attention import score_scale
 from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE
 from attnviz.model.topics.attention import COLORMAPS, MATRICES, MAX_D_K, TEMPERATURE_RANGE
-from attnviz.ui.panels.heatmap import view_levels
+from attnviz.ui.panels.heatmap import picture_levels
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.mask_box import MaskBox
@@ -420,13 +420,16 @@ class ControlsPanel(StatePanel):
             return  # older results than the state, or nobody to see it: measure later
         key = (res.q, res.k, res.mask)
         old = self._spread_key
+        gathered = getattr(res.attention, "score_spread", None)  # a long sentence's, by blocks
         if not self.state.score_terms().plain:
             # Capped or biased scores are not q·kᵀ times one factor: measure them as they are.
-            self._terms_spread = score_spread(res.attention.scores, res.mask)
+            self._terms_spread = (score_spread(res.attention.scores, res.mask)
+                                  if gathered is None else gathered)
             self._spread_key = (None, None, None)
         elif not all(a is b for a, b in zip(key, old, strict=True)):
             c = abs(score_scale(self.state.d_k, self.state.scale, self.state.temperature))
-            spread = score_spread(res.attention.scores, res.mask)
+            spread = (score_spread(res.attention.scores, res.mask)
+                      if gathered is None else gathered)
             self._raw_spread = spread / c if c > 0 else math.nan
             self._spread_key = key
         self._show_spread()
@@ -475,11 +478,9 @@ class ControlsPanel(StatePanel):
         if on:
             self._write(self.levels_auto, levels_auto=True)
             return
-        # Fix the levels where automatic ones were, so the picture does not jump.
-        res = self.resolver.results
-        values = res.matrix(self.state.matrix)
-        allowed = None if self.state.matrix == "output" else res.mask
-        lo, hi = view_levels(self.state, values, allowed)
+        # Fix the levels where automatic ones were, so the picture does not jump: those of
+        # the picture drawn (a long sentence's pooled grid; it keeps no n × n matrix).
+        lo, hi = picture_levels(self.state, self.resolver.results.picture(self.state.matrix))
         new = {"levels_auto": False}
         if np.isfinite(lo) and np.isfinite(hi) and lo < hi:
             new["levels"] = (float(lo), float(hi))

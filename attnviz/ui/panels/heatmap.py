@@ -178,9 +178,9 @@ def show_picture(view: HeatmapView, state: AttentionState, pic) -> None:
 def configure_view(view: HeatmapView, state: AttentionState, results: Results) -> None:
     """Fill ``view`` with everything the state shows (used for exports and first paint)."""
     matrix = state.matrix
-    values = results.matrix(matrix)
+    width = results.picture(matrix).extent[1]
     view.set_colormap(colormap_for(state.colormap))
-    view.set_labels(state.tokens, shown_column_labels(state, matrix, values.shape[1]))
+    view.set_labels(state.tokens, shown_column_labels(state, matrix, width))
     if matrix == "output":
         cols = QCoreApplication.translate("HeatmapPanel", "value dimension")
     else:
@@ -336,14 +336,16 @@ class HeatmapPanel(StatePanel):
     def _exact_value(self, matrix: str, row: int, col: int) -> float:
         """The cell's exact value (a long sentence's grid shows block means), NaN if masked."""
         res = self.resolver.results
-        if self.resolver.pending or res.attention.weights.shape[0] != self.state.n:
+        if self.resolver.pending or res.rows != self.state.n:
             return self.view.value_at(row, col)  # the exact matrix is still on its way
-        values = res.matrix(matrix)
-        if not (0 <= row < values.shape[0] and 0 <= col < values.shape[1]):
+        if not 0 <= row < res.rows:
+            return math.nan
+        values = res.row(matrix, row)  # one row: a long sentence keeps no n × n matrix
+        if not 0 <= col < values.shape[0]:
             return math.nan
         if matrix != "output" and res.mask is not None and not res.mask[row, col]:
             return math.nan
-        return float(values[row, col])
+        return float(values[col])
 
     def tooltip_text(self, row: int, col: int) -> str:
         """The tooltip of a cell: its hover text, then its row's entropy on a second line."""
