@@ -245,24 +245,19 @@ class ControlsPanel(StatePanel):
         )
         form = QFormLayout(box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        cap = self._term_spin(
-            "softcap", 0.0, MAX_CAP, 2,
-            self.tr("Scores pass through cap·tanh(s / cap): none leaves (−cap, cap) "
-                    "(Gemma 2 uses 50). 0 = off"),
-        )
-        cap.setSpecialValueText(self.tr("off"))
-        label = QLabel(self.tr("Ca&p"))
-        label.setBuddy(cap)
-        form.addRow(label, cap)
-        slope = self._term_spin(
-            "alibi", 0.0, MAX_SLOPE, 4,
-            self.tr("ALiBi: each score loses slope·|i − j|, so far keys weigh less "
-                    "(BLOOM's heads use 1/2, 1/4, …). 0 = off"),
-        )
-        slope.setSpecialValueText(self.tr("off"))
-        label = QLabel(self.tr("ALiBi &slope"))
-        label.setBuddy(slope)
-        form.addRow(label, slope)
+        for name, hi, decimals, text, tip in (
+            ("softcap", MAX_CAP, 2, self.tr("Ca&p"),
+             self.tr("Scores pass through cap·tanh(s / cap): none leaves (−cap, cap) "
+                     "(Gemma 2 uses 50). 0 = off")),
+            ("alibi", MAX_SLOPE, 4, self.tr("ALiBi &slope"),
+             self.tr("ALiBi: each score loses slope·|i − j|, so far keys weigh less "
+                     "(BLOOM's heads use 1/2, 1/4, …). 0 = off")),
+        ):
+            spin = self._term_spin(name, 0.0, hi, decimals, tip)
+            spin.setSpecialValueText(self.tr("off"))
+            label = QLabel(text)
+            label.setBuddy(spin)
+            form.addRow(label, spin)
         self.sink = QCheckBox(self.tr("Sin&k logit"))
         self.sink.setObjectName("sink")
         self.sink.setToolTip(

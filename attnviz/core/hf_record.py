@@ -1,0 +1,220 @@
+"""What a forward pass records, layer by layer, for :mod:`attnviz.core.hf_capture`.
+
+attnviz's attention implementation (``"attnviz_capture"``, registered in transformers'
+AttentionInterface) runs the model's own eager attention and keeps what the attention
+product received; families whose attention runs in a module of its own (BLOOM, Falcon)
+are recorded by a forward hook on that module instead (:data:`HOOKED`). Each thread's
+forward pass records into ``_LOCAL.layers``; a long sentence keeps no n × n weights and is
+proven by ``_LOCAL.check`` while they exist; ``_LOCAL.progress`` may cancel between layers.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from attnviz.core.hf_errors import ModelError
+from attnviz.core.masks import causal_mask
+from attnviz.core.score_terms import alibi_slopes
+
+#: Up to this many tokens every head's n × n weights are kept; past it q, k and v only
+#: (the proof runs during the forward pass, and the layers grid gets block maxima).
+LONG_TOKENS = 512
+#: Side of the pooled map of a long sentence's weights kept per head.
+POOL_CELLS = 256
+
+
+@dataclass(frozen=True)
+class LayerCapture:
+    """One layer: what its attention product received and the weights it computed."""
+
+    q: np.ndarray  # (h, n, d) float32, after projections, q-norm and RoPE
+    k: np.ndarray  # (h_kv, n, d)
+    v: np.ndarray  # (h_kv, n, d_v)
+    weights: np.ndarray | None  # (h, n, n) float32: the model's own softmax (None: long)
+    allowed: np.ndarray  # (n, n) bool: where the model's mask lets a query look
+    scaling: float  # the factor on q·kᵀ (1/√d_head for most families)
+    softcap: float | None = None  # Gemma 2's tanh cap of the scores
+    window: int | None = None  # sliding window of this layer, when it has one
+    alibi: np.ndarray | None = None  # (h,) ALiBi slope of each query head (BLOOM)
+    sinks: np.ndarray | None = None  # (h,) sink logit of each query head (gpt-oss)
+    #: Past LONG_TOKENS: the model's weights as block maxima (h, P, P), P ≤ POOL_CELLS,
+    #: and the proof run against its full weights during the forward pass:
+    #: (largest difference, query head where it is), or None when nothing checked it.
+    pooled: np.ndarray | None = None
+    proof: tuple[float, int] | None = None
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One sentence through one model: its tokens and every layer's heads."""
+
+    name: str
+    path: str
+    text: str
+    kind: str
+    tokens: tuple[str, ...]
+    special: tuple[bool, ...]
+    ids: tuple[int, ...]
+    layers: tuple[LayerCapture, ...]
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    hidden_size: int
+    seconds: float = 0.0
+    nbytes: int = field(default=0, compare=False)
+
+
+_LOCAL = threading.local()  # the list the current thread's forward pass records into
+
+
+def _generic_eager(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kw):
+    """Eager attention for a module file without its own (grouped KV heads repeated)."""
+    import torch
+
+    groups = query.shape[1] // key.shape[1]
+    key = key.repeat_interleave(groups, dim=1)
+    value = value.repeat_interleave(groups, dim=1)
+    scaling = query.shape[-1] ** -0.5 if scaling is None else scaling
+    scores = torch.matmul(query, key.transpose(2, 3)) * scaling
+    if attention_mask is not None:
+        scores = scores + attention_mask[:, :, :, : key.shape[-2]]
+    weights = torch.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)
+    return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights
+
+
+def _capture_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
+                       **kwargs):
+    """The model's own eager attention, recording its inputs and weights on the way."""
+    eager = getattr(sys.modules.get(type(module).__module__), "eager_attention_forward", None)
+    out, weights = (eager or _generic_eager)(
+        module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
+    )
+    record = getattr(_LOCAL, "layers", None)
+    if record is not None:
+        causal = bool(getattr(module, "is_causal", False))
+        allowed = _allowed(attention_mask, query.shape[-2], key.shape[-2], causal)
+        scale = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
+        # gpt-oss: one learned logit per head in every softmax's denominator.
+        sinks = kwargs.get("s_aux", getattr(module, "sinks", None))
+        _record_layer(record, query, key, value, weights, allowed, scale,
+                      softcap=kwargs.get("softcap"), window=kwargs.get("sliding_window"),
+                      sinks=None if sinks is None else _numpy(sinks).astype(np.float64))
+    return out, weights
+
+
+def _record_layer(record: list, query, key, value, weights, allowed, scale, **extra) -> None:
+    """Keep one layer: q, k, v and the model's weights — or, past :data:`LONG_TOKENS`,
+    q, k, v, the weights pooled for the layers grid and the proof, run here against the
+    model's own weights while they exist (the thread's ``check``), block by block."""
+    step = getattr(_LOCAL, "progress", None)
+    if step is not None:
+        step("forward")  # may raise LoadCancelled: a cancel stops the pass layer by layer
+    n = query.shape[-2]
+    long = n > LONG_TOKENS
+    for earlier in record:  # layers of one mask share one array (8,192² booleans: 64 MB)
+        if earlier.allowed.shape == allowed.shape and np.array_equal(earlier.allowed, allowed):
+            allowed = earlier.allowed
+            break
+    lc = LayerCapture(_numpy(query[0]), _numpy(key[0]), _numpy(value[0]),
+                      None if long else _numpy(weights[0]), allowed, scale, **extra)
+    if long:
+        import torch
+
+        w = weights[0].detach().float()
+        cells = min(n, POOL_CELLS)
+        # Block maxima: a strong link stays visible in a thumbnail of a long sentence.
+        pooled = torch.nn.functional.adaptive_max_pool2d(w.unsqueeze(0), cells)[0]
+        check = getattr(_LOCAL, "check", None)
+        proof = None if check is None else check(lc, lambda head: w[head].numpy())
+        lc = replace(lc, pooled=_numpy(pooled), proof=proof)
+    record.append(lc)
+
+
+def _allowed(attention_mask, n: int, n_k: int, causal: bool) -> np.ndarray:
+    """Where the model's mask lets a query look: from its boolean or additive mask (which
+    puts the dtype's minimum where hidden), or causal / every pair when it passes none."""
+    if attention_mask is None:
+        return causal_mask(n) if causal else np.ones((n, n), bool)
+    mask = attention_mask[0, 0, :, :n_k].detach().cpu()
+    if mask.dtype.is_floating_point:
+        return mask.float().numpy() > -1e4
+    return mask.numpy().astype(bool)
+
+
+def _hooked_call(args, kwargs, output, mask_at: int, family: str):
+    """``(record, hidden states, mask, weights)`` of a hooked attention call (``record``
+    None when no capture is running); the mask is keyword or positional ``mask_at``."""
+    record = getattr(_LOCAL, "layers", None)
+    if record is None:
+        return None, None, None, None
+    hidden = args[0] if args else kwargs["hidden_states"]
+    mask = kwargs["attention_mask"] if "attention_mask" in kwargs else args[mask_at]
+    if output[1] is None:
+        raise ModelError(f"{family} returned no attention weights to capture")
+    return record, hidden, mask, output[1]
+
+
+def _bloom_attention(module, args, kwargs, output) -> None:
+    """A forward hook on BLOOM's attention, which runs outside the AttentionInterface: its
+    q, k, v again from its fused projection (the same linear, the same numbers), the mask
+    it was given, its scale and the ALiBi slopes of its heads (scaled by its β)."""
+    record, hidden, mask, weights = _hooked_call(args, kwargs, output, 3, "BLOOM")
+    if record is None:
+        return
+    query, key, value = module._reshape(module.query_key_value(hidden))
+    n = query.shape[-2]
+    slopes = alibi_slopes(module.num_heads) * float(module.beta)
+    _record_layer(record, query, key, value, weights, _allowed(mask, n, key.shape[-2], True),
+                  float(module.inv_norm_factor), alibi=slopes)
+
+
+def _falcon_attention(module, args, kwargs, output) -> None:
+    """A forward hook on Falcon's attention (outside the AttentionInterface): q, k, v again
+    from its fused projection, split and turned by RoPE as its forward does, with the
+    cos/sin it was given; the weights it returned."""
+    record, hidden, mask, weights = _hooked_call(args, kwargs, output, 2, "Falcon")
+    if record is None:
+        return
+    query, key, value = module._split_heads(module.query_key_value(hidden))
+    b, n = query.shape[0], query.shape[1]
+    kv = module.num_heads if module.new_decoder_architecture else module.num_kv_heads
+    query = query.transpose(1, 2).reshape(b, module.num_heads, n, module.head_dim)
+    key = key.transpose(1, 2).reshape(b, kv, n, module.head_dim)
+    value = value.transpose(1, 2).reshape(b, kv, n, module.head_dim)
+    cos, sin = kwargs["position_embeddings"]
+    rotate = sys.modules[type(module).__module__].apply_rotary_pos_emb
+    query, key = rotate(query, key, cos, sin)
+    _record_layer(record, query, key, value, weights, _allowed(mask, n, key.shape[-2], True),
+                  module.head_dim**-0.5)
+
+
+#: model_type → (attention module class name, forward hook): families whose attention runs
+#: in a module of its own, outside transformers' AttentionInterface. They load with the
+#: eager implementation and each attention module records what it computed.
+HOOKED = {"bloom": ("BloomAttention", _bloom_attention),
+          "falcon": ("FalconAttention", _falcon_attention)}
+
+
+def _hook(model, model_type: str) -> None:
+    """Register the capture hook of a :data:`HOOKED` family on every attention module."""
+    name, hook = HOOKED[model_type]
+    for module in model.modules():
+        if type(module).__name__ == name:
+            module.register_forward_hook(hook, with_kwargs=True)
+
+
+def _held_bytes(record: list) -> int:
+    """Bytes the layers hold (a mask shared by several layers counted once)."""
+    arrays = {id(a): a for lc in record
+              for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed, lc.pooled) if a is not None}
+    return sum(a.nbytes for a in arrays.values())
+
+
+def _numpy(t) -> np.ndarray:
+    arr = t.detach().float().cpu().numpy().copy()
+    arr.flags.writeable = False
+    return arr
