@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from attnviz.core.cell_timing import cell_seconds, flop_seconds
 from attnviz.core.hf_errors import LoadCancelled, ModelError
 from attnviz.core.hf_record import (
     _LOCAL,
@@ -146,6 +147,8 @@ def _read_json(path: Path, what: str, limit: int = 4 << 20) -> dict:
         if info.st_size > limit:
             raise ModelError(f"{path}: {what} is larger than {limit >> 20} MiB")
         data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except ModelError:
+        raise  # a ValueError itself: not to be reported as bad JSON
     except OSError as exc:
         raise ModelError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
     except (ValueError, RecursionError):
@@ -383,7 +386,11 @@ class LoadedModel:
 
     def tokenize(self, text: str) -> tuple[list[int], list[str], list[bool]]:
         """Token ids, the tokens as the model sees them and which are special."""
-        ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
+        try:
+            ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
+        except Exception as exc:  # a tokenizer of no vocabulary, or a broken one
+            raise ModelError(f"{self.info.name}: its tokenizer fails on this sentence "
+                             f"({type(exc).__name__}: {str(exc)[:160]})") from None
         if not ids:
             raise ModelError("the sentence gives no tokens: type a few words")
         if len(ids) > MAX_MODEL_TOKENS:
@@ -411,8 +418,9 @@ class LoadedModel:
         """Run ``text`` once and keep every layer's q, k, v and weights (past
         :data:`LONG_TOKENS` q, k, v and the pooled weights; ``check(layer, weights_of)``
         then proves each layer while its weights exist, ``weights_of(head)`` giving the
-        model's (n, n) weights of one query head). ``progress("forward")`` is called
-        before each layer; it may raise :class:`LoadCancelled` to stop the pass."""
+        model's (n, n) weights of one query head). ``progress("forward", done, total)`` is
+        called before each layer (``done`` layers of ``total`` finished); it may raise
+        :class:`LoadCancelled` to stop the pass."""
         torch, _ = _import_stack()
         ids, tokens, special = self.tokenize(text)
         cfg = self.model.config
@@ -434,6 +442,9 @@ class LoadedModel:
             raise ModelError(f"{n} tokens need about {working / 2**30:.1f} GiB for one "
                              f"layer's attention and {free / 2**30:.1f} GiB are free; "
                              "shorten the sentence")
+        if progress is not None:  # before the pass: how long it is likely to take
+            progress("forward", 0, layers, capture_seconds(n, layers, heads, dim,
+                                                           self.info.params))
         record: list[LayerCapture] = []
         threads = torch.get_num_threads()
         single = 2.0 * self.info.params * n < SINGLE_THREAD_FLOPS
@@ -441,6 +452,7 @@ class LoadedModel:
             _LOCAL.layers = record
             _LOCAL.check = check
             _LOCAL.progress = progress
+            _LOCAL.total = layers
             if single:
                 torch.set_num_threads(1)
             start = time.perf_counter()
@@ -455,6 +467,7 @@ class LoadedModel:
                                  f"{type(exc).__name__}: {str(exc)[:200]}") from None
             finally:
                 _LOCAL.layers = _LOCAL.check = _LOCAL.progress = None
+                _LOCAL.total = 0
                 if single:
                     torch.set_num_threads(threads)
             seconds = time.perf_counter() - start
@@ -468,6 +481,20 @@ class LoadedModel:
             first.q.shape[2], int(cfg.hidden_size), seconds,
             _held_bytes(record),
         )
+
+
+#: A capture's seconds against its head cells (layers × heads × n²) × one score cell's
+#: here: eager attention's scores, softmax and copies, and past LONG_TOKENS the pooling and
+#: the block-wise proof (6.8 measured at 8,192 tokens on the 2-core CI machine).
+CAPTURE_CELL_SHARE = 7.0
+#: The projections' and MLPs' multiply-adds (2 × parameters × n) against one timed here.
+FORWARD_FLOP_SHARE = 2.0
+
+
+def capture_seconds(n: int, layers: int, heads: int, head_dim: int, params: int) -> float:
+    """About how long a capture of ``n`` tokens takes on this machine's CPU."""
+    cells = layers * heads * n * n * cell_seconds(head_dim)
+    return CAPTURE_CELL_SHARE * cells + FORWARD_FLOP_SHARE * 2.0 * params * n * flop_seconds()
 
 
 #: Tensors a folder may leave out without changing any attention weight: the pooler of

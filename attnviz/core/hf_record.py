@@ -112,7 +112,9 @@ def _record_layer(record: list, query, key, value, weights, allowed, scale, **ex
     model's own weights while they exist (the thread's ``check``), block by block."""
     step = getattr(_LOCAL, "progress", None)
     if step is not None:
-        step("forward")  # may raise LoadCancelled: a cancel stops the pass layer by layer
+        # May raise LoadCancelled: a cancel stops the pass layer by layer. The layers done
+        # and the total let a long sentence's dialog say how far it is and how long is left.
+        step("forward", len(record), getattr(_LOCAL, "total", 0))
     n = query.shape[-2]
     long = n > LONG_TOKENS
     for earlier in record:  # layers of one mask share one array (8,192² booleans: 64 MB)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnviz.core.attention import attention_from_scores, score_scale
+from attnviz.core.attention import masked_softmax, score_scale
 from attnviz.core.hf_capture import Capture, LayerCapture, ModelError
 from attnviz.core.masks import causal_mask, sliding_window_mask
 from attnviz.core.score_terms import ScoreTerms
@@ -71,22 +71,24 @@ def head_terms(lc: LayerCapture, head: int) -> ScoreTerms:
 
 
 def shown_weights(lc: LayerCapture, head: int, kv_head: int, rows: slice | None = None,
-                  mask: np.ndarray | None = None) -> np.ndarray:
+                  mask: np.ndarray | None = None, keys: slice | None = None) -> np.ndarray:
     """The weights the heatmap draws for query head ``head`` of this layer (float64), for
-    the query ``rows`` (all by default); ``mask`` is the layer's :func:`drawn_mask`, when
-    the caller has it already."""
+    the query ``rows`` (all by default) and the ``keys`` (all by default: a narrower slice
+    must hold every key these rows may see, or their softmax would lose some); ``mask`` is
+    the layer's :func:`drawn_mask`, when the caller has it already."""
     rows = slice(None) if rows is None else rows
+    keys = slice(None) if keys is None else keys
     q = np.asarray(lc.q[head][rows], dtype=np.float64)
-    k = np.asarray(lc.k[kv_head], dtype=np.float64)
+    k = np.asarray(lc.k[kv_head][keys], dtype=np.float64)
     if mask is None:
         mask = drawn_mask(lc)
     c = score_scale(q.shape[1], True, temperature_for(lc, q.shape[1]))
-    row0 = range(lc.q.shape[1])[rows].start if q.shape[0] else 0
-    scores = head_terms(lc, head).logits((q @ k.T) * c, row0=row0)
-    res = attention_from_scores(scores, np.zeros((k.shape[0], 1)),
-                                mask=None if mask is None else mask[rows],
-                                terms=ScoreTerms(sink=head_terms(lc, head).sink))
-    return res.weights
+    n = lc.q.shape[1]
+    row0 = range(n)[rows].start if q.shape[0] else 0
+    col0 = range(n)[keys].start if k.shape[0] else 0
+    terms = head_terms(lc, head)
+    logits = terms.logits((q @ k.T) * c, row0=row0, col0=col0)
+    return masked_softmax(logits, None if mask is None else mask[rows, keys], terms.sink)[0]
 
 
 def drawn_mask(lc: LayerCapture) -> np.ndarray | None:
@@ -103,22 +105,39 @@ def block_difference(lc: LayerCapture, weights_of) -> tuple[float, int]:
     """The largest difference between attnviz's weights and the model's in this layer, and
     the query head where it is, ``BLOCK_ROWS`` query rows at a time; ``weights_of(head)``
     gives the model's (n, n) weights of one query head (a long sentence's proof runs
-    during the forward pass, while they exist)."""
+    during the forward pass, while they exist).
+
+    A block is computed over the keys its rows may see (a causal block's keys stop at its
+    last row, a window's start at its first row's window); outside them the model's own
+    weights are compared with the zero attnviz draws there — read, not computed."""
     heads, n = lc.q.shape[0], lc.q.shape[1]
     group = heads // lc.k.shape[0]
     mask = drawn_mask(lc)
+    starts = range(0, n, BLOCK_ROWS)
+    spans = [_key_span(mask, start, min(start + BLOCK_ROWS, n), n) for start in starts]
     worst, at = 0.0, 0
     for head in range(heads):
         model = weights_of(head)
-        for start in range(0, n, BLOCK_ROWS):
+        for start, (lo, hi) in zip(starts, spans, strict=True):
             rows = slice(start, min(start + BLOCK_ROWS, n))
-            ours = shown_weights(lc, head, head // group, rows, mask)
-            diff = float(np.max(np.abs(ours - model[rows])))
+            ours = shown_weights(lc, head, head // group, rows, mask, keys=slice(lo, hi))
+            diff = float(np.max(np.abs(ours - model[rows, lo:hi]))) if hi > lo else 0.0
+            for outside in (model[rows, :lo], model[rows, hi:]):
+                if outside.size:
+                    diff = max(diff, float(np.max(np.abs(outside))))
             if not diff <= worst:  # NaN counts as the worst
                 worst, at = diff, head
                 if not np.isfinite(diff):
                     return worst, at
     return worst, at
+
+
+def _key_span(mask: np.ndarray | None, start: int, stop: int, n: int) -> tuple[int, int]:
+    """``[lo, hi)``: the keys some query of rows ``start … stop − 1`` may see."""
+    if mask is None:
+        return 0, n
+    seen = np.flatnonzero(mask[start:stop].any(axis=0))
+    return (int(seen[0]), int(seen[-1]) + 1) if seen.size else (0, 0)
 
 
 def layer_difference(capture: Capture, layer: int) -> tuple[float, int]:

@@ -244,13 +244,13 @@ class ModelController(QObject):
         cancelled = threading.Event()
         self._cancelled = cancelled
 
-        def stage(name: str) -> None:
+        def stage(name: str, done: int = 0, total: int = 0, estimate: float | None = None):
             if cancelled.is_set():
                 raise LoadCancelled("cancelled")
-            self._set_stage(name)
+            self._set_stage(name, done, total, estimate)
         self.busy = True
         self.sigBusy.emit(True)
-        self._stage = "check"
+        self._stage, self._estimate = "check", 0.0
         started = time.perf_counter()
 
         def done(result) -> None:
@@ -275,9 +275,21 @@ class ModelController(QObject):
         self._open_progress()
         run_in_pool(lambda: job(stage), done)
 
-    def _set_stage(self, stage: str) -> None:
-        # Called on the worker: a str assignment is atomic, and the GUI's timer shows it.
+    def _set_stage(self, stage: str, done: int = 0, total: int = 0,
+                   estimate: float | None = None) -> None:
+        # Called on the worker: each assignment is atomic, and the GUI's timer shows them.
+        # The pass's first layer starts the clock the estimate of the rest reads; before
+        # it, the capture's own estimate (from the sentence's length) is said.
+        if stage == "forward" and done == 0:
+            self._forward_start = time.perf_counter()
+        if estimate is not None:
+            self._estimate = estimate
+        self._layers = (done, total)
         self._stage = stage
+
+    _forward_start = 0.0
+    _layers = (0, 0)
+    _estimate = 0.0
 
     def _open_progress(self) -> None:
         dialog = QProgressDialog(self.window)
@@ -293,7 +305,26 @@ class ModelController(QObject):
 
     def _show_stage(self) -> None:
         if self._progress is not None:
-            self._progress.setLabelText(_tr(STAGES.get(self._stage, STAGES["check"])))
+            self._progress.setLabelText(self.stage_text())
+
+    def stage_text(self) -> str:
+        """What the dialog says now: the stage, and in the pass the layer it is at with the
+        time left (the layers done so far, timed, say how long the rest takes)."""
+        text = _tr(STAGES.get(self._stage, STAGES["check"]))
+        done, total = self._layers
+        if self._stage != "forward" or total <= 0:
+            return text
+        text += "\n" + fill(QCoreApplication.translate("ModelController", "layer %1 of %2"),
+                             min(done + 1, total), total)
+        elapsed = time.perf_counter() - self._forward_start
+        if done > 0 and elapsed > 1.0:
+            left = elapsed / done * (total - done)
+        elif self._estimate >= 2.0:
+            left = max(self._estimate - elapsed, 1.0)
+        else:
+            return text
+        return text + " · " + fill(
+            QCoreApplication.translate("ModelController", "about %1 s left"), f"{left:.0f}")
 
     def cancel(self) -> None:
         """Stop: the worker stops at its next stage or layer (a read of the weights already

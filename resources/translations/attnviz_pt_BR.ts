@@ -2029,6 +2029,14 @@
         <translation>Abrir modelo</translation>
     </message>
     <message>
+        <source>layer %1 of %2</source>
+        <translation>camada %1 de %2</translation>
+    </message>
+    <message>
+        <source>about %1 s left</source>
+        <translation>faltam cerca de %1 s</translation>
+    </message>
+    <message>
         <source>%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms</source>
         <translation>%1: %2 tokens, %3 camadas × %4 cabeças; carregado em %5 s, frase em %6 ms</translation>
     </message>
@@ -2056,6 +2064,10 @@
         <translation>aleatória</translation>
     </message>
     <message>
+        <source>model</source>
+        <translation>modelo</translation>
+    </message>
+    <message>
         <source>Equal words attend to each other: passages of 1,024 tokens</source>
         <translation>Palavras iguais prestam atenção umas às outras: trechos de 1.024 tokens</translation>
     </message>
@@ -2070,6 +2082,10 @@
     <message>
         <source>Random q and k: an untrained head</source>
         <translation>q e k aleatórios: uma cabeça não treinada</translation>
+    </message>
+    <message>
+        <source>The real model&apos;s head the heatmap shows (its layer and head), with its own mask, scale and score terms: its sentence sets n</source>
+        <translation>A cabeça do modelo real que o mapa de calor mostra (sua camada e cabeça), com a própria máscara, escala e termos das pontuações: a frase dele define n</translation>
     </message>
     <message>
         <source>mean of the block</source>
@@ -2224,6 +2240,10 @@
     <message>
         <source>key (token)</source>
         <translation>chave (token)</translation>
+    </message>
+    <message>
+        <source>%1 (layer %2, head %3)</source>
+        <translation>%1 (camada %2, cabeça %3)</translation>
     </message>
     <message>
         <source>mean</source>
@@ -2831,7 +2851,7 @@
     <name>StepsPanel</name>
     <message>
         <source>Steps for one query</source>
-        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15).</extracomment>
+        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
         <translation>Passo a passo de uma consulta</translation>
     </message>
     <message>

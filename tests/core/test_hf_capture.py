@@ -325,6 +325,27 @@ def test_safetensors_without_tensors_or_with_a_deep_header_are_refused(tmp_path)
     assert "damaged safetensors header" in _one_line(info)
 
 
+def test_a_config_past_the_size_bound_is_named_as_too_large_not_bad_json(tmp_path):
+    _folder(tmp_path, dict(BERT, pad="x" * (5 << 20)),
+            {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"})
+    with pytest.raises(ModelError) as info:
+        inspect_folder(tmp_path, free_bytes=None)
+    assert "config.json is larger than 4 MiB" in _one_line(info)
+
+
+def test_a_tokenizer_with_an_empty_vocabulary_is_one_line(tmp_path):
+    from attnviz.model.real_model import ModelStore
+
+    path = Path(make_tiny_decoder(tmp_path / "m", "llama"))
+    tokenizer = json.loads((path / "tokenizer.json").read_text())
+    tokenizer["model"]["vocab"] = {}
+    (path / "tokenizer.json").write_text(json.dumps(tokenizer))
+    with pytest.raises(ModelError) as info:
+        ModelStore().capture(str(path), "the cat sat")
+    assert "its tokenizer fails on this sentence" in _one_line(info)
+    assert "Missing [UNK]" in str(info.value)
+
+
 def test_a_folder_that_is_a_link_to_itself_is_refused(tmp_path):
     loop = tmp_path / "loop"
     loop.symlink_to(loop)

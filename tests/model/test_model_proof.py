@@ -70,6 +70,25 @@ def test_an_altered_capture_is_refused_naming_the_layer_and_head():
     assert "\n" not in message
 
 
+@pytest.mark.parametrize("where", [(3, 0, 5), (2, 5, 0)])  # a future key; before a window
+def test_a_weight_where_attnviz_draws_zero_is_refused(monkeypatch, where):
+    """A block is computed over the keys its rows may see; a weight the model puts outside
+    them (read, not computed) still refuses."""
+    from attnviz.model import model_proof
+
+    monkeypatch.setattr(model_proof, "BLOCK_ROWS", 2)
+    rng = np.random.default_rng(4)
+    allowed = sliding_window_mask(N, 3) if where[1] == 5 else causal_mask(N)
+    good = _layer(rng, allowed, window=3 if where[1] == 5 else None)
+    prove_capture(_capture([good]))  # the model's own: every block passes
+    bad_w = good.weights.copy()
+    bad_w[where] = 3 * TOLERANCE
+    bad = LayerCapture(good.q, good.k, good.v, bad_w, good.allowed, good.scaling,
+                       window=good.window)
+    with pytest.raises(ModelError, match=f"layer 0, head {where[0]}.*3.0e-04"):
+        prove_capture(_capture([bad]))
+
+
 def test_a_mask_attnviz_cannot_draw_is_refused_and_named():
     rng = np.random.default_rng(2)
     odd = causal_mask(N)

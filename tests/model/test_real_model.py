@@ -394,6 +394,15 @@ def test_a_4096_token_capture_of_a_tiny_llama_is_the_models_own(tmp_path):
     assert value(1, 2, 100, 7) == pytest.approx(attentions[1][2, 100, 7], abs=1e-5)
     with pytest.raises(ValueError, match="keeps q, k and v"):
         panel_data(ws, "layers", "weights")
+    # The long-sequence map of the head shown (2, 3): its cells pooled from the model's
+    # weights, and a zoom is the model's exact block.
+    ws.document.long.update(head="model", bins=64, reduce="max", rows=(3000, 3040),
+                            cols=(2990, 3030))
+    overview = panel_data(ws, "overview", "overview").values
+    want = torch.nn.functional.adaptive_max_pool2d(torch.tensor(attentions[2][3])[None], 64)
+    np.testing.assert_allclose(overview, want[0].numpy(), atol=1e-5)
+    block = panel_data(ws, "overview", "block").values
+    np.testing.assert_allclose(block, attentions[2][3][3000:3040, 2990:3030], atol=1e-5)
     STORE.clear()
 
 
@@ -432,10 +441,14 @@ class _CancelAt:
     """A progress callback that cancels at the ``count``-th call of ``stage``."""
 
     def __init__(self, stage: str, count: int = 1) -> None:
-        self.stage, self.count, self.seen = stage, count, []
+        self.stage, self.count, self.seen, self.layers = stage, count, [], []
 
-    def __call__(self, stage: str) -> None:
+    def __call__(self, stage: str, done: int = 0, total: int = 0, estimate=None) -> None:
         self.seen.append(stage)
+        if total:
+            self.layers.append((done, total))
+        if estimate is not None:
+            self.estimate = estimate
         if stage == self.stage and self.seen.count(stage) >= self.count:
             from attnviz.core.hf_capture import LoadCancelled
 
@@ -464,9 +477,12 @@ def test_a_cancelled_forward_pass_stops_at_the_next_layer(tmp_path):
     path = make_tiny_decoder(tmp_path, "llama")  # 3 layers
     store = real_model.ModelStore()
     store.model(path)
-    cancel = _CancelAt("forward", count=3)  # the store's own call, then layers 0 and 1
+    # The store's own call, the capture's estimate, then layers 0 and 1.
+    cancel = _CancelAt("forward", count=4)
     with pytest.raises(LoadCancelled):
         store.capture(path, "the cat sat", cancel)
-    assert cancel.seen.count("forward") == 3 and "proof" not in cancel.seen
+    assert cancel.seen.count("forward") == 4 and "proof" not in cancel.seen
+    # Before the pass its estimate, then each layer says how far the pass is.
+    assert cancel.layers == [(0, 3), (0, 3), (1, 3)] and 0 < cancel.estimate < 5
     assert store.cached(path, "the cat sat") is None
     assert len(store.capture(path, "the cat sat").layers) == 3  # and it runs again

@@ -306,3 +306,20 @@ def test_cancel_stops_the_worker_at_its_next_stage(window, qtbot, monkeypatch):
     assert stopped.wait(2)
     qtbot.wait(50)
     assert not window.models.busy and window.state.model_text == before
+
+
+def test_the_dialog_says_the_layer_and_the_time_left(window, monkeypatch):
+    """A long sentence's pass: which layer, and the rest timed by the layers done."""
+    import time
+
+    models = window.models
+    models._estimate = 0.0
+    models._set_stage("forward", 0, 6)
+    assert models.stage_text().endswith("layer 1 of 6")
+    models._set_stage("forward", 0, 6, 30.0)  # the capture's estimate, before a layer is done
+    assert models.stage_text().endswith("layer 1 of 6 · about 30 s left")
+    monkeypatch.setattr(models, "_forward_start", time.perf_counter() - 4.0)
+    models._set_stage("forward", 2, 6)
+    assert models.stage_text().endswith("layer 3 of 6 · about 8 s left")
+    models._set_stage("proof")
+    assert "\n" not in models.stage_text()

@@ -213,3 +213,20 @@ def test_the_map_says_how_long_it_takes_before_it_starts(window, qtbot, monkeypa
     monkeypatch.setattr(long_model, "_cell_seconds", lambda d, dtype: 1e-9)
     window.document.long.update(n=2048)
     qtbot.waitUntil(lambda: "a second or less" in panel.hover.text(), timeout=WAIT)
+
+
+def test_the_whole_map_fits_a_720p_window_with_large_fonts(window, qtbot):
+    """The map's axis and the line under it are on screen, not below a scroll."""
+    from PySide6.QtWidgets import QScrollArea
+
+    window.themes.set_large_fonts(True)
+    window.docks["overview"].setFocus()
+    window.set_focus_mode(True)
+    panel = window.panels["overview"]
+    _map_ready(qtbot, panel)
+    qtbot.wait(50)
+    area = panel.findChild(QScrollArea)
+    assert area.verticalScrollBar().maximum() == 0
+    assert panel.view.height() >= 300 and panel.hover.isVisible()
+    window.set_focus_mode(False)
+    window.themes.set_large_fonts(False)

@@ -90,7 +90,10 @@ class TilesDemo:
 def tiles_demo(values: dict) -> TilesDemo:
     """The demo for the long topic's fields (``values``: a snapshot)."""
     n, d, seed = values["tiles_n"], values["tiles_d"], values["seed"]
-    q, k = generate_qk(values["head"], n, d, seed, np.float64)
+    # The demo is a synthetic head of at most 64 tokens printed whole: with the overview on
+    # a real model's head it keeps the content head (the field's doc says so).
+    head = "content" if values["head"] == "model" else values["head"]
+    q, k = generate_qk(head, n, d, seed, np.float64)
     v = np.random.default_rng([seed, 4]).standard_normal((n, d))
     causal, scale = values["causal"], values["scale"]
     bq, bk = values["block_q"], values["block_k"]

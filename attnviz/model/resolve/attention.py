@@ -189,6 +189,15 @@ def rope_width(state: AttentionState) -> int:
     return state.d_k if dims == 0 else min(dims, state.d_k)
 
 
+def rope_key(state: AttentionState, positions: PositionsState) -> tuple | None:
+    """What the rotation depends on, hashable: ``(width, positions fields)``; None when
+    RoPE is off."""
+    if not state.rope:
+        return None
+    fields = tuple((name, positions.get(name)) for name in sorted(ROPE_KEYS))
+    return (rope_width(state), fields)
+
+
 def rope_frequencies_for(d_k: int, positions: dict) -> np.ndarray:
     """θ_i for the pairs of a d_k-wide head (an odd d_k leaves its last dimension out)."""
     width = d_k - d_k % 2
@@ -362,10 +371,7 @@ class Resolver:
         )
 
     def _rope_key(self) -> tuple | None:
-        if not self.state.rope:
-            return None
-        p = self.positions
-        return (rope_width(self.state), tuple((name, p.get(name)) for name in sorted(ROPE_KEYS)))
+        return rope_key(self.state, self.positions)
 
     def _job(self) -> _Job:
         s = self.state

@@ -23,10 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core import memory_guard
+from attnviz.core.cell_timing import cell_seconds
 from attnviz.core.backends import get_backend
 from attnviz.core.tiled import Cancelled, _split_starts
 from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
+from attnviz.model.resolve.attention import ROPE_KEYS
 from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, tiles_demo
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.topics.long import HALF, window
@@ -100,25 +103,8 @@ def host_dtype(dtype: str):
 #: The overview's time against n² × (one score cell's q·k, exp and sum, timed here): its
 #: blocked passes ran at 0.3–0.4 of it on the 2-core CI machine; 0.5 errs on the long side.
 CELL_SHARE = 0.5
-_CELL_SECONDS: dict = {}
-
-
-def _cell_seconds(d: int, dtype) -> float:
-    """Seconds one score cell costs on this machine at width ``d``, timed once (a few ms)
-    on a 512 × 1024 block, the best of three."""
-    key = (d, np.dtype(dtype).name)
-    if key not in _CELL_SECONDS:
-        rng = np.random.default_rng(0)
-        q = rng.standard_normal((512, d)).astype(dtype)
-        k = rng.standard_normal((1024, d)).astype(dtype)
-        best = float("inf")
-        for _ in range(3):
-            t0 = time.perf_counter()
-            s = q @ k.T
-            np.exp(s - s.max(axis=1, keepdims=True)).sum(axis=1)
-            best = min(best, time.perf_counter() - t0)
-        _CELL_SECONDS[key] = best / (512 * 1024)
-    return _CELL_SECONDS[key]
+#: Patched by tests that play a slow or a fast machine.
+_cell_seconds = cell_seconds
 
 
 def overview_seconds(values: dict) -> float | None:
@@ -127,7 +113,8 @@ def overview_seconds(values: dict) -> float | None:
     if values["backend"] == "cuda":
         return None
     n = values["n"]
-    return CELL_SHARE * n * n * _cell_seconds(values["d_k"], host_dtype(values["dtype"]))
+    share = _long_model.MODEL_CELL_SHARE if values["head"] == "model" else CELL_SHARE
+    return share * n * n * _cell_seconds(values["d_k"], host_dtype(values["dtype"]))
 
 
 def overview_key(values: dict) -> tuple:
@@ -137,6 +124,8 @@ def overview_key(values: dict) -> tuple:
 
 def memory_needed(values: dict) -> int:
     """Peak bytes of the overview on the host, q and k included."""
+    if values["head"] == "model":
+        return _long_model.model_bytes(values["n"], values["d_k"], values["bins"])
     name = "numpy" if values["backend"] in ("numpy", "auto") else "torch"
     return memory_guard.estimate_overview_bytes(
         values["n"], values["d_k"], values["bins"], name, host_dtype(values["dtype"])
@@ -155,6 +144,8 @@ class Overview:
     q, k : the generated head, ``(n, d_k)``
     backend : the backend that ran ("numpy", "torch" or "cuda"), ``device`` its device
     seconds : the whole job; ``generate_seconds`` of it making q and k
+    rows : a real model's head (``head`` "model"): its exact rows, from which the zoomed
+        blocks come (``lse`` is then None); ``source`` the snapshot it was made of
     """
 
     key: tuple
@@ -169,14 +160,19 @@ class Overview:
     scale: bool
     seconds: float
     generate_seconds: float
+    rows: object = None
+    source: object = None
 
 
-def run_overview(values: dict, progress=None, cancel=None) -> Overview:
+def run_overview(values: dict, progress=None, cancel=None, source=None) -> Overview:
     """Generate the head and compute its overview map: the job of the overview panel.
 
     Parameters
     ----------
-    values : the long topic's fields (a snapshot)
+    values : the long topic's fields (a snapshot; for the ``model`` head, the values
+        :meth:`LongResolver.compute` made effective)
+    source : the :class:`~attnviz.model.resolve._long_model.ModelHead` of the ``model``
+        head (its key in ``values``' :func:`overview_key` is the resolver's)
     progress : None or ``callable(fraction)``, called on this thread
     cancel : None or ``callable() -> bool`` (or an object with ``is_set()``), polled
         between chunks of work; once true the job raises :class:`Cancelled` within a tile
@@ -189,6 +185,8 @@ def run_overview(values: dict, progress=None, cancel=None) -> Overview:
     t0 = time.perf_counter()
     is_set = getattr(cancel, "is_set", cancel)
     v = values
+    if v["head"] == "model":
+        return _run_model(v, source, progress, is_set, t0)
     backend = choose_backend(v["backend"], v["dtype"])
     n, d, bins = v["n"], v["d_k"], v["bins"]
     host = "numpy" if backend.name == "numpy" else "torch"
@@ -217,6 +215,17 @@ def run_overview(values: dict, progress=None, cancel=None) -> Overview:
     )
 
 
+def _run_model(v: dict, source, progress, is_set, t0: float) -> Overview:
+    if source is None:
+        raise ValueError(_long_model.NO_MODEL_HEAD)
+    rows = _long_model.row_blocks(source)
+    amap = _long_model.model_map(rows, v["bins"], v["reduce"], progress, is_set)
+    return Overview(
+        overview_key(v) + source.key(), amap, None, rows.q, rows.k, "numpy", "cpu",
+        "float64", source.causal, True, time.perf_counter() - t0, 0.0, rows, source,
+    )
+
+
 def _block_backend(ov: Overview):
     # Half-precision scores must be made as the map's were, or the rows would not sum to 1.
     if ov.backend == "cuda" and ov.dtype in HALF:
@@ -230,6 +239,8 @@ def exact_block(ov: Overview, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
     n = ov.q.shape[0]
     if not (0 <= r0 < r1 <= n and 0 <= c0 < c1 <= n):
         raise ValueError(f"window [{r0}, {r1}) × [{c0}, {c1}) is outside 0…{n}")
+    if ov.rows is not None:
+        return _long_model.weights_block(ov.rows, r0, r1, c0, c1)
     backend = _block_backend(ov)
     q, lse = ov.q[r0:r1], ov.lse[r0:r1]
     if not ov.causal:
@@ -290,12 +301,21 @@ class LongResults:
     window: tuple[int, int, int, int]
     need_bytes: int
     tiles: TilesDemo
+    #: The real model's head of the ``model`` head (None otherwise, or without a model).
+    source: object = None
 
 
 class LongResolver(LazyResolver):
     """Lazy resolver of the ``long`` topic (see the module docstring)."""
 
     TOPIC = "long"
+    #: The ``model`` head follows the head the heatmap shows.
+    READS = {"attention": _long_model.ATTENTION_KEYS, "positions": ROPE_KEYS}
+
+    def _relevant(self, topic: str, names: frozenset) -> bool:
+        if topic != self.TOPIC and self.topic.head != "model":
+            return False
+        return super()._relevant(topic, names)
 
     def __init__(self, document) -> None:
         super().__init__(document)
@@ -307,13 +327,34 @@ class LongResolver(LazyResolver):
         tkey = tuple(v[f] for f in TILES_FIELDS)
         if self._tiles[0] != tkey:
             self._tiles = (tkey, tiles_demo(v))
+        source = None
+        if v["head"] == "model":
+            v, source = self._model_values(v)
         n = v["n"]
         win = (*window(v["rows"], n), *window(v["cols"], n))
-        return LongResults(v, overview_key(v), win, memory_needed(v), self._tiles[1])
+        key = overview_key(v) + (source.key() if source is not None else ())
+        return LongResults(v, key, win, memory_needed(v), self._tiles[1], source)
+
+    def _model_values(self, v: dict) -> tuple[dict, object]:
+        """The fields as the real model's head makes them: its sentence's length and
+        width, its mask, NumPy in float64 (the arithmetic the proof checked); a zoom window
+        past the sentence is the whole. Without a model the fields stay and the map's job
+        says what to open."""
+        try:
+            src = _long_model.model_head(self.document)
+        except ValueError:
+            return v, None
+        n = src.n
+        v = dict(v, n=n, d_k=int(src.q.shape[1]), bins=min(v["bins"], n), causal=src.causal,
+                 scale=True, backend="numpy", dtype="float64")
+        for name in ("rows", "cols"):
+            if v[name] and v[name][1] > n:
+                v[name] = ()
+        return v, src
 
     def cached_overview(self, key: tuple | None = None) -> Overview | None:
         """The last overview when it is of ``key`` (default: the current fields)."""
-        key = overview_key(self.topic.snapshot()) if key is None else key
+        key = self.results.key if key is None else key
         ov = self._overview
         return ov if ov is not None and ov.key == key else None
 
@@ -325,7 +366,8 @@ class LongResolver(LazyResolver):
         """The overview of the current fields, computed here unless it is cached."""
         ov = self.cached_overview()
         if ov is None:
-            ov = run_overview(self.topic.snapshot(), progress, cancel)
+            res = self.results
+            ov = run_overview(res.values, progress, cancel, res.source)
             self._overview = ov
         return ov
 

@@ -21,7 +21,9 @@ MIN_N = 64
 MAX_D_K = 512
 MAX_BINS = 1024
 MAX_SEED = 2**31 - 1
-HEADS = ("content", "previous", "decay", "random")
+HEADS = ("content", "previous", "decay", "random", "model")
+#: A real model's sentence is at most this long (its zoom windows may reach past ``n``).
+MAX_MODEL_N = 8192
 BACKENDS = ("numpy", "torch", "cuda", "auto")
 DTYPES = ("float32", "float64", "bfloat16", "float16")
 HALF = ("bfloat16", "float16")
@@ -34,7 +36,9 @@ FIELDS = (
     Field("n", "int", 4096, MIN_N, MAX_N, doc="tokens of the long sequence"),
     Field("d_k", "int", 64, 2, MAX_D_K, doc="width of queries and keys"),
     Field("head", "choice", "content", choices=HEADS,
-          doc="synthetic head: content (equal tokens), previous token, distance decay, random"),
+          doc="synthetic head: content (equal tokens), previous token, distance decay, random;"
+              " model: the real model's head the heatmap shows (its sentence sets n; the tiles"
+              " demo keeps the content head)"),
     Field("seed", "int", 0, 0, MAX_SEED, doc="seed of the synthetic head"),
     Field("bins", "int", 256, 1, MAX_BINS, doc="cells per side of the map (at most n)"),
     Field("reduce", "choice", "mean", choices=("mean", "max"),
@@ -96,6 +100,9 @@ class LongState(Topic):
 
     def _check(self, v: dict, old: dict) -> None:
         n = v["n"]
+        if v["head"] == "model":
+            # The sentence sets the length: the resolver bounds the map and the zoom by it.
+            n = max(n, MAX_MODEL_N)
         if v["bins"] > n:
             raise StateError(f"bins ({v['bins']}) must be at most n ({n})")
         for name in ("rows", "cols"):

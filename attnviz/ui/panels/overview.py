@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -58,6 +59,7 @@ HEAD_NAMES = {
     "previous": QT_TRANSLATE_NOOP("OverviewPanel", "previous token"),
     "decay": QT_TRANSLATE_NOOP("OverviewPanel", "distance decay"),
     "random": QT_TRANSLATE_NOOP("OverviewPanel", "random"),
+    "model": QT_TRANSLATE_NOOP("OverviewPanel", "model"),
 }
 HEAD_TIPS = {
     "content": QT_TRANSLATE_NOOP(
@@ -66,6 +68,11 @@ HEAD_TIPS = {
     "previous": QT_TRANSLATE_NOOP("OverviewPanel", "Each query attends to the token before it"),
     "decay": QT_TRANSLATE_NOOP("OverviewPanel", "Weights fall with the distance |i − j|"),
     "random": QT_TRANSLATE_NOOP("OverviewPanel", "Random q and k: an untrained head"),
+    "model": QT_TRANSLATE_NOOP(
+        "OverviewPanel",
+        "The real model's head the heatmap shows (its layer and head), with its own mask, "
+        "scale and score terms: its sentence sets n",
+    ),
 }
 REDUCE_NAMES = {
     "mean": QT_TRANSLATE_NOOP("OverviewPanel", "mean of the block"),
@@ -137,6 +144,9 @@ class OverviewPanel(TopicPanel):
         self.view = TokenMapView()
         self.view.setObjectName("overview_map")
         self.view.setMinimumSize(280, 110)
+        # Its preferred height must not count: in the scroll area the wrapped lines' height
+        # for width adds it whole and pushes the map's axis below a 720-pixel window.
+        self.view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.view.sigWindow.connect(self._on_q_window)
         self.view.sigHover.connect(self._on_q_hover)
         self.hover = QLabel(" ")
@@ -217,8 +227,9 @@ class OverviewPanel(TopicPanel):
             (self.tr("Backend"), self.backend),
             (self.tr("Precision"), self.dtype),
         )
+        self._labels = {}
         for i, (text, widget) in enumerate(cells):
-            label = QLabel(text)
+            label = self._labels[widget] = QLabel(text)
             label.setBuddy(widget)
             label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             grid.addWidget(label, i // 4, 2 * (i % 4))
@@ -249,7 +260,19 @@ class OverviewPanel(TopicPanel):
             self.log_color.setChecked(self.state.log_color)
         self._apply_scale()
 
+    def _values(self) -> dict:
+        """The fields as the map uses them (a real model's head sets n, d_k, the mask)."""
+        return self.resolver.results.values
+
     def _on_results(self, res) -> None:
+        model = res.values["head"] == "model"
+        for widget in (self.n, self.d_k, self.seed, self.causal, self.scale, self.backend,
+                       self.dtype):
+            # A real model's head brings its own sentence, width, mask and scale (and is
+            # mapped by NumPy in float64): the caption says them, these would not apply.
+            widget.setVisible(not model)
+            if widget in self._labels:
+                self._labels[widget].setVisible(not model)
         if not self._is_synchronous():  # an export needs no GPU probe (a torch import)
             self.backend.probe()
         self._show_estimate(res)
@@ -277,8 +300,10 @@ class OverviewPanel(TopicPanel):
         self.caption.setText(self._caption(values, computing=True))
         self.show_error(None)
 
+        source = res.source
+
         def job(progress, cancel):
-            return long_model.run_overview(values, progress, cancel)
+            return long_model.run_overview(values, progress, cancel, source)
 
         self.run.setText(self.tr("Cancel"))
         self.progress.setVisible(True)
@@ -329,7 +354,7 @@ class OverviewPanel(TopicPanel):
         self.view.set_map(ov.map, edges(n, bins), edges(n, bins))
         self._update_detail(self.resolver.results)
         self._apply_scale()
-        self.caption.setText(self._caption(self.state.snapshot()))
+        self.caption.setText(self._caption(self._values()))
 
     def _report(self, ov) -> None:
         window = self.window()
@@ -367,7 +392,7 @@ class OverviewPanel(TopicPanel):
             self.detail_job.cancel()
             self.view.set_detail(None)
             self._apply_scale()
-            self.caption.setText(self._caption(self.state.snapshot()))
+            self.caption.setText(self._caption(self._values()))
             return
         bins = res.values["bins"]
         reduce = res.values["reduce"]
@@ -391,21 +416,22 @@ class OverviewPanel(TopicPanel):
             return
         self.view.set_detail(values, rows, cols, exact=is_exact)
         self._apply_scale()
-        self.caption.setText(self._caption(self.state.snapshot()))
+        self.caption.setText(self._caption(self._values()))
 
     def _on_q_detail_failed(self, exc) -> None:
         if not isinstance(exc, Cancelled):
             self.show_error(f"{type(exc).__name__}: {exc}")
 
     def _on_q_window(self, r0: int, r1: int, c0: int, c1: int) -> None:
-        n = self.state.n
+        n = self._values()["n"]
         rows = () if (r0, r1) == (0, n) else (r0, r1)
         cols = () if (c0, c1) == (0, n) else (c0, c1)
         self._write(self.view, rows=rows, cols=cols)
 
     def _on_q_reset(self) -> None:
         self._write(self.reset, rows=(), cols=())
-        self.view.set_window(0, self.state.n, 0, self.state.n)
+        n = self._values()["n"]
+        self.view.set_window(0, n, 0, n)
 
     # --- colours, captions, hover ------------------------------------------------------
     def _apply_scale(self) -> None:
@@ -417,13 +443,21 @@ class OverviewPanel(TopicPanel):
         else:
             top = float(np.max(values))
             levels = (math.log10(top) - DECADES, math.log10(top)) if log else (0.0, top)
-        self.view.set_scale(levels, log=log, causal=self.state.causal)
+        self.view.set_scale(levels, log=log, causal=self._values()["causal"])
         bar = self.tr("log₁₀ weight") if log else self.tr("weight")
         self.view.set_axis_titles(self.tr("query (token)"), self.tr("key (token)"), bar)
 
     def _caption(self, v: dict, *, computing: bool = False) -> str:
         n, bins = v["n"], v["bins"]
         head = _tr(HEAD_NAMES[v["head"]])
+        src = self.resolver.results.source if v["head"] == "model" else None
+        if src is not None:
+            head = (
+                self.tr("%1 (layer %2, head %3)")
+                .replace("%1", src.name)
+                .replace("%2", str(src.layer))
+                .replace("%3", str(src.head))
+            )
         how = self.tr("mean") if v["reduce"] == "mean" else self.tr("max")
         detail = self.view.detail
         if computing or detail.values is None:

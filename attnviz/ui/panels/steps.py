@@ -47,6 +47,10 @@ VERDICT_SCALE = 1.3
 LARGE_MODE_EXTRA = 0.5
 
 
+#: The narrowest width the steps' wrapped lines are measured at for the panel's minimum.
+MIN_TEXT_WIDTH = 420
+
+
 class StepsPanel(StatePanel):
     """The four steps of the hand-worked example for the selected query."""
 
@@ -194,7 +198,9 @@ class StepsPanel(StatePanel):
         hint = super().minimumSizeHint()
         layout = self._content
         margins = layout.contentsMargins()
-        width = max(self.width() - margins.left() - margins.right(), 100)
+        # Before its first layout the panel may be a few pixels wide: wrapped lines measured
+        # there would ask hundreds of pixels and grow a 720-pixel window past the screen.
+        width = max(self.width() - margins.left() - margins.right(), MIN_TEXT_WIDTH)
         height = margins.top() + margins.bottom()
         shown = 0
         for part in self._essential:
