@@ -486,3 +486,26 @@ def test_a_cancelled_forward_pass_stops_at_the_next_layer(tmp_path):
     assert cancel.layers == [(0, 3), (0, 3), (1, 3)] and 0 < cancel.estimate < 5
     assert store.cached(path, "the cat sat") is None
     assert len(store.capture(path, "the cat sat").layers) == 3  # and it runs again
+
+
+@pytest.mark.slow
+def test_the_cli_says_how_long_a_capture_takes_before_it_starts(tmp_path, capsys, monkeypatch):
+    from attnviz.cli import main
+    from attnviz.core import hf_capture
+    from attnviz.model.real_model import STORE
+
+    path = make_tiny_decoder(tmp_path / "m", "llama")
+    monkeypatch.setattr(hf_capture, "capture_seconds", lambda *a: 42.0)  # a slow machine
+    out = tmp_path / "w.npy"
+    assert main(["export", "--panel", "heatmap", "--matrix", "weights", "--set",
+                 "attention.head=model", "--set", f"attention.model_path={path}", "--set",
+                 "attention.model_text=the cat sat", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "the sentence through m takes about 42 s on this machine's CPU" in err
+    assert np.load(out).sum(axis=1) == pytest.approx(1.0)
+    # A folder that is not a model: the option's one line, exit 2.
+    with pytest.raises(SystemExit) as info:
+        main(["export", "--panel", "heatmap", "--model", str(tmp_path), "--out", str(out)])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.strip().startswith("attnviz export: error: --model: ")
+    STORE.clear()
