@@ -23,14 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core import memory_guard
-from attnviz.core.cell_timing import cell_seconds
 from attnviz.core.backends import get_backend
+from attnviz.core.cell_timing import cell_seconds
 from attnviz.core.tiled import Cancelled, _split_starts
 from attnviz.model.panel_data import DataArray, provides
 from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
-from attnviz.model.resolve.attention import ROPE_KEYS
 from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, tiles_demo
+from attnviz.model.resolve.attention import ROPE_KEYS
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.topics.long import HALF, window
 
