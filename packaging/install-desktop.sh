@@ -49,3 +49,8 @@ sed -e "s|^Exec=.*|Exec=\"$exe\" %f|" -e "s|^TryExec=.*|TryExec=$exe|" \
 rm -f "$apps/attnviz.desktop"  # the first release's entry, if it is there
 refresh
 echo "attnviz added to the desktop ($apps/$id.desktop)"
+if ! command -v update-desktop-database >/dev/null; then
+    # Without the menu's MIME cache GIO file managers do not offer attnviz for sessions.
+    echo "to open .attnviz sessions from the file manager: install desktop-file-utils and" \
+        "run update-desktop-database \"$apps\"" >&2
+fi

@@ -95,6 +95,18 @@ def test_install_desktop_puts_everything_in_place_and_takes_it_out(tmp_path):
         data / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg",
     ]
     assert all(p.is_file() for p in installed), [p for p in installed if not p.is_file()]
+    if shutil.which("gio") and shutil.which("update-desktop-database"):
+        # What a GIO file manager (Nautilus, Thunar, Caja…) asks before opening a session:
+        # the file's type by its suffix in capitals too, then the application for it.
+        session = tmp_path / "Lecture 3.ATTNVIZ"
+        session.write_text("{}")
+        env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+        kind = subprocess.run(["gio", "info", "-a", "standard::content-type", str(session)],
+                              env=env, capture_output=True, text=True, timeout=60).stdout
+        assert "application/x-attnviz" in kind
+        found = subprocess.run(["gio", "mime", "application/x-attnviz"], env=env,
+                               capture_output=True, text=True, timeout=60).stdout
+        assert f"Default application for “application/x-attnviz”: {APP_ID}.desktop" in found
     r = subprocess.run(["bash", str(bundle / "install-desktop.sh"), "--remove"], env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and not any(p.exists() for p in installed)
