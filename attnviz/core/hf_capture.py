@@ -68,6 +68,9 @@ FAMILIES = {
     "stablelm": "decoder", "gptj": "decoder", "opt": "decoder", "olmo": "decoder",
     "cohere": "decoder", "starcoder2": "decoder", "llama4_text": "decoder",
     "gpt_oss": "decoder", "bloom": "decoder", "falcon": "decoder",
+    # Multi-head latent attention: its q and k reach the attention product as each head's
+    # latent part (decompressed) joined to its rotary part, so q·kᵀ is the model's own.
+    "deepseek_v3": "decoder",
 }  # fmt: skip
 #: model_type → the oldest transformers where the family runs its attention through the
 #: AttentionInterface (or builds from its own config), where that is later than the floor.
@@ -84,8 +87,6 @@ REFUSED = {
                "model",
     "deberta-v2": "DeBERTa adds disentangled relative-position scores, which attnviz does "
                   "not model",
-    "deepseek_v3": "DeepSeek-V3's multi-head latent attention splits q and k into a latent "
-                   "and a rotary part, which attnviz does not capture yet",
     "llama4": "this is Llama 4's multimodal checkpoint; open its text model (model_type "
               "llama4_text)",
 }

@@ -87,6 +87,15 @@ TINY = {
     "gpt_oss": lambda: transformers.GptOssConfig(
         **BASE, num_key_value_heads=2, head_dim=8, num_local_experts=2, num_experts_per_tok=1,
         sliding_window=4),
+    # Multi-head latent attention: q and k of a latent and a rotary part (d_k 12), values
+    # narrower (6), experts after the first layer, YaRN's mscale in the layer's scale.
+    "deepseek_v3": lambda: transformers.DeepseekV3Config(
+        **BASE, moe_intermediate_size=16, num_key_value_heads=4, q_lora_rank=16,
+        kv_lora_rank=8, qk_rope_head_dim=4, qk_nope_head_dim=8, v_head_dim=6,
+        n_routed_experts=4, num_experts_per_tok=2, n_group=2, topk_group=1,
+        first_k_dense_replace=1,
+        rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16,
+                      "mscale": 1.0, "mscale_all_dim": 1.0}),
     "qwen3_moe": lambda: transformers.Qwen3MoeConfig(
         **BASE, num_key_value_heads=2, head_dim=8, num_experts=2, num_experts_per_tok=1,
         moe_intermediate_size=32),
