@@ -122,3 +122,39 @@ def test_a_special_or_huge_lesson_file_is_one_line_and_never_read_whole(tmp_path
     lines = r.stderr.strip().splitlines()
     assert r.returncode != 0 and len(lines) == 1 and "zz.json" in lines[0], r.stderr
     assert says in lines[0] and "Traceback" not in r.stderr
+
+
+def _stderr_of(args, *, terminal: bool) -> str:
+    """``attnviz ARGS`` with stderr a terminal (a pseudo-terminal) or a pipe."""
+    import os
+    import pty
+
+    cmd = [sys.executable, "-m", "attnviz", *args]
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    if not terminal:
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300).stderr
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=follower, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=300)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_slides_say_how_far_they_are_on_a_terminal_only(tmp_path):
+    args = ["export", "--lesson", "reach", "--out", str(tmp_path / "s")]
+    err = _stderr_of(args, terminal=True)
+    assert "slide 1 of 4" in err and "slide 4 of 4" in err
+    assert "slide" not in _stderr_of(args, terminal=False)  # a pipe or a log: nothing
+    err = _stderr_of(["lessons", "--check", "--lesson", "reach"], terminal=True)
+    assert "slide 4 of 4" in err

@@ -172,3 +172,23 @@ def unwritable(out: Path) -> str | None:
     if mode is not None and stat.S_ISLNK(mode) and out.exists() and not out.is_file():
         return "it links to something that is not a regular file"
     return None
+
+
+class TerminalProgress:
+    """``"\\r  <what> i of N"`` on stderr while work runs, when stderr is a terminal (a pipe
+    or a log file gets nothing); :meth:`done` ends the line."""
+
+    def __init__(self, what: str, total: int) -> None:
+        self.what, self.total = what, total
+        self.shown = sys.stderr.isatty() and total > 1
+
+    def step(self, index: int) -> None:
+        """Item ``index`` (from 0) starts."""
+        if self.shown:
+            print(f"\r  {self.what} {index + 1} of {self.total}", end="", file=sys.stderr,
+                  flush=True)
+
+    def done(self) -> None:
+        """Clear the line (the result follows on stdout)."""
+        if self.shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import print_output, unwritable
+from attnviz.commands._args import TerminalProgress, print_output, unwritable
 
 #: Options of ``attnviz export`` that describe a state or a single figure: a lesson has its
 #: own, so giving one with --lesson is a mistake worth saying.
@@ -84,7 +84,9 @@ def run_lesson(args, parser) -> int:
     workspace = Workspace()
     dark = args.theme == "dark"
     scale = STAGE_LARGE_FONTS if args.large_fonts else 1.0
+    progress = TerminalProgress("slide", len(lesson))
     for index in range(len(lesson)):
+        progress.step(index)
         path = out / slide_name(index, len(lesson))
         problem = unwritable(path)  # a FIFO named 01.png would hold the export forever
         if problem:
@@ -95,5 +97,6 @@ def run_lesson(args, parser) -> int:
         if not image.save(str(path), "PNG"):
             print(f"attnviz export: could not write {path}", file=sys.stderr)
             return 1
+    progress.done()
     return print_output(f"wrote {len(lesson)} slides of lesson {lesson.id} to {out} "
                         f"({args.width}×{args.height}, {args.theme}, {lang})", "attnviz export")

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from attnviz.commands._args import one_line_error, print_output
+from attnviz.commands._args import TerminalProgress, one_line_error, print_output
 
 EXAMPLES = """examples:
   attnviz lessons
@@ -118,12 +118,17 @@ def _slide_problems(lessons, args, lang: str, overrides: dict):
     if not language.install_translations(app, lang):
         print(f"attnviz lessons: no translation for {lang}; using English", file=sys.stderr)
     scale = STAGE_LARGE_FONTS if args.large_fonts else 1.0
+    progress = TerminalProgress("slide", sum(len(lesson) for lesson in lessons))
+    done = 0
     for lesson in lessons:
         workspace = Workspace()
         for index in range(len(lesson)):
+            progress.step(done)
+            done += 1
             problems = check_step(workspace, lesson, index, args.width, args.height,
                                   lang=lang, font_scale=scale, overrides=overrides)
             yield lesson, index, problems
+    progress.done()
 
 
 def _check(lessons, args, parser) -> int:

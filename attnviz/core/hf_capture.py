@@ -303,8 +303,8 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
     if not isinstance(model_type, str) or model_type not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
         raise ModelError(
-            f"{folder.name}: {str(model_type)[:40]!r} is not a family attnviz has checked "
-            f"against transformers (it opens {known})"
+            f"{folder.name}: {str(model_type)[:40]!r} is not a family attnviz reproduces "
+            f"exactly; it opens {known}"
         )
     if model_type == "falcon" and config.get("alibi") is True:
         raise ModelError(

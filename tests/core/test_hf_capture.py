@@ -240,7 +240,7 @@ def test_refuses_missing_tokenizer_unknown_architecture_and_too_large(tmp_path):
     with pytest.raises(ModelError, match="T5 is an encoder–decoder"):
         inspect_folder(folder)
     (tmp_path / "config.json").write_text(json.dumps(BERT | {"model_type": "xlnet"}))
-    with pytest.raises(ModelError, match="'xlnet' is not a family attnviz has checked"):
+    with pytest.raises(ModelError, match="'xlnet' is not a family attnviz reproduces exactly"):
         inspect_folder(folder)
 
 
