@@ -102,3 +102,64 @@ def test_soak(qtbot, panel_id):
         window.undo.stack.undo()
     QApplication.processEvents()
     assert not window.grab().isNull()
+
+
+def _rss_mib() -> float:
+    """This process's resident memory now (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+#: Growth of the resident memory a soak with every panel shown may show (the undo history,
+#: the caches and the fonts fill up; a leak grows without end).
+SOAK_RSS_GROWTH_MIB = 600
+
+
+def test_soak_with_every_panel_shown_at_once(qtbot):
+    """Every panel floats beside the window, so each edit reaches every resolver and view
+    at once; the mouse rests on any of them; memory stays bounded."""
+    rng = random.Random("soak-every-panel")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    panels = list(panel_ids())
+    for i, pid in enumerate(panels):
+        dock = window.docks[pid]
+        dock.setFloating(True)
+        dock.resize(640, 420)
+        dock.move(40 * (i % 8), 30 * (i // 8))
+        dock.show()
+    clock = [0.0]
+    window.undo.clock = lambda: clock[0]
+    QApplication.processEvents()
+    start = _rss_mib()
+    for _ in range(ACTIONS * 3):
+        clock[0] += rng.choice((0.01, 1.0))
+        roll = rng.random()
+        if roll < 0.55:
+            _edit(rng, window)
+        elif roll < 0.75:
+            _rest_mouse(rng, window.panels[rng.choice(panels)])
+        elif roll < 0.85:
+            window.undo.stack.undo()
+        elif roll < 0.92:
+            window.undo.stack.redo()
+        elif roll < 0.97:
+            window.docks[rng.choice(panels)].resize(rng.randint(300, 900), rng.randint(200, 700))
+        else:
+            window.themes.set_mode(rng.choice(("light", "dark")))
+        QApplication.processEvents()
+    end = _rss_mib()
+    print(f"soak, every panel shown: {ACTIONS * 3} actions, RSS {start:.0f} → {end:.0f} MiB")
+    assert end - start < SOAK_RSS_GROWTH_MIB
+    while window.undo.stack.canUndo():
+        window.undo.stack.undo()
+    QApplication.processEvents()
+    assert not window.grab().isNull()
+    for pid in panels:
+        window.docks[pid].hide()  # their background jobs stop
