@@ -3,19 +3,15 @@
 numpy runs its elementwise passes on one thread and its matrix products on BLAS threads
 that meet at every call; an overview that keeps both cores busy instead runs several
 threads of its own (numpy releases the GIL in both), each doing whole tiles, with the BLAS
-made single-threaded meanwhile (:func:`serial_blas`). Only numpy and the standard library
-are imported here.
+made single-threaded meanwhile (:func:`serial_blas`, through threadpoolctl). Only the
+standard library is imported at the top.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import glob
 import os
 import threading
-
-import numpy as np
 
 
 def cores() -> int:
@@ -116,27 +112,19 @@ _blas = {"calls": None, "users": 0, "saved": 0}
 
 
 def _find_openblas():
-    """``(get_num_threads, set_num_threads)`` of numpy's OpenBLAS, or () when not found."""
-    paths = []
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln})
-    except OSError:  # not Linux: look where numpy's wheels put it
-        root = os.path.dirname(os.path.dirname(np.__file__))
-        for pattern in ("numpy.libs/*openblas*", "numpy/.dylibs/*openblas*"):
-            paths += glob.glob(os.path.join(root, pattern))
-    paths.sort(key=lambda p: "numpy" not in p)  # numpy's own copy first (scipy has another)
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in ("scipy_openblas_{}64_", "scipy_openblas_{}", "openblas_{}64_", "openblas_{}"):
-            get = getattr(lib, name.format("get_num_threads"), None)
-            put = getattr(lib, name.format("set_num_threads"), None)
-            if get is not None and put is not None:
-                return get, put
-    return ()
+    """``(get_num_threads, set_num_threads)`` of numpy's BLAS (through threadpoolctl, which
+    finds the library loaded and its symbols on every platform), or () when it has none
+    that takes a thread count."""
+    import numpy  # noqa: F401  (its BLAS must be loaded for threadpoolctl to see it)
+    from threadpoolctl import ThreadpoolController  # lazy: only an overview needs it
+
+    found = ThreadpoolController().select(user_api="blas").lib_controllers
+    # numpy's own copy first (scipy or torch may have loaded another).
+    found = sorted(found, key=lambda lib: "numpy" not in (lib.filepath or ""))
+    if not found:
+        return ()
+    lib = found[0]
+    return (lambda: lib.get_num_threads()), lib.set_num_threads
 
 
 @contextlib.contextmanager
