@@ -13,6 +13,8 @@ import contextlib
 import os
 import threading
 
+from attnviz.core.work import Cancelled
+
 
 def cores() -> int:
     """CPU cores this process may run on."""
@@ -20,12 +22,6 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
-
-
-def _cancelled() -> type[Exception]:
-    from attnviz.core.tiled import Cancelled  # lazy: tiled imports this module
-
-    return Cancelled
 
 
 class Runner:
@@ -53,7 +49,7 @@ class Runner:
                 self.reported = self.done
                 self.progress(min(self.done / self.total, 1.0))
         if self.stop.is_set():
-            raise _cancelled()("the overview was cancelled")
+            raise Cancelled("the overview was cancelled")
 
     def advance(self, amount: float) -> None:
         with self.lock:
@@ -83,7 +79,7 @@ class Runner:
             try:
                 loop()
             except BaseException as exc:  # re-raised on the calling thread
-                if not isinstance(exc, _cancelled()):
+                if not isinstance(exc, Cancelled):
                     errors.append(exc)
                     self.stop.set()
 

@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from attnviz.core import _parallel, memory_guard
+from attnviz.core import _parallel, memory_guard, work
 from attnviz.core import attention as _attention
 from attnviz.core import tiled as _tiled
 from attnviz.core._validate import as_float_array, check_choice, check_temperature
@@ -213,7 +213,7 @@ class TorchBackend:
         """:func:`attnviz.core.tiled.tiled_attention`: torch's ``scaled_dot_product_attention``
         for the output, row strips of ``block_q`` queries for the log-sum-exp."""
         _tiled._blocks(block_q, block_k)
-        _tiled._check_flag(causal, "causal")
+        work.check_flag(causal, "causal")
         q, k, v = self._inputs((q, "q"), (k, "k"), (v, "v"))
         batch = self._check_shapes(q, k, v)
         c = _scale(q.shape[-1], scale)
@@ -240,9 +240,9 @@ class TorchBackend:
         its free memory). :class:`attnviz.core.memory_guard.MemoryRefused` when it cannot
         fit, :class:`attnviz.core.tiled.Cancelled` when ``cancel`` is set."""
         check_choice(reduce, ("mean", "max"), "reduce")
-        _tiled._check_flag(causal, "causal")
-        _tiled._check_flag(return_lse, "return_lse")
-        runner_args = _tiled._as_cancel(cancel), _tiled._as_progress(progress)
+        work.check_flag(causal, "causal")
+        work.check_flag(return_lse, "return_lse")
+        runner_args = work.as_cancel(cancel), work.as_progress(progress)
         q, k = self._inputs((q, "q"), (k, "k"))
         batch = self._check_shapes(q, k)
         bins = _tiled._check_bins(bins, q.shape[-2], k.shape[-2])
@@ -268,7 +268,7 @@ class TorchBackend:
     @_guard_memory
     def attention_block(self, q, k, rows, cols, *, lse, causal=False, scale=True):
         """:func:`attnviz.core.tiled.attention_block` in torch."""
-        _tiled._check_flag(causal, "causal")
+        work.check_flag(causal, "causal")
         q, k = self._inputs((q, "q"), (k, "k"))
         self._check_shapes(q, k)
         # half precision would round lse to 3 digits: keep it in (at least) float32.
@@ -414,8 +414,8 @@ class _TorchOps:
         n_b, n_q, n_k = qf.shape[0], qf.shape[-2], kf.shape[-2]
         off = max(n_k - n_q, 0)
         rows, width = self._tile_shape(n_b, n_q, n_k)
-        tiles = _tiled._key_tiles(*_tiled._split_starts(n_k, bins), width)
-        group = np.repeat(np.arange(bins), _tiled._split_starts(n_q, bins)[1])
+        tiles = _tiled._key_tiles(*work.split_starts(n_k, bins), width)
+        group = np.repeat(np.arange(bins), work.split_starts(n_q, bins)[1])
         group = t.as_tensor(group, device=dev)
         buf = None  # half-precision products come as new float32 tensors (cached by torch)
         if qf.dtype not in (t.bfloat16, t.float16):
@@ -462,7 +462,7 @@ class _TorchOps:
                 t.cuda.synchronize(dev)  # progress and cancel follow the GPU, not the queue
             runner.advance((b - a) * end)
         if out is not None and reduce == "mean":
-            sizes = np.outer(_tiled._split_starts(n_q, bins)[1], _tiled._split_starts(n_k, bins)[1])
+            sizes = np.outer(work.split_starts(n_q, bins)[1], work.split_starts(n_k, bins)[1])
             out /= t.as_tensor(sizes.astype(np.float64), device=dev)
         shape = batch + (bins, bins)
         return (None if out is None else out.reshape(shape)), lse.reshape(batch + (n_q,))
@@ -489,7 +489,7 @@ def _real(torch, dtype):
 
 
 def _scale(d_k: int, scale) -> float:
-    _tiled._check_flag(scale, "scale")
+    work.check_flag(scale, "scale")
     return 1.0 / math.sqrt(d_k) if scale else 1.0
 
 

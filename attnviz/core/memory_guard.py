@@ -14,6 +14,9 @@ import os
 
 import numpy as np
 
+from attnviz.core._parallel import cores
+from attnviz.core.work import PANEL_ROWS, TILE_ELEMENTS
+
 GiB = float(1 << 30)
 #: Share of the free memory an overview may plan to use (the rest: the app, the system).
 HEADROOM = 0.9
@@ -93,12 +96,9 @@ def estimate_overview_bytes(
     total = 2 * n * d * item if inputs else 0
     total += 2 * (bins * bins + n) * 8  # the map and lse in float64, and the copies returned
     if name == "numpy":
-        from attnviz.core import tiled  # lazy: tiled imports this module
-        from attnviz.core._parallel import cores
-
         workers = workers or cores()
-        rows = min(n, tiled.PANEL_ROWS)
-        tile = tile_elements or tiled.TILE_ELEMENTS
+        rows = min(n, PANEL_ROWS)
+        tile = tile_elements or TILE_ELEMENTS
         total += (3 * d + 1) * n * item  # q scaled, q in base 2, k with a column of ones
         # per thread: the tile, its bin sums, a causal mask, the panel's q, sums and maxima
         total += workers * (2 * tile * item + tile + rows * (d + 1) * item + 3 * bins * rows * 8)

@@ -27,12 +27,15 @@ import numpy as np
 from attnviz.core._parallel import Runner, cores, serial_blas
 from attnviz.core._validate import as_float_array, check_choice, check_positive_int, result_dtype
 from attnviz.core.memory_guard import check_fits
+from attnviz.core.work import PANEL_ROWS, TILE_ELEMENTS, Cancelled
+from attnviz.core.work import as_cancel as _as_cancel
+from attnviz.core.work import as_progress as _as_progress
+from attnviz.core.work import check_flag as _check_flag
+from attnviz.core.work import split_starts as _split_starts
 
-#: Query rows of one panel of the overview: the unit of work one thread takes.
-PANEL_ROWS = 512
-#: Scores of one tile (a panel's rows × a run of key bins): 2 MiB of float32, in a core's L2
-#: cache through the tile's product, exp2 and bin sums.
-TILE_ELEMENTS = 1 << 19
+__all__ = ["PANEL_ROWS", "TILE_ELEMENTS", "Cancelled", "TileStep", "attention_block",
+           "attention_overview", "row_logsumexp", "tiled_attention", "tiled_attention_steps"]
+
 #: Overviews of fewer scores run on the calling thread alone.
 PARALLEL_MIN_SCORES = 1 << 22
 #: Threads of an overview: None = one per core when numpy's OpenBLAS can be made serial
@@ -67,12 +70,6 @@ class TileStep:
     running_sum: np.ndarray
     partial_output: np.ndarray
     last: bool
-
-
-def _check_flag(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _prepare(q, k, v=None, *, scale=True, causal=False):
@@ -225,35 +222,6 @@ def tiled_attention_steps(
             partial_output=acc / safe[..., None],
             last=last,
         )
-
-
-class Cancelled(Exception):  # noqa: N818 (the name the UI and scripts catch)
-    """An overview stopped because its ``cancel`` flag was set; it returns nothing."""
-
-
-def _as_cancel(cancel):
-    """``cancel`` as a function returning bool: a callable, or an object with ``is_set()``."""
-    if cancel is None:
-        return None
-    is_set = getattr(cancel, "is_set", None)
-    if callable(is_set):
-        return is_set
-    if callable(cancel):
-        return cancel
-    raise ValueError(f"cancel must be callable or have is_set(), got {type(cancel).__name__}")
-
-
-def _as_progress(progress):
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be callable(fraction), got {type(progress).__name__}")
-    return progress
-
-
-def _split_starts(n: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Start index and size of each group, exactly as ``numpy.array_split(range(n), bins)``."""
-    sizes = np.full(bins, n // bins, dtype=np.int64)
-    sizes[: n % bins] += 1
-    return np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes
 
 
 def _key_tiles(starts, sizes, width: int) -> list[tuple[int, int, int, tuple]]:

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from attnviz.core.tiled import Cancelled
+from attnviz.core.work import Cancelled
 
 PASSAGE = 1024
 PASSAGE_WORDS = 48

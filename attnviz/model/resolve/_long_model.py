@@ -17,7 +17,7 @@ import numpy as np
 
 from attnviz.core.attention import score_scale
 from attnviz.core.score_terms import ScoreTerms
-from attnviz.core.tiled import Cancelled, _split_starts
+from attnviz.core.work import Cancelled, split_starts
 from attnviz.model.resolve._row_blocks import BLOCK_ROWS, RowBlockAttention
 from attnviz.model.resolve.attention import (
     mask_from_key,
@@ -113,7 +113,7 @@ def model_map(rows: RowBlockAttention, bins: int, reduce: str, progress=None, ca
     """The ``bins × bins`` map of the head's weights (groups as ``numpy.array_split``,
     each cell the ``reduce`` — "mean" or "max" — of the weights it covers)."""
     n = rows.n
-    starts, sizes = _split_starts(n, bins)
+    starts, sizes = split_starts(n, bins)
     how = np.add if reduce == "mean" else np.maximum
     out = np.zeros((bins, bins))
     per_strip = max(1, BLOCK_ROWS // int(sizes[0]))

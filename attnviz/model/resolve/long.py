@@ -25,7 +25,7 @@ import numpy as np
 from attnviz.core import memory_guard
 from attnviz.core.backends import get_backend
 from attnviz.core.cell_timing import cell_seconds
-from attnviz.core.tiled import Cancelled, _split_starts
+from attnviz.core.work import Cancelled, split_starts
 from attnviz.model.panel_data import DataArray, provides
 from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
@@ -266,8 +266,8 @@ def region_map(
     (groups as ``numpy.array_split`` makes them, ``reduce`` "mean" or "max"), a strip of
     whole row groups at a time."""
     rb, cb = min(bins, r1 - r0), min(bins, c1 - c0)
-    r_starts, r_sizes = _split_starts(r1 - r0, rb)
-    c_starts, c_sizes = _split_starts(c1 - c0, cb)
+    r_starts, r_sizes = split_starts(r1 - r0, rb)
+    c_starts, c_sizes = split_starts(c1 - c0, cb)
     how = np.add if reduce == "mean" else np.maximum
     out = np.zeros((rb, cb))
     per_strip = max(1, _STRIP_CELLS // ((c1 - c0) * int(r_sizes[0])))
@@ -288,7 +288,7 @@ def region_map(
 
 def group_labels(n: int, bins: int, start: int = 0) -> tuple[str, ...]:
     """``"a–b"`` token ranges (inclusive) of the ``bins`` groups of ``n`` tokens."""
-    starts, sizes = _split_starts(n, bins)
+    starts, sizes = split_starts(n, bins)
     return tuple(f"{start + a}–{start + a + s - 1}" for a, s in zip(starts, sizes, strict=True))
 
 

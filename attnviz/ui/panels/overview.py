@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.core.memory_guard import MemoryRefused
-from attnviz.core.tiled import Cancelled, _split_starts
+from attnviz.core.work import Cancelled, split_starts
 from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
 from attnviz.ui.undo import register_labels
@@ -95,7 +95,7 @@ def _bytes(count: float) -> str:
 
 def edges(n: int, groups: int, start: int = 0) -> np.ndarray:
     """Token boundaries of ``numpy.array_split`` groups (``groups + 1`` of them)."""
-    starts, sizes = _split_starts(n, groups)
+    starts, sizes = split_starts(n, groups)
     return start + np.append(starts, starts[-1] + sizes[-1])
 
 

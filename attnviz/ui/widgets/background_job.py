@@ -18,7 +18,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from shiboken6 import isValid
 
-from attnviz.core.tiled import Cancelled
+from attnviz.core.work import Cancelled
 
 #: How often the progress bar follows the job.
 POLL_MS = 50
