@@ -18,21 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pkgutil
 import sys
 from pathlib import Path
 
 from attnviz.commands._args import one_line_error, print_output, unwritable
+from attnviz.model.panels import panel_ids
 
 EXTENSIONS = ("png", "svg", "csv", "npy")
 SIZE_RANGE = (16, 8192)
-
-
-def panel_ids() -> tuple[str, ...]:
-    """Every panel id, read from the module names of attnviz.ui.panels (no Qt import)."""
-    import attnviz.ui.panels as panels
-
-    return tuple(m.name for m in pkgutil.iter_modules(panels.__path__) if m.name[0] != "_")
 
 
 EXAMPLES = """examples:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attnviz.model.panels import panel_spec
 from attnviz.model.topic_presets import document_preset_values
 from attnviz.model.workspace import Workspace
 from attnviz.ui import actions
@@ -263,9 +264,10 @@ class MainWindow(WindowLayout, QMainWindow):
             | QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
-        self.addDockWidget(DOCK_AREAS[cls.AREA], dock)
+        area = panel_spec(pid).area
+        self.addDockWidget(DOCK_AREAS[area], dock)
         self.docks[pid] = dock
-        self._areas[pid] = cls.AREA
+        self._areas[pid] = area
         self._classes[pid] = cls
         self._dock_shown[pid] = False
         self.panels.known.add(pid)

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.fields import StateError
 from attnviz.model.lessons import Lesson, LessonError, play_step, shipped_lessons
+from attnviz.model.panels import panel_spec
 from attnviz.ui import language
 from attnviz.ui.panels import panel_class, panel_ids
 from attnviz.ui.presentation_form import EDITING_PANELS, PresentationForm
@@ -66,26 +67,6 @@ _POINTER_NAMES = {
 NEXT_KEYS = (Qt.Key.Key_PageDown,)
 PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
 BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
-#: Share of the width a panel takes beside another (default 2): figures with many tables
-#: need more, the controls less.
-WIDTH_WEIGHTS = {
-    # The heatmap prints its cells' numbers on a slide (8 columns of "−1.599" beside the
-    # editor): three shares against the controls' and the editor's two.
-    "heatmap": 3,
-    "controls": 2,
-    "steps": 4,  # five keys and the row names of ① to ③ side by side, in the hall's type
-    "gradient": 4,
-    "memory": 3,
-    "heads": 3,
-    "positions": 3,
-    "embedding": 3,
-    "reach": 3,
-    "overview": 3,
-    "tiles": 3,
-    "layers": 3,
-}
-
-
 def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
 
@@ -343,7 +324,7 @@ class Stage(QWidget):
         for pid in ids:
             self.panel(pid)
         panels = [self.slots[pid] for pid in ids]
-        weight = [WIDTH_WEIGHTS.get(pid, 2) for pid in ids]
+        weight = [panel_spec(pid).weight for pid in ids]
         if len(panels) <= 2:
             for col, p in enumerate(panels):
                 self.grid.addWidget(p, 0, col)

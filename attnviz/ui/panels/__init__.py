@@ -1,9 +1,7 @@
 """Dock panels, one module each; :func:`panel_classes` finds them.
 
-A panel module defines one panel class with ``PANEL_ID`` (the dock is ``dock-<id>``, a
-contract), ``TITLE``, ``ORDER`` (place in the View menu and the default layout) and
-``AREA`` (``"left"``: the tabbed editing docks; ``"right"``: the tabbed views beside the
-heatmap; ``"bottom"``: under the heatmap). Adding a panel means adding a module.
+A panel module defines one panel class with ``PANEL_ID`` and ``TITLE``; where it stands,
+what it shows and what it watches are its row of :data:`attnviz.model.panels.PANELS`.
 """
 
 from __future__ import annotations
@@ -12,10 +10,14 @@ import importlib
 import pkgutil
 from functools import cache
 
+from attnviz.model.panels import panel_ids, panel_spec
+
+__all__ = ["panel_class", "panel_classes", "panel_ids"]
+
 
 @cache
 def panel_classes() -> tuple[type, ...]:
-    """Every panel class, ordered by ``ORDER``; a broken panel module raises."""
+    """Every panel class, in the table's order; a broken panel module raises."""
     found = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -28,12 +30,8 @@ def panel_classes() -> tuple[type, ...]:
                 and getattr(value, "PANEL_ID", "")
             ):
                 found.append(value)
-    return tuple(sorted(found, key=lambda c: (c.ORDER, c.PANEL_ID)))
-
-
-def panel_ids() -> tuple[str, ...]:
-    """The ids of every panel (``editor``, ``controls``, ``heatmap``, …)."""
-    return tuple(c.PANEL_ID for c in panel_classes())
+    # A module without a row in the table is refused here (panel_spec raises).
+    return tuple(sorted(found, key=lambda c: panel_spec(c.PANEL_ID).order))
 
 
 def panel_class(panel_id: str) -> type:

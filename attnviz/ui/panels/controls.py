@@ -85,8 +85,6 @@ class ControlsPanel(StatePanel):
     """d_k, √d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
 
     PANEL_ID = "controls"
-    ORDER = 10
-    AREA = "left"
     TITLE = QT_TRANSLATE_NOOP("ControlsPanel", "Controls")
 
     def __init__(self, state, resolver, parent=None) -> None:

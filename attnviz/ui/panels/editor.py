@@ -86,8 +86,6 @@ class EditorPanel(StatePanel):
     """Sentence, tokens, head type, seed, the Q/K/V table and the 2-D arrows."""
 
     PANEL_ID = "editor"
-    ORDER = 0
-    AREA = "left"
     TITLE = QT_TRANSLATE_NOOP("EditorPanel", "Tokens and vectors")
 
     def __init__(self, state, resolver, parent=None) -> None:

@@ -87,9 +87,6 @@ class EmbeddingPanel(BackgroundTopicPanel):
     """The embedding table's sparse Zipf gradient and its parameter count."""
 
     PANEL_ID = "embedding"
-    ORDER = 64
-    AREA = "bottom"
-    RESOLVER = "embedding"
     TITLE = QT_TRANSLATE_NOOP("EmbeddingPanel", "Embedding table")
 
     def __init__(self, workspace, parent=None) -> None:

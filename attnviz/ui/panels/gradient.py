@@ -98,9 +98,6 @@ class GradientPanel(TopicPanel):
     """The backward pass, the softmax Jacobian, its saturation and a finite-difference check."""
 
     PANEL_ID = "gradient"
-    ORDER = 50
-    AREA = "right"
-    RESOLVER = "gradient"
     TITLE = QT_TRANSLATE_NOOP("GradientPanel", "Gradient")
 
     def __init__(self, workspace, parent=None) -> None:

@@ -93,9 +93,6 @@ class HeadsPanel(TopicPanel):
     """All heads' maps, their KV grouping, the products as blocks, shapes and FLOPs."""
 
     PANEL_ID = "heads"
-    ORDER = 70
-    AREA = "right"
-    RESOLVER = "heads"
     TITLE = QT_TRANSLATE_NOOP("HeadsPanel", "Heads")
 
     def __init__(self, workspace, parent=None) -> None:

@@ -197,8 +197,6 @@ class HeatmapPanel(StatePanel):
     """The matrix chosen in the state, with hover values and click-to-select a query."""
 
     PANEL_ID = "heatmap"
-    ORDER = 20
-    AREA = "right"
     TITLE = QT_TRANSLATE_NOOP("HeatmapPanel", "Attention matrix")
     #: The hover text (formatted), for the status bar; empty when the mouse leaves.
     sigHoverText = Signal(str)

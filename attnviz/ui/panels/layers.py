@@ -46,9 +46,6 @@ class LayersPanel(TopicPanel):
     """Every layer × head of a real model; a link finder; picks the head shown."""
 
     PANEL_ID = "layers"
-    ORDER = 75
-    AREA = "right"
-    RESOLVER = "heads"
     TITLE = QT_TRANSLATE_NOOP("LayersPanel", "Layers")
 
     def __init__(self, workspace, parent=None) -> None:

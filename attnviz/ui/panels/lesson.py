@@ -34,8 +34,6 @@ class LessonPanel(StatePanel):
     """Guided lessons: pick one, read each step's caption, step back and forth."""
 
     PANEL_ID = "lesson"
-    ORDER = 90
-    AREA = "left"
     TITLE = QT_TRANSLATE_NOOP("LessonPanel", "Lessons")
 
     @classmethod

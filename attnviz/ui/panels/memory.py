@@ -75,9 +75,6 @@ class MemoryPanel(TopicPanel):
     """KV-cache gauge on model cards, the attention variants and the n² price."""
 
     PANEL_ID = "memory"
-    ORDER = 60
-    AREA = "bottom"
-    RESOLVER = "memory"
     TITLE = QT_TRANSLATE_NOOP("MemoryPanel", "KV-cache memory")
 
     def __init__(self, workspace, parent=None) -> None:

@@ -103,9 +103,6 @@ class OverviewPanel(TopicPanel):
     """A long sequence's attention map with zoom down to exact cells."""
 
     PANEL_ID = "overview"
-    ORDER = 80
-    AREA = "right"
-    RESOLVER = "long"
     TITLE = QT_TRANSLATE_NOOP("OverviewPanel", "Long sequence")
 
     def __init__(self, workspace, parent=None) -> None:

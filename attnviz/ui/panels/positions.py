@@ -73,9 +73,6 @@ class PositionsPanel(TopicPanel):
     """RoPE's clock dial, relative-position invariance and context-extension scalings."""
 
     PANEL_ID = "positions"
-    ORDER = 40
-    AREA = "right"
-    RESOLVER = "positions"
     TITLE = QT_TRANSLATE_NOOP("PositionsPanel", "Positions (RoPE)")
 
     def __init__(self, workspace, parent=None) -> None:

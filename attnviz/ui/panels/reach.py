@@ -67,9 +67,6 @@ class ReachPanel(BackgroundTopicPanel):
     """Gradient reach of an RNN, an LSTM and attention against the distance back."""
 
     PANEL_ID = "reach"
-    ORDER = 62
-    AREA = "bottom"
-    RESOLVER = "reach"
     TITLE = QT_TRANSLATE_NOOP("ReachPanel", "Gradient reach")
 
     def __init__(self, workspace, parent=None) -> None:

@@ -55,8 +55,6 @@ class StepsPanel(StatePanel):
     """The four steps of the hand-worked example for the selected query."""
 
     PANEL_ID = "steps"
-    ORDER = 30
-    AREA = "bottom"
     TITLE = QT_TRANSLATE_NOOP("StepsPanel", "Steps for one query")
 
     def __init__(self, state, resolver, parent=None) -> None:

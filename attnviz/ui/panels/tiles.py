@@ -51,9 +51,6 @@ class TilesPanel(TopicPanel):
     """FlashAttention step by step on a small head of the long topic."""
 
     PANEL_ID = "tiles"
-    ORDER = 82
-    AREA = "right"
-    RESOLVER = "long"
     TITLE = QT_TRANSLATE_NOOP("TilesPanel", "FlashAttention")
 
     def __init__(self, workspace, parent=None) -> None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model import events
 from attnviz.model.fields import StateError
+from attnviz.model.panels import panel_spec
 from attnviz.ui.widgets.binding import bind, mark_invalid
 from attnviz.ui.widgets.room_note import RoomNote
 
@@ -68,16 +69,14 @@ def blocked(*widgets: QWidget) -> Iterator[None]:
 class StatePanel(QWidget):
     """A dock panel bound to one topic (``state``) and its resolver.
 
-    Subclasses set :attr:`PANEL_ID`, :attr:`TITLE`, :attr:`ORDER`, :attr:`AREA`, build
-    their controls, then call :meth:`_finish` with the layout; model events arrive at
+    Subclasses set :attr:`PANEL_ID` (their row of :data:`attnviz.model.panels.PANELS` says
+    where they stand) and :attr:`TITLE`, build their controls, then call :meth:`_finish` with the layout; model events arrive at
     ``_on_<field>_changed``. A control that only shows a field is declared with
     :meth:`mirror` instead of a handler of its own.
     """
 
     PANEL_ID = ""
     TITLE = ""
-    ORDER = 100
-    AREA = "right"
 
     @classmethod
     def create(cls, workspace, parent=None):
@@ -210,7 +209,8 @@ class StatePanel(QWidget):
 
 
 class TopicPanel(StatePanel):
-    """A panel of one lazy resolver (:attr:`RESOLVER`, a module of attnviz.model.resolve).
+    """A panel of one lazy resolver (its table row's ``resolver``, a module of
+    attnviz.model.resolve).
 
     The resolver computes only while the panel is shown: a docked panel follows its dock's
     ``visibilityChanged`` (a tab behind another is not shown, though Qt calls it visible),
@@ -218,7 +218,6 @@ class TopicPanel(StatePanel):
     :meth:`_on_results`, also once whenever the panel is shown again.
     """
 
-    RESOLVER = ""
 
     @classmethod
     def create(cls, workspace, parent=None):
@@ -227,7 +226,7 @@ class TopicPanel(StatePanel):
     def __init__(self, workspace, parent=None) -> None:
         self.workspace = workspace
         self._shown = False
-        resolver = workspace.resolver_for(self.RESOLVER)
+        resolver = workspace.resolver_for(panel_spec(self.PANEL_ID).resolver)
         super().__init__(workspace.document[resolver.TOPIC], resolver, parent)
         bind(self, resolver.resolved, self._on_resolved)
         bind(self, resolver.failed, self._on_failed)

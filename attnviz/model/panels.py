@@ -1,0 +1,66 @@
+"""The table of panels (no Qt): one entry per panel, read by the UI, the CLI and the slides.
+
+Each :class:`PanelSpec` says what a panel is apart from its widgets: its ``id`` (a
+contract: the dock is ``dock-<id>``, ``--panel <id>``), where it stands (``order`` in the
+View menu and the default layout, the dock ``area``: ``"left"`` the tabbed editing docks,
+``"right"`` the views beside the heatmap, ``"bottom"`` under it), the ``topic`` whose
+fields it shows, the lazy ``resolver`` it watches (a module of
+:mod:`attnviz.model.resolve`; None: the attention resolver every window has) and its
+``weight`` — the share of a slide's width it takes beside another panel. The export data
+of each panel (``--matrix`` names) are registered by its resolver
+(:func:`attnviz.model.panel_data.data_names`). Adding a panel means a row here and a
+module in :mod:`attnviz.ui.panels`; a test holds the two together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AREAS = ("left", "right", "bottom")
+
+
+@dataclass(frozen=True)
+class PanelSpec:
+    """One panel of the table (see the module docstring)."""
+
+    id: str
+    order: int
+    area: str
+    topic: str
+    resolver: str | None = None
+    weight: int = 2
+
+
+PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec("editor", 0, "left", "attention"),
+    PanelSpec("controls", 10, "left", "attention"),
+    # The heatmap prints its cells' numbers on a slide (8 columns of "−1.599" beside the
+    # editor): three shares against the controls' and the editor's two.
+    PanelSpec("heatmap", 20, "right", "attention", weight=3),
+    # Five keys and the row names of ① to ③ side by side, in the hall's type.
+    PanelSpec("steps", 30, "bottom", "attention", weight=4),
+    PanelSpec("positions", 40, "right", "positions", "positions", 3),
+    PanelSpec("gradient", 50, "right", "attention", "gradient", 4),
+    PanelSpec("memory", 60, "bottom", "memory", "memory", 3),
+    PanelSpec("reach", 62, "bottom", "reach", "reach", 3),
+    PanelSpec("embedding", 64, "bottom", "embedding", "embedding", 3),
+    PanelSpec("heads", 70, "right", "attention", "heads", 3),
+    PanelSpec("layers", 75, "right", "attention", "heads", 3),
+    PanelSpec("overview", 80, "right", "long", "long", 3),
+    PanelSpec("tiles", 82, "right", "long", "long", 3),
+    PanelSpec("lesson", 90, "left", "attention"),
+)
+_BY_ID = {spec.id: spec for spec in PANELS}
+
+
+def panel_ids() -> tuple[str, ...]:
+    """Every panel id in the table's order (``editor``, ``controls``, ``heatmap``, …)."""
+    return tuple(spec.id for spec in sorted(PANELS, key=lambda s: s.order))
+
+
+def panel_spec(panel_id: str) -> PanelSpec:
+    """The entry of ``panel_id``; ``ValueError`` naming the known ids otherwise."""
+    try:
+        return _BY_ID[panel_id]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown panel {panel_id!r}; panels: {', '.join(panel_ids())}") from None
