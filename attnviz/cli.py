@@ -99,6 +99,16 @@ def _display_problem() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``attnviz`` command; returns the process exit status."""
+    from attnviz.paths import ResourceError
+
+    try:
+        return _main(argv)
+    except ResourceError as exc:  # a broken installation: one line, not a traceback
+        print(f"attnviz: a resource file cannot be read: {exc}", file=sys.stderr)
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if command is not None and command.lower().endswith(SESSION_SUFFIX):  # TALK.ATTNVIZ too

@@ -10,6 +10,12 @@ from pathlib import Path
 _ENV = "ATTNVIZ_RESOURCES"
 
 
+class ResourceError(ValueError):
+    """A shipped resource file (a preset, a model card) that cannot be read: a broken
+    installation or an ``ATTNVIZ_RESOURCES`` folder holding a FIFO, a device, a huge or a
+    malformed file. One line naming the file; the command line ends on it with status 1."""
+
+
 @cache
 def resources_dir() -> Path:
     """Return the folder that holds presets, model cards, icons and translations.

@@ -345,3 +345,31 @@ def test_every_subcommand_help_carries_examples_that_parse_and_run(command, caps
         status = main(argv)
         assert status == 0, (line, capsys.readouterr().err)
         assert capsys.readouterr().out.strip()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+@pytest.mark.parametrize("kind", ["fifo preset", "zero card", "huge preset", "broken card"])
+def test_a_broken_resources_folder_is_one_line_never_a_hang(tmp_path, kind):
+    """ATTNVIZ_RESOURCES may point anywhere: a FIFO, /dev/zero, a huge or broken file among
+    its presets or model cards ends the command in one line with status 1."""
+    import shutil
+
+    res = tmp_path / "res"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "resources", res,
+                    ignore=shutil.ignore_patterns("translations", "icons"))
+    if kind == "fifo preset":
+        (res / "presets" / "banco.json").unlink()
+        os.mkfifo(res / "presets" / "banco.json")
+    elif kind == "zero card":
+        (res / "models" / "zero.json").symlink_to("/dev/zero")
+    elif kind == "huge preset":
+        (res / "presets" / "banco.json").write_text(" " * (2 << 20))
+    else:
+        (res / "models" / "broken.json").write_text("{not json")
+    env = {**os.environ, "ATTNVIZ_RESOURCES": str(res), "QT_QPA_PLATFORM": "offscreen"}
+    r = subprocess.run([sys.executable, "-m", "attnviz", "export", "--preset", "banco",
+                        "--matrix", "weights", "--out", str(tmp_path / "w.csv")],
+                       capture_output=True, text=True, env=env, timeout=60)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    assert lines[0].startswith("attnviz: a resource file cannot be read: ")

@@ -16,11 +16,12 @@ import json
 import math
 import numbers
 import re
+import stat
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
 
 from attnviz.core._validate import check_choice, check_positive_int
-from attnviz.paths import resource
+from attnviz.paths import ResourceError, resource
 
 #: Bytes per stored element of each dtype name the CLI and the GUI offer.
 DTYPE_BYTES: dict[str, float] = {"bf16": 2, "fp16": 2, "fp8": 1, "fp32": 4, "int4": 0.5}
@@ -414,15 +415,29 @@ def card_from_dict(data: dict, origin: str = "model card") -> ModelCard:
         raise ValueError(f"{origin}: {exc}") from exc
 
 
+#: Largest model card file (the shipped ones are a few hundred bytes).
+MAX_CARD_BYTES = 1 << 20
+
+
 @cache
 def _load_cards() -> tuple[tuple[str, ModelCard], ...]:
     cards = []
     for path in sorted(resource("models").glob("*.json")):
-        with path.open(encoding="utf-8") as fh:
-            try:
-                data = json.load(fh)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path.name}: not valid JSON ({exc})") from exc
+        # A resources folder of ATTNVIZ_RESOURCES may hold anything: a FIFO would hang the
+        # open, a link to /dev/zero read without end.
+        try:
+            info = path.stat()
+            if not stat.S_ISREG(info.st_mode):
+                raise ResourceError(f"{path.name}: not a regular file")
+            if info.st_size > MAX_CARD_BYTES:
+                raise ResourceError(f"{path.name}: larger than a model card can be (1 MiB)")
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ResourceError(f"{path.name}: cannot read it ({exc.strerror or exc})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise ResourceError(f"{path.name}: not valid JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise ResourceError(f"{path.name}: a model card must be a JSON object")
         data.setdefault("id", path.stem)
         cards.append((data["id"], card_from_dict(data, path.name)))
     return tuple(cards)

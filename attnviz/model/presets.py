@@ -20,8 +20,9 @@ import numpy as np
 
 from attnviz.core.heads import generate_head, seeded_projection
 from attnviz.core.multihead import project_head, projection_shape
+from attnviz.model.safe_io import FileRefused, read_text_limited
 from attnviz.model.topics.display import DisplayState
-from attnviz.paths import resource
+from attnviz.paths import ResourceError, resource
 
 _FORMAT = 1
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -111,9 +112,26 @@ def load_preset(preset_id: str) -> Preset:
     """
     if preset_id not in preset_ids():
         raise ValueError(f"unknown preset {preset_id!r}; known: {', '.join(preset_ids())}")
-    with resource("presets", f"{preset_id}.json").open(encoding="utf-8") as fh:
-        data = json.load(fh)
-    return preset_from_dict(data)
+    return preset_from_dict(read_preset_file(resource("presets", f"{preset_id}.json")))
+
+
+#: Largest preset file (the shipped ones are a few kilobytes).
+MAX_PRESET_BYTES = 1 << 20
+
+
+def read_preset_file(path) -> dict:
+    """The JSON object of a preset file; ``ValueError`` in one line for anything else (a
+    FIFO or device in a resources folder of ``ATTNVIZ_RESOURCES``, a link to /dev/zero, a
+    huge or broken file) — never a hang or an unbounded read."""
+    try:
+        data = json.loads(read_text_limited(path, MAX_PRESET_BYTES, "a preset"))
+    except FileRefused as exc:
+        raise ResourceError(str(exc)) from None
+    except (ValueError, RecursionError) as exc:
+        raise ResourceError(f"preset file {path.name}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ResourceError(f"preset file {path.name}: must hold a JSON object")
+    return data
 
 
 def preset_from_dict(data: dict) -> Preset:

@@ -109,13 +109,14 @@ def _size_text(n: int) -> str:
     return f"{n / 2**10:.4g} KiB" if n >= 1 << 10 else f"{n} bytes"
 
 
-def read_text_limited(path, max_bytes: int) -> str:
+def read_text_limited(path, max_bytes: int, what: str = "a session") -> str:
     """Read a UTF-8 text file of at most ``max_bytes`` bytes, refusing anything else.
 
     Parameters
     ----------
     path : str or os.PathLike
         The file; a symlink is followed to its target.
+    what : what the file should be, for the message of one too large ("a session")
     max_bytes : int
         Largest size accepted. At most ``max_bytes + 1`` bytes are ever read, whatever
         ``st_size`` says (``/proc`` files report 0, and a file may grow while read).
@@ -133,7 +134,7 @@ def read_text_limited(path, max_bytes: int) -> str:
     if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0:
         raise TypeError(f"max_bytes must be a non-negative int, got {max_bytes!r}")
     text_path = _check_name(path, "read")
-    too_large = f"larger than a session can be (limit {_size_text(max_bytes)})"
+    too_large = f"larger than {what} can be (limit {_size_text(max_bytes)})"
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:

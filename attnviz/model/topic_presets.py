@@ -8,11 +8,10 @@ preset — into ``{topic: values}`` for :meth:`Document.restore`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 
-from attnviz.model.presets import load_preset, preset_ids, preset_state_values
+from attnviz.model.presets import load_preset, preset_ids, preset_state_values, read_preset_file
 from attnviz.paths import resource
 
 _FORMAT = 1
@@ -44,8 +43,7 @@ def load_topic_preset(topic: str, preset_id: str) -> TopicPreset:
     if preset_id not in topic_preset_ids(topic):
         known = ", ".join(topic_preset_ids(topic)) or "none"
         raise ValueError(f"unknown {topic} preset {preset_id!r}; known: {known}")
-    with resource("presets", topic, f"{preset_id}.json").open(encoding="utf-8") as fh:
-        data = json.load(fh)
+    data = read_preset_file(resource("presets", topic, f"{preset_id}.json"))
     if data.get("format") != _FORMAT or data.get("topic") != topic:
         raise ValueError(f"preset {preset_id!r} is not a {topic} preset of format {_FORMAT}")
     fields = dict(data["fields"])

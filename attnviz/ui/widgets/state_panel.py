@@ -70,9 +70,9 @@ class StatePanel(QWidget):
     """A dock panel bound to one topic (``state``) and its resolver.
 
     Subclasses set :attr:`PANEL_ID` (their row of :data:`attnviz.model.panels.PANELS` says
-    where they stand) and :attr:`TITLE`, build their controls, then call :meth:`_finish` with the layout; model events arrive at
-    ``_on_<field>_changed``. A control that only shows a field is declared with
-    :meth:`mirror` instead of a handler of its own.
+    where they stand) and :attr:`TITLE`, build their controls, then call :meth:`_finish`
+    with the layout; model events arrive at ``_on_<field>_changed``. A control that only
+    shows a field is declared with :meth:`mirror` instead of a handler of its own.
     """
 
     PANEL_ID = ""
