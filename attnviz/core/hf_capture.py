@@ -24,7 +24,6 @@ import json
 import math
 import os
 import re
-import stat
 import struct
 import threading
 import time
@@ -32,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from attnviz.core._files import read_json_file
 from attnviz.core.cell_timing import cell_seconds, flop_seconds
 from attnviz.core.hf_errors import LoadCancelled, ModelError
 from attnviz.core.hf_record import (
@@ -142,18 +142,9 @@ class ModelInfo:
 
 def _read_json(path: Path, what: str, limit: int = 4 << 20) -> dict:
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise ModelError(f"{path}: {what} is not a regular file")
-        if info.st_size > limit:
-            raise ModelError(f"{path}: {what} is larger than {limit >> 20} MiB")
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except ModelError:
-        raise  # a ValueError itself: not to be reported as bad JSON
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
-    except (ValueError, RecursionError):
-        raise ModelError(f"{path}: {what} is not valid JSON") from None
+        data = read_json_file(path, limit)
+    except ValueError as exc:
+        raise ModelError(f"{path}: {what}: {exc}") from None
     if not isinstance(data, dict):
         raise ModelError(f"{path}: {what} must be a JSON object")
     return data

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 
+from attnviz.core._files import read_json_file
 from attnviz.core.kvcache import CARD_LIMITS, MAX_CONTEXT, MAX_PARAMS, ModelCard, show_number
 
 #: Largest config.json read (real ones are a few kB).
@@ -319,24 +319,9 @@ def load_hf_config(path: str | os.PathLike, name: str | None = None) -> ModelCar
     p = Path(path)
     origin = str(p)
     try:
-        info = p.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{origin}: not a regular file")
-        if info.st_size > MAX_CONFIG_BYTES:
-            raise ValueError(f"{origin}: {info.st_size:,} bytes; a config.json is at most 1 MiB")
-        with p.open("rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"{origin}: cannot read it ({exc.strerror or exc})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ValueError(f"{origin}: more than 1 MiB; a config.json is at most 1 MiB")
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ValueError(f"{origin}: not UTF-8 text") from None
-    except (ValueError, RecursionError) as exc:
-        reason = " ".join(str(exc).split(";")[0].split()) or type(exc).__name__
-        raise ValueError(f"{origin}: not valid JSON ({reason})") from None
+        data = read_json_file(p, MAX_CONFIG_BYTES)
+    except ValueError as exc:
+        raise ValueError(f"{origin}: {exc}") from None
     if name is None and p.name == "config.json" and p.resolve().parent.name:
         name = p.resolve().parent.name
     return card_from_hf_config(data, name, origin=origin)

@@ -12,14 +12,13 @@ Numbers only: numpy/stdlib, no Qt and nothing from ``attnviz.model`` or ``attnvi
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 import re
-import stat
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
 
+from attnviz.core._files import read_json_file
 from attnviz.core._validate import check_choice, check_positive_int
 from attnviz.paths import ResourceError, resource
 
@@ -426,16 +425,9 @@ def _load_cards() -> tuple[tuple[str, ModelCard], ...]:
         # A resources folder of ATTNVIZ_RESOURCES may hold anything: a FIFO would hang the
         # open, a link to /dev/zero read without end.
         try:
-            info = path.stat()
-            if not stat.S_ISREG(info.st_mode):
-                raise ResourceError(f"{path.name}: not a regular file")
-            if info.st_size > MAX_CARD_BYTES:
-                raise ResourceError(f"{path.name}: larger than a model card can be (1 MiB)")
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ResourceError(f"{path.name}: cannot read it ({exc.strerror or exc})") from None
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise ResourceError(f"{path.name}: not valid JSON ({exc})") from None
+            data = read_json_file(path, MAX_CARD_BYTES)
+        except ValueError as exc:
+            raise ResourceError(f"{path.name}: {exc}") from None
         if not isinstance(data, dict):
             raise ResourceError(f"{path.name}: a model card must be a JSON object")
         data.setdefault("id", path.stem)

@@ -330,7 +330,7 @@ def test_a_config_past_the_size_bound_is_named_as_too_large_not_bad_json(tmp_pat
             {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"})
     with pytest.raises(ModelError) as info:
         inspect_folder(tmp_path, free_bytes=None)
-    assert "config.json is larger than 4 MiB" in _one_line(info)
+    assert "config.json: larger than 4 MiB" in _one_line(info)
 
 
 def test_a_tokenizer_with_an_empty_vocabulary_is_one_line(tmp_path):

@@ -459,7 +459,7 @@ def test_load_refuses_what_is_not_a_small_regular_file(tmp_path):
         load_hf_config(tmp_path / "missing.json")
     big = tmp_path / "big.json"
     big.write_text(json.dumps({**BASE, "pad": "x" * MAX_CONFIG_BYTES}))
-    with pytest.raises(ValueError, match="at most 1 MiB"):
+    with pytest.raises(ValueError, match="larger than 1 MiB"):
         load_hf_config(big)
     if hasattr(os, "mkfifo"):
         fifo = tmp_path / "fifo.json"
