@@ -24,6 +24,12 @@ from typing import NoReturn
 
 #: Digits a bounded number may have before it is refused unread (far above any maximum here).
 MAX_DIGITS = 30
+#: Pixel sizes an image export (a panel, the window, a slide) may have.
+SIZE_RANGE = (16, 8192)
+#: Work estimated past this many seconds is said before it starts; past LONG_WORK_S it needs
+#: --yes.
+SAY_WORK_S = 10.0
+LONG_WORK_S = 60.0
 
 
 def shorten(text: str, limit: int = 24) -> str:

@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import TerminalProgress, print_output, unwritable
+from attnviz.commands._args import SIZE_RANGE, TerminalProgress, print_output, unwritable
+from attnviz.model.panels import panel_ids
 
 #: Options of ``attnviz export`` that describe a state or a single figure: a lesson has its
 #: own, so giving one with --lesson is a mistake worth saying.
@@ -26,7 +27,6 @@ def slide_name(index: int, count: int) -> str:
 
 
 def _check(args, parser):
-    from attnviz.commands.export import SIZE_RANGE, panel_ids
     from attnviz.model.lessons import LessonError, shipped_lessons
 
     given = [f"--{name}" for name in _STATE_OPTIONS if getattr(args, name, None) is not None]

@@ -11,7 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import print_output, unwritable
+from attnviz.commands._args import SIZE_RANGE, print_output, unwritable
+from attnviz.commands._workspace import build_workspace
 
 #: Options that describe one panel's figure, meaningless for the whole window.
 _FIGURE_OPTIONS = ("matrix", "title")
@@ -19,7 +20,6 @@ _FIGURE_OPTIONS = ("matrix", "title")
 
 def run_window(args, parser) -> int:
     """Write the window's picture to ``--out``; 0, or 1 when it cannot be written."""
-    from attnviz.commands.export import SIZE_RANGE, build_workspace
 
     given = [f"--{name}" for name in _FIGURE_OPTIONS if getattr(args, name, None) is not None]
     given += ["--transparent"] if args.transparent else []

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from attnviz.commands._args import TerminalProgress, one_line_error, print_output
+from attnviz.commands._args import SIZE_RANGE, TerminalProgress, one_line_error, print_output
 
 EXAMPLES = """examples:
   attnviz lessons
@@ -63,8 +63,8 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def _lessons(wanted: list[str], parser):
-    from attnviz.commands.export import panel_ids
     from attnviz.model.lessons import shipped_lessons
+    from attnviz.model.panels import panel_ids
 
     lessons = shipped_lessons(panel_ids())
     unknown = sorted(set(wanted) - {x.id for x in lessons})
@@ -136,7 +136,6 @@ def _check(lessons, args, parser) -> int:
 
     lang = _language(args)
     overrides = _overrides(args.set, parser)
-    from attnviz.commands.export import SIZE_RANGE
 
     lo, hi = SIZE_RANGE  # the sizes a slide can be exported at
     for name in ("width", "height"):
