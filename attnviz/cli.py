@@ -139,6 +139,9 @@ def _main(argv: list[str] | None) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 1
+    from attnviz.model.presets import check_resources
+
+    check_resources()  # a broken resources folder: one line (main), before any window
     from attnviz.ui.app import run_app
 
     if getattr(args, "model", None):

@@ -115,6 +115,19 @@ def load_preset(preset_id: str) -> Preset:
     return preset_from_dict(read_preset_file(resource("presets", f"{preset_id}.json")))
 
 
+def check_resources() -> None:
+    """Read every shipped preset file (the sentence presets and each topic's) and model
+    card once, bounded; :class:`~attnviz.paths.ResourceError` names the first that cannot
+    be read. The window calls it before it opens: a broken installation is one line then,
+    not an error at every panel that shows a preset."""
+    from attnviz.core.kvcache import model_cards  # noqa: PLC0415 (only the window asks)
+
+    folder = resource("presets")
+    for path in sorted(folder.glob("*.json")) + sorted(folder.glob("*/*.json")):
+        read_preset_file(path)
+    model_cards()
+
+
 #: Largest preset file (the shipped ones are a few kilobytes).
 MAX_PRESET_BYTES = 1 << 20
 
