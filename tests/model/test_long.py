@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnviz.core import memory_guard
+from attnviz.core import _parallel, memory_guard
 from attnviz.core.attention import attention
 from attnviz.core.masks import causal_mask
 from attnviz.core.memory_guard import MemoryRefused
@@ -151,7 +151,7 @@ def test_cancel_stops_a_32k_job_quickly():
         try:
             long_model.run_overview(values, progress, flag)
         except Cancelled:
-            box["cancelled"] = time.perf_counter()
+            box["cancelled"] = True
 
     worker = threading.Thread(target=run)
     worker.start()
@@ -159,12 +159,12 @@ def test_cancel_stops_a_32k_job_quickly():
     while not any(f > long_model._GENERATE_SHARE for f in seen):  # the map has started
         assert worker.is_alive() and time.perf_counter() < deadline
         time.sleep(0.005)
-    asked = time.perf_counter()
     flag.set()
-    worker.join(10)
+    reported = len(seen)
+    worker.join(60)
     assert not worker.is_alive() and "cancelled" in box
-    # A behaviour check, not a benchmark: the target is 200 ms, the bound generous.
-    assert box["cancelled"] - asked < 2.0
+    # Counted, not timed: each thread ends within the tile it is in (one report each).
+    assert len(seen) - reported <= 2 * _parallel.cores() + 1
     assert seen == sorted(seen) and seen[-1] < 1.0
 
 
