@@ -82,16 +82,21 @@ def test_the_editing_widgets_leave_the_slide(qtbot):
 
 def findings() -> list[str]:
     """The check's findings over every lesson, as ``attnviz lessons --check`` gives them
-    (each size in a process of its own, as CI and a lecturer run it)."""
-    out = []
-    for width, height, lang in SIZES:
-        r = subprocess.run(
+    (each size in a process of its own, as CI and a lecturer run it; the four at once, since
+    each is one core's work)."""
+    runs = {
+        size: subprocess.Popen(
             [sys.executable, "-m", "attnviz", "lessons", "--check", "--json", "--large-fonts",
-             "--width", str(width), "--height", str(height), "--lang", lang],
-            capture_output=True, text=True, timeout=600,
+             "--width", str(size[0]), "--height", str(size[1]), "--lang", size[2]],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
-        for line in r.stdout.splitlines():
+        for size in SIZES
+    }
+    out = []
+    for (width, height, lang), run in runs.items():
+        stdout, stderr = run.communicate(timeout=600)
+        assert run.returncode in (0, 1) and "Traceback" not in stderr, stderr
+        for line in stdout.splitlines():
             record = json.loads(line)
             for problem in record["problems"]:
                 out.append(f"{width}x{height} {lang} {record['lesson']} "
