@@ -10,6 +10,7 @@ argparse's usage block; ``--help`` prints the full help.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -101,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``attnviz`` command; returns the process exit status."""
     from attnviz.paths import ResourceError
 
+    # Python's own stderr escapes what it cannot encode, but PYTHONIOENCODING=…:strict or a
+    # replaced stream may not: a message naming a file whose bytes are not UTF-8 must still
+    # be printed, not end in a UnicodeEncodeError.
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        sys.stderr.reconfigure(errors="backslashreplace")
     try:
         return _main(argv)
     except ResourceError as exc:  # a broken installation: one line, not a traceback

@@ -158,11 +158,26 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+IMAGE_SUFFIXES = (".png", ".svg")
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def unwritable(out: Path) -> str | None:
     """Why ``out`` cannot be written (before any work is done), or None: a missing or
     closed folder, a name the file system refuses (too long), a folder, or a special file
     (a FIFO would block the export forever, a device would take the bytes)."""
     folder = out.parent if str(out.parent) else Path(".")
+    if out.suffix.lower() in IMAGE_SUFFIXES and not _utf8(str(out)):
+        # Qt names files in UTF-8: a byte that is not (argv's surrogate escape) would become
+        # U+FFFD, and the picture would land beside the file asked for, under another name.
+        return "its name is not UTF-8, and the image writer would save it under another name"
     try:
         if not folder.is_dir():
             return f"the folder {folder} does not exist"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from attnviz.commands._args import SIZE_RANGE, TerminalProgress, print_output, unwritable
 from attnviz.model.panels import panel_ids
+from attnviz.model.safe_io import shown_path
 
 #: Options of ``attnviz export`` that describe a state or a single figure: a lesson has its
 #: own, so giving one with --lesson is a mistake worth saying.
@@ -62,7 +63,7 @@ def run_lesson(args, parser) -> int:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        print(f"attnviz export: cannot create {out}: {exc}", file=sys.stderr)
+        print(f"attnviz export: cannot create {shown_path(out)}: {exc}", file=sys.stderr)
         return 1
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -90,13 +91,13 @@ def run_lesson(args, parser) -> int:
         path = out / slide_name(index, len(lesson))
         problem = unwritable(path)  # a FIFO named 01.png would hold the export forever
         if problem:
-            print(f"attnviz export: cannot write {path}: {problem}", file=sys.stderr)
+            print(f"attnviz export: cannot write {shown_path(path)}: {problem}", file=sys.stderr)
             return 1
         image = render_step(workspace, lesson, index, args.width, args.height, dark=dark,
                             font_scale=scale)
         if not image.save(str(path), "PNG"):
-            print(f"attnviz export: could not write {path}", file=sys.stderr)
+            print(f"attnviz export: could not write {shown_path(path)}", file=sys.stderr)
             return 1
     progress.done()
-    return print_output(f"wrote {len(lesson)} slides of lesson {lesson.id} to {out} "
+    return print_output(f"wrote {len(lesson)} slides of lesson {lesson.id} to {shown_path(out)} "
                         f"({args.width}×{args.height}, {args.theme}, {lang})", "attnviz export")

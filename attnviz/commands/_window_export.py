@@ -13,6 +13,7 @@ from pathlib import Path
 
 from attnviz.commands._args import SIZE_RANGE, print_output, unwritable
 from attnviz.commands._workspace import build_workspace
+from attnviz.model.safe_io import shown_path
 
 #: Options that describe one panel's figure, meaningless for the whole window.
 _FIGURE_OPTIONS = ("matrix", "title")
@@ -35,7 +36,7 @@ def run_window(args, parser) -> int:
             parser.error(f"--{name} {value} is out of range ({lo}..{hi} pixels)")
     problem = unwritable(Path(args.out))
     if problem:
-        print(f"attnviz export: cannot write {args.out}: {problem}", file=sys.stderr)
+        print(f"attnviz export: cannot write {shown_path(args.out)}: {problem}", file=sys.stderr)
         return 1
     workspace = build_workspace(args, parser)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -55,8 +56,8 @@ def run_window(args, parser) -> int:
     image = render_window(workspace, args.width, args.height, large_fonts=args.large_fonts,
                           theme=args.theme)
     if not image.save(str(args.out), "PNG"):
-        print(f"attnviz export: could not write {args.out}", file=sys.stderr)
+        print(f"attnviz export: could not write {shown_path(args.out)}", file=sys.stderr)
         return 1
     fonts = ", large fonts" if args.large_fonts else ""
-    return print_output(f"wrote {args.out} (the window, {args.width}×{args.height}{fonts}, "
-                        f"{args.theme}, {lang})", "attnviz export")
+    return print_output(f"wrote {shown_path(args.out)} (the window, {args.width}×"
+                        f"{args.height}{fonts}, {args.theme}, {lang})", "attnviz export")

@@ -33,6 +33,7 @@ from attnviz.commands._lesson_export import run_lesson
 from attnviz.commands._window_export import run_window
 from attnviz.commands._workspace import build_workspace
 from attnviz.model.panels import panel_ids
+from attnviz.model.safe_io import shown_path
 
 EXTENSIONS = ("png", "svg", "csv", "npy")
 
@@ -215,7 +216,7 @@ def run(args) -> int:
     ext = _check(args, parser)
     problem = unwritable(Path(args.out))
     if problem:
-        print(f"attnviz export: cannot write {args.out}: {problem}", file=sys.stderr)
+        print(f"attnviz export: cannot write {shown_path(args.out)}: {problem}", file=sys.stderr)
         return 1
     workspace = build_workspace(args, parser)
     matrix = _matrix_name(args, parser, workspace)
@@ -238,7 +239,7 @@ def run(args) -> int:
         except (DataFileError, ValueError, MemoryError) as exc:
             print(f"attnviz export: {exc}", file=sys.stderr)
             return 1
-        return print_output(f"wrote {out} ({args.panel} {matrix}, {data.values.shape})",
+        return print_output(f"wrote {shown_path(out)} ({args.panel} {matrix}, {data.values.shape})",
                             "attnviz export")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -264,5 +265,5 @@ def run(args) -> int:
     except (ExportError, RuntimeError) as exc:
         print(f"attnviz export: {exc}", file=sys.stderr)
         return 1
-    return print_output(f"wrote {out} ({args.panel}, {args.width}×{args.height}, {args.theme})",
-                        "attnviz export")
+    return print_output(f"wrote {shown_path(out)} ({args.panel}, {args.width}×{args.height}, "
+                        f"{args.theme})", "attnviz export")

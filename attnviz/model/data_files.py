@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from attnviz.model.panel_data import DataArray
-from attnviz.model.safe_io import FileRefused, atomic_write_text
+from attnviz.model.safe_io import FileRefused, atomic_write_text, shown_path
 
 
 class DataFileError(ValueError):
@@ -54,5 +54,6 @@ def write_data(data: DataArray, path, *, corner: str = "") -> Path:
     except FileRefused as exc:
         raise DataFileError(str(exc)) from None
     except OSError as exc:
-        raise DataFileError(f"could not write {path.name}: {exc.strerror or exc}") from None
-    raise DataFileError(f"cannot write {path.name!r} as data: use .csv or .npy")
+        why = exc.strerror or exc
+        raise DataFileError(f"could not write {shown_path(path.name)}: {why}") from None
+    raise DataFileError(f"cannot write {shown_path(path.name)!r} as data: use .csv or .npy")

@@ -57,6 +57,19 @@ class FileRefused(ValueError):  # noqa: N818 (the name is the public API)
         super().__init__(f"cannot {action} {_display_name(path)}: {reason}")
 
 
+def shown_path(path) -> str:
+    """``path`` whole, for a message of one line: a character that is not printable (a
+    newline or a record separator in a file name, a byte that is not UTF-8) is written as its
+    escape, so a name can neither break the line nor reach a strict terminal as a surrogate."""
+    try:
+        text = os.fsdecode(path)
+    except (TypeError, ValueError):
+        text = str(path)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _display_name(path) -> str:
     """The file name, printable on one line whatever bytes it holds."""
     try:

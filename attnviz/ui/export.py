@@ -23,6 +23,7 @@ from PySide6.QtSvg import QSvgGenerator
 
 from attnviz.model.presets import load_preset, preset_ids
 from attnviz.model.resolve import Results
+from attnviz.model.safe_io import shown_path
 from attnviz.model.topics.attention import MATRICES, AttentionState
 from attnviz.ui.panels.heatmap import SYMBOLS, column_labels, configure_view, formula
 from attnviz.ui.preset_strings import preset_text
@@ -159,7 +160,7 @@ def write_png(state: AttentionState, results: Results, path, spec: ExportSpec) -
     # Light compression: a 4K heatmap is mostly flat colour, and the default level is
     # several times slower for a file only slightly smaller.
     if not image.save(str(path), "PNG", 80):
-        raise ExportError(f"could not write {path}")
+        raise ExportError(f"could not write {shown_path(path)}")
     return path
 
 
@@ -180,7 +181,7 @@ def write_svg(state: AttentionState, results: Results, path, spec: ExportSpec) -
         gen.setDescription("attnviz heatmap")
         painter = QPainter()
         if not painter.begin(gen):
-            raise ExportError(f"could not write {path}")
+            raise ExportError(f"could not write {shown_path(path)}")
         try:
             _paint(view, painter, target, spec)
         finally:
@@ -188,7 +189,7 @@ def write_svg(state: AttentionState, results: Results, path, spec: ExportSpec) -
     finally:
         view.close()
     if not path.is_file():
-        raise ExportError(f"could not write {path}")
+        raise ExportError(f"could not write {shown_path(path)}")
     return path
 
 
@@ -214,7 +215,7 @@ def write_csv(state: AttentionState, results: Results, path, matrix: str | None 
             for label, row in zip(rows, values, strict=True):
                 writer.writerow([label, *(repr(float(x)) for x in row)])
     except OSError as exc:
-        raise ExportError(f"could not write {path}: {exc.strerror or exc}") from exc
+        raise ExportError(f"could not write {shown_path(path)}: {exc.strerror or exc}") from exc
     return path
 
 
@@ -225,7 +226,7 @@ def write_npy(state: AttentionState, results: Results, path, matrix: str | None 
         with path.open("wb") as fh:
             np.save(fh, results.matrix(matrix or state.matrix))
     except OSError as exc:
-        raise ExportError(f"could not write {path}: {exc.strerror or exc}") from exc
+        raise ExportError(f"could not write {shown_path(path)}: {exc.strerror or exc}") from exc
     return path
 
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from attnviz.model import events
 from attnviz.model.data_files import DataFileError, write_data
 from attnviz.model.panel_data import panel_data
+from attnviz.model.safe_io import shown_path
 from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec, export
 from attnviz.ui.panels import panel_class
 from attnviz.ui.theme import palette_for, theme_named
@@ -138,7 +139,7 @@ def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
         gen.setTitle(f"attnviz {panel_id}")
         painter = QPainter()
         if not painter.begin(gen):
-            raise ExportError(f"could not write {path}")
+            raise ExportError(f"could not write {shown_path(path)}")
         try:
             _paint(figure, painter, spec)
         finally:
@@ -147,7 +148,7 @@ def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
         panel.close()
         panel.deleteLater()
     if not path.is_file():
-        raise ExportError(f"could not write {path}")
+        raise ExportError(f"could not write {shown_path(path)}")
     return path
 
 
@@ -172,7 +173,7 @@ def export_panel(workspace, panel_id: str, path, spec: ExportSpec, matrix: str |
     if ext == "png":
         image = render_panel_image(workspace, panel_id, spec)
         if not image.save(str(path), "PNG", 80):
-            raise ExportError(f"could not write {path}")
+            raise ExportError(f"could not write {shown_path(path)}")
         return path
     if ext == "svg":
         return write_panel_svg(workspace, panel_id, path, spec)
