@@ -13,6 +13,11 @@ from pathlib import Path
 from attnviz.commands._args import SAY_WORK_S
 
 
+def _option(args) -> str:
+    """The option that named the model folder, for its refusal."""
+    return "--model" if getattr(args, "model", None) else "--set attention.model_path"
+
+
 def _capture_first(args, parser, document) -> None:
     """Run the sentence through the model the options name before any field is set, so
     that a long capture says how long it takes (past ten seconds) and, on a terminal, the
@@ -35,7 +40,10 @@ def _capture_first(args, parser, document) -> None:
         path = sets.get("attention.model_path", document.attention.model_path)
     if not isinstance(path, str) or not path.strip():
         return
-    path = str(Path(path).expanduser().resolve())
+    try:
+        path = real_model.normalize_path(path)  # a loop, a NUL, a name past NAME_MAX
+    except real_model.ModelError as exc:
+        parser.error(f"{_option(args)}: {exc}")
     text = getattr(args, "text", None)
     text = text if text is not None else sets.get("attention.model_text",
                                                   document.attention.model_text)
@@ -55,8 +63,7 @@ def _capture_first(args, parser, document) -> None:
     try:
         real_model.STORE.capture(path, text, progress)
     except real_model.ModelError as exc:
-        option = "--model" if getattr(args, "model", None) else "--set attention.model_path"
-        parser.error(f"{option}: {exc}")
+        parser.error(f"{_option(args)}: {exc}")
     finally:
         if shown:
             print(file=sys.stderr)

@@ -256,10 +256,15 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
     None: do not check).
     """
     folder = Path(path).expanduser()
-    if not folder.is_dir():
-        raise ModelError(f"{folder} is not a folder")
     config_file = folder / "config.json"
-    if not config_file.is_file():
+    try:
+        is_folder, has_config = folder.is_dir(), config_file.is_file()
+    except (OSError, ValueError) as exc:  # a name past NAME_MAX, a NUL: is_dir raises
+        raise ModelError(f"{folder}: not a folder path this system can open "
+                         f"({getattr(exc, 'strerror', None) or exc})") from None
+    if not is_folder:
+        raise ModelError(f"{folder} is not a folder")
+    if not has_config:
         raise ModelError(f"{folder} is not a Hugging Face model folder (no config.json)")
     config = _read_json(config_file, "config.json")
     if config.get("auto_map"):

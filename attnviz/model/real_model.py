@@ -32,6 +32,7 @@ from attnviz.model.model_proof import (
     shown_weights,
     temperature_for,
 )
+from attnviz.model.safe_io import shown_path
 
 __all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays",
            "head_terms", "mask_settings", "temperature_for"]
@@ -62,9 +63,7 @@ def normalize_path(path: str) -> str:
 
 def _shown(path) -> str:
     """``path`` printable on any terminal: lone surrogates and controls escaped."""
-    text = str(path)[:200]
-    return text.encode("utf-8", "backslashreplace").decode("utf-8").translate(
-        {c: f"\\x{c:02x}" for c in range(32)})
+    return shown_path(str(path)[:200])
 
 
 class ModelStore:
