@@ -29,6 +29,7 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-test
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 	$(VENV)/bin/ruff check attnviz tests
+	$(VENV)/bin/lint-imports --no-cache
 
 # The oldest transformers the `models` extra allows (pyproject.toml), installed beside the
 # test venv: the real-model tests run against it too, as `make test` runs them against the
@@ -61,8 +62,11 @@ test-floors: $(FLOORS)/.installed
 	  tests/ui/test_main_window.py --ignore tests/core/test_hf_capture.py \
 	  --ignore tests/core/test_hf_families.py
 
+# ruff, then the layers, the Qt guard and the import circles as import-linter contracts
+# (pyproject.toml's tool.importlinter).
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check attnviz tests
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: $(VENV)/.installed-run
 	$(PY) -m attnviz bench

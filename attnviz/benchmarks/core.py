@@ -78,7 +78,7 @@ def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
         workers = tiled.WORKERS or min(_parallel.cores(), blas_threads) or 1
 
     def ours():
-        return tiled.attention_overview(q, k, bins=bins, backend="numpy")
+        return tiled.attention_overview(q, k, bins=bins)
 
     load = _load()
     t_first, _map = _best(ours, 1)

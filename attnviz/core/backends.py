@@ -103,11 +103,11 @@ class NumpyBackend:
         )
 
     def attention_overview(self, q, k, *, bins, reduce="mean", causal=False, scale=True, **kw):
-        """:func:`attnviz.core.tiled.attention_overview` with ``backend="numpy"`` (``kw``:
-        ``return_lse``, ``progress``, ``cancel``)."""
+        """:func:`attnviz.core.tiled.attention_overview` (``kw``: ``return_lse``,
+        ``progress``, ``cancel``)."""
         q, k = self._cast(q, k)
         return _tiled.attention_overview(
-            q, k, bins=bins, reduce=reduce, causal=causal, scale=scale, backend="numpy", **kw
+            q, k, bins=bins, reduce=reduce, causal=causal, scale=scale, **kw
         )
 
     def attention_block(self, q, k, rows, cols, *, lse, causal=False, scale=True):

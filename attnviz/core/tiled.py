@@ -10,7 +10,8 @@ same computation tile by tile for the teaching animation.
 beyond what fits in memory (32k tokens on a CPU) in one pass over the scores, on every core,
 with progress and cancel (:class:`Cancelled`); :func:`attention_block` gives the exact
 weights of a zoomed window from the row log-sum-exp. Only numpy is imported here; the torch
-and CUDA versions live in :mod:`attnviz.core.backends`, the threads in
+and CUDA versions live in :mod:`attnviz.core.backends`, whose ``get_backend(name)`` is the one
+place that chooses among them (this module never imports it), the threads in
 :mod:`attnviz.core._parallel`, the memory check in :mod:`attnviz.core.memory_guard`.
 """
 
@@ -412,7 +413,6 @@ def attention_overview(
     reduce: str = "mean",
     causal: bool = False,
     scale: bool = True,
-    backend: str = "auto",
     return_lse: bool = False,
     progress=None,
     cancel=None,
@@ -432,9 +432,6 @@ def attention_overview(
     reduce : "mean" (the block's average weight, so ``Σ_J |J|·cell[I, J] = 1`` for every row
         group I) or "max" (the strongest single weight in the block)
     causal, scale : as in :func:`tiled_attention`
-    backend : "auto", "numpy", "torch" or "cuda" (see :func:`attnviz.core.backends.get_backend`;
-        "auto" is CUDA when available, else numpy, and imports torch, when installed, to
-        look for a GPU: pass "numpy" where that first-call second matters)
     return_lse : also return the row log-sum-exp, the input of :func:`attention_block`
     progress : None or ``callable(done_fraction)``, called on the calling thread as the work
         advances (ending with 1.0)
@@ -454,25 +451,8 @@ def attention_overview(
     attnviz.core.memory_guard.MemoryRefused
         the working memory would exceed what is free (a ``ValueError``).
     """
-    check_choice(backend, ("auto", "numpy", "torch", "cuda"), "backend")
     _check_flag(return_lse, "return_lse")
     cancel, progress = _as_cancel(cancel), _as_progress(progress)
-    if backend != "numpy":
-        from attnviz.core.backends import get_backend  # lazy: torch is optional and slow to load
-
-        chosen = get_backend(backend)
-        if chosen.name != "numpy":
-            return chosen.attention_overview(
-                q,
-                k,
-                bins=bins,
-                reduce=reduce,
-                causal=causal,
-                scale=scale,
-                return_lse=return_lse,
-                progress=progress,
-                cancel=cancel,
-            )
     q, k, batch, dtype, bins = _overview_args(q, k, bins, reduce, causal, scale)
     n_q, n_k = q.shape[-2], k.shape[-2]
     check_fits(max(n_q, n_k), q.shape[-1], bins, "numpy", dtype, inputs=False)

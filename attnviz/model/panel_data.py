@@ -1,19 +1,20 @@
 """The data arrays every panel exports (``attnviz export --panel ID --matrix NAME``), no Qt.
 
-A resolver module registers, per panel, the names of its arrays and how to read each from
-a :class:`~attnviz.model.workspace.Workspace`; ``.csv`` and ``.npy`` exports, the export
+The table of panels (:mod:`attnviz.model.panels`) names each panel's arrays and the
+function of a resolver module that reads them from a
+:class:`~attnviz.model.workspace.Workspace`; ``.csv`` and ``.npy`` exports, the export
 dialog and the tests all go through :func:`panel_data`.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
+
+from attnviz.model.panels import PANELS, panel_spec
 
 
 @dataclass(frozen=True)
@@ -25,37 +26,20 @@ class DataArray:
     columns: tuple[str, ...] | None = None
 
 
-_PROVIDERS: dict[str, dict[str, Callable]] = {}
-
-
-def provides(panel: str, name: str):
-    """Register the decorated ``function(workspace) -> DataArray`` as ``panel``'s ``name``."""
-
-    def register(function: Callable) -> Callable:
-        _PROVIDERS.setdefault(panel, {})[name] = function
-        return function
-
-    return register
-
-
-@cache
-def _load_all() -> None:
-    import attnviz.model.resolve as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
-
-
 def data_panels() -> tuple[str, ...]:
-    """Panels that have data arrays."""
-    _load_all()
-    return tuple(_PROVIDERS)
+    """Panels that have data arrays, in the table's order."""
+    return tuple(spec.id for spec in PANELS if spec.data)
 
 
 def data_names(panel: str) -> tuple[str, ...]:
-    """The ``--matrix`` names of ``panel`` in registration order (none: only pictures)."""
-    _load_all()
-    return tuple(_PROVIDERS.get(panel, {}))
+    """The ``--matrix`` names of ``panel`` in the table's order (none: only pictures)."""
+    spec = next((spec for spec in PANELS if spec.id == panel), None)
+    return spec.data if spec is not None else ()
+
+
+def _reader(source: str) -> Callable:
+    module, _, function = source.partition(":")
+    return getattr(importlib.import_module(f"attnviz.model.resolve.{module}"), function)
 
 
 def panel_data(workspace, panel: str, name: str) -> DataArray:
@@ -64,7 +48,7 @@ def panel_data(workspace, panel: str, name: str) -> DataArray:
     if name not in names:
         known = ", ".join(names) or "none (this panel exports pictures only)"
         raise ValueError(f"panel {panel!r} has no data {name!r}; known: {known}")
-    out = _PROVIDERS[panel][name](workspace)
+    out = _reader(panel_spec(panel).data_source)(workspace, name)
     if not isinstance(out, DataArray):
         out = DataArray(np.asarray(out))
     return out

@@ -6,9 +6,9 @@ View menu and the default layout, the dock ``area``: ``"left"`` the tabbed editi
 ``"right"`` the views beside the heatmap, ``"bottom"`` under it), the ``topic`` whose
 fields it shows, the lazy ``resolver`` it watches (a module of
 :mod:`attnviz.model.resolve`; None: the attention resolver every window has) and its
-``weight`` — the share of a slide's width it takes beside another panel. The export data
-of each panel (``--matrix`` names) are registered by its resolver
-(:func:`attnviz.model.panel_data.data_names`). Adding a panel means a row here and a
+``weight`` — the share of a slide's width it takes beside another panel — and its export
+data: the ``--matrix`` names and the function of a resolver module that reads them
+(:func:`attnviz.model.panel_data.panel_data`). Adding a panel means a row here and a
 module in :mod:`attnviz.ui.panels`; a test holds the two together.
 """
 
@@ -29,24 +29,45 @@ class PanelSpec:
     topic: str
     resolver: str | None = None
     weight: int = 2
+    #: The ``--matrix`` names, in the order ``--help`` and the export dialog list them.
+    data: tuple[str, ...] = ()
+    #: ``"module:function"`` in :mod:`attnviz.model.resolve` that reads them:
+    #: ``function(workspace, name) -> DataArray``. A string, so that reading the table
+    #: imports no resolver (the CLI's start-up) and the resolvers import no table.
+    data_source: str | None = None
 
 
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("editor", 0, "left", "attention"),
+    PanelSpec("editor", 0, "left", "attention",
+              data=("q", "k", "v"), data_source="attention:heatmap_data"),
     PanelSpec("controls", 10, "left", "attention"),
     # The heatmap prints its cells' numbers on a slide (8 columns of "−1.599" beside the
     # editor): three shares against the controls' and the editor's two.
-    PanelSpec("heatmap", 20, "right", "attention", weight=3),
+    PanelSpec("heatmap", 20, "right", "attention", weight=3,
+              data=("scores", "weights", "output", "q", "k", "v"),
+              data_source="attention:heatmap_data"),
     # Five keys and the row names of ① to ③ side by side, in the hall's type.
-    PanelSpec("steps", 30, "bottom", "attention", weight=4),
-    PanelSpec("positions", 40, "right", "positions", "positions", 3),
-    PanelSpec("gradient", 50, "right", "attention", "gradient", 4),
-    PanelSpec("memory", 60, "bottom", "memory", "memory", 3),
-    PanelSpec("reach", 62, "bottom", "reach", "reach", 3),
-    PanelSpec("embedding", 64, "bottom", "embedding", "embedding", 3),
-    PanelSpec("heads", 70, "right", "attention", "heads", 3),
-    PanelSpec("layers", 75, "right", "attention", "heads", 3),
-    PanelSpec("overview", 80, "right", "long", "long", 3),
+    PanelSpec("steps", 30, "bottom", "attention", weight=4,
+              data=("raw", "scaled", "weights", "output"), data_source="attention:steps_data"),
+    PanelSpec("positions", 40, "right", "positions", "positions", 3,
+              data=("frequencies", "alibi", "relative"),
+              data_source="positions:positions_data"),
+    PanelSpec("gradient", 50, "right", "attention", "gradient", 4,
+              data=("jacobian", "dscores", "dq", "dk", "dv", "d_output"),
+              data_source="gradient:gradient_data"),
+    PanelSpec("memory", 60, "bottom", "memory", "memory", 3,
+              data=("variants",), data_source="memory:memory_data"),
+    PanelSpec("reach", 62, "bottom", "reach", "reach", 3,
+              data=("reach",), data_source="reach:reach_data"),
+    PanelSpec("embedding", 64, "bottom", "embedding", "embedding", 3,
+              data=("counts", "row_norms"), data_source="embedding:embedding_data"),
+    PanelSpec("heads", 70, "right", "attention", "heads", 3,
+              data=("x", "w_q", "w_k", "w_v", "w_o", "weights", "output"),
+              data_source="heads:heads_data"),
+    PanelSpec("layers", 75, "right", "attention", "heads", 3,
+              data=("weights", "layer_weights", "link"), data_source="heads:layers_data"),
+    PanelSpec("overview", 80, "right", "long", "long", 3,
+              data=("overview", "block", "q", "k"), data_source="long:overview_data"),
     PanelSpec("tiles", 82, "right", "long", "long", 3),
     PanelSpec("lesson", 90, "left", "attention"),
 )

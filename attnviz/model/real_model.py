@@ -241,22 +241,3 @@ def layer_maps(capture: Capture) -> tuple[list[np.ndarray], object]:
         return [lc.weights for lc in capture.layers], None
     return ([lc.pooled for lc in capture.layers],
             lambda layer, head, q, k: weight_at(capture, layer, head, q, k))
-
-
-def memory_card_values(path: str) -> dict:
-    """Fields of the memory topic for the model in ``path`` (its config, counted weights)."""
-    from attnviz.core.hf_capture import inspect_folder
-    from attnviz.core.hf_config import card_from_hf_config
-    from attnviz.model.topics.memory import CUSTOM, card_values
-
-    info = inspect_folder(path, free_bytes=None)
-    card = card_from_hf_config(info.config, info.name, origin=f"{info.name}/config.json")
-    values = card_values(card)
-    values["params"] = float(card.params or info.params)
-    values["model"] = CUSTOM
-    floats = [d for d in info.dtypes if d.startswith(("F", "BF"))]
-    dtype = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}.get(floats[0] if len(
-        floats) == 1 else "")
-    if dtype is not None:
-        values["weights_dtype"] = dtype
-    return values

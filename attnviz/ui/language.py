@@ -20,7 +20,6 @@ and the dock layout survive the rebuild.
 from __future__ import annotations
 
 import os
-import re
 
 from PySide6.QtCore import (
     QCoreApplication,
@@ -48,20 +47,6 @@ QT_CATALOGUES = ("qtbase",)
 
 _installed: list[QTranslator] = []
 _active = "en"
-
-
-_PLACEHOLDER = re.compile(r"%(\d+)")
-
-
-def fill(text: str, *args) -> str:
-    """Fill Qt-style ``%1``, ``%2`` … placeholders (translators may reorder them) in one
-    pass, so an argument that itself holds "%2" (a token) is never filled again."""
-
-    def part(match: re.Match) -> str:
-        i = int(match.group(1))
-        return str(args[i - 1]) if 1 <= i <= len(args) else match.group(0)
-
-    return _PLACEHOLDER.sub(part, text)
 
 
 def normalize(code: str | None) -> str | None:

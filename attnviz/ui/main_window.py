@@ -22,15 +22,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attnviz.model.lesson_player import LessonPlayer
 from attnviz.model.panels import panel_spec
 from attnviz.model.topic_presets import document_preset_values
 from attnviz.model.workspace import Workspace
 from attnviz.ui import actions
 from attnviz.ui.about import show_about
 from attnviz.ui.busy import BusyIndicator
+from attnviz.ui.lesson_text import lesson_step_label
 from attnviz.ui.model_loader import ModelController
 from attnviz.ui.panels import panel_classes
-from attnviz.ui.presentation import LessonPlayer, Presenter
+from attnviz.ui.presentation import Presenter
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
@@ -96,7 +98,7 @@ class MainWindow(WindowLayout, QMainWindow):
         )
         self.undo = UndoController(self.document, self)
         # Before the panels (the lessons dock plays on it); both outlive a language rebuild.
-        self.lessons = LessonPlayer(self.workspace, self.undo, self)
+        self.lessons = LessonPlayer(self.workspace, self.undo, lesson_step_label)
         self.presenter = Presenter(self, self.lessons)
         self.panels = PanelMap(self._build_panel)
         self.docks: dict[str, QDockWidget] = {}
@@ -139,8 +141,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
         numbers.set_display_decimals(self.document["display"].decimals)
         bind(self, self.document["display"].changed, self._on_display_changed)
-        self.lessons.sigStepChanged.connect(self._on_lesson_step)
-        self.lessons.sigFailed.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        bind(self, self.lessons.sigStepChanged, self._on_lesson_step)
+        bind(self, self.lessons.sigFailed, self._on_lesson_failed)
+
+    def _on_lesson_failed(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
 
     def _on_display_changed(self, _names: frozenset) -> None:
         """View → Decimals (or a preset, a session, undo): every panel writes its numbers

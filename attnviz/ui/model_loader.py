@@ -31,9 +31,10 @@ from attnviz.core.hf_capture import (
 )
 from attnviz.model import real_model
 from attnviz.model.fields import StateError
-from attnviz.ui.language import fill
+from attnviz.model.topics.memory import card_values_from_folder
 from attnviz.ui.widgets.background_job import run_in_pool
 from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.placeholders import fill
 
 _C = "ModelController"
 _START: list[str] = []  # a folder `attnviz --model DIR` opens once the window is up
@@ -389,7 +390,7 @@ class ModelController(QObject):
             )
             return
         try:
-            values = real_model.memory_card_values(path)
+            values = card_values_from_folder(path)
             self.memory.update(**values)
         except (ValueError, StateError) as exc:
             self._fail(str(exc))

@@ -1,7 +1,7 @@
 """Presentation mode (F5): a lesson, step by step, full screen, for the back row of a hall.
 
-- :class:`LessonPlayer` knows which lesson and step is shown; playing a step restores that
-  step's scene in the document as one undo step (see :mod:`attnviz.model.lessons`).
+- :class:`~attnviz.model.lesson_player.LessonPlayer` (Qt-free) knows which lesson and step
+  is shown; playing a step restores that step's scene in the document as one undo step.
 - :class:`Stage` draws a step: its caption, only the panels it names (live, bound to the same
   workspace) and a footer, in the high-contrast theme, with fonts sized from its own height
   (26 px at 1080, so the numbers of the heatmap and the steps are over 28 px). The slides of
@@ -14,9 +14,6 @@
 """
 
 from __future__ import annotations
-
-import html
-import re
 
 import shiboken6
 from PySide6.QtCore import (
@@ -40,15 +37,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.fields import StateError
-from attnviz.model.lessons import Lesson, LessonError, play_step, shipped_lessons
+from attnviz.model.lessons import Lesson, LessonError
 from attnviz.model.panels import panel_spec
 from attnviz.ui import language
-from attnviz.ui.panels import panel_class, panel_ids
+from attnviz.ui.lesson_text import caption_html
+from attnviz.ui.panels import panel_class
 from attnviz.ui.presentation_form import EDITING_PANELS, PresentationForm
 from attnviz.ui.stage_figures import PanelSlot, figure_quotes
 from attnviz.ui.stage_fit import StageFit
 from attnviz.ui.theme import presentation_palette, presentation_theme
+from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.state_panel import scaled_font
 
 _C = "Presentation"
@@ -69,13 +67,6 @@ PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
 BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
 def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
-
-
-def caption_html(text: str) -> str:
-    """A lesson caption as rich text: escaped, ``**x**`` in bold, line breaks kept."""
-    out = html.escape(text)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
-    return out.replace("\n", "<br>")
 
 
 def _fields_in_play(lesson: Lesson, index: int, panel_id: str) -> dict:
@@ -100,101 +91,6 @@ def _fields_in_play(lesson: Lesson, index: int, panel_id: str) -> dict:
 def stage_font_px(height: int) -> int:
     """The stage's interface font in pixels for a stage ``height`` pixels tall."""
     return max(12, round(height * BASE_PX / DESIGN_HEIGHT))
-
-
-class LessonPlayer(QObject):
-    """The lesson and step being shown; playing a step sets the document to its scene.
-
-    Parameters
-    ----------
-    workspace : Workspace
-        Whose document the steps are played on.
-    undo : UndoController, optional
-        Each step becomes one undo step named after the lesson.
-
-    Signals
-    -------
-    sigStepChanged(lesson, index)
-        A step was played (``lesson`` None: the lesson was closed).
-    sigFailed(str)
-        A step could not be played (the document is left as it was).
-    """
-
-    sigStepChanged = Signal(object, int)  # noqa: N815 (Qt naming)
-    sigFailed = Signal(str)  # noqa: N815 (Qt naming)
-
-    def __init__(self, workspace, undo=None, parent=None) -> None:
-        super().__init__(parent)
-        self.workspace = workspace
-        self.undo = undo
-        self.lesson: Lesson | None = None
-        self.index = -1
-        self._lessons: tuple[Lesson, ...] | None = None
-
-    @property
-    def lessons(self) -> tuple[Lesson, ...]:
-        """Every shipped lesson (read on first use)."""
-        if self._lessons is None:
-            self._lessons = shipped_lessons(panel_ids())
-        return self._lessons
-
-    def find(self, lesson_id: str) -> Lesson:
-        """The lesson ``lesson_id``; ``KeyError`` when there is none."""
-        for lesson in self.lessons:
-            if lesson.id == lesson_id:
-                return lesson
-        raise KeyError(lesson_id)
-
-    @property
-    def step(self):
-        """The step shown, or None."""
-        return None if self.lesson is None else self.lesson.steps[self.index]
-
-    def open(self, lesson_id: str, index: int = 0) -> bool:
-        """Show step ``index`` of lesson ``lesson_id``; False when it cannot be played."""
-        return self._play(self.find(lesson_id), index)
-
-    def go(self, index: int) -> bool:
-        """Show step ``index`` (clamped to the lesson) of the open lesson."""
-        if self.lesson is None:
-            return False
-        return self._play(self.lesson, min(max(index, 0), len(self.lesson) - 1))
-
-    def next(self) -> bool:
-        """The next step (nothing past the last)."""
-        return (
-            self.lesson is not None
-            and self.index + 1 < len(self.lesson)
-            and self.go(self.index + 1)
-        )
-
-    def previous(self) -> bool:
-        """The step before (nothing before the first)."""
-        return self.lesson is not None and self.index > 0 and self.go(self.index - 1)
-
-    def close(self) -> None:
-        """Close the lesson (the document stays as it is)."""
-        self.lesson, self.index = None, -1
-        self.sigStepChanged.emit(None, -1)
-
-    def _play(self, lesson: Lesson, index: int) -> bool:
-        label = (
-            QCoreApplication.translate("Presentation", "Lesson: %1, step %2")
-            .replace("%1", lesson.title_in(language.active_language()))
-            .replace("%2", str(index + 1))
-        )
-        try:
-            if self.undo is not None:
-                with self.undo.merging(label):
-                    play_step(self.workspace.document, lesson, index)
-            else:
-                play_step(self.workspace.document, lesson, index)
-        except (StateError, ValueError) as exc:
-            self.sigFailed.emit(f"{lesson.id}, step {index + 1}: {exc}")
-            return False
-        self.lesson, self.index = lesson, index
-        self.sigStepChanged.emit(lesson, index)
-        return True
 
 
 class Stage(QWidget):
@@ -411,13 +307,13 @@ class Presenter(QObject):
 
     sigActiveChanged = Signal(bool)  # noqa: N815 (Qt naming)
 
-    def __init__(self, window, player: LessonPlayer) -> None:
+    def __init__(self, window, player) -> None:
         super().__init__(window)
         self.window = window
         self.player = player
         self.stage: Stage | None = None
         self._saved: dict = {}
-        player.sigStepChanged.connect(self._on_step)
+        bind(self, player.sigStepChanged, self._on_step)
 
     @property
     def active(self) -> bool:

@@ -2539,7 +2539,6 @@
     </message>
     <message>
         <source>Lesson: %1, step %2</source>
-        <extracomment>Share of the width a panel takes beside another (default 2): figures with many tables need more, the controls less.</extracomment>
         <translation>Lição: %1, passo %2</translation>
     </message>
     <message>

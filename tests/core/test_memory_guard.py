@@ -107,7 +107,7 @@ def test_overview_is_refused_before_it_starts(monkeypatch):
     _free(monkeypatch, 1 << 10)
     q = np.zeros((64, 8))
     with pytest.raises(MemoryRefused, match="needs"):
-        tiled.attention_overview(q, q, bins=4, backend="numpy")
+        tiled.attention_overview(q, q, bins=4)
 
 
 def test_torch_overview_is_refused_before_it_starts(monkeypatch):

@@ -147,7 +147,7 @@ def test_steps_running_max_is_max_of_tiles_seen():
 def test_overview_matches_naive_reduction(reduce, causal, n_q, n_k, bins):
     q, k, v = _qkv(4, n_q, n_k)
     ref = _naive_overview(_dense(q, k, v, causal).weights, bins, reduce)
-    got = attention_overview(q, k, bins=bins, reduce=reduce, causal=causal, backend="numpy")
+    got = attention_overview(q, k, bins=bins, reduce=reduce, causal=causal)
     assert got.shape == (bins, bins)
     assert np.abs(got - ref).max() <= 1e-12
 
@@ -167,7 +167,7 @@ def test_overview_panels_tiles_and_threads(monkeypatch, rows, tile, workers, red
     q, k, v = _qkv(5, 41, 23, batch=(2,))
     for causal in (False, True):
         ref = _naive_overview(_dense(q, k, v, causal).weights, 6, reduce)
-        got = attention_overview(q, k, bins=6, reduce=reduce, causal=causal, backend="numpy")
+        got = attention_overview(q, k, bins=6, reduce=reduce, causal=causal)
         assert np.abs(got - ref).max() <= 1e-12
 
 
@@ -196,7 +196,7 @@ def test_overview_rescales_when_later_scores_outgrow_the_first(monkeypatch, redu
     for causal in (False, True):
         ref = _naive_overview(_dense(q, k, None, causal).weights, 8, reduce)
         got = attention_overview(
-            q.astype(dtype), k.astype(dtype), bins=8, reduce=reduce, causal=causal, backend="numpy"
+            q.astype(dtype), k.astype(dtype), bins=8, reduce=reduce, causal=causal
         )
         tol = 1e-12 if dtype == np.float64 else 3e-5 * ref.max()
         assert np.abs(got - ref).max() <= tol
@@ -248,11 +248,11 @@ def test_overview_at_4096_matches_float64_pooling(content_4096, reduce, causal):
     float64 pooled weights (float32 inputs: within their rounding of the scores)."""
     q, k, refs = content_4096
     ref = refs[causal][reduce]
-    got = attention_overview(q, k, bins=64, reduce=reduce, causal=causal, backend="numpy")
+    got = attention_overview(q, k, bins=64, reduce=reduce, causal=causal)
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-300)
     q32, k32 = q.astype(np.float32), k.astype(np.float32)
     got32, lse32 = attention_overview(
-        q32, k32, bins=64, reduce=reduce, causal=causal, backend="numpy", return_lse=True
+        q32, k32, bins=64, reduce=reduce, causal=causal, return_lse=True
     )
     assert got32.dtype == lse32.dtype == np.float32
     assert np.abs(got32 - ref).max() <= 2e-5 * ref.max()
@@ -260,14 +260,14 @@ def test_overview_at_4096_matches_float64_pooling(content_4096, reduce, causal):
 
 def test_overview_mean_rows_carry_the_softmax_mass():
     q, k, _v = _qkv(6, 50, 50)
-    m = attention_overview(q, k, bins=7, causal=True, backend="numpy")
+    m = attention_overview(q, k, bins=7, causal=True)
     col_sizes = np.array([len(c) for c in np.array_split(np.arange(50), 7)])
     np.testing.assert_allclose(m @ col_sizes, 1.0)
 
 
 def test_overview_float32_stays_float32():
     q, k, v = _qkv(7, 64, 64, dtype=np.float32)
-    got = attention_overview(q, k, bins=8, backend="numpy")
+    got = attention_overview(q, k, bins=8)
     assert got.dtype == np.float32
     ref = _naive_overview(_dense(q.astype(float), k.astype(float)).weights, 8, "mean")
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-7)
@@ -280,7 +280,7 @@ def test_overview_never_holds_the_n_by_n_matrix(monkeypatch):
     q, k, v = _qkv(8, n, n, d=8)
     tracemalloc.start()
     try:
-        attention_overview(q, k, bins=16, causal=True, backend="numpy")
+        attention_overview(q, k, bins=16, causal=True)
         tiled_attention(q, k, v, block_q=64, block_k=64, causal=True)
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -327,11 +327,10 @@ q0, k0, v0 = _qkv(11, 6, 6)
         (lambda: tiled_attention(q0, k0, v0, block_q=2, block_k=2, causal=1), "causal"),
         (lambda: tiled_attention(q0, k0, v0, block_q=2, block_k=2, scale="yes"), "scale"),
         (lambda: next(tiled_attention_steps(q0, k0, v0, block_q=-1, block_k=2)), "block_q"),
-        (lambda: attention_overview(q0, k0, bins=7, backend="numpy"), "bins"),
-        (lambda: attention_overview(q0, k0, bins=0, backend="numpy"), "bins"),
+        (lambda: attention_overview(q0, k0, bins=7), "bins"),
+        (lambda: attention_overview(q0, k0, bins=0), "bins"),
         (lambda: attention_overview(q0, k0, bins=2, reduce="median"), "reduce"),
-        (lambda: attention_overview(q0, k0, bins=2, backend="gpu"), "backend"),
-        (lambda: attention_overview(q0[0], k0, bins=2, backend="numpy"), "dimensions"),
+        (lambda: attention_overview(q0[0], k0, bins=2), "dimensions"),
         (lambda: attention_block(q0, k0, [0, 1], slice(0, 2), lse=np.zeros(6)), "slice"),
         (lambda: attention_block(q0, k0, slice(4, 2), slice(0, 2), lse=np.zeros(6)), "nothing"),
         (lambda: attention_block(q0, k0, slice(0, 2), slice(0, 2), lse=np.zeros(5)), "lse"),
@@ -355,8 +354,8 @@ def _blas_threads():
 def test_overview_returns_the_row_lse_of_row_logsumexp():
     q, k, v = _qkv(12, 30, 26, batch=(2,))
     for causal in (False, True):
-        m, lse = attention_overview(q, k, bins=4, causal=causal, backend="numpy", return_lse=True)
-        assert np.array_equal(m, attention_overview(q, k, bins=4, causal=causal, backend="numpy"))
+        m, lse = attention_overview(q, k, bins=4, causal=causal, return_lse=True)
+        assert np.array_equal(m, attention_overview(q, k, bins=4, causal=causal))
         assert np.abs(lse - _lse(_dense(q, k, v, causal))).max() <= 1e-10
         assert np.abs(lse - row_logsumexp(q, k, causal=causal)).max() <= 1e-12
 
@@ -373,7 +372,7 @@ def test_progress_rises_to_one_on_the_calling_thread(monkeypatch, workers):
         seen.append(fraction)
         threads.add(threading.get_ident())
 
-    attention_overview(q, k, bins=10, causal=True, backend="numpy", progress=progress)
+    attention_overview(q, k, bins=10, causal=True, progress=progress)
     assert len(seen) > 3 and seen[-1] == 1.0
     assert all(0.0 <= a <= b <= 1.0 for a, b in zip(seen, seen[1:], strict=False))
     assert threads == {threading.get_ident()}
@@ -385,14 +384,14 @@ def test_cancel_before_the_start_and_bad_callbacks():
     flag.set()
     for cancel in (flag, lambda: True):
         with pytest.raises(Cancelled):
-            attention_overview(q, k, bins=5, backend="numpy", cancel=cancel)
+            attention_overview(q, k, bins=5, cancel=cancel)
     assert issubclass(Cancelled, Exception) and not issubclass(Cancelled, ValueError)
     with pytest.raises(ValueError, match="cancel"):
-        attention_overview(q, k, bins=5, backend="numpy", cancel=True)
+        attention_overview(q, k, bins=5, cancel=True)
     with pytest.raises(ValueError, match="progress"):
-        attention_overview(q, k, bins=5, backend="numpy", progress=0.5)
+        attention_overview(q, k, bins=5, progress=0.5)
     with pytest.raises(ValueError, match="return_lse"):
-        attention_overview(q, k, bins=5, backend="numpy", return_lse="yes")
+        attention_overview(q, k, bins=5, return_lse="yes")
 
 
 def test_cancel_stops_a_32k_overview_within_a_tile_per_thread():
@@ -410,7 +409,7 @@ def test_cancel_stops_a_32k_overview_within_a_tile_per_thread():
             flag.set()  # cancel once a twentieth is done
 
     with pytest.raises(Cancelled):
-        attention_overview(q, k, bins=256, backend="numpy", cancel=flag, progress=progress)
+        attention_overview(q, k, bins=256, cancel=flag, progress=progress)
     # At most one report per thread's last tile, and far from the end.
     assert len(after) <= 2 * _parallel.cores() + 1 and max(after, default=0.0) < 0.5, after
     assert _blas_threads() == before  # BLAS threads handed back
@@ -431,5 +430,5 @@ def test_a_failing_worker_raises_on_the_caller_and_restores_blas(monkeypatch):
     before = _blas_threads()
     q, k, _v = _qkv(16, 200, 200)
     with pytest.raises(MemoryError, match="panel 64"):
-        attention_overview(q, k, bins=10, backend="numpy")
+        attention_overview(q, k, bins=10)
     assert _blas_threads() == before

@@ -208,7 +208,11 @@ def test_reach_lines_are_straight_on_a_log_scale_with_the_chapters_factors():
     assert res.fits["attention"].factor == 1.0
     for kind in ("rnn", "lstm"):
         assert res.fits[kind].residual_rms < 0.1  # nats: a straight line
-        np.testing.assert_array_equal(res.curves[kind], gradient_reach(256, kind, seed=0))
+        # The same simulation, to the last bits but one: compute_reach's cache may hold the
+        # curves a panel's worker thread computed, and a thread's floating-point state (a
+        # library loaded on the main thread may flush denormals there) moves the last ulp.
+        np.testing.assert_allclose(res.curves[kind], gradient_reach(256, kind, seed=0),
+                                   rtol=1e-13, atol=0)
 
 
 def test_reach_export_has_one_row_per_distance(ws):

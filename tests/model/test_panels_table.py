@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from attnviz.model.document import Document
-from attnviz.model.panel_data import data_panels
+from attnviz.model.panel_data import DataArray, data_panels, panel_data
 from attnviz.model.panels import AREAS, PANELS, panel_ids, panel_spec
 from attnviz.model.workspace import Workspace
 
@@ -24,6 +24,32 @@ def test_every_row_is_one_panel_with_a_topic_and_a_resolver_that_exist():
     assert panel_ids()[:3] == ("editor", "controls", "heatmap")
     with pytest.raises(ValueError, match="unknown panel 'nope'; panels: editor, controls"):
         panel_spec("nope")
+
+
+def test_every_data_name_of_the_table_is_read_by_its_source():
+    # The table alone names the arrays (no registry filled by importing modules): each
+    # name reads an array through the row's own function: of the default workspace, or of
+    # the one its panel needs (projections for the heads' matrices, a slope for ALiBi); the
+    # layers panel's show a real model and say so in one line.
+    needs = {"x": {"attention.head": "projections"}, "alibi": {"positions.alibi_slope": 0.5}}
+    for name in ("w_q", "w_k", "w_v", "w_o"):
+        needs[name] = needs["x"]
+    for spec in PANELS:
+        assert bool(spec.data) == (spec.data_source is not None), spec.id
+        for name in spec.data:
+            ws = Workspace()
+            if spec.id == "layers":
+                with pytest.raises(ValueError, match="set attention.head=model"):
+                    panel_data(ws, spec.id, name)
+                continue
+            for path, value in needs.get(name, {}).items():
+                topic, _, field = path.partition(".")
+                ws.document[topic].update(**{field: value})
+            out = panel_data(ws, spec.id, name)
+            assert isinstance(out, DataArray) and out.values.size > 0, (spec.id, name)
+    ws = Workspace()
+    with pytest.raises(ValueError, match="has no data 'nope'; known: raw, scaled"):
+        panel_data(ws, "steps", "nope")
 
 
 def test_the_ui_panel_modules_are_the_tables_rows():

@@ -17,6 +17,7 @@ from attnviz.model.fields import StateError
 from attnviz.model.history import History
 from attnviz.model.panel_data import panel_data
 from attnviz.model.session import SessionError, read_session, save_session
+from attnviz.model.topics.memory import card_values_from_folder
 from attnviz.model.workspace import Workspace
 
 pytest.importorskip("transformers")
@@ -214,7 +215,7 @@ def test_layers_link_and_memory_card():
     assert link.values.shape == (6, 12) and link.rows[0] == "layer 0"
     assert link.values[2, 3] == pytest.approx(float(cap.layers[2].weights[3, 5, 8]))
     assert panel_data(ws, "layers", "layer_weights").values.shape == (12, 10, 10)
-    values = real_model.memory_card_values(minilm_path())
+    values = card_values_from_folder(minilm_path())
     assert (values["layers"], values["heads"], values["kv_heads"], values["head_dim"]) == (
         6, 12, 12, 32)
     assert values["params"] == 22_713_216 and values["weights_dtype"] == "fp32"

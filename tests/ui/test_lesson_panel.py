@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QApplication, QMenu
 from attnviz.model.lessons import LessonError, shipped_lessons
 from attnviz.model.workspace import Workspace
 from attnviz.ui import language
+from attnviz.ui.lesson_text import caption_html
 from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panels import panel_ids
 from attnviz.ui.panels.lesson import LessonPanel
-from attnviz.ui.presentation import caption_html
 
 
 @pytest.fixture(autouse=True)
@@ -119,12 +119,12 @@ def test_a_panel_of_its_own_for_an_export(qtbot):
 
 
 def test_a_broken_lesson_file_is_shown_not_raised(qtbot, monkeypatch):
-    from attnviz.ui import presentation
+    from attnviz.model import lesson_player
 
     def broken(_panels):
         raise LessonError("bad.json", 2, "unknown panel 'nope'")
 
-    monkeypatch.setattr(presentation, "shipped_lessons", broken)
+    monkeypatch.setattr(lesson_player, "shipped_lessons", broken)
     panel = LessonPanel(Workspace())
     qtbot.addWidget(panel)
     panel.show()  # the lessons are read when the dock is first shown

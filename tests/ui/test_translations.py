@@ -298,7 +298,7 @@ def test_the_saved_choice_is_checked_in_the_next_window(qtbot):
 
 
 def test_placeholders_fill_in_one_pass():
-    from attnviz.ui.language import fill
+    from attnviz.ui.widgets.placeholders import fill
 
     # A token that itself reads "%2" is shown, not filled again; %10 is not %1 then "0".
     assert fill("“%1” → “%2”", "%2", "rio") == "“%2” → “rio”"

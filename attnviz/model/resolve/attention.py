@@ -30,7 +30,7 @@ from attnviz.core.attention import AttentionResult, score_scale
 from attnviz.core.rope import apply_rope, rope_frequencies
 from attnviz.core.score_terms import PLAIN, ScoreTerms
 from attnviz.model.events import Signal
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
 from attnviz.model.resolve._row_blocks import DENSE_LIMIT, RowBlockAttention
 from attnviz.model.topics.attention import AttentionState
@@ -482,38 +482,25 @@ def _same(a, b) -> bool:
 
 
 # --- exported data (attnviz export --panel heatmap|steps|editor --matrix NAME) -----------
-def _heatmap_data(name: str):
-    def read(workspace) -> DataArray:
-        state, res = workspace.state, workspace.resolver.results
-        tokens = tuple(state.tokens)
-        if name in ("scores", "weights"):
-            return DataArray(res.matrix(name), tokens, tokens)
-        if name == "output":
-            d_v = res.attention.output.shape[1]
-            labels = state.value_labels if len(state.value_labels) == d_v else None
-            return DataArray(res.attention.output, tokens, labels)
-        arr = {"q": res.q, "k": res.k, "v": state.v}[name]
-        return DataArray(arr, tokens, None)
-
-    return read
-
-
-for _name in ("scores", "weights", "output", "q", "k", "v"):
-    provides("heatmap", _name)(_heatmap_data(_name))
-for _name in ("q", "k", "v"):
-    provides("editor", _name)(_heatmap_data(_name))
+# The names are the table's (attnviz.model.panels); these read them.
+def heatmap_data(workspace, name: str) -> DataArray:
+    """The heatmap's (and the editor's) array ``name``: scores, weights, output, q, k, v."""
+    state, res = workspace.state, workspace.resolver.results
+    tokens = tuple(state.tokens)
+    if name in ("scores", "weights"):
+        return DataArray(res.matrix(name), tokens, tokens)
+    if name == "output":
+        d_v = res.attention.output.shape[1]
+        labels = state.value_labels if len(state.value_labels) == d_v else None
+        return DataArray(res.attention.output, tokens, labels)
+    arr = {"q": res.q, "k": res.k, "v": state.v}[name]
+    return DataArray(arr, tokens, None)
 
 
-def _steps_data(name: str):
-    def read(workspace) -> DataArray:
-        steps = workspace.resolver.results.steps
-        values = {"raw": steps.raw, "scaled": steps.scaled, "weights": steps.weights}
-        if name == "output":
-            return DataArray(steps.output[None, :], (steps.token,), None)
-        return DataArray(values[name][None, :], (steps.token,), tuple(workspace.state.tokens))
-
-    return read
-
-
-for _name in ("raw", "scaled", "weights", "output"):
-    provides("steps", _name)(_steps_data(_name))
+def steps_data(workspace, name: str) -> DataArray:
+    """The steps panel's row ``name`` of the query shown: raw, scaled, weights, output."""
+    steps = workspace.resolver.results.steps
+    values = {"raw": steps.raw, "scaled": steps.scaled, "weights": steps.weights}
+    if name == "output":
+        return DataArray(steps.output[None, :], (steps.token,), None)
+    return DataArray(values[name][None, :], (steps.token,), tuple(workspace.state.tokens))

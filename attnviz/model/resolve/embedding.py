@@ -23,7 +23,7 @@ from attnviz.core.embedding import (
     zipf_probabilities,
     zipf_tokens,
 )
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 
 #: The fields the sampled batch depends on, in the order :func:`compute_embedding` takes them.
@@ -108,13 +108,16 @@ def _rows(n: int) -> tuple[str, ...]:
     return tuple(str(i) for i in range(n))
 
 
-@provides("embedding", "counts")
 def _counts(workspace) -> DataArray:
     res = workspace.resolver_for("embedding").results
     return DataArray(res.counts, _rows(res.vocab_size), ("count",))
 
 
-@provides("embedding", "row_norms")
 def _row_norms(workspace) -> DataArray:
     res = workspace.resolver_for("embedding").results
     return DataArray(res.row_norms, _rows(res.vocab_size), ("row_norm",))
+
+
+def embedding_data(workspace, name: str) -> DataArray:
+    """The embedding panel's array ``name``: counts, row_norms."""
+    return {"counts": _counts, "row_norms": _row_norms}[name](workspace)

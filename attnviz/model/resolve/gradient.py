@@ -32,7 +32,7 @@ from attnviz.core.attention import (
 )
 from attnviz.core.heads import HEAD_KINDS, generate_head
 from attnviz.core.score_terms import PLAIN, ScoreTerms
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.attention import (
     ROPE_KEYS,
     mask_from_key,
@@ -480,7 +480,6 @@ def _value_labels(workspace, d_v: int) -> tuple[str, ...] | None:
     return tuple(labels) if len(labels) == d_v else None
 
 
-@provides("gradient", "jacobian")
 def _jacobian(workspace) -> DataArray:
     res = workspace.resolver_for("gradient").results
     jac = res.jacobian if res.jacobian is not None else softmax_jacobian(res.row)
@@ -488,7 +487,6 @@ def _jacobian(workspace) -> DataArray:
     return DataArray(jac, tokens, tokens)
 
 
-@provides("gradient", "dscores")
 def _dscores(workspace) -> DataArray:
     tokens = tuple(workspace.state.tokens)
     return DataArray(_chain(workspace).dscores, tokens, tokens)
@@ -501,8 +499,6 @@ def _qk_gradient(name: str):
     return read
 
 
-provides("gradient", "dq")(_qk_gradient("dq"))
-provides("gradient", "dk")(_qk_gradient("dk"))
 
 
 def _v_gradient(name: str):
@@ -513,5 +509,10 @@ def _v_gradient(name: str):
     return read
 
 
-provides("gradient", "dv")(_v_gradient("dv"))
-provides("gradient", "d_output")(_v_gradient("d_output"))
+def gradient_data(workspace, name: str) -> DataArray:
+    """The gradient panel's array ``name`` (the table's names, attnviz.model.panels)."""
+    if name in ("dq", "dk"):
+        return _qk_gradient(name)(workspace)
+    if name in ("dv", "d_output"):
+        return _v_gradient(name)(workspace)
+    return {"jacobian": _jacobian, "dscores": _dscores}[name](workspace)

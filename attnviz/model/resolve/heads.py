@@ -38,7 +38,7 @@ from attnviz.core.hf_capture import LONG_TOKENS
 from attnviz.core.multihead import FlopCount, attention_flops, kv_groups
 from attnviz.core.score_terms import ScoreTerms
 from attnviz.model import real_model
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.attention import ROPE_KEYS, build_mask, rope_frequencies_for, rotate
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.topics.attention import MATS, AttentionState
@@ -295,10 +295,6 @@ def _matrix_data(name: str):
     return read
 
 
-for _name in MATS:
-    provides("heads", _name)(_matrix_data(_name))
-
-
 def _checked(res: HeadsResults, arr):
     if arr is None:
         if res.model and res.too_large is None:
@@ -308,13 +304,11 @@ def _checked(res: HeadsResults, arr):
     return arr
 
 
-@provides("heads", "weights")
 def _weights(workspace) -> DataArray:
     res = workspace.resolver_for("heads").results
     return DataArray(_checked(res, res.weights))
 
 
-@provides("heads", "output")
 def _output(workspace) -> DataArray:
     res = workspace.resolver_for("heads").results
     out = _checked(res, res.output)
@@ -330,7 +324,6 @@ def _capture(workspace):
     return cap
 
 
-@provides("layers", "weights")
 def _model_weights(workspace) -> DataArray:
     """The model's own weights of the head shown (n × n), as transformers returns them."""
     cap, s = _capture(workspace), workspace.state
@@ -351,14 +344,12 @@ def _kept_weights(cap, layer: int) -> np.ndarray:
     return lc.weights
 
 
-@provides("layers", "layer_weights")
 def _layer_weights(workspace) -> DataArray:
     """Every head of the layer shown, (h, n, n), the model's own weights."""
     cap, s = _capture(workspace), workspace.state
     return DataArray(_kept_weights(cap, s.layer).astype(np.float64))
 
 
-@provides("layers", "link")
 def _link(workspace) -> DataArray:
     """A[query → key] of the selected cell for every layer (rows) and head (columns)."""
     from attnviz.model.real_model import link_strength
@@ -370,3 +361,18 @@ def _link(workspace) -> DataArray:
     a = link_strength(cap, query, key)
     return DataArray(a, tuple(f"layer {i}" for i in range(a.shape[0])),
                      tuple(f"head {j}" for j in range(a.shape[1])))
+
+
+def heads_data(workspace, name: str) -> DataArray:
+    """The heads panel's array ``name``: the projections (x, w_q, w_k, w_v, w_o), the
+    heads' weights and the layer output."""
+    if name in MATS:
+        return _matrix_data(name)(workspace)
+    return {"weights": _weights, "output": _output}[name](workspace)
+
+
+def layers_data(workspace, name: str) -> DataArray:
+    """The layers panel's array ``name`` of a real model: weights, layer_weights, link."""
+    return {"weights": _model_weights, "layer_weights": _layer_weights, "link": _link}[name](
+        workspace
+    )

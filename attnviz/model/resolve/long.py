@@ -26,7 +26,7 @@ from attnviz.core import memory_guard
 from attnviz.core.backends import get_backend
 from attnviz.core.cell_timing import cell_seconds
 from attnviz.core.work import Cancelled, split_starts
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
 from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, tiles_demo
@@ -375,14 +375,12 @@ class LongResolver(LazyResolver):
 RESOLVER = LongResolver
 
 
-@provides("overview", "overview")
 def _overview_data(workspace) -> DataArray:
     ov = workspace.resolver_for("long").overview_now()
     labels = group_labels(ov.q.shape[0], ov.map.shape[0])
     return DataArray(ov.map, labels, labels)
 
 
-@provides("overview", "block")
 def _block_data(workspace) -> DataArray:
     resolver = workspace.resolver_for("long")
     r0, r1, c0, c1 = resolver.results.window
@@ -398,11 +396,16 @@ def _block_data(workspace) -> DataArray:
     )
 
 
-@provides("overview", "q")
 def _q_data(workspace) -> DataArray:
     return DataArray(workspace.resolver_for("long").overview_now().q)
 
 
-@provides("overview", "k")
 def _k_data(workspace) -> DataArray:
     return DataArray(workspace.resolver_for("long").overview_now().k)
+
+
+def overview_data(workspace, name: str) -> DataArray:
+    """The overview's array ``name``: the map, the zoomed block, q, k."""
+    return {"overview": _overview_data, "block": _block_data, "q": _q_data, "k": _k_data}[name](
+        workspace
+    )

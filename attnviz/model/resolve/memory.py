@@ -28,7 +28,7 @@ from attnviz.core.kvcache import (
     tiled_score_bytes,
     weights_bytes,
 )
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 
 #: Bytes in one GB as GPU makers count them.
@@ -174,8 +174,9 @@ RESOLVER = MemoryResolver
 VARIANT_COLUMNS = ("kv_bytes_per_token", "kv_cache_bytes")
 
 
-@provides("memory", "variants")
-def _variants(workspace) -> DataArray:
+def memory_data(workspace, name: str) -> DataArray:
+    """The memory panel's one array, ``variants``: each design's KV bytes per token and
+    cache bytes."""
     variants = workspace.resolver_for("memory").results.report["variants"]
     values = np.array(
         [[float(v["kv_bytes_per_token"]), float(v["kv_cache_bytes"])] for v in variants]

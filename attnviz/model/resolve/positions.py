@@ -28,7 +28,7 @@ from attnviz.core.rope import (
     rotation_angles,
     scaling_regions,
 )
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.topics.positions import scaling_dict
 
@@ -108,13 +108,11 @@ class PositionsResolver(LazyResolver):
 RESOLVER = PositionsResolver
 
 
-@provides("positions", "frequencies")
 def _frequencies(workspace) -> DataArray:
     inv = workspace.resolver_for("positions").results.inv_freq
     return DataArray(inv, tuple(f"pair {i}" for i in range(inv.size)), ("theta",))
 
 
-@provides("positions", "alibi")
 def _alibi(workspace) -> DataArray:
     res = workspace.resolver_for("positions").results
     if res.alibi is None:
@@ -124,8 +122,12 @@ def _alibi(workspace) -> DataArray:
                      tuple(str(int(d)) for d in res.distances))
 
 
-@provides("positions", "relative")
 def _relative(workspace) -> DataArray:
     m = workspace.resolver_for("positions").results.relative_matrix
     labels = tuple(str(i) for i in range(m.shape[0]))
     return DataArray(m, labels, labels)
+
+
+def positions_data(workspace, name: str) -> DataArray:
+    """The positions panel's array ``name``: frequencies, alibi, relative."""
+    return {"frequencies": _frequencies, "alibi": _alibi, "relative": _relative}[name](workspace)

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from attnviz.core.recurrence import DecayFit, fit_decay, gradient_reach
-from attnviz.model.panel_data import DataArray, provides
+from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 
 KINDS = ("rnn", "lstm", "attention")
@@ -83,7 +83,7 @@ class ReachResolver(LazyResolver):
 RESOLVER = ReachResolver
 
 
-@provides("reach", "reach")
-def _reach(workspace) -> DataArray:
+def reach_data(workspace, name: str) -> DataArray:
+    """The reach panel's one array, ``reach``: each position's reach by kind."""
     res = workspace.resolver_for("reach").results
     return DataArray(res.table(), tuple(str(t) for t in range(res.length)), KINDS)

@@ -17,6 +17,8 @@ window (``sliding_window``), unknown parameter count (``params``).
 
 from __future__ import annotations
 
+from attnviz.core.hf_capture import inspect_folder
+from attnviz.core.hf_config import card_from_hf_config
 from attnviz.core.kvcache import (
     CARD_LIMITS,
     DTYPE_BYTES,
@@ -203,3 +205,18 @@ def _follow_dependents(new: dict, old: dict, given: set[str]) -> None:
         new["sliding_layers"] = min(new["sliding_layers"], new["attention_layers"])
     if "kv_lora_rank" in given and not new["kv_lora_rank"] and "rope_head_dim" not in given:
         new["rope_head_dim"] = 0
+
+
+def card_values_from_folder(path: str) -> dict:
+    """Fields of the memory topic for the model in ``path`` (its config, counted weights)."""
+    info = inspect_folder(path, free_bytes=None)
+    card = card_from_hf_config(info.config, info.name, origin=f"{info.name}/config.json")
+    values = card_values(card)
+    values["params"] = float(card.params or info.params)
+    values["model"] = CUSTOM
+    floats = [d for d in info.dtypes if d.startswith(("F", "BF"))]
+    dtype = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}.get(floats[0] if len(
+        floats) == 1 else "")
+    if dtype is not None:
+        values["weights_dtype"] = dtype
+    return values

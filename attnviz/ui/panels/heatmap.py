@@ -24,12 +24,12 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from attnviz.model.resolve import Resolver, Results
 from attnviz.model.topics.attention import AttentionState
-from attnviz.ui.language import fill
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.heatmap_view import ENTROPY_COL, HeatmapView
 from attnviz.ui.widgets.numbers import fmt, fmt_g
+from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.state_panel import StatePanel
 
 _C = "HeatmapPanel"

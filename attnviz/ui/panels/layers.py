@@ -25,13 +25,13 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.real_model import STORE, display_tokens, kv_head, layer_maps, link_strength
-from attnviz.ui.language import fill
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panels.heatmap import colormap_for
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.layer_grid import LayerGrid
 from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
 register_labels(

@@ -3,7 +3,7 @@
 Picking a lesson plays its first step (one undo step: the document is set to the step's
 scene, the step's panels come to the front and the heatmap highlights what the caption
 talks about). F5 presents the same lesson full screen (:mod:`attnviz.ui.presentation`).
-The panel follows the window's :class:`~attnviz.ui.presentation.LessonPlayer`, which
+The panel follows the window's :class:`~attnviz.model.lesson_player.LessonPlayer`, which
 outlives the panel when the window rebuilds itself in another language.
 """
 
@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from attnviz.model.lesson_player import LessonPlayer
 from attnviz.model.lessons import LessonError
 from attnviz.ui import language
-from attnviz.ui.presentation import LessonPlayer, caption_html
+from attnviz.ui.lesson_text import caption_html, lesson_step_label
+from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.state_panel import StatePanel
 
 #: Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and
@@ -44,7 +46,9 @@ class LessonPanel(StatePanel):
     def __init__(self, workspace, player: LessonPlayer | None = None, parent=None) -> None:
         super().__init__(workspace.state, workspace.resolver, parent)
         self.workspace = workspace
-        self.player = player if player is not None else LessonPlayer(workspace, parent=self)
+        if player is None:
+            player = LessonPlayer(workspace, label=lesson_step_label)
+        self.player = player
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         intro = QLabel(
@@ -98,8 +102,8 @@ class LessonPanel(StatePanel):
         layout.addLayout(row)
         layout.addStretch(1)
         self._finish(layout, scroll=True)
-        self.player.sigStepChanged.connect(self._on_step)
-        self.player.sigFailed.connect(self.show_error)
+        bind(self, self.player.sigStepChanged, self._on_step)
+        bind(self, self.player.sigFailed, self.show_error)
         # Reading the lessons takes a quarter of a second: not at start-up, when the dock
         # is a tab behind the editor, but when it is first shown or a lesson is played.
         self._filled = False

@@ -17,7 +17,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
-from attnviz.ui.language import fill
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import (
@@ -29,6 +28,7 @@ from attnviz.ui.widgets.numbers import (
     fmt_vector,
     shown_decimals,
 )
+from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.state_panel import StatePanel, blocked, scaled_font
 from attnviz.ui.widgets.steps_table import StepsTable
 

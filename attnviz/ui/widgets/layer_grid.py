@@ -15,11 +15,11 @@ from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSize, Qt,
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from attnviz.ui.language import fill
 from attnviz.ui.theme import LIGHT, Theme
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.head_grid import paint_unit_bar, rgb_image
 from attnviz.ui.widgets.numbers import fmt, shown_decimals
+from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import line_width
 
 #: Largest tile image side in cells: 448 tiles of 64² stay a few megabytes.
