@@ -82,7 +82,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="with --list-fields: the fields as a JSON array")
     p.add_argument("--panel", default="heatmap", metavar="PANEL",
-                   help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lesson')} "
+                   help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lessons')} "
                         "(default heatmap)")
     p.add_argument(
         "--matrix",

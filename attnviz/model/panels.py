@@ -69,7 +69,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("overview", 80, "right", "long", "long", 3,
               data=("overview", "block", "q", "k"), data_source="long:overview_data"),
     PanelSpec("tiles", 82, "right", "long", "long", 3),
-    PanelSpec("lesson", 90, "left", "attention"),
+    PanelSpec("lessons", 90, "left", "attention"),
 )
 _BY_ID = {spec.id: spec for spec in PANELS}
 

@@ -162,11 +162,11 @@ class MainWindow(WindowLayout, QMainWindow):
     # --- lessons and languages ---------------------------------------------------------
     def show_lessons(self) -> None:
         """Help → Lessons: bring the lessons dock forward with its list."""
-        dock = self.docks.get("lesson")
+        dock = self.docks.get("lessons")
         if dock is not None:
             dock.show()
             dock.raise_()
-            self.panels["lesson"].list.setFocus()
+            self.panels["lessons"].list.setFocus()
 
     def _on_lesson_step(self, lesson, index: int, *, raise_docks: bool = True) -> None:
         """Bring the step's panels to the front and spotlight what its caption is about."""

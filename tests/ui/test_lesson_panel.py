@@ -17,7 +17,7 @@ from attnviz.ui import language
 from attnviz.ui.lesson_text import caption_html
 from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panels import panel_ids
-from attnviz.ui.panels.lesson import LessonPanel
+from attnviz.ui.panels.lessons import LessonPanel
 
 
 @pytest.fixture(autouse=True)
@@ -46,9 +46,9 @@ def _click(panel: LessonPanel, lesson_id: str) -> None:
 
 
 def test_the_list_holds_every_lesson_in_the_documents_order(window):
-    panel = window.panels["lesson"]
-    assert window.docks["lesson"].objectName() == "dock-lesson"
-    assert window.dockWidgetArea(window.docks["lesson"]) == Qt.DockWidgetArea.LeftDockWidgetArea
+    panel = window.panels["lessons"]
+    assert window.docks["lessons"].objectName() == "dock-lessons"
+    assert window.dockWidgetArea(window.docks["lessons"]) == Qt.DockWidgetArea.LeftDockWidgetArea
     assert panel.lesson_ids() == [x.id for x in shipped_lessons(panel_ids())]
     assert panel.list.item(0).text() == "Why divide by √d_k"
     assert panel.list.item(0).toolTip().startswith("6 steps · 000")
@@ -56,8 +56,8 @@ def test_the_list_holds_every_lesson_in_the_documents_order(window):
 
 
 def test_picking_a_lesson_plays_its_first_step(window):
-    panel = window.panels["lesson"]
-    window.docks["lesson"].raise_()
+    panel = window.panels["lessons"]
+    window.docks["lessons"].raise_()
     count = window.undo.stack.count()
     _click(panel, "sqrt-dk")
     lesson = window.lessons.lesson
@@ -76,7 +76,7 @@ def test_picking_a_lesson_plays_its_first_step(window):
 
 
 def test_back_and_next_step_through_and_bring_the_panels_forward(window, qtbot):
-    panel = window.panels["lesson"]
+    panel = window.panels["lessons"]
     window.lessons.open("kv-cache")
     assert window.docks["memory"].isVisible()  # the KV-cache tab came to the front
     window.lessons.open("backward")
@@ -97,12 +97,12 @@ def test_help_lessons_brings_the_dock_forward(window, qtbot):
     qtbot.wait(20)
     window.findChild(QAction, "action_lessons").trigger()
     qtbot.wait(20)
-    assert window.docks["lesson"].isVisible()
+    assert window.docks["lessons"].isVisible()
     assert window.findChild(QMenu, "menu_help").actions()[0].objectName() == "action_lessons"
 
 
 def test_the_present_button_starts_presentation_mode(window):
-    panel = window.panels["lesson"]
+    panel = window.panels["lessons"]
     window.lessons.open("blog", 2)
     assert panel.present.isVisible()
     QTest.mouseClick(panel.present, Qt.MouseButton.LeftButton)
@@ -152,7 +152,7 @@ def test_the_language_switches_live_and_lessons_follow(window, qtbot):
         # Only Portuguese texts that need more room may move a splitter, a little.
         assert max(abs(a - b) for a, b in zip(g1, g2, strict=True)) <= 40
     assert window.lessons.lesson.id == "hand-worked" and window.lessons.index == 4
-    panel = window.panels["lesson"]
+    panel = window.panels["lessons"]
     assert "[0,85; 0,15]" in panel.caption.text()  # the lesson's own Portuguese
     assert panel.position.text() != "" and window.panels["steps"].step_texts()[2][0] != ""
     assert "," in window.panels["heatmap"].view.cell_texts()[1][0]  # 0,85: a decimal comma
@@ -161,7 +161,7 @@ def test_the_language_switches_live_and_lessons_follow(window, qtbot):
     assert window.state.d_k == 2
     window.findChild(QAction, "action_language_en").trigger()
     qtbot.waitUntil(lambda: window.findChild(QMenu, "menu_file").title() == "&File")
-    assert "[0.85, 0.15]" in window.panels["lesson"].caption.text()
+    assert "[0.85, 0.15]" in window.panels["lessons"].caption.text()
 
 
 def test_a_language_switch_while_presenting_rebuilds_the_stage(window, qtbot):
@@ -178,7 +178,7 @@ def test_a_language_switch_while_presenting_rebuilds_the_stage(window, qtbot):
 
 def test_soak_lessons_in_the_window(window, qtbot):
     rng = random.Random(1414)
-    panel = window.panels["lesson"]
+    panel = window.panels["lessons"]
     ids = panel.lesson_ids()
     for i in range(40):
         action = rng.randrange(6)

@@ -210,7 +210,7 @@ def test_the_pointer_spotlights_a_cell_a_row_or_a_column(window, qtbot):
 
 def test_help_lessons_and_the_screens_menu(window):
     window.findChild(QAction, "action_lessons").trigger()
-    assert window.panels["lesson"].list.hasFocus() or window.docks["lesson"].isVisible()
+    assert window.panels["lessons"].list.hasFocus() or window.docks["lessons"].isVisible()
     screens = window.findChild(QMenu, "menu_present_on")
     screens.aboutToShow.emit()
     assert len(screens.actions()) == len(QApplication.screens())

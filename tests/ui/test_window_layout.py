@@ -74,9 +74,9 @@ def test_every_q_k_v_column_of_a_small_head_shows_without_scrolling(hall, preset
 
 def test_all_twelve_lessons_are_listed_without_scrolling(hall):
     w = hall()
-    w.docks["lesson"].raise_()
+    w.docks["lessons"].raise_()
     _settle()
-    lessons = w.panels["lesson"].list
+    lessons = w.panels["lessons"].list
     assert lessons.count() == 12
     assert lessons.verticalScrollBar().maximum() == 0
     room = lessons.viewport().rect()

@@ -35,7 +35,7 @@ LIST_ROWS = 16
 class LessonPanel(StatePanel):
     """Guided lessons: pick one, read each step's caption, step back and forth."""
 
-    PANEL_ID = "lesson"
+    PANEL_ID = "lessons"
     TITLE = QT_TRANSLATE_NOOP("LessonPanel", "Lessons")
 
     @classmethod
