@@ -23,7 +23,10 @@ def test_every_row_is_one_panel_with_a_topic_and_a_resolver_that_exist():
     assert set(data_panels()) <= set(ids)  # every --matrix owner is a panel
     assert panel_ids()[:3] == ("editor", "controls", "heatmap")
     # The 14 ids are a contract (DESIGN.md, wave 3): scripts say --panel ID and dock-ID.
-    assert set(panel_ids()) == set(["editor", "controls", "heatmap", "steps", "gradient", "positions", "memory", "reach", "embedding", "heads", "overview", "tiles", "layers", "lessons"])
+    assert set(panel_ids()) == {
+        "editor", "controls", "heatmap", "steps", "gradient", "positions", "memory", "reach",
+        "embedding", "heads", "overview", "tiles", "layers", "lessons",
+    }
     with pytest.raises(ValueError, match="unknown panel 'nope'; panels: editor, controls"):
         panel_spec("nope")
 
