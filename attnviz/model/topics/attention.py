@@ -239,66 +239,16 @@ class AttentionState(Topic):
 
     # --- dependent fields --------------------------------------------------------------
     def _follow(self, new: dict, old: dict, given: set[str]) -> None:
-        arrays_given = set(ARRAYS) & given
-        if "q" in given and "d_k" not in given:
-            new["d_k"] = new["q"].shape[1]
-        if arrays_given and "head" not in given and new["head"] != "manual":
-            new["head"] = "manual"  # typed vectors no longer come from the head
-        if new["head"] == "model" and "head" not in given and given & DETACH_KEYS and not (
-            given & MODEL_KEYS
-        ):
-            new["head"] = "manual"  # tokens or d_k typed by hand: a what-if off the model
-        if new["head"] == "model" and "head_index" in given and "model_head" not in given:
-            new["model_head"] = new["head_index"]  # a click in the heads panel's grid
+        # One strategy per head mode fills Q, K, V (the model's capture, projections of x,
+        # a synthetic head, typed vectors); what hangs on the sentence's length follows.
+        arrays_given = bool(set(ARRAYS) & given)
+        _follow_mode(new, given, arrays_given)
         if new["head"] == "model":
-            _follow_model(new, old, given, bool(arrays_given))
-        n = len(new["tokens"])
+            _follow_model(new, old, given, arrays_given)
         _follow_layout(new, old, given)
-        if new["head"] == "model":
-            pass  # Q, K, V came from the captured sentence above
-        elif new["head"] == "projections":
-            _follow_projections(new, old, given)
-        elif new["head"] != "manual":
-            regen = {"tokens", "head", "seed", "d_k"} & given and not arrays_given
-            if regen:
-                _check_head_inputs(new)
-                try:
-                    h = generate_head(
-                        new["head"], n, new["d_k"], seed=new["seed"], tokens=list(new["tokens"])
-                    )
-                except ValueError as exc:
-                    raise StateError(str(exc)) from exc
-                for name in ARRAYS:
-                    arr = getattr(h, name)
-                    arr.flags.writeable = False
-                    new[name] = arr
-        else:
-            for name in ARRAYS:
-                if name in given:
-                    continue
-                arr = new[name]
-                cols = new["d_k"] if name != "v" else arr.shape[1]
-                if arr.shape != (n, cols):
-                    new[name] = _resize(arr, n, cols)
-        if len(new["padding"]) != n and "padding" not in given:
-            new["padding"] = (new["padding"] + (True,) * n)[:n]
-        if len(new["segments"]) != n and "segments" not in given:
-            last = new["segments"][-1] if new["segments"] else 0
-            new["segments"] = (new["segments"] + (last,) * n)[:n]
-        if new["selected_query"] >= n and "selected_query" not in given:
-            new["selected_query"] = n - 1
-        cell = new["selected_cell"]
-        if cell is not None and "selected_cell" not in given and max(cell) >= n:
-            new["selected_cell"] = None
-        d_o = new["d_output"]
-        if d_o is not None and "d_output" not in given and d_o.shape != new["v"].shape:
-            # The preset's gradient no longer fits the sentence: fall back to one component.
-            new["d_output"] = None
-            if new["grad_source"] == "preset" and "grad_source" not in given:
-                new["grad_source"] = "onehot"
-        d_v = new["v"].shape[1]
-        if new["grad_dim"] >= d_v and "grad_dim" not in given:
-            new["grad_dim"] = d_v - 1
+        _ARRAYS_BY_MODE.get(new["head"], _synthetic_arrays)(new, old, given, arrays_given)
+        _follow_length(new, given)
+        _follow_gradient(new, given)
 
     def _check(self, v: dict, old: dict) -> None:
         n = len(v["tokens"])
@@ -525,3 +475,87 @@ def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> 
         new["head_index"] = new["model_head"]
         if cap.hidden_size <= MAX_D_MODEL and "d_model" not in given:
             new["d_model"] = cap.hidden_size
+
+
+# --- the attention topic's dependent fields, by concern (AttentionState._follow) -----------
+def _follow_mode(new: dict, given: set[str], arrays_given: bool) -> None:
+    """The head mode an edit implies when it does not set one itself."""
+    if "q" in given and "d_k" not in given:
+        new["d_k"] = new["q"].shape[1]
+    if arrays_given and "head" not in given and new["head"] != "manual":
+        new["head"] = "manual"  # typed vectors no longer come from the head
+    if new["head"] != "model":
+        return
+    if "head" not in given and given & DETACH_KEYS and not given & MODEL_KEYS:
+        new["head"] = "manual"  # tokens or d_k typed by hand: a what-if off the model
+    elif "head_index" in given and "model_head" not in given:
+        new["model_head"] = new["head_index"]  # a click in the heads panel's grid
+
+
+def _model_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
+    """A real model's head: Q, K, V came from the captured sentence (_follow_model)."""
+
+
+def _projected_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
+    """Q, K, V as x·W of the projections."""
+    _follow_projections(new, old, given)
+
+
+def _synthetic_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
+    """A generated head (random, positional, …): made again when its inputs change."""
+    if not {"tokens", "head", "seed", "d_k"} & given or arrays_given:
+        return
+    _check_head_inputs(new)
+    try:
+        h = generate_head(new["head"], len(new["tokens"]), new["d_k"], seed=new["seed"],
+                          tokens=list(new["tokens"]))
+    except ValueError as exc:
+        raise StateError(str(exc)) from exc
+    for name in ARRAYS:
+        arr = getattr(h, name)
+        arr.flags.writeable = False
+        new[name] = arr
+
+
+def _typed_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
+    """Vectors typed by hand: kept, cut or padded to the sentence's length and d_k."""
+    n = len(new["tokens"])
+    for name in ARRAYS:
+        if name in given:
+            continue
+        arr = new[name]
+        cols = new["d_k"] if name != "v" else arr.shape[1]
+        if arr.shape != (n, cols):
+            new[name] = _resize(arr, n, cols)
+
+
+_ARRAYS_BY_MODE = {"model": _model_arrays, "projections": _projected_arrays,
+                   "manual": _typed_arrays}
+
+
+def _follow_length(new: dict, given: set[str]) -> None:
+    """Per-token flags and the selection follow the sentence's length."""
+    n = len(new["tokens"])
+    if len(new["padding"]) != n and "padding" not in given:
+        new["padding"] = (new["padding"] + (True,) * n)[:n]
+    if len(new["segments"]) != n and "segments" not in given:
+        last = new["segments"][-1] if new["segments"] else 0
+        new["segments"] = (new["segments"] + (last,) * n)[:n]
+    if new["selected_query"] >= n and "selected_query" not in given:
+        new["selected_query"] = n - 1
+    cell = new["selected_cell"]
+    if cell is not None and "selected_cell" not in given and max(cell) >= n:
+        new["selected_cell"] = None
+
+
+def _follow_gradient(new: dict, given: set[str]) -> None:
+    """The gradient's source follows V's shape."""
+    d_o = new["d_output"]
+    if d_o is not None and "d_output" not in given and d_o.shape != new["v"].shape:
+        # The preset's gradient no longer fits the sentence: fall back to one component.
+        new["d_output"] = None
+        if new["grad_source"] == "preset" and "grad_source" not in given:
+            new["grad_source"] = "onehot"
+    d_v = new["v"].shape[1]
+    if new["grad_dim"] >= d_v and "grad_dim" not in given:
+        new["grad_dim"] = d_v - 1
