@@ -35,7 +35,7 @@ def _blas() -> dict:
     except ImportError:
         pass
     else:
-        import numpy  # noqa: F401  (load numpy's BLAS so threadpoolctl can see it)
+        import numpy  # load numpy's BLAS so threadpoolctl can see it
 
         pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
         if pools:

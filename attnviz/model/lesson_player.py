@@ -38,8 +38,8 @@ class LessonPlayer:
         A step could not be played (the document is left as it was).
     """
 
-    sigStepChanged = Signal(object, int)  # noqa: N815 (the UI's signal naming)
-    sigFailed = Signal(str)  # noqa: N815
+    sigStepChanged = Signal(object, int)  # the UI's signal naming
+    sigFailed = Signal(str)
 
     def __init__(self, workspace, undo=None, label=None) -> None:
         self.workspace = workspace

@@ -25,7 +25,7 @@ import numpy as np
 
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
-from attnviz.model.quotes import (  # noqa: F401 (the lesson API names them too)
+from attnviz.model.quotes import (  # the lesson API names them too
     DERIVED,
     OPS,
     parse_number,

@@ -120,7 +120,7 @@ def check_resources() -> None:
     card once, bounded; :class:`~attnviz.paths.ResourceError` names the first that cannot
     be read. The window calls it before it opens: a broken installation is one line then,
     not an error at every panel that shows a preset."""
-    from attnviz.core.kvcache import model_cards  # noqa: PLC0415 (only the window asks)
+    from attnviz.core.kvcache import model_cards  # only the window asks
 
     folder = resource("presets")
     for path in sorted(folder.glob("*.json")) + sorted(folder.glob("*/*.json")):

@@ -79,9 +79,9 @@ class ModelController(QObject):
         A sentence was captured and shown (the :class:`~attnviz.core.hf_capture.Capture`).
     """
 
-    sigBusy = Signal(bool)  # noqa: N815 (Qt naming)
-    sigFailed = Signal(str)  # noqa: N815 (Qt naming)
-    sigCaptured = Signal(object)  # noqa: N815 (Qt naming)
+    sigBusy = Signal(bool)  # Qt naming
+    sigFailed = Signal(str)  # Qt naming
+    sigCaptured = Signal(object)  # Qt naming
 
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)

@@ -305,7 +305,7 @@ class Presenter(QObject):
     sigActiveChanged(bool)
     """
 
-    sigActiveChanged = Signal(bool)  # noqa: N815 (Qt naming)
+    sigActiveChanged = Signal(bool)  # Qt naming
 
     def __init__(self, window, player) -> None:
         super().__init__(window)

@@ -67,8 +67,8 @@ class SessionController(QObject):
         Returns the layout name stored in a saved session (the window sets it).
     """
 
-    sigPathChanged = Signal(object)  # noqa: N815 (Qt naming): Path or None
-    sigLayoutLoaded = Signal(str)  # noqa: N815 (Qt naming): layout name of an opened file
+    sigPathChanged = Signal(object)  # (Qt naming): Path or None
+    sigLayoutLoaded = Signal(str)  # (Qt naming): layout name of an opened file
 
     def __init__(self, window, document, undo: UndoController) -> None:
         super().__init__(window)

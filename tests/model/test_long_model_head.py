@@ -12,7 +12,7 @@ from attnviz.model.resolve import long as long_model
 from attnviz.model.workspace import Workspace
 
 pytest.importorskip("transformers")
-from tests.core.test_hf_capture import SENTENCE, make_tiny_decoder, oracle_attentions  # noqa: E402
+from tests.core.test_hf_capture import SENTENCE, make_tiny_decoder, oracle_attentions
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,7 @@ from attnviz.model.topics.memory import card_values_from_folder
 from attnviz.model.workspace import Workspace
 
 pytest.importorskip("transformers")
-from tests.core.test_hf_capture import (  # noqa: E402
+from tests.core.test_hf_capture import (
     SENTENCE,
     make_tiny_decoder,
     minilm_path,

@@ -11,9 +11,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 pytest.importorskip("transformers")
-from attnviz.model.real_model import STORE  # noqa: E402
-from attnviz.ui.main_window import MainWindow  # noqa: E402
-from tests.core.test_hf_capture import SENTENCE, minilm_path  # noqa: E402
+from attnviz.model.real_model import STORE
+from attnviz.ui.main_window import MainWindow
+from tests.core.test_hf_capture import SENTENCE, minilm_path
 
 pytestmark = pytest.mark.slow
 

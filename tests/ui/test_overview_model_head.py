@@ -10,7 +10,7 @@ from attnviz.model.resolve import long as long_model
 from attnviz.ui.main_window import MainWindow
 
 pytest.importorskip("transformers")
-from tests.core.test_hf_capture import SENTENCE, make_tiny_decoder, oracle_attentions  # noqa: E402
+from tests.core.test_hf_capture import SENTENCE, make_tiny_decoder, oracle_attentions
 
 pytestmark = pytest.mark.slow
 WAIT = 60_000

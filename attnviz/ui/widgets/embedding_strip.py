@@ -75,7 +75,7 @@ class EmbeddingStrip(QWidget):
         The first and last row under the mouse, or (−1, −1) when it leaves the cells.
     """
 
-    sigHover = Signal(int, int)  # noqa: N815 (Qt naming)
+    sigHover = Signal(int, int)  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

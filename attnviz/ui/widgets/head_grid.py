@@ -98,8 +98,8 @@ class HeadGrid(QWidget):
         A description of the cell under the mouse ("" when it leaves).
     """
 
-    sigHeadClicked = Signal(int)  # noqa: N815 (Qt naming)
-    sigHovered = Signal(str)  # noqa: N815 (Qt naming)
+    sigHeadClicked = Signal(int)  # Qt naming
+    sigHovered = Signal(str)  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

@@ -50,8 +50,8 @@ class LayerGrid(QWidget):
         What is under the mouse ("" when it leaves).
     """
 
-    sigPicked = Signal(int, int)  # noqa: N815 (Qt naming)
-    sigHovered = Signal(str)  # noqa: N815 (Qt naming)
+    sigPicked = Signal(int, int)  # Qt naming
+    sigHovered = Signal(str)  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

@@ -23,27 +23,27 @@ class _UnitAxis(pg.AxisItem):
 class BytesAxis(_UnitAxis):
     """A log axis of byte counts, labelled in decimal units."""
 
-    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803 (pyqtgraph)
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # pyqtgraph
         lo, hi = math.ceil(minVal), math.floor(maxVal)
         values = [float(e) for e in range(lo, hi + 1) if e % 3 == 0]
         if len(values) < 2:
             values = [float(e) for e in range(lo, hi + 1)]
         return [(None, values)]
 
-    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph)
+    def logTickStrings(self, values, scale, spacing):  # pyqtgraph
         return [decimal_bytes(10.0**v, 0) for v in values]
 
 
 class TokensAxis(_UnitAxis):
     """A log axis of token counts, ticks at 2^10, 2^13, 2^16, … labelled 1k, 8k, 64k."""
 
-    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803 (pyqtgraph)
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # pyqtgraph
         lo = math.ceil(minVal / math.log10(2))
         hi = math.floor(maxVal / math.log10(2))
         values = [e * math.log10(2) for e in range(lo, hi + 1) if (e - 10) % 3 == 0]
         return [(None, values)]
 
-    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph)
+    def logTickStrings(self, values, scale, spacing):  # pyqtgraph
         return [short_tokens(round(10.0**v)) for v in values]
 
 
@@ -55,7 +55,7 @@ class DecadeAxis(_UnitAxis):
     drawn without text, and only when the range is short.
     """
 
-    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803 (pyqtgraph)
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # pyqtgraph
         lo, hi = math.ceil(minVal), math.floor(maxVal)
         major = [float(e) for e in range(lo, hi + 1)]
         if len(major) > 8:
@@ -67,7 +67,7 @@ class DecadeAxis(_UnitAxis):
             levels.append((None, [v for v in minor if minVal <= v <= maxVal]))
         return levels
 
-    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph)
+    def logTickStrings(self, values, scale, spacing):  # pyqtgraph
         out = []
         for v in values:
             if not float(v).is_integer():

@@ -44,7 +44,7 @@ class LogSlider(QWidget):
         Emitted on user edits only, never by :meth:`setValue`.
     """
 
-    valueChanged = Signal(float)  # noqa: N815 (Qt naming)
+    valueChanged = Signal(float)  # Qt naming
 
     def __init__(
         self,

@@ -62,7 +62,7 @@ class MatrixModel(QAbstractTableModel):
         ``(row, column, value)`` when the user commits a cell.
     """
 
-    sigEdited = Signal(int, int, float)  # noqa: N815 (Qt naming)
+    sigEdited = Signal(int, int, float)  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -140,7 +140,7 @@ class EmbeddingPlot(QWidget):
         ``(row, x, y)`` while the head of token ``row``'s embedding is dragged.
     """
 
-    sigDragged = Signal(int, float, float)  # noqa: N815 (Qt naming)
+    sigDragged = Signal(int, float, float)  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

@@ -18,7 +18,7 @@ class TokenChecklist(QListWidget):
         The checked state of every token, emitted when the user toggles one.
     """
 
-    sigFlagsEdited = Signal(tuple)  # noqa: N815 (Qt naming)
+    sigFlagsEdited = Signal(tuple)  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

@@ -37,8 +37,8 @@ class TokenList(QWidget):
         for a new token.
     """
 
-    sigEdited = Signal(list, list)  # noqa: N815 (Qt naming)
-    sigCurrentChanged = Signal(int)  # noqa: N815 (Qt naming): the user picked a token
+    sigEdited = Signal(list, list)  # Qt naming
+    sigCurrentChanged = Signal(int)  # (Qt naming): the user picked a token
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

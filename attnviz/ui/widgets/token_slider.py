@@ -33,8 +33,8 @@ class TokenSlider(QWidget):
         The box held text that is not a token count; the message says why.
     """
 
-    valueEdited = Signal(object)  # noqa: N815 (Qt naming); object: counts pass 2^31
-    textRejected = Signal(str)  # noqa: N815
+    valueEdited = Signal(object)  # (Qt naming); object: counts pass 2^31
+    textRejected = Signal(str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -74,7 +74,7 @@ class TokenSlider(QWidget):
         """The count shown."""
         return self._value
 
-    def setValue(self, value: int) -> None:  # noqa: N802 (Qt naming)
+    def setValue(self, value: int) -> None:  # Qt naming
         """Show ``value`` without emitting :attr:`valueEdited`."""
         self._value = int(value)
         with blocked(self.slider, self.box):

@@ -64,8 +64,8 @@ class VectorPlot(QWidget):
         The drag ended.
     """
 
-    sigDragged = Signal(str, int, float, float)  # noqa: N815 (Qt naming)
-    sigDragFinished = Signal()  # noqa: N815 (Qt naming)
+    sigDragged = Signal(str, int, float, float)  # Qt naming
+    sigDragFinished = Signal()  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

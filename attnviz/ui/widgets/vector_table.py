@@ -40,7 +40,7 @@ class VectorModel(QAbstractTableModel):
         ``(name, row, dim, value)`` when the user commits a cell.
     """
 
-    sigEdited = Signal(str, int, int, float)  # noqa: N815 (Qt naming)
+    sigEdited = Signal(str, int, int, float)  # Qt naming
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
