@@ -44,6 +44,7 @@ from attnviz.core.hf_record import (
     _capture_attention,
     _held_bytes,
     _hook,
+    runs_outside_interface,
 )
 from attnviz.core.memory_guard import available_bytes
 
@@ -546,7 +547,8 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
     step("weights")
     try:
-        impl = "eager" if info.model_type in HOOKED else CAPTURE_IMPL
+        hooked = runs_outside_interface(info.model_type)
+        impl = "eager" if hooked else CAPTURE_IMPL
         model, loading = transformers.AutoModel.from_pretrained(
             info.path, use_safetensors=True, attn_implementation=impl,
             dtype=torch.float32, output_loading_info=True, **common,
@@ -556,7 +558,7 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
                          f"({type(exc).__name__}: {str(exc)[:160]})") from None
     step("ready")  # a cancel during the (uninterruptible) read drops the model here
     check_loading(info, loading)
-    if info.model_type in HOOKED:
+    if hooked:
         _hook(model, info.model_type)
     model.eval()
     return LoadedModel(info, model, tokenizer, time.perf_counter() - start)

@@ -10,6 +10,7 @@ proven by ``_LOCAL.check`` while they exist; ``_LOCAL.progress`` may cancel betw
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from dataclasses import dataclass, field, replace
@@ -199,6 +200,24 @@ def _falcon_attention(module, args, kwargs, output) -> None:
 #: eager implementation and each attention module records what it computed.
 HOOKED = {"bloom": ("BloomAttention", _bloom_attention),
           "falcon": ("FalconAttention", _falcon_attention)}
+
+
+#: model_type → the transformers module of its attention class, and a method only the
+#: version outside the AttentionInterface has: Falcon's attention joined the interface in
+#: transformers 5.25 (its _split_heads went with it); from then on it is captured there.
+_OUTSIDE_SINCE_GONE = {"falcon": ("transformers.models.falcon.modeling_falcon", "_split_heads")}
+
+
+def runs_outside_interface(model_type: str) -> bool:
+    """True when ``model_type``'s attention, in the installed transformers, runs outside
+    the AttentionInterface (so it loads eager and is recorded by a :data:`HOOKED` hook)."""
+    if model_type not in HOOKED:
+        return False
+    if model_type not in _OUTSIDE_SINCE_GONE:
+        return True
+    module_name, method = _OUTSIDE_SINCE_GONE[model_type]
+    cls = getattr(importlib.import_module(module_name), HOOKED[model_type][0])
+    return hasattr(cls, method)
 
 
 def _hook(model, model_type: str) -> None:
