@@ -12,13 +12,12 @@ past NAME_MAX, a NUL byte, a name that is not UTF-8. A watchdog fails a hang in 
 from __future__ import annotations
 
 import os
-import signal
-import socket
 from pathlib import Path
 
 import pytest
 
 from attnviz.cli import main
+from tests.special_files import plant, watchdog
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="special files are POSIX's")
 
@@ -29,38 +28,16 @@ KINDS = ["folder", "fifo", "socket", "dev-zero", "dev-null", "loop", "dangling",
 def _make(kind: str, folder: Path, suffix: str, stem: str = "thing") -> str:
     """A path of ``kind`` in ``folder``, as the command line would pass it."""
     path = folder / f"{stem}{suffix}"
-    if kind == "folder":
-        path.mkdir()
-    elif kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "socket":
-        sock = socket.socket(socket.AF_UNIX)
-        sock.bind(str(path))
-        sock.close()
-    elif kind == "dev-zero":
-        path.symlink_to("/dev/zero")
-    elif kind == "dev-null":
-        path.symlink_to("/dev/null")
-    elif kind == "loop":
-        path.symlink_to(path.name)
-    elif kind == "dangling":
-        path.symlink_to(folder / "gone" / "x")
-    elif kind == "sparse-3gb":
-        with open(path, "wb") as fh:
-            fh.truncate(3 * 2**30)
-    elif kind == "empty":
-        path.write_bytes(b"")
-    elif kind == "binary":
-        path.write_bytes(bytes(range(256)) * 64)
-    elif kind == "too-long":
+    if kind == "too-long":
         return str(folder / ("x" * 300 + suffix))
-    elif kind == "nul":
+    if kind == "nul":
         return str(folder / f"nul\0{suffix}")
-    elif kind == "not-utf8":
+    if kind == "not-utf8":
         raw = os.fsencode(folder) + b"/caf\xe9" + suffix.encode()
         with open(raw, "wb") as fh:
             fh.write(b"\xff\xfe not text")
         return os.fsdecode(raw)
+    plant(kind, path)
     return str(path)
 
 
@@ -74,24 +51,12 @@ LOADERS = {
 }
 
 
-class _HungError(Exception):
-    pass
-
-
-def _watchdog(signum, frame):
-    raise _HungError("the loader blocked")
-
-
 def _run(argv: list[str], capsys) -> tuple[int, str]:
-    previous = signal.signal(signal.SIGALRM, _watchdog)
-    signal.alarm(30)
     try:
-        status = main(argv)
+        with watchdog(30):
+            status = main(argv)
     except SystemExit as exc:
         status = exc.code
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     captured = capsys.readouterr()
     return status, captured.err
 

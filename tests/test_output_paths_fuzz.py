@@ -11,8 +11,6 @@ instead of hanging the suite.
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import stat
 import tempfile
 from pathlib import Path
@@ -22,11 +20,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from attnviz.cli import main
+from tests.special_files import plant, watchdog
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="special files are POSIX's")
 
 SUFFIXES = [".png", ".svg", ".csv", ".npy", ".PNG", ".txt", ".png.", ""]
-KINDS = ["nothing", "file", "folder", "fifo", "socket", "devnull", "loop", "dangling",
+KINDS = ["nothing", "file", "folder", "fifo", "socket", "dev-null", "loop", "dangling",
          "missing-folder", "read-only-folder"]
 SENTINEL = b"keep me"
 
@@ -36,33 +35,6 @@ stems = st.one_of(
     st.builds(lambda n: "a" * n, st.integers(200, 300)),  # near and past NAME_MAX (255)
     st.sampled_from(["out", " out ", ".hidden", "-dash", "ção", "\udcff", "x" * 255, "..."]),
 )
-
-
-def _plant(kind: str, path: Path) -> None:
-    if kind == "file":
-        path.write_bytes(b"old contents")
-    elif kind == "folder":
-        path.mkdir()
-    elif kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "socket":
-        sock = socket.socket(socket.AF_UNIX)
-        sock.bind(str(path))
-        sock.close()
-    elif kind == "devnull":
-        path.symlink_to("/dev/null")
-    elif kind == "loop":
-        path.symlink_to(path.name)
-    elif kind == "dangling":
-        path.symlink_to(path.parent / "nowhere" / "x")
-
-
-class _HungError(Exception):
-    pass
-
-
-def _watchdog(signum, frame):
-    raise _HungError("the export blocked on its output")
 
 
 @settings(max_examples=120, deadline=None,
@@ -89,7 +61,7 @@ def test_any_output_path_is_written_or_refused_in_one_line(qapp, capsys, stem, s
             if kind == "missing-folder":
                 out = folder / "missing" / name
             elif kind not in ("nothing", "read-only-folder"):
-                _plant(kind, out)
+                plant(kind, out)
         except (OSError, UnicodeError, ValueError):
             return  # a name this file system cannot hold at all: nothing to export to
         if kind == "read-only-folder":
@@ -98,15 +70,12 @@ def test_any_output_path_is_written_or_refused_in_one_line(qapp, capsys, stem, s
                 "--out", str(out)]
         if data:
             argv[3:3] = ["--matrix", "weights"]
-        previous = signal.signal(signal.SIGALRM, _watchdog)
-        signal.alarm(20)
         try:
-            status = main(argv)
+            with watchdog(20):
+                status = main(argv)
         except SystemExit as exc:  # argparse's refusals
             status = exc.code
         finally:
-            signal.alarm(0)
-            signal.signal(signal.SIGALRM, previous)
             folder.chmod(stat.S_IRWXU)
         captured = capsys.readouterr()
         assert "Traceback" not in captured.err
@@ -124,5 +93,5 @@ def test_any_output_path_is_written_or_refused_in_one_line(qapp, capsys, stem, s
         assert left <= {out.name} and (status != 0 or left == {out.name}), left  # no temp
         if kind == "fifo":
             assert stat.S_ISFIFO(out.lstat().st_mode)  # refused, never replaced or opened
-        if kind in ("devnull", "loop", "dangling") and status == 0:
+        if kind in ("dev-null", "loop", "dangling") and status == 0:
             pytest.fail(f"wrote through a {kind} link: {name!r}")
