@@ -17,8 +17,6 @@ window (``sliding_window``), unknown parameter count (``params``).
 
 from __future__ import annotations
 
-from attnviz.core.hf_capture import inspect_folder
-from attnviz.core.hf_config import card_from_hf_config
 from attnviz.core.kvcache import (
     CARD_LIMITS,
     DTYPE_BYTES,
@@ -209,6 +207,11 @@ def _follow_dependents(new: dict, old: dict, given: set[str]) -> None:
 
 def card_values_from_folder(path: str) -> dict:
     """Fields of the memory topic for the model in ``path`` (its config, counted weights)."""
+    # Here, not at the top: every document imports this topic at start-up, and the folder
+    # reader (20 ms of imports) is needed only when a model's card is asked for.
+    from attnviz.core.hf_capture import inspect_folder
+    from attnviz.core.hf_config import card_from_hf_config
+
     info = inspect_folder(path, free_bytes=None)
     card = card_from_hf_config(info.config, info.name, origin=f"{info.name}/config.json")
     values = card_values(card)
