@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import threading
 
 from attnviz.core.work import Cancelled
@@ -35,7 +36,10 @@ class Runner:
     def __init__(self, total: float, cancel=None, progress=None):
         self.total, self.cancel, self.progress = max(total, 1.0), cancel, progress
         self.watched = cancel is not None or progress is not None
+        # ``done`` is the caller's alone; the other threads hand their finished work over
+        # through ``finished``, which the caller drains between tiles and while it waits.
         self.done, self.reported = 0.0, -1.0
+        self.finished: queue.SimpleQueue[float] = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.caller = threading.get_ident()
@@ -43,17 +47,38 @@ class Runner:
     def check(self) -> None:
         """Between tiles: raise :class:`Cancelled` when stopped; report progress."""
         if threading.get_ident() == self.caller:
+            self._drain()
             if self.cancel is not None and self.cancel():
                 self.stop.set()
-            elif self.progress is not None and self.done != self.reported:
-                self.reported = self.done
-                self.progress(min(self.done / self.total, 1.0))
+            else:
+                self._report()
         if self.stop.is_set():
             raise Cancelled("the overview was cancelled")
 
     def advance(self, amount: float) -> None:
-        with self.lock:
+        """Count ``amount`` of the total as done (from any of the threads)."""
+        if threading.get_ident() == self.caller:
             self.done += amount
+        else:
+            self.finished.put(amount)
+
+    def _report(self) -> None:
+        if self.progress is not None and self.done != self.reported:
+            self.reported = self.done
+            self.progress(min(self.done / self.total, 1.0))
+
+    def _drain(self, wait: float = 0.0) -> None:
+        """Count and report, one by one, the items the other threads finished; with
+        ``wait``, wait that long for the first. One report per item, however late the
+        caller comes to them (a busy machine may run the others far ahead of it)."""
+        try:
+            amount = self.finished.get(timeout=wait) if wait else self.finished.get_nowait()
+            while True:
+                self.done += amount
+                self._report()
+                amount = self.finished.get_nowait()
+        except queue.Empty:
+            pass
 
     def finish(self) -> None:
         if self.progress is not None:
@@ -65,33 +90,39 @@ class Runner:
         pending = iter(sorted(items, key=lambda it: -it[0]))
         errors: list[BaseException] = []
 
-        def loop():
+        def take():
+            with self.lock:
+                return next(pending, None)
+
+        def loop(item):
             scratch: dict = {}
-            while not self.stop.is_set():
-                with self.lock:
-                    item = next(pending, None)
-                if item is None:
-                    return
+            while item is not None and not self.stop.is_set():
                 work(*item[1:], self.check, scratch)
                 self.advance(item[0])
+                item = take()
 
         def helper():
             try:
-                loop()
+                loop(take())
             except BaseException as exc:  # re-raised on the calling thread
                 if not isinstance(exc, Cancelled):
                     errors.append(exc)
                     self.stop.set()
 
+        # The caller takes its first item before the others start, so that it always works
+        # (and reports) between tiles, however quickly the others would empty a short list.
+        first = take()
         threads = [threading.Thread(target=helper, daemon=True) for _ in range(workers - 1)]
         for t in threads:
             t.start()
         try:
-            loop()
+            loop(first)
             for t in threads:
                 while t.is_alive():
-                    t.join(0.01)
+                    self._drain(wait=0.01)  # each item the others finish is reported
                     self.check()
+                t.join()
+            self._drain()
         except BaseException:
             self.stop.set()
             for t in threads:
