@@ -134,7 +134,7 @@ def run_app(
     window.show_first()
     status = app.exec()
     # A worker still computing reports to panels that are about to go: let it end first.
-    from attnviz.ui.widgets.background_job import wait_for_workers
+    from attnviz.ui.workers import wait_for_workers
 
     wait_for_workers(10_000)
     return status

@@ -87,7 +87,7 @@ def run_self_test() -> int:
             window.hide()
             # Let the panels' workers finish while their windows still exist (a worker
             # reporting to a deleted object at exit prints a traceback).
-            from attnviz.ui.widgets.background_job import wait_for_workers
+            from attnviz.ui.workers import wait_for_workers
 
             if not wait_for_workers():
                 return _fail("a background computation did not finish in 30 s")

@@ -16,7 +16,7 @@ from attnviz.model.resolve import long as long_model
 from attnviz.ui.export import ExportSpec
 from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panel_export import render_panel_image
-from attnviz.ui.widgets import background_job
+from attnviz.ui import workers
 from attnviz.ui.widgets.numbers import exact
 from attnviz.ui.widgets.token_map import TEXT_CELLS, cell_text
 
@@ -39,8 +39,8 @@ def window(qtbot):
 
 def _idle(qtbot) -> None:
     """Wait until the long-computation pool has nothing left to do."""
-    if background_job._POOL:
-        qtbot.waitUntil(lambda: background_job._POOL[0].activeThreadCount() == 0, timeout=WAIT)
+    if workers._POOL:
+        qtbot.waitUntil(lambda: workers._POOL[0].activeThreadCount() == 0, timeout=WAIT)
 
 
 def _map_ready(qtbot, panel) -> None:

@@ -20,7 +20,6 @@ dropped, so the views never show a stale matrix after a fresh one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +32,7 @@ from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
 from attnviz.model.resolve._row_blocks import DENSE_LIMIT, RowBlockAttention
+from attnviz.model.resolve.work import LatestWork, Runner
 from attnviz.model.topics.attention import AttentionState
 from attnviz.model.topics.positions import PositionsState, scaling_dict
 
@@ -59,9 +59,11 @@ QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k", "rope", "rope_di
 #: runner is available: at ~50 ms and beyond a slider would stutter.
 ASYNC_CELLS = 1024 * 1024
 
-#: ``runner(job, done)`` runs ``job()`` elsewhere and later calls ``done(result)`` on the
-#: caller's thread — or ``done(exception)`` when the job raised.
-Runner = Callable[[Callable[[], object], Callable[[object], None]], None]
+
+
+def _runs(job: _Job):
+    """``job`` as a :class:`LatestWork` job (it neither reports progress nor stops)."""
+    return lambda _progress, _cancel: job.run()
 
 
 @dataclass(frozen=True)
@@ -343,8 +345,14 @@ class Resolver:
         self.runner = runner
         self.generation = 0
         self._job_id = 0
-        self._pending = False
-        self._running = False  # a job is out on the runner (at most one: latest value wins)
+        # One job out at a time; a request made meanwhile waits and is built when it
+        # starts, reusing the q kᵀ the stale answer leaves (see _on_stale).
+        self.work = LatestWork(
+            self._finish,
+            runner,
+            on_stale=self._on_stale,
+            make_job=lambda _key: _runs(self._job()),
+        )
         self.preview: Picture | None = None
         self._qk_cache: tuple = (None,) * 6
         self._mask_cache: tuple = (None, None)
@@ -357,7 +365,7 @@ class Resolver:
     @property
     def pending(self) -> bool:
         """True while a recompute runs elsewhere; :attr:`results` are then the last ones."""
-        return self._pending
+        return self.work.pending
 
     @property
     def _qk(self) -> tuple:
@@ -407,29 +415,21 @@ class Resolver:
         if names & (RECOMPUTE_KEYS | MASK_KEYS):
             self._job_id += 1
             if self.runner is not None and self.state.n**2 > ASYNC_CELLS:
-                if not self._pending:
-                    self._pending = True
+                if not self.work.pending:
                     self.busy.emit(True)
                 self._send_preview()
-                if not self._running:  # else the running job's return starts the next
-                    self._dispatch()
+                self.work.request(self._job_id)
                 if restyle:
                     self.resolved.emit(self.results, frozenset(restyle))
                 return
-            if self._pending:
-                self._pending = False
+            if self.work.cancel():  # a small matrix again: the running answer is stale
                 self.busy.emit(False)
             self._publish(self._apply(self._job().run()), restyle)
-        elif "selected_query" in names and not self._pending:
+        elif "selected_query" in names and not self.work.pending:
             self._publish(False, restyle, only_steps=True)
         elif restyle:
             self.results = self._results(self.results.steps)
             self.resolved.emit(self.results, frozenset(restyle))
-
-    def _dispatch(self) -> None:
-        job, job_id = self._job(), self._job_id
-        self._running = True
-        self.runner(job.run, lambda out: self._finish(job_id, out))
 
     def _send_preview(self) -> None:
         """A quick picture of the shown S or A while the exact matrix is computed, when
@@ -446,16 +446,12 @@ class Resolver:
         self.preview = preview(qk, c, mask, s.matrix, s.score_terms())
         self.resolved.emit(self.results, frozenset({"preview"}))
 
-    def _finish(self, job_id: int, out: tuple) -> None:
-        self._running = False
-        if job_id != self._job_id:
-            # The state moved on while this ran: keep q kᵀ if it can be reused, drop the
-            # stale matrix, and start one job for the latest state.
-            if not isinstance(out, BaseException):
-                self._qk_cache = out[0]
-            self._dispatch()
-            return
-        self._pending = False
+    def _on_stale(self, _job_id: int, out: tuple) -> None:
+        # The state moved on while this ran: keep q kᵀ if it can be reused (the next job
+        # is built after this), drop the stale matrix.
+        self._qk_cache = out[0]
+
+    def _finish(self, _job_id: int, out: tuple) -> None:
         self.preview = None
         self.busy.emit(False)
         if isinstance(out, BaseException):

@@ -16,7 +16,7 @@ from shiboken6 import isValid
 
 from attnviz.model.resolve.long import backend_status
 from attnviz.model.topics.long import BACKENDS, DTYPES, HALF
-from attnviz.ui.widgets.background_job import run_in_pool
+from attnviz.ui.workers import run_in_pool
 
 _C = "BackendChoice"
 BACKEND_NAMES = {
