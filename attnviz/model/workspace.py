@@ -22,7 +22,8 @@ class Workspace:
     document : Document, optional
         A fresh one when omitted.
     runner : Runner, optional
-        Runs large attention recomputes elsewhere (the UI passes a Qt thread pool).
+        Runs large recomputes elsewhere: the attention resolver's and those of the lazy
+        resolvers that compute in the background (the UI passes its thread pool).
     """
 
     def __init__(self, document: Document | None = None, *, runner: Runner | None = None):
@@ -40,5 +41,5 @@ class Workspace:
         """The lazy resolver of ``topic`` (``attnviz.model.resolve.<topic>.RESOLVER``)."""
         if topic not in self._lazy:
             module = importlib.import_module(f"attnviz.model.resolve.{topic}")
-            self._lazy[topic] = module.RESOLVER(self.document)
+            self._lazy[topic] = module.RESOLVER(self.document, self.runner)
         return self._lazy[topic]

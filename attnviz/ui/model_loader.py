@@ -32,9 +32,9 @@ from attnviz.core.hf_capture import (
 from attnviz.model import real_model
 from attnviz.model.fields import StateError
 from attnviz.model.topics.memory import card_values_from_folder
-from attnviz.ui.workers import run_in_pool
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.placeholders import fill
+from attnviz.ui.workers import run_in_pool
 
 _C = "ModelController"
 _START: list[str] = []  # a folder `attnviz --model DIR` opens once the window is up

@@ -27,66 +27,91 @@ __all__ = [
     "register_labels",
 ]
 
-# The name an undo step gets, by the most telling field it changed (first match wins).
-_LABELS = (
-    ("preset_id", QT_TRANSLATE_NOOP("UndoController", "Preset")),
-    ("tokens", QT_TRANSLATE_NOOP("UndoController", "Tokens")),
-    ("head", QT_TRANSLATE_NOOP("UndoController", "Head type")),
-    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
-    ("d_k", QT_TRANSLATE_NOOP("UndoController", "d_k")),
-    ("q", QT_TRANSLATE_NOOP("UndoController", "Query vectors")),
-    ("k", QT_TRANSLATE_NOOP("UndoController", "Key vectors")),
-    ("v", QT_TRANSLATE_NOOP("UndoController", "Value vectors")),
-    ("scale", QT_TRANSLATE_NOOP("UndoController", "√d_k scaling")),
-    ("temperature", QT_TRANSLATE_NOOP("UndoController", "Temperature")),
-    ("causal", QT_TRANSLATE_NOOP("UndoController", "Causal mask")),
-    ("padding", QT_TRANSLATE_NOOP("UndoController", "Padding mask")),
-    ("segments", QT_TRANSLATE_NOOP("UndoController", "Document segments")),
-    ("window", QT_TRANSLATE_NOOP("UndoController", "Sliding window")),
-    ("window_causal", QT_TRANSLATE_NOOP("UndoController", "Window direction")),
-    ("selected_query", QT_TRANSLATE_NOOP("UndoController", "Selected query")),
-    ("selected_cell", QT_TRANSLATE_NOOP("UndoController", "Selected cell")),
-    ("matrix", QT_TRANSLATE_NOOP("UndoController", "Matrix")),
-    ("colormap", QT_TRANSLATE_NOOP("UndoController", "Colormap")),
-    ("levels_auto", QT_TRANSLATE_NOOP("UndoController", "Automatic levels")),
-    ("levels", QT_TRANSLATE_NOOP("UndoController", "Levels")),
-    ("value_labels", QT_TRANSLATE_NOOP("UndoController", "Value labels")),
-    ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
-    ("stretch_weights", QT_TRANSLATE_NOOP("UndoController", "Levels of A")),
-    ("grad_source", QT_TRANSLATE_NOOP("UndoController", "Upstream gradient")),
-    ("grad_seed", QT_TRANSLATE_NOOP("UndoController", "Gradient seed")),
-    ("grad_dim", QT_TRANSLATE_NOOP("UndoController", "Gradient component")),
-    ("rope", QT_TRANSLATE_NOOP("UndoController", "RoPE on the heatmap")),
-    ("rope_type", QT_TRANSLATE_NOOP("UndoController", "RoPE scaling")),
-    ("head_dim", QT_TRANSLATE_NOOP("UndoController", "Head width")),
-    ("base", QT_TRANSLATE_NOOP("UndoController", "RoPE base")),
-    ("factor", QT_TRANSLATE_NOOP("UndoController", "Scaling factor")),
-    ("original_context", QT_TRANSLATE_NOOP("UndoController", "Original context")),
-    ("position", QT_TRANSLATE_NOOP("UndoController", "Query position")),
-    ("key_position", QT_TRANSLATE_NOOP("UndoController", "Key position")),
-    ("offset", QT_TRANSLATE_NOOP("UndoController", "Position offset")),
-)
+# The name an undo step gets, by the most telling field it changed (the first in this
+# order wins), keyed by topic and field: the same name in two topics may mean two things
+# (the attention head's type, the overview's head). "*": the field of every topic.
+_LABELS: dict[tuple[str, str], str] = {
+    ("*", "preset_id"): QT_TRANSLATE_NOOP("UndoController", "Preset"),
+    ("attention", "tokens"): QT_TRANSLATE_NOOP("UndoController", "Tokens"),
+    ("attention", "head"): QT_TRANSLATE_NOOP("UndoController", "Head type"),
+    ("attention", "seed"): QT_TRANSLATE_NOOP("UndoController", "Seed"),
+    ("attention", "d_k"): QT_TRANSLATE_NOOP("UndoController", "d_k"),
+    ("attention", "q"): QT_TRANSLATE_NOOP("UndoController", "Query vectors"),
+    ("attention", "k"): QT_TRANSLATE_NOOP("UndoController", "Key vectors"),
+    ("attention", "v"): QT_TRANSLATE_NOOP("UndoController", "Value vectors"),
+    ("attention", "scale"): QT_TRANSLATE_NOOP("UndoController", "√d_k scaling"),
+    ("attention", "temperature"): QT_TRANSLATE_NOOP("UndoController", "Temperature"),
+    ("attention", "causal"): QT_TRANSLATE_NOOP("UndoController", "Causal mask"),
+    ("attention", "padding"): QT_TRANSLATE_NOOP("UndoController", "Padding mask"),
+    ("attention", "segments"): QT_TRANSLATE_NOOP("UndoController", "Document segments"),
+    ("attention", "window"): QT_TRANSLATE_NOOP("UndoController", "Sliding window"),
+    ("attention", "window_causal"): QT_TRANSLATE_NOOP("UndoController", "Window direction"),
+    ("attention", "selected_query"): QT_TRANSLATE_NOOP("UndoController", "Selected query"),
+    ("attention", "selected_cell"): QT_TRANSLATE_NOOP("UndoController", "Selected cell"),
+    ("attention", "matrix"): QT_TRANSLATE_NOOP("UndoController", "Matrix"),
+    ("attention", "colormap"): QT_TRANSLATE_NOOP("UndoController", "Colormap"),
+    ("attention", "levels_auto"): QT_TRANSLATE_NOOP("UndoController", "Automatic levels"),
+    ("attention", "levels"): QT_TRANSLATE_NOOP("UndoController", "Levels"),
+    ("attention", "value_labels"): QT_TRANSLATE_NOOP("UndoController", "Value labels"),
+    ("attention", "backend"): QT_TRANSLATE_NOOP("UndoController", "Backend"),
+    ("attention", "stretch_weights"): QT_TRANSLATE_NOOP("UndoController", "Levels of A"),
+    ("attention", "grad_source"): QT_TRANSLATE_NOOP("UndoController", "Upstream gradient"),
+    ("attention", "grad_seed"): QT_TRANSLATE_NOOP("UndoController", "Gradient seed"),
+    ("attention", "grad_dim"): QT_TRANSLATE_NOOP("UndoController", "Gradient component"),
+    ("attention", "rope"): QT_TRANSLATE_NOOP("UndoController", "RoPE on the heatmap"),
+    ("positions", "rope_type"): QT_TRANSLATE_NOOP("UndoController", "RoPE scaling"),
+    ("positions", "head_dim"): QT_TRANSLATE_NOOP("UndoController", "Head width"),
+    ("positions", "base"): QT_TRANSLATE_NOOP("UndoController", "RoPE base"),
+    ("positions", "factor"): QT_TRANSLATE_NOOP("UndoController", "Scaling factor"),
+    ("positions", "original_context"): QT_TRANSLATE_NOOP("UndoController", "Original context"),
+    ("positions", "position"): QT_TRANSLATE_NOOP("UndoController", "Query position"),
+    ("positions", "key_position"): QT_TRANSLATE_NOOP("UndoController", "Key position"),
+    ("positions", "offset"): QT_TRANSLATE_NOOP("UndoController", "Position offset"),
+    ("attention", "softcap"): QT_TRANSLATE_NOOP("UndoController", "Logit soft-cap"),
+    ("attention", "alibi"): QT_TRANSLATE_NOOP("UndoController", "ALiBi"),
+    ("attention", "sink"): QT_TRANSLATE_NOOP("UndoController", "Attention sink"),
+    ("attention", "sink_logit"): QT_TRANSLATE_NOOP("UndoController", "Sink logit"),
+    ("attention", "rope_dims"): QT_TRANSLATE_NOOP("UndoController", "Rotated dimensions"),
+    ("attention", "d_output"): QT_TRANSLATE_NOOP("UndoController", "Upstream gradient values"),
+    ("positions", "low_freq_factor"): QT_TRANSLATE_NOOP("UndoController", "Low-frequency factor"),
+    ("positions", "high_freq_factor"): QT_TRANSLATE_NOOP("UndoController", "High-frequency factor"),
+    ("positions", "beta_fast"): QT_TRANSLATE_NOOP("UndoController", "YaRN β fast"),
+    ("positions", "beta_slow"): QT_TRANSLATE_NOOP("UndoController", "YaRN β slow"),
+    ("positions", "alibi_slope"): QT_TRANSLATE_NOOP("UndoController", "ALiBi slope"),
+    ("display", "decimals"): QT_TRANSLATE_NOOP("UndoController", "Decimals"),
+}
 
 
-def register_labels(*pairs: tuple[str, str]) -> None:
-    """Add ``(field, QT_TRANSLATE_NOOP("UndoController", text))`` names of undo steps.
+def register_labels(topic: str, *pairs: tuple[str, str]) -> None:
+    """Add ``(field, QT_TRANSLATE_NOOP("UndoController", text))`` names of the undo steps
+    of ``topic``'s fields.
 
     A panel module calls this for the fields of its topic, so adding a panel needs no edit
-    here; the first registered name of a field wins.
+    here. A field named twice for one topic is a mistake, refused.
     """
-    global _LABELS
-    known = {f for f, _t in _LABELS}
-    _LABELS = _LABELS + tuple(p for p in pairs if p[0] not in known)
+    for field, text in pairs:
+        if (topic, field) in _LABELS:
+            raise ValueError(f"the undo label of {topic}.{field} is registered twice")
+        _LABELS[(topic, field)] = text
 
 
-def change_label(names) -> str:
-    """The translated name of a change to the fields ``names`` (e.g. "Temperature")."""
-    for field, text in _LABELS:
-        if field in names:
+def label_text(topic: str, field: str) -> str | None:
+    """The untranslated undo label of ``topic.field``, or None when it has none."""
+    return _LABELS.get((topic, field), _LABELS.get(("*", field)))
+
+
+def change_label(fields) -> str:
+    """The translated name of a change to the ``(topic, field)`` pairs ``fields`` (e.g.
+    "Temperature")."""
+    fields = set(fields)
+    names = {f for _t, f in fields}
+    for (topic, field), text in _LABELS.items():
+        if (topic, field) in fields or (topic == "*" and field in names):
             return QCoreApplication.translate("UndoController", text)
-    names = sorted(names)
     if names:
-        return QCoreApplication.translate("UndoController", "Edit %1").replace("%1", names[0])
+        return QCoreApplication.translate("UndoController", "Edit %1").replace(
+            "%1", sorted(names)[0]
+        )
     return QCoreApplication.translate("UndoController", "Edit")
 
 
@@ -205,7 +230,7 @@ class UndoController(QObject):
 
     def label_for(self, step) -> str:
         """The text of ``step`` (its :meth:`merging` label if it has one)."""
-        return step.label or change_label(step.names())
+        return step.label or change_label(step.fields())
 
     @contextmanager
     def merging(self, label: str | None = None) -> Iterator[None]:

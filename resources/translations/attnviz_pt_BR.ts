@@ -129,14 +129,6 @@
     </message>
 </context>
 <context>
-    <name>BackgroundTopicPanel</name>
-    <message>
-        <source>Computing…</source>
-        <extracomment>Results kept for instant redraws.</extracomment>
-        <translation>Calculando…</translation>
-    </message>
-</context>
-<context>
     <name>BusyIndicator</name>
     <message>
         <source>Computing…</source>
@@ -3133,6 +3125,13 @@
     </message>
 </context>
 <context>
+    <name>TopicPanel</name>
+    <message>
+        <source>Computing…</source>
+        <translation>Calculando…</translation>
+    </message>
+</context>
+<context>
     <name>UndoController</name>
     <message>
         <source>Preset</source>
@@ -3177,6 +3176,14 @@
     <message>
         <source>Log colour scale</source>
         <translation>Escala de cores em log</translation>
+    </message>
+    <message>
+        <source>Zoomed rows</source>
+        <translation>Linhas ampliadas</translation>
+    </message>
+    <message>
+        <source>Zoomed columns</source>
+        <translation>Colunas ampliadas</translation>
     </message>
     <message>
         <source>d_k</source>
@@ -3301,6 +3308,54 @@
     <message>
         <source>Position offset</source>
         <translation>Deslocamento das posições</translation>
+    </message>
+    <message>
+        <source>Logit soft-cap</source>
+        <translation>Limite suave dos logits</translation>
+    </message>
+    <message>
+        <source>ALiBi</source>
+        <translation>ALiBi</translation>
+    </message>
+    <message>
+        <source>Attention sink</source>
+        <translation>Sumidouro de atenção</translation>
+    </message>
+    <message>
+        <source>Sink logit</source>
+        <translation>Logit do sumidouro</translation>
+    </message>
+    <message>
+        <source>Rotated dimensions</source>
+        <translation>Dimensões rotacionadas</translation>
+    </message>
+    <message>
+        <source>Upstream gradient values</source>
+        <translation>Valores do gradiente de saída</translation>
+    </message>
+    <message>
+        <source>Low-frequency factor</source>
+        <translation>Fator de baixa frequência</translation>
+    </message>
+    <message>
+        <source>High-frequency factor</source>
+        <translation>Fator de alta frequência</translation>
+    </message>
+    <message>
+        <source>YaRN β fast</source>
+        <translation>YaRN β rápido</translation>
+    </message>
+    <message>
+        <source>YaRN β slow</source>
+        <translation>YaRN β lento</translation>
+    </message>
+    <message>
+        <source>ALiBi slope</source>
+        <translation>Inclinação ALiBi</translation>
+    </message>
+    <message>
+        <source>Decimals</source>
+        <translation>Casas decimais</translation>
     </message>
     <message>
         <source>Edit %1</source>
@@ -3443,6 +3498,14 @@
         <translation>Janela</translation>
     </message>
     <message>
+        <source>Model name</source>
+        <translation>Nome do modelo</translation>
+    </message>
+    <message>
+        <source>Rotary head width</source>
+        <translation>Largura rotacional da cabeça</translation>
+    </message>
+    <message>
         <source>Window layers</source>
         <translation>Camadas c/ janela</translation>
     </message>
@@ -3465,6 +3528,10 @@
     <message>
         <source>Tiles: width</source>
         <translation>Blocos: largura</translation>
+    </message>
+    <message>
+        <source>Tiles: step</source>
+        <translation>Blocos: passo</translation>
     </message>
     <message>
         <source>Query tile size</source>

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -157,3 +158,63 @@ def test_any_interleaving_answers_only_the_newest_request(replace, events):
         runner.finish()
     assert all(k == latest and r == k * k for k, r, latest in answers)
     assert answers and answers[-1][0] == newest[-1] and not work.pending
+
+
+# --- a background lazy resolver (reach) on a held runner ------------------------------------
+
+
+def test_a_background_resolver_computes_on_the_runner_while_watched_and_only_the_newest():
+    from attnviz.model.resolve.reach import compute_reach
+    from attnviz.model.workspace import Workspace
+
+    runner = HeldRunner()
+    ws = Workspace(runner=runner)
+    resolver = ws.resolver_for("reach")
+    busy, drawn = [], []
+    resolver.busy.connect(busy.append)
+    resolver.resolved.connect(lambda res, _names: drawn.append(res.length))
+    resolver.watch("panel")
+    resolver.request()
+    assert busy == [True] and len(runner.jobs) == 1 and not resolver.current
+    for length in (40, 50, 60):  # a drag while the first job runs
+        ws.document.set_field("reach.length", length)
+    runner.finish()  # the first answer is stale: the newest starts
+    assert drawn == [] and len(runner.jobs) == 1
+    runner.finish()
+    assert drawn == [60] and busy == [True, False] and resolver.current
+    np.testing.assert_array_equal(
+        resolver.results.curves["rnn"], compute_reach(60, 0, 1.0, 0.0).curves["rnn"]
+    )
+    ws.document.set_field("reach.length", 256)  # not kept: its first answer came stale
+    runner.finish()
+    ws.document.set_field("reach.length", 60)  # kept: answered at once, no job
+    assert runner.jobs == [] and drawn == [60, 256, 60]
+
+
+def test_a_background_resolver_read_by_an_export_computes_at_once():
+    from attnviz.model.workspace import Workspace
+
+    runner = HeldRunner()
+    ws = Workspace(runner=runner)
+    ws.document.set_field("reach.length", 33)
+    assert ws.resolver_for("reach").results.length == 33 and runner.jobs == []
+
+
+def test_a_background_resolvers_failure_is_one_line_and_the_defect_is_reported(monkeypatch):
+    from attnviz.model import events
+    from attnviz.model.workspace import Workspace
+
+    runner, reported, failed = HeldRunner(), [], []
+    monkeypatch.setattr(events, "_handler", reported.append)
+    ws = Workspace(runner=runner)
+    resolver = ws.resolver_for("reach")
+    resolver.failed.connect(failed.append)
+    resolver.watch("panel")
+    monkeypatch.setattr(type(resolver), "compute_key", lambda self, key: 1 / 0)
+    resolver.request()
+    runner.finish()
+    assert failed == ["ZeroDivisionError: division by zero"] and reported == []
+    monkeypatch.setattr(type(resolver), "compute_key", lambda self, key: None.length)
+    ws.document.set_field("reach.length", 20)
+    runner.finish()
+    assert failed[-1].startswith("AttributeError") and isinstance(reported[0], AttributeError)

@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from attnviz.core import memory_guard
 from attnviz.model.resolve import long as long_model
+from attnviz.ui import workers
 from attnviz.ui.export import ExportSpec
 from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panel_export import render_panel_image
-from attnviz.ui import workers
 from attnviz.ui.widgets.numbers import exact
 from attnviz.ui.widgets.token_map import TEXT_CELLS, cell_text
 

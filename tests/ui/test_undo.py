@@ -172,3 +172,36 @@ def test_selection_alone_is_not_an_undo_step(qtbot):
     assert undo.stack.count() == 1
     undo.stack.undo()
     assert state.temperature == 1.0 and state.selected_cell == (1, 2)
+
+
+def test_every_field_of_every_topic_has_an_undo_label_of_its_own_topic():
+    """Labels are keyed by topic and field: a field two topics share gets each topic's own
+    name (the overview's head is not the attention head's type), and none is missing."""
+    import importlib
+    import pkgutil
+
+    import attnviz.ui.panels as panels
+    from attnviz.model.document import Document
+    from attnviz.ui.undo import change_label, label_text
+
+    for module in pkgutil.iter_modules(panels.__path__):
+        importlib.import_module(f"attnviz.ui.panels.{module.name}")
+    document = Document()
+    missing = [
+        f"{t}.{f}" for t in document.topics for f in document[t].field_names()
+        if label_text(t, f) is None
+    ]  # fmt: skip
+    assert missing == []
+    assert change_label({("attention", "head")}) == "Head type"
+    assert change_label({("long", "head")}) == "Head"
+    assert change_label({("embedding", "d_model")}) == "Table width"
+    assert change_label({("attention", "d_model")}) == "Model width d_model"
+    assert change_label({("reach", "preset_id"), ("reach", "seed")}) == "Preset"
+    assert change_label(set()) == "Edit"
+
+
+def test_a_label_registered_twice_for_one_field_is_refused():
+    from attnviz.ui.undo import register_labels
+
+    with pytest.raises(ValueError, match="reach.length"):
+        register_labels("reach", ("length", "Again"))

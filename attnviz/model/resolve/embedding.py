@@ -5,14 +5,13 @@ counted per id: ``counts[r]`` is how often token id r (frequency rank r + 1) occ
 counts sum to the batch size and a row with count 0 gets no gradient at all. The gradient
 row norms come from :func:`~attnviz.core.embedding.gradient_row_norms` (an upstream
 gradient of unit-norm random rows: a row touched c times has norm ≈ √c). Sampling 2^20
-tokens over 131,072 ids takes a few hundred milliseconds, so the panel calls
-:func:`compute_embedding` on a worker and the results are kept.
+tokens over 131,072 ids takes a few hundred milliseconds, so the resolver computes in the
+background and keeps recent results.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -71,11 +70,10 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-@lru_cache(maxsize=8)
 def compute_embedding(
     vocab_size: int, batch_tokens: int, exponent: float, seed: int, d_model: int
 ) -> EmbeddingResults:
-    """Counts and gradient row norms of one sampled batch (pure; recent results are kept)."""
+    """Counts and gradient row norms of one sampled batch (pure)."""
     ids = zipf_tokens(batch_tokens, vocab_size, exponent, seed)
     counts = np.bincount(ids, minlength=vocab_size).astype(np.int64)
     # Its own stream for the gradient: the same batch keeps its norms when only d changes.
@@ -96,9 +94,14 @@ class EmbeddingResolver(LazyResolver):
 
     TOPIC = "embedding"
     IGNORES = frozenset({"color_by"})  # restyles the strip, the batch stays
+    BACKGROUND = True
+    CACHE_SIZE = 8  # a table of 128,000 rows holds three arrays of it
 
-    def compute(self) -> EmbeddingResults:
-        return compute_embedding(*embedding_inputs(self.topic.snapshot()))
+    def key(self) -> tuple:
+        return embedding_inputs(self.topic.snapshot())
+
+    def compute_key(self, key: tuple) -> EmbeddingResults:
+        return compute_embedding(*key)
 
 
 RESOLVER = EmbeddingResolver

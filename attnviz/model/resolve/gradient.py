@@ -433,9 +433,9 @@ class GradientResolver(LazyResolver):
         {"preset_id", "matrix", "colormap", "levels_auto", "stretch_weights", "levels", "backend"}
     )
 
-    def __init__(self, document) -> None:
+    def __init__(self, document, runner=None) -> None:
         self._curves = CurveCache()
-        super().__init__(document)
+        super().__init__(document, runner)
 
     def _relevant(self, topic: str, names: frozenset) -> bool:
         if topic == "positions":

@@ -317,8 +317,8 @@ class LongResolver(LazyResolver):
             return False
         return super()._relevant(topic, names)
 
-    def __init__(self, document) -> None:
-        super().__init__(document)
+    def __init__(self, document, runner=None) -> None:
+        super().__init__(document, runner)
         self._tiles: tuple[tuple | None, TilesDemo | None] = (None, None)
         self._overview: Overview | None = None
 

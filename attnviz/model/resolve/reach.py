@@ -4,14 +4,13 @@ Each curve is :func:`attnviz.core.recurrence.gradient_reach` with the topic's fi
 seeded simulation, ``g[t]`` = the gradient reaching the token ``t`` steps before the last,
 relative to the last. The per-step factor of each line is
 :func:`~attnviz.core.recurrence.fit_decay`'s (a straight line on the log plot). The LSTM
-at T = 1024 takes about half a second, so :func:`compute_reach` keeps recent results and the
-panel calls it on a worker thread.
+at T = 1024 takes about half a second, so the resolver computes in the background and keeps
+recent results (:attr:`~attnviz.model.resolve.lazy.LazyResolver.BACKGROUND`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -53,9 +52,8 @@ def _fit(g: np.ndarray) -> DecayFit | None:
         return None
 
 
-@lru_cache(maxsize=48)
 def compute_reach(length: int, seed: int, weight_scale: float, score_std: float) -> ReachResults:
-    """The three reach curves for these inputs (pure; recent results are kept)."""
+    """The three reach curves for these inputs (pure)."""
     curves = {}
     for kind in KINDS:
         g = gradient_reach(length, kind, weight_scale=weight_scale, score_std=score_std, seed=seed)
@@ -75,9 +73,13 @@ class ReachResolver(LazyResolver):
     """Lazy resolver of the ``reach`` topic."""
 
     TOPIC = "reach"
+    BACKGROUND = True
 
-    def compute(self) -> ReachResults:
-        return compute_reach(*reach_inputs(self.topic.snapshot()))
+    def key(self) -> tuple:
+        return reach_inputs(self.topic.snapshot())
+
+    def compute_key(self, key: tuple) -> ReachResults:
+        return compute_reach(*key)
 
 
 RESOLVER = ReachResolver

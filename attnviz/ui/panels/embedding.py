@@ -25,28 +25,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.resolve.embedding import compute_embedding, embedding_inputs
 from attnviz.model.topics.embedding import MAX_D_MODEL, MAX_SEED, MAX_TOKENS, MAX_VOCAB
 from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
-from attnviz.ui.widgets.background import BackgroundTopicPanel
 from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import fmt, grouped
-from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count
 
 _C = "EmbeddingPanel"
 register_labels(
+    "embedding",
     ("vocab_size", QT_TRANSLATE_NOOP("UndoController", "Vocabulary size")),
     ("batch_tokens", QT_TRANSLATE_NOOP("UndoController", "Tokens in the batch")),
     ("exponent", QT_TRANSLATE_NOOP("UndoController", "Zipf exponent")),
     ("d_model", QT_TRANSLATE_NOOP("UndoController", "Table width")),
     ("tied", QT_TRANSLATE_NOOP("UndoController", "Tied embeddings")),
     ("color_by", QT_TRANSLATE_NOOP("UndoController", "Strip colour")),
+    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
 )
 COLOR_NAMES = {
     "count": QT_TRANSLATE_NOOP("EmbeddingPanel", "update count"),
@@ -83,7 +83,7 @@ def rank_bins(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return centre, mean
 
 
-class EmbeddingPanel(BackgroundTopicPanel):
+class EmbeddingPanel(TopicPanel):
     """The embedding table's sparse Zipf gradient and its parameter count."""
 
     PANEL_ID = "embedding"
@@ -214,13 +214,6 @@ class EmbeddingPanel(BackgroundTopicPanel):
     def figure_widget(self) -> QWidget:
         """What an export shows: the strip, the rank plot and the summary."""
         return self.figure
-
-    # --- computing ---------------------------------------------------------------------
-    def inputs(self) -> tuple:
-        return embedding_inputs(self.state.snapshot())
-
-    def job(self, key: tuple):
-        return compute_embedding(*key)
 
     # --- model → view ------------------------------------------------------------------
     def _on_tied_changed(self) -> None:

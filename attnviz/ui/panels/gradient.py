@@ -14,11 +14,8 @@ What the chapter's backward-pass section writes, drawn from the attention topic:
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import pyqtgraph as pg
-import shiboken6
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontInfo
 from PySide6.QtWidgets import (
@@ -31,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attnviz.core.work import Cancelled
 from attnviz.model.resolve.gradient import (
     CHECK_BUDGET,
     MAX_BACKWARD_TOKENS,
@@ -41,11 +39,11 @@ from attnviz.model.resolve.gradient import (
 )
 from attnviz.model.topics.attention import MAX_SEED
 from attnviz.ui.theme import Theme, palette_for
+from attnviz.ui.widgets.background_job import BackgroundJob
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
 from attnviz.ui.widgets.numbers import MINUS, display_decimals, fmt, shown_decimals
 from attnviz.ui.widgets.plot_style import ThemedPlot
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
-from attnviz.ui.workers import qt_runner
 
 _C = "GradientPanel"
 SOURCES = (
@@ -104,8 +102,11 @@ class GradientPanel(TopicPanel):
         super().__init__(workspace, parent)
         self._theme: Theme | None = None
         self._version = 0  # bumped at every edit: a check of older inputs is stale
-        self._check_id = 0
+        self._check_version = 0
         self.check_result = None
+        self.checker = BackgroundJob(self)  # the finite-difference check
+        self.checker.sigFinished.connect(self._on_q_check_done)
+        self.checker.sigFailed.connect(self._on_q_check_failed)
         self.chain_shown = True  # a slide whose lesson quotes no part of the chain: False
         self._has_chain = False  # the last results had one (a real model's may not)
         self._last: GradientResults | None = None
@@ -485,23 +486,15 @@ class GradientPanel(TopicPanel):
 
     def _on_q_check(self) -> None:
         inputs = self.resolver.results.inputs
-        self._check_id += 1
-        job_id, version = self._check_id, self._version
+        self._check_version = self._version
         self.check_result = None
         self.check.setEnabled(False)
         self.cancel.show()
         self.check_label.setText(self.tr("Checking…"))
-        ref = weakref.ref(self)
-
-        def done(result, job_id=job_id, version=version) -> None:
-            panel = ref()
-            if panel is not None and shiboken6.isValid(panel):
-                panel._on_check_done(job_id, version, result)
-
-        qt_runner(lambda: run_check(inputs), done)
+        self.checker.start(lambda _progress, _cancel: run_check(inputs))
 
     def _on_q_cancel(self) -> None:
-        self._check_id += 1  # the running check's answer will be dropped
+        self.checker.cancel()  # the running check's answer will be dropped
         self._end_check(self.tr("Cancelled."))
 
     def _end_check(self, text: str) -> None:
@@ -509,13 +502,12 @@ class GradientPanel(TopicPanel):
         self.check_label.setText(text)
         self._update_check_button(self.resolver.results)
 
-    def _on_check_done(self, job_id: int, version: int, result) -> None:
-        if job_id != self._check_id:
-            return  # cancelled, or a newer check runs
-        if isinstance(result, BaseException):
-            self._end_check(f"{type(result).__name__}: {result}")
-            return
-        if version != self._version:
+    def _on_q_check_failed(self, exc: BaseException) -> None:
+        if not isinstance(exc, Cancelled):  # a cancel has said so already
+            self._end_check(f"{type(exc).__name__}: {exc}")
+
+    def _on_q_check_done(self, result) -> None:
+        if self._check_version != self._version:
             self._end_check(self.tr("The example changed while checking: check again."))
             return
         self.check_result = result

@@ -43,6 +43,7 @@ from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
 register_labels(
+    "attention",
     ("d_model", QT_TRANSLATE_NOOP("UndoController", "Model width d_model")),
     ("n_heads", QT_TRANSLATE_NOOP("UndoController", "Number of heads")),
     ("n_kv_heads", QT_TRANSLATE_NOOP("UndoController", "KV heads")),

@@ -35,6 +35,7 @@ from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
 register_labels(
+    "attention",
     ("model_path", QT_TRANSLATE_NOOP("UndoController", "Model")),
     ("model_text", QT_TRANSLATE_NOOP("UndoController", "Sentence")),
     ("layer", QT_TRANSLATE_NOOP("UndoController", "Layer")),

@@ -41,6 +41,7 @@ from attnviz.ui.widgets.units import binary_bytes
 
 _C = "MemoryPanel"
 register_labels(
+    "memory",
     ("model", QT_TRANSLATE_NOOP("UndoController", "Model card")),
     ("context", QT_TRANSLATE_NOOP("UndoController", "Context length")),
     ("batch", QT_TRANSLATE_NOOP("UndoController", "Batch")),
@@ -53,6 +54,9 @@ register_labels(
     ("kv_lora_rank", QT_TRANSLATE_NOOP("UndoController", "MLA latent")),
     ("attention_layers", QT_TRANSLATE_NOOP("UndoController", "Attention layers")),
     ("sliding_window", QT_TRANSLATE_NOOP("UndoController", "Window")),
+    ("name", QT_TRANSLATE_NOOP("UndoController", "Model name")),
+    ("head_dim", QT_TRANSLATE_NOOP("UndoController", "Head width")),
+    ("rope_head_dim", QT_TRANSLATE_NOOP("UndoController", "Rotary head width")),
     ("sliding_layers", QT_TRANSLATE_NOOP("UndoController", "Window layers")),
     ("params", QT_TRANSLATE_NOOP("UndoController", "Parameter count")),
 )

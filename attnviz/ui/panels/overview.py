@@ -42,6 +42,7 @@ from attnviz.ui.widgets.token_map import TokenMapView
 
 _C = "OverviewPanel"
 register_labels(
+    "long",
     ("n", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
     ("d_k", QT_TRANSLATE_NOOP("UndoController", "d_k")),
     ("head", QT_TRANSLATE_NOOP("UndoController", "Head")),
@@ -53,6 +54,8 @@ register_labels(
     ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
     ("dtype", QT_TRANSLATE_NOOP("UndoController", "Precision")),
     ("log_color", QT_TRANSLATE_NOOP("UndoController", "Log colour scale")),
+    ("rows", QT_TRANSLATE_NOOP("UndoController", "Zoomed rows")),
+    ("cols", QT_TRANSLATE_NOOP("UndoController", "Zoomed columns")),
 )
 HEAD_NAMES = {
     "content": QT_TRANSLATE_NOOP("OverviewPanel", "content"),

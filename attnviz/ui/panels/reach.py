@@ -22,23 +22,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.resolve.reach import KINDS, REFERENCES, compute_reach, reach_inputs
+from attnviz.model.resolve.reach import KINDS, REFERENCES
 from attnviz.model.topics.reach import MAX_LENGTH, MAX_SEED
 from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
-from attnviz.ui.widgets.background import BackgroundTopicPanel
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.plot_style import series_color
+from attnviz.ui.widgets.state_panel import TopicPanel
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import sci
 
 _C = "ReachPanel"
 register_labels(
+    "reach",
     ("length", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
     ("weight_scale", QT_TRANSLATE_NOOP("UndoController", "Weight scale")),
     ("score_std", QT_TRANSLATE_NOOP("UndoController", "Score spread")),
+    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
 )
 KIND_NAMES = {
     "rnn": QT_TRANSLATE_NOOP("ReachPanel", "RNN (tanh)"),
@@ -63,7 +65,7 @@ def _label_anchor(n: int, value: float, length: int) -> tuple[float, float]:
     return (0.0, 1.2) if upper else (1.0, -0.3)
 
 
-class ReachPanel(BackgroundTopicPanel):
+class ReachPanel(TopicPanel):
     """Gradient reach of an RNN, an LSTM and attention against the distance back."""
 
     PANEL_ID = "reach"
@@ -175,13 +177,6 @@ class ReachPanel(BackgroundTopicPanel):
     def figure_widget(self) -> QWidget:
         """What an export shows: the plot and its summary, without the controls."""
         return self.figure
-
-    # --- computing ---------------------------------------------------------------------
-    def inputs(self) -> tuple:
-        return reach_inputs(self.state.snapshot())
-
-    def job(self, key: tuple):
-        return compute_reach(*key)
 
     # --- model → view ------------------------------------------------------------------
     def _on_results(self, res) -> None:

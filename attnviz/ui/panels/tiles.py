@@ -36,8 +36,10 @@ from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.tile_grid import AlignedMatrices, Matrix, MemoryBars, Outline
 
 register_labels(
+    "long",
     ("tiles_n", QT_TRANSLATE_NOOP("UndoController", "Tiles: tokens")),
     ("tiles_d", QT_TRANSLATE_NOOP("UndoController", "Tiles: width")),
+    ("tile_step", QT_TRANSLATE_NOOP("UndoController", "Tiles: step")),
     ("block_q", QT_TRANSLATE_NOOP("UndoController", "Query tile size")),
     ("block_k", QT_TRANSLATE_NOOP("UndoController", "Key tile size")),
 )

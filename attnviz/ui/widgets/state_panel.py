@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -215,9 +216,13 @@ class TopicPanel(StatePanel):
     The resolver computes only while the panel is shown: a docked panel follows its dock's
     ``visibilityChanged`` (a tab behind another is not shown, though Qt calls it visible),
     a free-standing one (an export) its show and hide events. Results arrive at
-    :meth:`_on_results`, also once whenever the panel is shown again.
-    """
+    :meth:`_on_results`, also once whenever the panel is shown again; :attr:`results`
+    holds what is drawn.
 
+    A resolver that computes in the background (``BACKGROUND``) does so on the workspace's
+    runner while the panel is docked, and :attr:`busy` shows meanwhile; a free-standing
+    panel, with no interaction to keep alive, has its results computed at once.
+    """
 
     @classmethod
     def create(cls, workspace, parent=None):
@@ -226,40 +231,71 @@ class TopicPanel(StatePanel):
     def __init__(self, workspace, parent=None) -> None:
         self.workspace = workspace
         self._shown = False
+        self.results = None
+        self._drawn_key = None
+        self._failed = False
         resolver = workspace.resolver_for(panel_spec(self.PANEL_ID).resolver)
         super().__init__(workspace.document[resolver.TOPIC], resolver, parent)
         bind(self, resolver.resolved, self._on_resolved)
         bind(self, resolver.failed, self._on_failed)
+        self.busy = QLabel(self.tr("Computing…"), self)
+        self.busy.setObjectName("busy")
+        self.busy.hide()
+        bind(self, resolver.busy, self._on_busy)
 
     @property
     def shown(self) -> bool:
         """True while the panel can be seen (its results are then kept current)."""
         return self._shown
 
+    @property
+    def current(self) -> bool:
+        """True when the drawn results belong to the topic's current inputs."""
+        if not self.resolver.BACKGROUND:
+            return self.results is not None
+        return self._drawn_key is not None and self._drawn_key == self.resolver.key()
+
     def set_shown(self, on: bool) -> None:
         """Start or stop looking: the dock's ``visibilityChanged`` calls this."""
         if on == self._shown:
             return
         self._shown = on
-        if on:
-            self.resolver.watch(self)
+        if not on:
+            self.resolver.unwatch(self)
+            return
+        alone = self.window() is self
+        self.resolver.watch(self, now=alone)
+        if not self.resolver.BACKGROUND or alone:
             self._draw_guarded()
         else:
-            self.resolver.unwatch(self)
+            # After the event loop settles: a dock shown for a moment while the window
+            # arranges its tabs starts no job.
+            QTimer.singleShot(0, self._request_if_shown)
+
+    def _request_if_shown(self) -> None:
+        if shiboken6.isValid(self) and self._shown:
+            if self.resolver.current and self._drawn_key != self.resolver.latest_key:
+                self._draw_guarded()
+            else:
+                self.resolver.request()
 
     def refresh_numbers(self) -> None:
         super().refresh_numbers()
         if self._shown:
-            self._draw_guarded()
+            self.redraw()
 
     def _docked(self) -> bool:
         return isinstance(self.parentWidget(), QDockWidget)
 
     def _on_resolved(self, results, _names: frozenset) -> None:
         if self._shown:
-            self._on_results(results)
+            self._draw_results(results, self.resolver.latest_key)
+
+    def _on_busy(self, on: bool) -> None:
+        self.busy.setVisible(on)
 
     def _on_failed(self, message: str) -> None:
+        self._failed = self.resolver.BACKGROUND  # cleared by the next results drawn
         self.show_error(message)
 
     def _on_results(self, results) -> None:
@@ -275,11 +311,41 @@ class TopicPanel(StatePanel):
             self.set_shown(False)
         super().hideEvent(event)
 
+    def redraw(self) -> None:
+        """Draw the held results again (after a theme or font change); failures are shown."""
+        if not self.resolver.BACKGROUND:
+            self._draw_guarded()
+        elif self.results is not None:
+            self._draw_results(self.results, self._drawn_key)
+
     def _draw_guarded(self) -> None:
         """Draw the current results; a failure is shown, never raised into Qt's event."""
+        if self.resolver.BACKGROUND:
+            try:
+                results = self.resolver.results  # at once: cached, or computed here
+            except (ValueError, ArithmeticError, MemoryError) as exc:
+                self._on_failed(f"{type(exc).__name__}: {exc}")
+                return
+            self.resolver.latest_key = self.resolver.key()
+            self._draw_results(results, self.resolver.latest_key)
+            return
         try:
-            self._on_results(self.resolver.results)
+            self.results = self.resolver.results
+            self._on_results(self.results)
         except Exception as exc:  # a view must not take the window down
-            self.show_error(f"{type(exc).__name__}: {exc}")
-            # Reported from a plain slot, where the crash log (or pytest) sees it.
-            QTimer.singleShot(0, lambda error=exc: events.report(error))
+            self._report_error(exc)
+
+    def _draw_results(self, results, key) -> None:
+        if self._failed:
+            self._failed = False
+            self.show_error(None)
+        self.results, self._drawn_key = results, key
+        try:
+            self._on_results(results)
+        except Exception as exc:  # a view must not take the window down
+            self._report_error(exc)
+
+    def _report_error(self, exc: Exception) -> None:
+        self.show_error(f"{type(exc).__name__}: {exc}")
+        # Reported from a plain slot, where the crash log (or pytest) sees it.
+        QTimer.singleShot(0, lambda error=exc: events.report(error))
