@@ -82,9 +82,8 @@ def test_fifo_does_not_block(tmp_path, monkeypatch, deadline):
     os.mkfifo(fifo)
     real_open, opened = os.open, []
     monkeypatch.setattr(safe_io.os, "open", lambda p, *a: opened.append(p) or real_open(p, *a))
-    start = time.monotonic()
+    # No timing: the ``deadline`` watchdog ends a hang, and ``opened`` proves no open.
     exc = _refused(fifo, r"is not a regular file \(a named pipe\)")
-    assert time.monotonic() - start < 5
     assert "pipe.attnviz" in str(exc)
     assert opened == []  # refused from stat alone, never opened
 
