@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -58,6 +59,14 @@ def check_text(name: str, value, *, limit: int = MAX_TEXT) -> str:
     return value
 
 
+#: The kinds a field may be declared with (each has its checker ``Field._<kind>``).
+FieldKind = Literal[
+    "int", "float", "bool", "choice", "text", "texts", "flags", "ints", "matrix", "optmatrix",
+    "pair", "cell",
+]  # fmt: skip
+KINDS: tuple[str, ...] = get_args(FieldKind)
+
+
 @dataclass(frozen=True)
 class Field:
     """One field of a topic.
@@ -79,7 +88,7 @@ class Field:
     """
 
     name: str
-    kind: str
+    kind: FieldKind
     default: object
     lo: float | None = None
     hi: float | None = None
@@ -88,6 +97,22 @@ class Field:
     doc: str = ""
     recompute: bool = True
     browse: bool = False
+
+    def __post_init__(self) -> None:
+        # A declaration that could never hold fails when its module is imported, not at the
+        # first value a user sets.
+        if self.kind not in KINDS:
+            raise TypeError(f"field {self.name}: unknown kind {self.kind!r} (one of {KINDS})")
+        if self.kind == "choice" and not self.choices:
+            raise TypeError(f"field {self.name}: a choice needs its choices")
+        if self.lo is not None and self.hi is not None and self.lo > self.hi:
+            raise TypeError(f"field {self.name}: lo {self.lo} is above hi {self.hi}")
+        if self.kind == "matrix" and self.default is None:
+            return  # the topic derives it (a head's vectors from its seed)
+        try:
+            self.coerce(self.default)
+        except StateError as exc:
+            raise TypeError(f"field {self.name}: its default is not valid: {exc}") from None
 
     # --- checking ----------------------------------------------------------------------
     def coerce(self, value):
