@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 
+from attnviz.model import events
 from attnviz.model.events import Signal
 from attnviz.model.fields import StateError
 from attnviz.model.topic import Topic
@@ -36,11 +37,14 @@ class Document:
         for name, cls in classes.items():
             topic = topics.get(name) or cls()
             self.topics[name] = topic
-            topic.changed.connect(self._forward(name))
+            # Forwarded in each phase of the topic's own emission: every model listener
+            # of the document (history, resolvers) and of the topic runs before any view.
+            for phase in events.PHASES:
+                topic.changed.connect(self._forward(name, phase), phase=phase)
 
-    def _forward(self, name: str):
+    def _forward(self, name: str, phase: int):
         def forward(names: frozenset) -> None:
-            self.changed.emit(name, names)
+            self.changed.emit(name, names, phase=phase)
 
         # Kept on the document: the topic holds functions strongly, and the closure only
         # refers to the document weakly through its bound emitter.

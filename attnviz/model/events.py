@@ -8,6 +8,11 @@ listener is called whatever the others do; the errors are handed to :func:`repor
 all have run. By default :func:`report` re-raises the first one (tests see it); the
 application installs a handler that logs it and keeps going.
 
+Listeners run in two phases, whatever order they connected in: first the ``MODEL`` phase
+(the document's forwarding, the undo history, the resolvers), then the ``VIEW`` phase (the
+default: panels, labels, timers). A panel that reads a resolver's results while it
+handles a change therefore always reads results that already follow that change.
+
 The API is the small part of psygnal's that the model uses: a :class:`Signal` declared on
 a class gives each instance an :class:`Emitter` with ``connect``, ``disconnect``,
 ``blocked`` and ``emit``. Bound methods are held weakly, so a listener that is garbage
@@ -21,6 +26,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 ErrorHandler = Callable[[BaseException], None]
+
+#: The phases of an emission, in the order they run.
+MODEL, VIEW = 0, 1
+PHASES = (MODEL, VIEW)
 
 
 def _raise(exc: BaseException) -> None:
@@ -46,9 +55,10 @@ def report(exc: BaseException) -> None:
 class _Slot:
     """One connection: a function held strongly or a bound method held weakly."""
 
-    __slots__ = ("key", "_ref", "_func")
+    __slots__ = ("key", "phase", "_ref", "_func")
 
-    def __init__(self, callback: Callable) -> None:
+    def __init__(self, callback: Callable, phase: int = VIEW) -> None:
+        self.phase = phase
         if hasattr(callback, "__self__") and hasattr(callback, "__func__"):
             self._ref = weakref.WeakMethod(callback)
             self._func = None
@@ -72,11 +82,16 @@ class Emitter:
         self._slots: list[_Slot] = []
         self._blocked = 0
 
-    def connect(self, callback: Callable) -> Callable:
-        """Call ``callback(*args)`` on every emission; returns ``callback``."""
-        slot = _Slot(callback)
+    def connect(self, callback: Callable, *, phase: int = VIEW) -> Callable:
+        """Call ``callback(*args)`` on every emission, in ``phase`` (:data:`MODEL`
+        listeners all run before any :data:`VIEW` one); returns ``callback``."""
+        if phase not in PHASES:
+            raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
+        slot = _Slot(callback, phase)
         if all(s.key != slot.key for s in self._slots):
-            self._slots.append(slot)
+            # Kept sorted by phase, in connection order within one (a stable insert).
+            at = sum(1 for s in self._slots if s.phase <= phase)
+            self._slots.insert(at, slot)
         return callback
 
     def disconnect(self, callback: Callable, *, missing_ok: bool = True) -> None:
@@ -99,13 +114,16 @@ class Emitter:
         finally:
             self._blocked -= 1
 
-    def emit(self, *args) -> None:
-        """Call every live listener with ``args``; errors are reported after all have run."""
+    def emit(self, *args, phase: int | None = None) -> None:
+        """Call every live listener with ``args`` (only those of ``phase`` when given),
+        the :data:`MODEL` phase first; errors are reported after all have run."""
         if self._blocked:
             return
         errors = []
         dead = False
         for slot in list(self._slots):
+            if phase is not None and slot.phase != phase:
+                continue
             target = slot.target()
             if target is None:
                 dead = True

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attnviz.model import events
 from attnviz.model.document import Document
 from attnviz.model.events import Signal
 from attnviz.model.topic import values_equal
@@ -110,7 +111,7 @@ class History:
         self._group: object = None
         self._group_label: str | None = None
         self._epoch = 0
-        document.changed.connect(self._on_changed)
+        document.changed.connect(self._on_changed, phase=events.MODEL)
 
     # --- recording ---------------------------------------------------------------------
     def _on_changed(self, topic_name: str, names: frozenset) -> None:

@@ -28,6 +28,7 @@ from attnviz.core import masks
 from attnviz.core.attention import AttentionResult, score_scale
 from attnviz.core.rope import apply_rope, rope_frequencies
 from attnviz.core.score_terms import PLAIN, ScoreTerms
+from attnviz.model import events
 from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
@@ -359,8 +360,8 @@ class Resolver:
         self._apply(self._job().run())
         self.results = self._results(query_steps(state, self._attention, self._mask, *self._qk))
         if auto:
-            state.changed.connect(self.on_state_changed)
-            self.positions.changed.connect(self._on_positions_changed)
+            state.changed.connect(self.on_state_changed, phase=events.MODEL)
+            self.positions.changed.connect(self._on_positions_changed, phase=events.MODEL)
 
     @property
     def pending(self) -> bool:

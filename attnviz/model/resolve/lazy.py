@@ -66,7 +66,7 @@ class LazyResolver:
             cache_size=self.CACHE_SIZE if self.BACKGROUND else 0,
             make_job=lambda key: lambda _progress, _cancel: self.compute_key(key),
         )
-        document.changed.connect(self._on_changed)
+        document.changed.connect(self._on_changed, phase=events.MODEL)
 
     # --- results -----------------------------------------------------------------------
     def compute(self):
