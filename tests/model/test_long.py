@@ -22,10 +22,12 @@ from attnviz.core.tiled import Cancelled
 from attnviz.model.fields import StateError
 from attnviz.model.panel_data import data_names, panel_data
 from attnviz.model.resolve import long as long_model
+from attnviz.model.resolve import long_backends
 from attnviz.model.resolve._long_heads import content_words, generate_qk
 from attnviz.model.resolve._long_tiles import tile_memory, tiles_demo
 from attnviz.model.topics.long import LongState
 from attnviz.model.workspace import Workspace
+from tests.model.test_latest_work import HeldRunner
 
 N = 4096
 
@@ -196,7 +198,7 @@ def test_progress_reaches_one_and_the_result_says_where_it_ran():
 
 
 def test_backend_status_lists_what_is_here():
-    status = long_model.backend_status(refresh=True)
+    status = long_backends.backend_status(refresh=True)
     assert status["numpy"].available and status["auto"].available
     torch = pytest.importorskip("torch")
     assert status["torch"].available and status["torch"].detail == torch.__version__
@@ -327,6 +329,60 @@ def test_resolver_is_light_and_lazy():
     assert resolver.cached_overview() is ov and resolver.overview_now() is ov
     ws.document.long.update(seed=1)
     assert resolver.cached_overview() is None
+
+
+
+def test_the_resolver_runs_the_map_and_the_zoom_latest_wins_and_keeps_the_map():
+    runner = HeldRunner()
+    ws = Workspace(runner=runner)
+    ws.document.long.update(n=256, bins=16)
+    resolver = ws.resolver_for("long")
+    maps, fails, details = [], [], []
+    resolver.overview_ready.connect(maps.append)
+    resolver.overview_failed.connect(fails.append)
+    resolver.detail_ready.connect(details.append)
+    assert resolver.request_overview() is None and resolver.map_running
+    assert resolver.request_overview() is None and len(runner.jobs) == 1  # on its way
+    ws.document.long.update(seed=3)
+    assert resolver.request_overview() is None and len(runner.jobs) == 2
+    runner.finish(0)  # the first map, told to stop, ends quietly
+    assert maps == [] and fails == [] and resolver.map_running
+    runner.finish(0)
+    want = long_model.run_overview(resolver.results.values)
+    assert len(maps) == 1 and np.array_equal(maps[0].map, want.map)
+    assert not resolver.map_running and resolver.map_progress == 1.0
+    assert resolver.request_overview() is maps[0] and resolver.overview_now() is maps[0]
+    # The zoom: exact weights of a small window, none for the whole map.
+    ws.document.long.update(rows=(10, 20), cols=(0, 30))
+    assert resolver.request_detail() and resolver.request_detail() and len(runner.jobs) == 1
+    runner.finish(0)
+    (detail,) = details
+    assert detail.exact and detail.key == (maps[0].key, (10, 20, 0, 30))
+    np.testing.assert_array_equal(detail.values, long_model.exact_block(maps[0], 10, 20, 0, 30))
+    np.testing.assert_array_equal(detail.rows, np.arange(10, 21))
+    ws.document.long.update(rows=(), cols=())
+    assert not resolver.request_detail() and not runner.jobs
+
+
+def test_cancelling_the_map_says_so_at_once_and_only_the_last_watcher_stops_it():
+    runner = HeldRunner()
+    ws = Workspace(runner=runner)
+    ws.document.long.update(n=256, bins=16)
+    resolver = ws.resolver_for("long")
+    fails = []
+    resolver.overview_failed.connect(fails.append)
+    one, other = object(), object()
+    resolver.watch(one)
+    resolver.watch(other)
+    resolver.request_overview()
+    resolver.stop_unless_watched(one)  # another view still looks: the map goes on
+    assert resolver.map_running and fails == []
+    resolver.unwatch(other)
+    resolver.stop_unless_watched(one)
+    assert not resolver.map_running and len(fails) == 1 and isinstance(fails[0], Cancelled)
+    runner.finish(0)  # the stopped job's answer reaches nobody
+    assert len(fails) == 1 and resolver.cached_overview() is None
+    assert not resolver.cancel_overview()
 
 
 _weird = st.one_of(

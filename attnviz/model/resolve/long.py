@@ -3,9 +3,12 @@
 The overview of up to 262,144 tokens takes seconds, so it is not part of
 :meth:`LongResolver.compute` (which a visible panel calls on every change and must stay
 quick). Instead :func:`run_overview` is a pure job — ``(fields, progress, cancel) →``
-:class:`Overview` — that the panel runs on a worker thread and an export runs in place
-(:meth:`LongResolver.overview_now`); the result carries q, k and the row log-sum-exp, from
-which :func:`exact_block` and :func:`region_map` give the exact weights of a zoomed window.
+:class:`Overview` — that the resolver runs on the workspace's runner when a panel asks
+(:meth:`LongResolver.request_overview`: latest wins, a new request cancels the old one,
+progress and cancel) and an export runs in place (:meth:`LongResolver.overview_now`); the
+result carries q, k and the row log-sum-exp, from which :func:`exact_block` and
+:func:`region_map` give the exact weights of a zoomed window
+(:meth:`LongResolver.request_detail`). The panel only receives what the resolver emits.
 :meth:`LongResolver.compute` returns the light part: the fields, the memory estimate and
 the tiles demo (:mod:`attnviz.model.resolve._long_tiles`).
 
@@ -15,8 +18,6 @@ where exactness is not at stake, in chunks, with the cancel flag polled between 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import time
 from dataclasses import dataclass
 
@@ -26,12 +27,15 @@ from attnviz.core import memory_guard
 from attnviz.core.backends import get_backend
 from attnviz.core.cell_timing import cell_seconds
 from attnviz.core.work import Cancelled, split_starts
+from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
 from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, tiles_demo
 from attnviz.model.resolve.attention import ROPE_KEYS
 from attnviz.model.resolve.lazy import LazyResolver
+from attnviz.model.resolve.long_backends import choose_backend, host_dtype
+from attnviz.model.resolve.work import LatestWork
 from attnviz.model.topics.long import HALF, window
 
 #: Fields whose change needs a new overview (the zoom window and the tiles do not).
@@ -48,56 +52,6 @@ EXPORT_BLOCK_CELLS = 1 << 24
 _STRIP_CELLS = 1 << 22
 #: Share of the progress bar the generation of q and k takes.
 _GENERATE_SHARE = 0.05
-
-
-@dataclass(frozen=True)
-class BackendStatus:
-    """Whether a backend can run here; ``reason`` ("no-torch", "no-cuda", "") and a
-    ``detail`` (torch's version, the GPU's name) for the selector's explanation."""
-
-    name: str
-    available: bool
-    reason: str = ""
-    detail: str = ""
-
-
-_STATUS: dict[str, BackendStatus] = {}
-
-
-def backend_status(*, refresh: bool = False) -> dict[str, BackendStatus]:
-    """What each backend needs and whether it is here (imports torch when installed: slow
-    the first time, so the UI asks from a worker thread)."""
-    if _STATUS and not refresh:
-        return dict(_STATUS)
-    found = {"numpy": BackendStatus("numpy", True), "auto": BackendStatus("auto", True)}
-    if importlib.util.find_spec("torch") is None:
-        for name in ("torch", "cuda"):
-            found[name] = BackendStatus(name, False, "no-torch")
-    else:
-        torch = importlib.import_module("torch")
-        found["torch"] = BackendStatus("torch", True, "", torch.__version__)
-        if torch.cuda.is_available():
-            found["cuda"] = BackendStatus("cuda", True, "", torch.cuda.get_device_name(0))
-        else:
-            built = torch.version.cuda or "none"
-            found["cuda"] = BackendStatus("cuda", False, "no-cuda", f"{torch.__version__}/{built}")
-    _STATUS.clear()
-    _STATUS.update(found)
-    return dict(found)
-
-
-def choose_backend(name: str, dtype: str):
-    """The backend object that runs ``name`` with ``dtype`` ("auto": CUDA when present and
-    the dtype runs there, else NumPy). Raises ``BackendUnavailableError`` with the fix."""
-    if name == "auto":
-        cuda = dtype != "float64" and backend_status()["cuda"].available
-        name = "cuda" if cuda else "numpy"
-    return get_backend(name, dtype=dtype)
-
-
-def host_dtype(dtype: str):
-    """The numpy dtype q and k are generated in (half precision is cast on the GPU)."""
-    return np.float64 if dtype == "float64" else np.float32
 
 
 #: The overview's time against n² × (one score cell's q·k, exp and sum, timed here): its
@@ -286,6 +240,40 @@ def region_map(
     return out.astype(ov.map.dtype, copy=False)
 
 
+def edges(n: int, groups: int, start: int = 0) -> np.ndarray:
+    """Token boundaries of ``numpy.array_split`` groups (``groups + 1`` of them)."""
+    starts, sizes = split_starts(n, groups)
+    return start + np.append(starts, starts[-1] + sizes[-1])
+
+
+@dataclass(frozen=True)
+class Detail:
+    """The cells of a zoom window: its exact weights, or a map pooled from them.
+
+    ``key`` is the overview's key and the window; ``rows`` and ``cols`` the token
+    boundaries of the cells (one more than the cells)."""
+
+    key: tuple
+    values: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    exact: bool
+
+
+def zoom_detail(ov: Overview, window: tuple, bins: int, reduce: str, progress=None,
+                cancel=None) -> Detail:
+    """The cells of ``window`` (r0, r1, c0, c1) over ``ov``: exact up to
+    :data:`EXACT_CELLS`, else :func:`region_map` (``cancel`` as :func:`run_overview`'s)."""
+    r0, r1, c0, c1 = window
+    key = (ov.key, tuple(window))
+    if (r1 - r0) * (c1 - c0) <= EXACT_CELLS:
+        block = exact_block(ov, r0, r1, c0, c1)
+        return Detail(key, block, np.arange(r0, r1 + 1), np.arange(c0, c1 + 1), True)
+    is_set = getattr(cancel, "is_set", cancel)
+    m = region_map(ov, r0, r1, c0, c1, bins, reduce, progress, is_set)
+    return Detail(key, m, edges(r1 - r0, m.shape[0], r0), edges(c1 - c0, m.shape[1], c0), False)
+
+
 def group_labels(n: int, bins: int, start: int = 0) -> tuple[str, ...]:
     """``"a–b"`` token ranges (inclusive) of the ``bins`` groups of ``n`` tokens."""
     starts, sizes = split_starts(n, bins)
@@ -306,11 +294,27 @@ class LongResults:
 
 
 class LongResolver(LazyResolver):
-    """Lazy resolver of the ``long`` topic (see the module docstring)."""
+    """Lazy resolver of the ``long`` topic (see the module docstring).
+
+    It owns the two long jobs of the topic, each a :class:`LatestWork` on the workspace's
+    runner (a new request cancels the running one): the map of the current fields and the
+    cells of the zoom window over it. Their answers arrive as events on the owner's
+    thread; :attr:`map_progress` says how far the map has come.
+    """
 
     TOPIC = "long"
     #: The ``model`` head follows the head the heatmap shows.
     READS = {"attention": _long_model.ATTENTION_KEYS, "positions": ROPE_KEYS}
+
+    #: ``overview_ready(Overview)``: the map of the fields it was asked for is ready.
+    overview_ready = Signal(object)
+    #: ``overview_failed(exception)``: the map stopped (``Cancelled`` when it was told
+    #: to, ``MemoryRefused``, a backend missing, a value it cannot map).
+    overview_failed = Signal(object)
+    #: ``detail_ready(Detail)``: the cells of the zoom window asked for last.
+    detail_ready = Signal(object)
+    #: ``detail_failed(exception)``: the zoom stopped or failed.
+    detail_failed = Signal(object)
 
     def _relevant(self, topic: str, names: frozenset) -> bool:
         if topic != self.TOPIC and self.topic.head != "model":
@@ -320,7 +324,10 @@ class LongResolver(LazyResolver):
     def __init__(self, document, runner=None) -> None:
         super().__init__(document, runner)
         self._tiles: tuple[tuple | None, TilesDemo | None] = (None, None)
-        self._overview: Overview | None = None
+        # The last map is kept (by its key) for exports and zooms.
+        self.map_work = LatestWork(self._on_map_answer, runner, cache_size=1, replace="cancel")
+        self.zoom_work = LatestWork(self._on_zoom_answer, runner, replace="cancel")
+        self._detail_key: tuple | None = None
 
     def compute(self) -> LongResults:
         v = self.topic.snapshot()
@@ -352,24 +359,104 @@ class LongResolver(LazyResolver):
                 v[name] = ()
         return v, src
 
+    # --- the map -----------------------------------------------------------------------
     def cached_overview(self, key: tuple | None = None) -> Overview | None:
         """The last overview when it is of ``key`` (default: the current fields)."""
-        key = self.results.key if key is None else key
-        ov = self._overview
-        return ov if ov is not None and ov.key == key else None
-
-    def store(self, overview: Overview) -> None:
-        """Keep ``overview`` (computed by a panel's worker) for exports and zooms."""
-        self._overview = overview
+        return self.map_work.cached(self.results.key if key is None else key)
 
     def overview_now(self, progress=None, cancel=None) -> Overview:
         """The overview of the current fields, computed here unless it is cached."""
-        ov = self.cached_overview()
+        res = self.results
+        ov = self.map_work.cached(res.key)
         if ov is None:
-            res = self.results
             ov = run_overview(res.values, progress, cancel, res.source)
-            self._overview = ov
+            self.map_work.keep(res.key, ov)
         return ov
+
+    @property
+    def map_running(self) -> bool:
+        """True while a map is being computed for the panels."""
+        return self.map_work.pending
+
+    @property
+    def map_progress(self) -> float:
+        """How far the map being computed has come (0…1)."""
+        return self.map_work.progress
+
+    def request_overview(self, *, now: bool = False) -> Overview | None:
+        """The map of the current fields when it is kept; else start it (on the runner,
+        or here with ``now``) unless it is already on its way, and return None:
+        ``overview_ready`` or ``overview_failed`` follows."""
+        res = self.results
+        kept = self.map_work.cached(res.key)
+        if kept is not None:
+            return kept
+        if self.map_work.wanted_key != res.key:
+            values, source = dict(res.values), res.source
+            self.map_work.request(
+                res.key, lambda progress, cancel: run_overview(values, progress, cancel, source),
+                now=now,
+            )
+        return None
+
+    def cancel_overview(self) -> bool:
+        """Stop the map on its way (``overview_failed(Cancelled)`` is emitted at once);
+        False when none was."""
+        if not self.map_work.cancel():
+            return False
+        self.overview_failed.emit(Cancelled("cancelled"))
+        return True
+
+    def _on_map_answer(self, _key, result) -> None:
+        if isinstance(result, BaseException):
+            self.overview_failed.emit(result)
+        else:
+            self.overview_ready.emit(result)
+
+    # --- the zoom ----------------------------------------------------------------------
+    def request_detail(self, *, now: bool = False) -> bool:
+        """Ask for the cells of the zoom window over the kept map of the current fields
+        (``detail_ready`` follows, or ``detail_failed``; nothing when they were asked for
+        last). False, with any zoom on its way dropped, when the window needs none: no map
+        yet, the whole map, or more than :data:`REGION_CELLS` cells."""
+        res = self.results
+        ov = self.map_work.cached(res.key)
+        r0, r1, c0, c1 = res.window
+        if ov is None:
+            return False
+        n = ov.q.shape[0]
+        if (r0, r1, c0, c1) == (0, n, 0, n) or (r1 - r0) * (c1 - c0) > REGION_CELLS:
+            self.cancel_detail()
+            return False
+        key = (ov.key, res.window)
+        if key != self._detail_key:
+            self._detail_key = key
+            bins, reduce, win = res.values["bins"], res.values["reduce"], res.window
+            self.zoom_work.request(
+                key, lambda progress, cancel: zoom_detail(ov, win, bins, reduce, progress, cancel),
+                now=now,
+            )
+        return True
+
+    def cancel_detail(self) -> None:
+        """Drop the zoom on its way; the next :meth:`request_detail` asks again."""
+        self._detail_key = None
+        self.zoom_work.cancel()
+
+    def _on_zoom_answer(self, _key, result) -> None:
+        if isinstance(result, BaseException):
+            self._detail_key = None
+            self.detail_failed.emit(result)
+        else:
+            self.detail_ready.emit(result)
+
+    def stop_unless_watched(self, by) -> None:
+        """``by`` is hidden: stop the map and the zoom unless another panel watches (a
+        hidden panel costs nothing)."""
+        if any(watcher is not by for watcher in self._watchers):
+            return
+        self.cancel_overview()
+        self.cancel_detail()
 
 
 RESOLVER = LongResolver

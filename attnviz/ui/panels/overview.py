@@ -2,8 +2,8 @@
 
 The ``long`` topic's head of n tokens (up to 262,144) is mapped to ``bins × bins`` cells,
 each the mean (or max) of the exact weights it covers, without the n×n matrix ever
-existing. The computation runs on a worker (:class:`BackgroundJob`) with a progress bar
-and a Cancel; the window stays responsive. Dragging a rectangle or scrolling zooms: a
+existing. The long resolver runs the map on a worker (latest wins) and the panel shows its
+progress and a Cancel; the window stays responsive. Dragging a rectangle or scrolling zooms: a
 window is mapped again from its exact weights, and below about 1024 × 1024 cells it shows
 the exact weights themselves (from :func:`attnviz.core.tiled.attention_block`), down to
 single cells with their values. The backend selector greys out what this machine lacks and
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -30,11 +30,11 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.core.memory_guard import MemoryRefused
-from attnviz.core.work import Cancelled, split_starts
+from attnviz.core.work import Cancelled
 from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
 from attnviz.ui.undo import register_labels
-from attnviz.ui.widgets.background_job import BackgroundJob
+from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
 from attnviz.ui.widgets.state_panel import TopicPanel, blocked
@@ -83,6 +83,8 @@ REDUCE_NAMES = {
 }
 #: Decades of weight the log colour scale spans below the largest one shown.
 DECADES = 5.0
+#: How often the progress bar follows the map.
+POLL_MS = 50
 
 
 def _tr(text: str) -> str:
@@ -96,12 +98,6 @@ def _bytes(count: float) -> str:
     return f"{int(count)} B"
 
 
-def edges(n: int, groups: int, start: int = 0) -> np.ndarray:
-    """Token boundaries of ``numpy.array_split`` groups (``groups + 1`` of them)."""
-    starts, sizes = split_starts(n, groups)
-    return start + np.append(starts, starts[-1] + sizes[-1])
-
-
 class OverviewPanel(TopicPanel):
     """A long sequence's attention map with zoom down to exact cells."""
 
@@ -113,15 +109,18 @@ class OverviewPanel(TopicPanel):
         #: None: compute in place when the panel is its own window (an offscreen export).
         self.synchronous: bool | None = None
         self.overview: long_model.Overview | None = None
-        self._detail_key = None
+        self._detail_key: tuple | None = None  # the zoom window drawn
         self._theme = None
         self._status = None
-        self.job, self.detail_job = BackgroundJob(self), BackgroundJob(self)
-        self.job.sigProgress.connect(self._on_q_progress)
-        self.job.sigFinished.connect(self._on_q_overview)
-        self.job.sigFailed.connect(self._on_q_failed)
-        self.detail_job.sigFinished.connect(self._on_q_detail)
-        self.detail_job.sigFailed.connect(self._on_q_detail_failed)
+        # The resolver runs the map and the zoom; the panel shows what it emits and
+        # follows the map's progress with a timer (the job never touches Qt).
+        bind(self, self.resolver.overview_ready, self._on_overview)
+        bind(self, self.resolver.overview_failed, self._on_failed_map)
+        bind(self, self.resolver.detail_ready, self._on_detail)
+        bind(self, self.resolver.detail_failed, self._on_detail_failed)
+        self.poll = QTimer(self)
+        self.poll.setInterval(POLL_MS)
+        self.poll.timeout.connect(self._on_q_poll)
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel(
@@ -281,7 +280,7 @@ class OverviewPanel(TopicPanel):
             cached = self.resolver.cached_overview(res.key)
             if cached is not None:
                 self._show_overview(cached)
-            elif not self.job.running or self._job_key != res.key:
+            elif self.resolver.map_work.wanted_key != res.key:
                 self._start(res)
             return
         self._update_detail(res)
@@ -291,28 +290,33 @@ class OverviewPanel(TopicPanel):
         return self.synchronous if self.synchronous is not None else self.window() is self
 
     def _start(self, res) -> None:
-        values = dict(res.values)
-        self._job_key = res.key
+        values = res.values
         if self.overview is not None and self.overview.q.shape[0] != values["n"]:
             self.overview = None
             self.view.set_map(None, [0], [0])
             self.view.set_detail(None)
         self.caption.setText(self._caption(values, computing=True))
         self.show_error(None)
-
-        source = res.source
-
-        def job(progress, cancel):
-            return long_model.run_overview(values, progress, cancel, source)
-
         self.run.setText(self.tr("Cancel"))
         self.progress.setVisible(True)
-        if self._is_synchronous():
-            self.job.run_now(job)
-        else:
-            self.job.start(job)
+        self._reported = -1.0
+        self._on_q_progress(0.0)
+        now = self._is_synchronous()
+        if not now:
+            self.poll.start()
+        ov = self.resolver.request_overview(now=now)
+        if ov is not None:
+            self._show_overview(ov)
 
-    _job_key = None
+    def _on_q_poll(self) -> None:
+        value = self.resolver.map_progress
+        if not self.resolver.map_running:
+            self.poll.stop()
+        elif value != self._reported:
+            self._reported = value
+            self._on_q_progress(value)
+
+    _reported = -1.0
 
     def _on_q_progress(self, fraction: float) -> None:
         self.progress.setValue(round(1000 * fraction))
@@ -320,12 +324,15 @@ class OverviewPanel(TopicPanel):
             self.tr("Computing the map… %1%").replace("%1", str(math.floor(100 * fraction)))
         )
 
-    def _on_q_overview(self, ov) -> None:
-        self.resolver.store(ov)
+    def _on_overview(self, ov) -> None:
+        self.poll.stop()
+        if ov.key != self.resolver.results.key:
+            return  # asked for by another view of older fields
         self._show_overview(ov)
         self._report(ov)
 
-    def _on_q_failed(self, exc) -> None:
+    def _on_failed_map(self, exc) -> None:
+        self.poll.stop()
         self.run.setText(self.tr("Compute"))
         self.progress.setValue(0)
         if isinstance(exc, Cancelled):
@@ -338,20 +345,19 @@ class OverviewPanel(TopicPanel):
             self.show_error(f"{type(exc).__name__}: {exc}")
 
     def _on_q_run(self) -> None:
-        if self.job.running:
-            self.job.cancel()
+        if self.resolver.map_running:
+            self.resolver.cancel_overview()
         elif self.isVisible():
             self._start(self.resolver.results)
 
     def _show_overview(self, ov) -> None:
         self.overview = ov
-        self._detail_key = None
         self.run.setText(self.tr("Compute"))
         self.progress.setValue(1000)
         self.progress.setFormat(self.tr("Map ready in %1 s").replace("%1", fmt(ov.seconds, 2)))
         n, bins = ov.q.shape[0], ov.map.shape[0]
         self.view.set_extent(n)
-        self.view.set_map(ov.map, edges(n, bins), edges(n, bins))
+        self.view.set_map(ov.map, long_model.edges(n, bins), long_model.edges(n, bins))
         self._update_detail(self.resolver.results)
         self._apply_scale()
         self.caption.setText(self._caption(self._values()))
@@ -379,46 +385,26 @@ class OverviewPanel(TopicPanel):
         ov = self.overview
         if ov is None or ov.key != res.key:
             return
-        n = ov.q.shape[0]
-        r0, r1, c0, c1 = res.window
-        if self.view.window() != (r0, r1, c0, c1):
-            self.view.set_window(r0, r1, c0, c1)
-        key = (ov.key, res.window)
-        if key == self._detail_key:
-            return
-        self._detail_key = key
-        cells = (r1 - r0) * (c1 - c0)
-        if (r0, r1, c0, c1) == (0, n, 0, n) or cells > long_model.REGION_CELLS:
-            self.detail_job.cancel()
+        if self.view.window() != res.window:
+            self.view.set_window(*res.window)
+        if (ov.key, res.window) == self._detail_key:
+            return  # drawn already
+        if not self.resolver.request_detail(now=self._is_synchronous()):
+            self._detail_key = None
             self.view.set_detail(None)
             self._apply_scale()
             self.caption.setText(self._caption(self._values()))
+
+    def _on_detail(self, detail) -> None:
+        res = self.resolver.results
+        if self.overview is None or detail.key != (self.overview.key, res.window):
             return
-        bins = res.values["bins"]
-        reduce = res.values["reduce"]
-
-        def job(progress, cancel):
-            if cells <= long_model.EXACT_CELLS:
-                block = long_model.exact_block(ov, r0, r1, c0, c1)
-                return key, block, np.arange(r0, r1 + 1), np.arange(c0, c1 + 1), True
-            m = long_model.region_map(ov, r0, r1, c0, c1, bins, reduce, progress, cancel.is_set)
-            rows = edges(r1 - r0, m.shape[0], r0)
-            return key, m, rows, edges(c1 - c0, m.shape[1], c0), False
-
-        if self._is_synchronous():
-            self.detail_job.run_now(job)
-        else:
-            self.detail_job.start(job)
-
-    def _on_q_detail(self, result) -> None:
-        key, values, rows, cols, is_exact = result
-        if key != self._detail_key:
-            return
-        self.view.set_detail(values, rows, cols, exact=is_exact)
+        self._detail_key = detail.key
+        self.view.set_detail(detail.values, detail.rows, detail.cols, exact=detail.exact)
         self._apply_scale()
         self.caption.setText(self._caption(self._values()))
 
-    def _on_q_detail_failed(self, exc) -> None:
+    def _on_detail_failed(self, exc) -> None:
         if not isinstance(exc, Cancelled):
             self.show_error(f"{type(exc).__name__}: {exc}")
 
@@ -557,9 +543,10 @@ class OverviewPanel(TopicPanel):
             self.apply_theme(self._theme)
 
     def hideEvent(self, event) -> None:
-        # A hidden panel costs nothing: its map stops (and starts again when shown).
-        self.job.cancel()
-        self.detail_job.cancel()
+        # A hidden panel costs nothing: its map stops (and starts again when shown),
+        # unless another view of the topic (a presentation's stage) still looks.
+        self.poll.stop()
+        self.resolver.stop_unless_watched(self)
         self._detail_key = None
         super().hideEvent(event)
 
@@ -567,7 +554,7 @@ class OverviewPanel(TopicPanel):
         if event.key() == Qt.Key.Key_Home:
             self._on_q_reset()
             return
-        if event.key() == Qt.Key.Key_Escape and self.job.running:
-            self.job.cancel()
+        if event.key() == Qt.Key.Key_Escape and self.resolver.map_running:
+            self.resolver.cancel_overview()
             return
         super().keyPressEvent(event)

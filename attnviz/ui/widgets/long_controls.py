@@ -14,7 +14,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QSpinBox, QWidget
 from shiboken6 import isValid
 
-from attnviz.model.resolve.long import backend_status
+from attnviz.model.resolve.long_backends import backend_status
 from attnviz.model.topics.long import BACKENDS, DTYPES, HALF
 from attnviz.ui.workers import run_in_pool
 
