@@ -329,3 +329,27 @@ def test_gradient_of_a_projected_head_uses_the_random_curve():
     assert s.head == "projections"
     np.testing.assert_allclose(res.chain.dscores.sum(axis=1), 0, atol=1e-12)
     assert res.chain.dq.shape == (s.n, s.d_k)
+
+
+def test_the_resolver_runs_the_check_on_the_runner_and_a_cancel_drops_its_answer():
+    from tests.model.test_latest_work import HeldRunner
+
+    runner = HeldRunner()
+    ws = Workspace(runner=runner)
+    resolver = ws.resolver_for("gradient")
+    done, failed = [], []
+    resolver.check_done.connect(done.append)
+    resolver.check_failed.connect(failed.append)
+    want = run_check(resolver.results.inputs)
+    resolver.request_check()
+    assert len(runner.jobs) == 1 and done == []
+    assert resolver.cancel_check() and not resolver.cancel_check()
+    runner.finish()
+    assert done == [] and failed == []  # a cancelled check says nothing
+    resolver.request_check()
+    resolver.request_check()  # the newest replaces the first
+    runner.finish(1)
+    runner.finish(0)
+    assert len(done) == 1 and failed == []
+    assert (done[0].dq, done[0].dk, done[0].dv) == (want.dq, want.dk, want.dv)
+    assert done[0].max_error <= 1e-8

@@ -32,6 +32,7 @@ from attnviz.core.attention import (
 )
 from attnviz.core.heads import HEAD_KINDS, generate_head
 from attnviz.core.score_terms import PLAIN, ScoreTerms
+from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.attention import (
     ROPE_KEYS,
@@ -40,6 +41,7 @@ from attnviz.model.resolve.attention import (
     rotate,
 )
 from attnviz.model.resolve.lazy import LazyResolver
+from attnviz.model.resolve.work import LatestWork
 from attnviz.model.topics.attention import terms_of
 
 #: Above this many tokens the n×n matrices of the chain are not drawn: the panel would
@@ -424,7 +426,16 @@ def saturation(
 
 
 class GradientResolver(LazyResolver):
-    """Lazy resolver of the gradient panel (reads the ``attention`` topic)."""
+    """Lazy resolver of the gradient panel (reads the ``attention`` topic).
+
+    It also runs the finite-difference check, which takes seconds on a large example, on
+    the workspace's runner (:meth:`request_check`; a new request or :meth:`cancel_check`
+    drops the running one's answer): ``check_done(GradientCheck)`` or
+    ``check_failed(exception)`` follows.
+    """
+
+    check_done = Signal(object)
+    check_failed = Signal(object)
 
     TOPIC = "attention"
     READS = {"positions": ROPE_KEYS}
@@ -436,6 +447,24 @@ class GradientResolver(LazyResolver):
     def __init__(self, document, runner=None) -> None:
         self._curves = CurveCache()
         super().__init__(document, runner)
+        self.check_work = LatestWork(self._on_check_answer, runner, replace="cancel")
+
+    def request_check(self) -> None:
+        """Check the current example's dQ, dK, dV against central differences."""
+        inputs = self.results.inputs
+        self.check_work.request(
+            self.check_work.generation + 1, lambda _progress, _cancel: run_check(inputs)
+        )
+
+    def cancel_check(self) -> bool:
+        """Drop the running check (its answer will not be emitted); False when none ran."""
+        return self.check_work.cancel()
+
+    def _on_check_answer(self, _key, result) -> None:
+        if isinstance(result, BaseException):
+            self.check_failed.emit(result)
+        else:
+            self.check_done.emit(result)
 
     def _relevant(self, topic: str, names: frozenset) -> bool:
         if topic == "positions":

@@ -35,11 +35,10 @@ from attnviz.model.resolve.gradient import (
     MAX_CURVE_TOKENS,
     GradientResults,
     check_cost,
-    run_check,
 )
 from attnviz.model.topics.attention import MAX_SEED
 from attnviz.ui.theme import Theme, palette_for
-from attnviz.ui.widgets.background_job import BackgroundJob
+from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
 from attnviz.ui.widgets.numbers import MINUS, display_decimals, fmt, shown_decimals
 from attnviz.ui.widgets.plot_style import ThemedPlot
@@ -104,9 +103,9 @@ class GradientPanel(TopicPanel):
         self._version = 0  # bumped at every edit: a check of older inputs is stale
         self._check_version = 0
         self.check_result = None
-        self.checker = BackgroundJob(self)  # the finite-difference check
-        self.checker.sigFinished.connect(self._on_q_check_done)
-        self.checker.sigFailed.connect(self._on_q_check_failed)
+        # The finite-difference check runs in the resolver; the panel shows its answer.
+        bind(self, self.resolver.check_done, self._on_check_done)
+        bind(self, self.resolver.check_failed, self._on_check_failed)
         self.chain_shown = True  # a slide whose lesson quotes no part of the chain: False
         self._has_chain = False  # the last results had one (a real model's may not)
         self._last: GradientResults | None = None
@@ -485,16 +484,15 @@ class GradientPanel(TopicPanel):
         )
 
     def _on_q_check(self) -> None:
-        inputs = self.resolver.results.inputs
         self._check_version = self._version
         self.check_result = None
         self.check.setEnabled(False)
         self.cancel.show()
         self.check_label.setText(self.tr("Checking…"))
-        self.checker.start(lambda _progress, _cancel: run_check(inputs))
+        self.resolver.request_check()
 
     def _on_q_cancel(self) -> None:
-        self.checker.cancel()  # the running check's answer will be dropped
+        self.resolver.cancel_check()  # the running check's answer will be dropped
         self._end_check(self.tr("Cancelled."))
 
     def _end_check(self, text: str) -> None:
@@ -502,11 +500,11 @@ class GradientPanel(TopicPanel):
         self.check_label.setText(text)
         self._update_check_button(self.resolver.results)
 
-    def _on_q_check_failed(self, exc: BaseException) -> None:
+    def _on_check_failed(self, exc: BaseException) -> None:
         if not isinstance(exc, Cancelled):  # a cancel has said so already
             self._end_check(f"{type(exc).__name__}: {exc}")
 
-    def _on_q_check_done(self, result) -> None:
+    def _on_check_done(self, result) -> None:
         if self._check_version != self._version:
             self._end_check(self.tr("The example changed while checking: check again."))
             return
