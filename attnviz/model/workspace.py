@@ -1,8 +1,8 @@
 """A workspace: the document, its always-on attention resolver and the lazy resolvers.
 
 Panels, exports and the command line all start from one: ``workspace.document`` holds the
-fields, ``workspace.resolver`` the attention results, :meth:`Workspace.resolver_for` the
-results of any other topic (created on first use; computed only when looked at).
+fields, ``workspace.resolver`` the attention results, :meth:`Workspace.resolver_for` any lazy
+resolver by its name (created on first use; computed only when looked at).
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ import importlib
 from attnviz.model.document import Document
 from attnviz.model.resolve import Resolver, Runner
 from attnviz.model.resolve.lazy import LazyResolver
+
+#: The lazy resolvers (modules of :mod:`attnviz.model.resolve` with a ``RESOLVER``).
+RESOLVER_NAMES = ("positions", "memory", "reach", "embedding", "long", "gradient", "heads")
 
 
 class Workspace:
@@ -37,9 +40,14 @@ class Workspace:
         """The attention topic (the first window's state)."""
         return self.document.attention
 
-    def resolver_for(self, topic: str) -> LazyResolver:
-        """The lazy resolver of ``topic`` (``attnviz.model.resolve.<topic>.RESOLVER``)."""
-        if topic not in self._lazy:
-            module = importlib.import_module(f"attnviz.model.resolve.{topic}")
-            self._lazy[topic] = module.RESOLVER(self.document, self.runner)
-        return self._lazy[topic]
+    def resolver_for(self, name: str) -> LazyResolver:
+        """The lazy resolver ``name``: ``attnviz.model.resolve.<name>.RESOLVER``, as a panel's
+        entry in :data:`attnviz.model.panels.PANELS` names it. A resolver is named after what
+        it resolves, which is not always a whole topic: ``gradient`` and ``heads`` read the
+        attention topic, ``reach`` the reach topic (its :attr:`~LazyResolver.TOPIC`)."""
+        if name not in RESOLVER_NAMES:
+            raise ValueError(f"no resolver {name!r}; known: {', '.join(RESOLVER_NAMES)}")
+        if name not in self._lazy:
+            module = importlib.import_module(f"attnviz.model.resolve.{name}")
+            self._lazy[name] = module.RESOLVER(self.document, self.runner)
+        return self._lazy[name]

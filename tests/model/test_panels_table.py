@@ -64,3 +64,20 @@ def test_the_ui_panel_modules_are_the_tables_rows():
     assert tuple(c.PANEL_ID for c in panel_classes()) == panel_ids()
     for cls in panel_classes():
         assert not hasattr(cls, "ORDER") and not hasattr(cls, "AREA"), cls  # the table's
+
+
+def test_resolvers_are_named_and_an_unknown_name_is_refused():
+    import importlib
+    import pkgutil
+
+    from attnviz.model import resolve
+    from attnviz.model.workspace import RESOLVER_NAMES
+
+    modules = {
+        m.name for m in pkgutil.iter_modules(resolve.__path__)
+        if hasattr(importlib.import_module(f"attnviz.model.resolve.{m.name}"), "RESOLVER")
+    }
+    assert set(RESOLVER_NAMES) == modules
+    assert {spec.resolver for spec in PANELS} - {None} <= modules
+    with pytest.raises(ValueError, match="no resolver 'attention'; known: positions"):
+        Workspace().resolver_for("attention")
