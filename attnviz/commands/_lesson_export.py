@@ -80,7 +80,7 @@ def run_lesson(args, parser) -> int:
     lang = language.export_language(args.lang)
     if not language.install_translations(app, lang):
         print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
-    from attnviz.ui.presentation import STAGE_LARGE_FONTS
+    from attnviz.ui.stage import STAGE_LARGE_FONTS
 
     workspace = Workspace()
     dark = args.theme == "dark"

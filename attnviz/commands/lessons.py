@@ -112,8 +112,8 @@ def _slide_problems(lessons, args, lang: str, overrides: dict):
     app = QApplication.instance() or QApplication(sys.argv[:1])
     from attnviz.model.workspace import Workspace
     from attnviz.ui import language
-    from attnviz.ui.presentation import STAGE_LARGE_FONTS
     from attnviz.ui.slides import check_step
+    from attnviz.ui.stage import STAGE_LARGE_FONTS
 
     if not language.install_translations(app, lang):
         print(f"attnviz lessons: no translation for {lang}; using English", file=sys.stderr)
@@ -132,7 +132,7 @@ def _slide_problems(lessons, args, lang: str, overrides: dict):
 
 
 def _check(lessons, args, parser) -> int:
-    from attnviz.model.lessons import verify_lesson
+    from attnviz.model.lesson_check import verify_lesson
 
     lang = _language(args)
     overrides = _overrides(args.set, parser)

@@ -1,10 +1,7 @@
 """Open a local Hugging Face model folder and capture every head's q, k, v and weights.
 
-Safety first, before anything is imported or loaded (:func:`inspect_folder`): the folder
-must hold a ``config.json`` that asks for no code of its own (``auto_map``), weights in
-safetensors (a pickle checkpoint such as ``pytorch_model.bin`` can run code when it is
-read, so it is refused), a tokenizer, an architecture of a family we capture, and it must
-fit in free memory (its size is read from the safetensors headers). transformers and torch
+The folder is checked first, before anything is imported or loaded
+(:func:`~attnviz.core.hf_folder.inspect_folder`, named here too). transformers and torch
 are imported only by :func:`load_model`, always with ``trust_remote_code=False``,
 ``use_safetensors=True`` and ``local_files_only=True``.
 
@@ -20,20 +17,22 @@ weights the model computes. Every refusal is a :class:`ModelError` of one line.
 from __future__ import annotations
 
 import importlib.util
-import json
-import math
 import os
 import re
-import struct
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
-from attnviz.core._files import read_json_file
 from attnviz.core.cell_timing import cell_seconds, flop_seconds
 from attnviz.core.hf_errors import LoadCancelled, ModelError
+from attnviz.core.hf_folder import FAMILIES, REFUSED, ModelInfo, inspect_folder
+
+# The folder's other public names, importable from here as before.
+from attnviz.core.hf_folder import LOAD_FACTOR as LOAD_FACTOR
+from attnviz.core.hf_folder import MAX_HEADER_BYTES as MAX_HEADER_BYTES
+from attnviz.core.hf_folder import PICKLE_SUFFIXES as PICKLE_SUFFIXES
+from attnviz.core.hf_folder import VOCAB_FILES as VOCAB_FILES
+from attnviz.core.hf_folder import safetensors_header as safetensors_header
 from attnviz.core.hf_record import (
     _LOCAL,
     HOOKED,
@@ -55,60 +54,18 @@ __all__ = ["CAPTURE_IMPL", "FAMILIES", "FAMILY_SINCE", "HOOKED", "LONG_TOKENS",
 
 #: The attention implementation registered with transformers.
 CAPTURE_IMPL = "attnviz_capture"
-#: model_type → "encoder" or "decoder": families whose attention goes through transformers'
-#: AttentionInterface with the eager signature (q after norm and RoPE, KV heads before
-#: repetition), each checked in the tests against transformers' own weights, and every
-#: capture proven again before it is shown (attnviz.model.model_proof).
-FAMILIES = {
-    "bert": "encoder", "roberta": "encoder", "xlm-roberta": "encoder", "electra": "encoder",
-    "distilbert": "encoder", "albert": "encoder", "modernbert": "encoder",
-    "llama": "decoder", "mistral": "decoder", "mixtral": "decoder", "qwen2": "decoder",
-    "qwen3": "decoder", "qwen3_moe": "decoder", "gemma": "decoder", "gemma2": "decoder",
-    "gemma3_text": "decoder", "phi3": "decoder", "olmo2": "decoder", "granite": "decoder",
-    "smollm3": "decoder", "gpt2": "decoder", "gpt_neox": "decoder", "phi": "decoder",
-    "stablelm": "decoder", "gptj": "decoder", "opt": "decoder", "olmo": "decoder",
-    "cohere": "decoder", "starcoder2": "decoder", "llama4_text": "decoder",
-    "gpt_oss": "decoder", "bloom": "decoder", "falcon": "decoder",
-    # Multi-head latent attention: its q and k reach the attention product as each head's
-    # latent part (decompressed) joined to its rotary part, so q·kᵀ is the model's own.
-    "deepseek_v3": "decoder",
-}  # fmt: skip
 #: model_type → the oldest transformers where the family runs its attention through the
 #: AttentionInterface (or builds from its own config), where that is later than the floor.
 FAMILY_SINCE = {"gptj": (5, 24), "phi": (5, 5), "stablelm": (5, 5), "modernbert": (5, 5)}
-#: model_type → why it is refused: what its attention does that the heatmap cannot show
-#: exactly (yet), or where it runs outside what attnviz captures.
-REFUSED = {
-    "t5": "T5 is an encoder–decoder with relative position biases; attnviz shows encoders "
-          "and decoders on their own",
-    "mt5": "mT5 is an encoder–decoder with relative position biases; attnviz shows encoders "
-           "and decoders on their own",
-    "bart": "BART is an encoder–decoder; attnviz shows encoders and decoders on their own",
-    "deberta": "DeBERTa adds disentangled relative-position scores, which attnviz does not "
-               "model",
-    "deberta-v2": "DeBERTa adds disentangled relative-position scores, which attnviz does "
-                  "not model",
-    "llama4": "this is Llama 4's multimodal checkpoint; open its text model (model_type "
-              "llama4_text)",
-}
-PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
-VOCAB_FILES = ("vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
-               "sentencepiece.bpe.model")  # fmt: skip
 #: Longest sentence captured (tokens), and at most the model's positions; the attention
 #: topic shows up to as many.
 MAX_MODEL_TOKENS = 8192
 #: Most bytes one capture may hold (weights, q, k, v of every layer and head).
 MAX_CAPTURE_BYTES = 1 << 30
-#: Largest safetensors header read (real ones are kilobytes to a few megabytes).
-MAX_HEADER_BYTES = 100 << 20
 #: Below this many FLOPs (2 · parameters · tokens) a forward pass runs on one thread: the
 #: products are too small to share, and on a busy two-core laptop OpenMP's threads wait on
 #: each other (MiniLM, 10 tokens: 13 ms on one thread, 120–600 ms on two under load).
 SINGLE_THREAD_FLOPS = 4e9
-#: Bytes per parameter of the float32 copy the capture runs on, and what loading adds.
-LOAD_FACTOR = 1.25
-_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2,
-                "I8": 1, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}  # fmt: skip
 
 
 def transformers_available() -> bool:
@@ -122,209 +79,6 @@ MIN_TRANSFORMERS = (5, 0)
 #: The CPU build of torch (a plain "pip install torch" fetches a CUDA build of several GB).
 TORCH_CPU = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 INSTALL_HINT = f'install the models extra: pip install "attnviz[models]", and torch: {TORCH_CPU}'
-
-
-# --- the folder ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ModelInfo:
-    """What :func:`inspect_folder` read from a folder, before loading anything."""
-
-    path: str
-    name: str
-    model_type: str
-    kind: str  # "encoder" or "decoder"
-    config: dict
-    weight_files: tuple[str, ...]
-    params: int
-    file_bytes: int
-    dtypes: tuple[str, ...]
-    need_bytes: int
-
-
-def _read_json(path: Path, what: str, limit: int = 4 << 20) -> dict:
-    try:
-        data = read_json_file(path, limit)
-    except ValueError as exc:
-        raise ModelError(f"{path}: {what}: {exc}") from None
-    if not isinstance(data, dict):
-        raise ModelError(f"{path}: {what} must be a JSON object")
-    return data
-
-
-def safetensors_header(path: Path) -> dict:
-    """The JSON header of a safetensors file (tensor name → dtype, shape, offsets)."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(8)
-            if len(head) < 8:
-                raise ModelError(f"{path.name} is too short to be a safetensors file")
-            (length,) = struct.unpack("<Q", head)
-            if length > MAX_HEADER_BYTES or length > path.stat().st_size - 8:
-                raise ModelError(f"{path.name} has a damaged safetensors header")
-            raw = fh.read(length)
-        header = json.loads(raw.decode("utf-8"))
-    except OSError as exc:
-        raise ModelError(f"{path.name}: cannot read it ({exc.strerror or exc})") from None
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ModelError(f"{path.name} has a damaged safetensors header") from None
-    if not isinstance(header, dict):
-        raise ModelError(f"{path.name} has a damaged safetensors header")
-    return header
-
-
-def _count(headers: list[dict], data_sizes: list[int] | None = None
-           ) -> tuple[int, int, tuple[str, ...]]:
-    """Parameters, bytes on disk and dtypes of every tensor of the headers; a tensor whose
-    shape, dtype or byte range does not hold together (negative sizes, offsets past the end
-    of its file: a damaged or truncated file) is refused."""
-    params = nbytes = 0
-    dtypes = set()
-    for i, header in enumerate(headers):
-        size = None if data_sizes is None else data_sizes[i]
-        for name, spec in header.items():
-            if name == "__metadata__":
-                continue
-            if not isinstance(spec, dict):
-                raise ModelError(f"tensor {str(name)[:60]} has no valid entry in its header")
-            shape, dtype = spec.get("shape"), spec.get("dtype")
-            if not isinstance(shape, list) or not all(
-                    isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
-                raise ModelError(f"tensor {str(name)[:60]} has no valid shape in its header")
-            if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:
-                raise ModelError(f"tensor {str(name)[:60]} has an unknown dtype "
-                                 f"{str(dtype)[:12]!r}")
-            count = math.prod(shape)
-            offsets = spec.get("data_offsets")
-            if size is not None and not (
-                    isinstance(offsets, list) and len(offsets) == 2
-                    and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-                    and 0 <= offsets[0] <= offsets[1] <= size
-                    and offsets[1] - offsets[0] == count * _DTYPE_BYTES[dtype]):
-                raise ModelError(f"tensor {str(name)[:60]} lies outside its file or does not "
-                                 "fill its bytes (a damaged or truncated safetensors file)")
-            if dtype.startswith(("F", "BF")):
-                params += count  # integer tensors are buffers (position ids), not weights
-            nbytes += count * _DTYPE_BYTES[dtype]
-            dtypes.add(dtype)
-    return params, nbytes, tuple(sorted(dtypes))
-
-
-def _data_size(path: Path) -> int:
-    """The bytes of ``path`` after its header (where the tensors' offsets point)."""
-    with path.open("rb") as fh:
-        (length,) = struct.unpack("<Q", fh.read(8))
-    return path.stat().st_size - 8 - length
-
-
-def _has_tokenizer(folder: Path) -> bool:
-    if (folder / "tokenizer.json").is_file():
-        return True
-    return any((folder / name).is_file() for name in VOCAB_FILES)
-
-
-#: Where a tensor's name says which layer (block) it belongs to: ``model.layers.3.…``,
-#: ``encoder.layer.3.…``, ``transformer.layer.3.…``.
-_LAYER_NAME = re.compile(r"(?:^|\.)(?:layers|layer)\.(\d+)\.")
-
-
-#: The names a config gives its layer count (DistilBERT's n_layers).
-_LAYER_KEYS = ("num_hidden_layers", "n_layers", "num_layers", "n_layer")
-
-
-def _check_layers(name: str, config: dict, headers: list[dict]) -> None:
-    """The config's layer count against the layers the weights hold, before anything is
-    built: a config of 10,000 layers over 6 layers of weights is refused in milliseconds
-    (it would build for minutes, then show random layers)."""
-    part = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-    keys = [k for k in _LAYER_KEYS if k in part]
-    if not keys:
-        return  # the class default applies: the loading check sees what it leaves empty
-    layers = part[keys[0]]
-    if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
-        raise ModelError(f"{name}: config.json gives {keys[0]} = {str(layers)[:20]}; "
-                         "a model has one layer or more")
-    held = {int(m.group(1)) for h in headers for key in h
-            if (m := _LAYER_NAME.search(key)) is not None and len(m.group(1)) <= 6}
-    if held and max(held) + 1 != layers:
-        raise ModelError(f"{name}: config.json gives {keys[0]} = {layers:,} and its weights "
-                         f"hold {max(held) + 1:,} layers; the two must agree")
-
-
-def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> ModelInfo:
-    """Check a model folder without loading it; :class:`ModelError` says what is wrong.
-
-    ``free_bytes`` is the memory the model may use (default: what the system has free;
-    None: do not check).
-    """
-    folder = Path(path).expanduser()
-    config_file = folder / "config.json"
-    try:
-        is_folder, has_config = folder.is_dir(), config_file.is_file()
-    except (OSError, ValueError) as exc:  # a name past NAME_MAX, a NUL: is_dir raises
-        raise ModelError(f"{folder}: not a folder path this system can open "
-                         f"({getattr(exc, 'strerror', None) or exc})") from None
-    if not is_folder:
-        raise ModelError(f"{folder} is not a folder")
-    if not has_config:
-        raise ModelError(f"{folder} is not a Hugging Face model folder (no config.json)")
-    config = _read_json(config_file, "config.json")
-    if config.get("auto_map"):
-        raise ModelError(
-            f"{folder.name} asks to run code of its own (auto_map in config.json); "
-            "attnviz never runs code from a model folder"
-        )
-    tok_config = folder / "tokenizer_config.json"
-    if tok_config.is_file() and _read_json(tok_config, "tokenizer_config.json").get("auto_map"):
-        raise ModelError(
-            f"{folder.name}: its tokenizer asks to run code of its own (auto_map); "
-            "attnviz never runs code from a model folder"
-        )
-    files = sorted(p for p in folder.iterdir() if p.is_file())
-    weights = [p for p in files if p.suffix == ".safetensors"]
-    if not weights:
-        pickles = [p.name for p in files if p.suffix in PICKLE_SUFFIXES]
-        if pickles:
-            raise ModelError(
-                f"{folder.name} holds only a pickle checkpoint ({pickles[0]}), which can run "
-                "code when it is read; attnviz opens safetensors weights only"
-            )
-        raise ModelError(f"{folder.name} has no weights (no .safetensors file)")
-    if not _has_tokenizer(folder):
-        raise ModelError(
-            f"{folder.name} has no tokenizer (tokenizer.json, or tokenizer_config.json with "
-            "its vocabulary)"
-        )
-    model_type = config.get("model_type")
-    if isinstance(model_type, str) and model_type in REFUSED:
-        raise ModelError(f"{folder.name}: {REFUSED[model_type]}")
-    if not isinstance(model_type, str) or model_type not in FAMILIES:
-        known = ", ".join(sorted(FAMILIES))
-        raise ModelError(
-            f"{folder.name}: {str(model_type)[:40]!r} is not a family attnviz reproduces "
-            f"exactly; it opens {known}"
-        )
-    if model_type == "falcon" and config.get("alibi") is True:
-        raise ModelError(
-            f"{folder.name}: this Falcon adds ALiBi biases rounded to bfloat16 inside its "
-            "mask, which attnviz does not reproduce; Falcon's rotary models (alibi: false) open"
-        )
-    headers = [safetensors_header(p) for p in weights]
-    params, file_bytes, dtypes = _count(headers, [_data_size(p) for p in weights])
-    if params == 0:
-        raise ModelError(f"{folder.name}: its safetensors files hold no weights")
-    _check_layers(folder.name, config, headers)
-    need = int(params * 4 * LOAD_FACTOR) + (64 << 20)
-    free = available_bytes("numpy") if free_bytes == -1 else free_bytes
-    if free is not None and need > free:
-        raise ModelError(
-            f"{folder.name} needs about {need / 2**30:.1f} GiB to run in float32 "
-            f"({params:,} parameters) and {free / 2**30:.1f} GiB are free"
-        )
-    name = folder.resolve().name
-    if name == "model" and folder.resolve().parent.name:  # a packaged model's folder
-        name = folder.resolve().parent.name
-    return ModelInfo(str(folder.resolve()), name, model_type, FAMILIES[model_type], config,
-                     tuple(p.name for p in weights), params, file_bytes, dtypes, need)
 
 
 # --- capture ---------------------------------------------------------------------------

@@ -2,14 +2,15 @@
 
 The window's lessons dock, presentation mode (F5) and the slides all follow one
 :class:`LessonPlayer`: playing a step restores that step's scene in the document (see
-:func:`attnviz.model.lessons.play_step`) as one undo step, and tells its listeners.
+:func:`attnviz.model.lesson_check.play_step`) as one undo step, and tells its listeners.
 """
 
 from __future__ import annotations
 
 from attnviz.model.events import Signal
 from attnviz.model.fields import StateError
-from attnviz.model.lessons import Lesson, play_step, shipped_lessons
+from attnviz.model.lesson_check import play_step
+from attnviz.model.lessons import Lesson, shipped_lessons
 from attnviz.model.panels import panel_ids
 
 

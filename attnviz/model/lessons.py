@@ -1,4 +1,4 @@
-"""Guided lessons as data: ``resources/lessons/<id>.json``, loaded, checked and played (no Qt).
+"""Guided lessons as data: ``resources/lessons/<id>.json``, loaded and validated (no Qt).
 
 Each step of a lesson names an optional preset, the fields it sets (``{"topic.field":
 value}``), the panels to show, a cell, row or column to highlight, a caption in English and
@@ -8,7 +8,8 @@ test checks every quoted number against what the panels compute (the file format
 then steps 0 … k in order, so stepping back, a slide and a test all see the same state. A
 broken file (unknown topic, field, panel or preset, a value a topic refuses on a throwaway
 :class:`Document`, a missing caption) is refused with a :class:`LessonError` naming the
-file, the step and why.
+file, the step and why. Playing a step and checking what the panels show of it is
+:mod:`attnviz.model.lesson_check`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from attnviz.model.quotes import (  # the lesson API names them too
     OPS,
     parse_number,
     portuguese_number,
-    quote_value,
 )
 from attnviz.model.safe_io import FileRefused, read_text_limited
 from attnviz.model.topic_presets import all_preset_ids, document_preset_values
@@ -432,66 +432,12 @@ def _check_source(src, file: str, i: int) -> None:
             raise LessonError(file, i, f"unknown quote operation {op!r}; known: {', '.join(OPS)}")
 
 
-# --- playing ---------------------------------------------------------------------------------
+# --- a step on a document --------------------------------------------------------------------
+# Loading plays every step on a throwaway document to check its values, so applying a step
+# lives with the schema; lesson_check builds on it (the other way round would be a circle).
 def apply_step_values(document: Document, step: Step) -> None:
     """Apply one step on top of ``document``: its preset, then its fields (per topic at once)."""
     if step.preset is not None:
         document.restore(document_preset_values(step.preset))
     if step.values:
         document.restore(step.values)
-
-
-def step_snapshot(lesson: Lesson, index: int) -> dict:
-    """The document snapshot of step ``index``: the defaults, then steps 0 … index."""
-    if not 0 <= index < len(lesson.steps):
-        raise IndexError(f"lesson {lesson.id} has steps 1 to {len(lesson.steps)}")
-    document = Document()
-    for step in lesson.steps[: index + 1]:
-        apply_step_values(document, step)
-    return document.snapshot()
-
-
-def play_step(document: Document, lesson: Lesson, index: int) -> None:
-    """Show step ``index`` in ``document`` (all of it or, on an error, nothing)."""
-    document.restore(step_snapshot(lesson, index))
-
-
-def check_step(workspace, lesson: Lesson, index: int) -> list[str]:
-    """Problems of step ``index`` as ``workspace`` shows it now: fields that differ from what
-    the step sets, and quoted numbers the panels do not compute. Empty when all is well."""
-    problems = []
-    step = lesson.steps[index]
-    for path, value in step.fields().items():
-        topic, _, field = path.partition(".")
-        expected = workspace.document[topic].field(field).coerce(value)
-        got = workspace.document[topic].get(field)
-        if not _same(got, expected):
-            problems.append(f"step {index + 1}: {path} is {got!r}, the lesson sets {value!r}")
-    for quote in step.quotes:
-        try:
-            got = quote_value(workspace, quote.source)
-        except (KeyError, IndexError, AttributeError, TypeError, ValueError) as exc:
-            problems.append(f"step {index + 1}: quote {quote.text['en']!r}: {exc}")
-            continue
-        if not quote.matches(got):
-            problems.append(f"step {index + 1}: quote {quote.text['en']!r} is {got!r} on "
-                            "the panels")
-    return problems
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-    return a == b
-
-
-def verify_lesson(lesson: Lesson) -> list[str]:
-    """Play every step of ``lesson`` on a fresh workspace and list what is wrong."""
-    from attnviz.model.workspace import Workspace
-
-    problems = []
-    workspace = Workspace()
-    for index in range(len(lesson.steps)):
-        play_step(workspace.document, lesson, index)
-        problems += check_step(workspace, lesson, index)
-    return problems

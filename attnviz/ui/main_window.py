@@ -32,7 +32,7 @@ from attnviz.ui.busy import BusyIndicator
 from attnviz.ui.lesson_text import lesson_step_label
 from attnviz.ui.model_loader import ModelController
 from attnviz.ui.panels import panel_classes
-from attnviz.ui.presentation import Presenter
+from attnviz.ui.presenter import Presenter
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController

@@ -1,6 +1,6 @@
 """A lesson's step as a slide, offscreen: the picture (:func:`render_step`) and its check.
 
-Both lay the presentation :class:`~attnviz.ui.presentation.Stage` out on a 1080-high logical
+Both lay the presentation :class:`~attnviz.ui.stage.Stage` out on a 1080-high logical
 canvas (the width follows the aspect) as presentation mode shows it, and let its panels'
 workers deliver (:func:`staged_step`). :func:`render_step` paints it at the asked size;
 :func:`check_step` reads what the step's panels drew (their texts, as an SVG painter
@@ -43,9 +43,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.lessons import Lesson, play_step
-from attnviz.ui.presentation import DESIGN_HEIGHT, Stage
+from attnviz.model.lesson_check import play_step
+from attnviz.model.lessons import Lesson
 from attnviz.ui.presentation_form import inside
+from attnviz.ui.stage import DESIGN_HEIGHT, Stage
 from attnviz.ui.stage_fit import unnumbered_views
 from attnviz.ui.widgets.heatmap_view import HeatmapView
 from attnviz.ui.widgets.numbers import (

@@ -59,7 +59,7 @@ def unnumbered_views(widget: QWidget) -> list[QWidget]:
 
 
 class StageFit(QObject):
-    """Fits the shown panels of ``stage`` (a :class:`~attnviz.ui.presentation.Stage`)."""
+    """Fits the shown panels of ``stage`` (a :class:`~attnviz.ui.stage.Stage`)."""
 
     def __init__(self, stage) -> None:
         super().__init__(stage)

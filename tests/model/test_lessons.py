@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from attnviz.commands.export import panel_ids
 from attnviz.model.document import Document
+from attnviz.model.lesson_check import play_step, step_snapshot, verify_lesson
 from attnviz.model.lessons import (
     ID_RE,
     LessonError,
@@ -22,11 +23,8 @@ from attnviz.model.lessons import (
     lesson_paths,
     load_lesson,
     parse_number,
-    play_step,
     portuguese_number,
     shipped_lessons,
-    step_snapshot,
-    verify_lesson,
 )
 from attnviz.model.workspace import Workspace
 

@@ -16,8 +16,8 @@ import pytest
 from attnviz.model.lessons import lesson_by_id
 from attnviz.model.workspace import Workspace
 from attnviz.ui.panels import panel_ids
-from attnviz.ui.presentation import STAGE_LARGE_FONTS
 from attnviz.ui.slides import check_step, drawn_texts, quote_drawn, staged_step
+from attnviz.ui.stage import STAGE_LARGE_FONTS
 
 SIZES = tuple((w, h, lang) for w, h in ((1280, 720), (1920, 1080)) for lang in ("en", "pt_BR"))
 

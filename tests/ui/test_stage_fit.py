@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QApplication
 from attnviz.model.lessons import lesson_by_id
 from attnviz.model.workspace import Workspace
 from attnviz.ui.panels import panel_ids
-from attnviz.ui.presentation import STAGE_LARGE_FONTS
 from attnviz.ui.slides import staged_step
+from attnviz.ui.stage import STAGE_LARGE_FONTS
 from attnviz.ui.stage_fit import MIN_SCALE, overflowing
 
 

@@ -20,59 +20,48 @@ attention product received them (after RoPE where it applies); the mask and the 
 follow the layer. Only the four fields are stored: the arrays come back from the captured
 sentence, or from running it again. Typing vectors, tokens or d_k detaches the head from
 the model (``head`` becomes ``manual`` with the edited arrays): a what-if.
+
+Here: the fields and the checks. The choices and limits are in ``_attention_limits``,
+what an edit brings along (one strategy per head source) in ``_attention_follow``, the
+projections and a real model's head in ``_attention_projections`` and ``_attention_model``;
+the names scripts use are importable from this module as before.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attnviz.core.heads import HEAD_KINDS, generate_head, seeded_projection
-from attnviz.core.multihead import fit_projection, project_head, projection_shape
 from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE, ScoreTerms
-from attnviz.model import real_model
 from attnviz.model.fields import Field, StateError, check_text
 from attnviz.model.topic import Topic
-
-#: Head sources: vectors typed by hand, one of the synthetic heads, learned projections
-#: of token embeddings (many heads), or a real model's head.
-HEAD_SOURCES = ("manual", *HEAD_KINDS, "projections", "model")
-MATRICES = ("scores", "weights", "output")
-COLORMAPS = ("viridis", "cividis", "magma", "inferno", "plasma", "diverging")
-BACKENDS = ("numpy", "torch", "auto")
-#: Longest sentence (a real model's up to 8,192 tokens); past DENSE_LIMIT the resolver
-#: works by row blocks and keeps no n × n matrix.
-MAX_TOKENS = 8192
-MAX_D_K = 1024
-#: Largest seed: what a spin box (a C int) can show.
-MAX_SEED = 2**31 - 1
-#: The smallest and largest temperatures a control may set; beyond them the softmax is
-#: numerically a hard argmax or a flat line, which the ends already show.
-TEMPERATURE_RANGE = (0.01, 100.0)
-ARRAYS = ("q", "k", "v")
-#: Where the upstream gradient dO comes from (the gradient panel).
-GRAD_SOURCES = ("preset", "random", "onehot")
-#: The matrices of the projections source: embeddings X, then W_Q, W_K, W_V, W^O.
-MATS = ("x", "w_q", "w_k", "w_v", "w_o")
-MAX_D_MODEL = 1024
-MAX_HEADS = 64
-#: Widest h·d_head of W_Q: four W matrices of 1024 × 2048 are 64 MB, still instant to draw.
-MAX_PROJ_WIDTH = 2048
-#: Fields behind the projections' Q, K and V.
-PROJ_KEYS = frozenset(
-    {"tokens", "head", "seed", "d_k", "d_model", "n_heads", "n_kv_heads", "head_index", *MATS}
+from attnviz.model.topics._attention_follow import check_head_inputs, follow_fields
+from attnviz.model.topics._attention_limits import (
+    ARRAYS,
+    BACKENDS,
+    COLORMAPS,
+    GRAD_SOURCES,
+    HEAD_SOURCES,
+    MATRICES,
+    MAX_D_K,
+    MAX_D_MODEL,
+    MAX_HEADS,
+    MAX_LAYERS,
+    MAX_MODEL_HEADS,
+    MAX_PATH_TEXT,
+    MAX_SEED,
+    MAX_SENTENCE,
+    MAX_TOKENS,
+    TEMPERATURE_RANGE,
 )
 
-#: Real models: most layers and query heads addressed, longest folder name and sentence.
-MAX_LAYERS = 512
-MAX_MODEL_HEADS = 256
-MAX_PATH_TEXT = 1024
-#: ≈ 8k tokens of ordinary text: a sentence the capture cannot hold is refused by its own
-#: token bound, in tokens (a 512-token text is some 2,500 characters).
-MAX_SENTENCE = 64_000
-#: Fields behind a model head's Q, K and V.
-MODEL_KEYS = frozenset({"head", "model_path", "model_text", "layer", "model_head"})
-#: Typing these on a model head makes it a what-if: it leaves the model.
-DETACH_KEYS = frozenset({"tokens", "d_k", *ARRAYS})
+# The groups of fields the head sources follow, importable from the topic as before.
+from attnviz.model.topics._attention_limits import DETACH_KEYS as DETACH_KEYS
+from attnviz.model.topics._attention_limits import MATS as MATS
+from attnviz.model.topics._attention_limits import MAX_PROJ_WIDTH as MAX_PROJ_WIDTH
+from attnviz.model.topics._attention_limits import MODEL_KEYS as MODEL_KEYS
+from attnviz.model.topics._attention_limits import PROJ_KEYS as PROJ_KEYS
+from attnviz.model.topics._attention_model import NO_MODEL, model_capture
+from attnviz.model.topics._attention_projections import check_projections, effective_projections
 
 
 class _LongText(Field):
@@ -219,7 +208,7 @@ class AttentionState(Topic):
         """
         if self.head != "model":
             return None
-        return _model_capture(self._values)
+        return model_capture(self._values)
 
     def projections(self) -> dict[str, np.ndarray]:
         """X, W_Q, W_K, W_V and W^O in use: the typed ones, the others drawn from the seed.
@@ -239,16 +228,8 @@ class AttentionState(Topic):
 
     # --- dependent fields --------------------------------------------------------------
     def _follow(self, new: dict, old: dict, given: set[str]) -> None:
-        # One strategy per head mode fills Q, K, V (the model's capture, projections of x,
-        # a synthetic head, typed vectors); what hangs on the sentence's length follows.
-        arrays_given = bool(set(ARRAYS) & given)
-        _follow_mode(new, given, arrays_given)
-        if new["head"] == "model":
-            _follow_model(new, old, given, arrays_given)
-        _follow_layout(new, old, given)
-        _ARRAYS_BY_MODE.get(new["head"], _synthetic_arrays)(new, old, given, arrays_given)
-        _follow_length(new, given)
-        _follow_gradient(new, given)
+        # One strategy per head mode fills Q, K, V; what hangs on the length follows.
+        follow_fields(new, old, given)
 
     def _check(self, v: dict, old: dict) -> None:
         n = len(v["tokens"])
@@ -256,8 +237,8 @@ class AttentionState(Topic):
             raise StateError("the sequence is empty: give at least one token")
         if v["tokens"] is not old["tokens"] and any(not t.strip() for t in v["tokens"]):
             raise StateError("a token cannot be blank")
-        _check_head_inputs(v)
-        _check_projections(v)
+        check_head_inputs(v)
+        check_projections(v)
         if v["head"] == "model" and not v["model_path"]:
             raise StateError(NO_MODEL)
         for name in ARRAYS:
@@ -291,271 +272,3 @@ def terms_of(values: dict) -> ScoreTerms:
     """The :class:`ScoreTerms` of attention field ``values``."""
     sink = values["sink_logit"] if values["sink"] else None
     return ScoreTerms(values["softcap"], values["alibi"], sink)
-
-
-def _resize(arr: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    out = np.zeros((rows, cols))
-    r, c = min(rows, arr.shape[0]), min(cols, arr.shape[1])
-    out[:r, :c] = arr[:r, :c]
-    out.flags.writeable = False
-    return out
-
-
-def _check_head_inputs(v: dict) -> None:
-    if v["head"] == "decay" and v["d_k"] < 3:
-        raise StateError("the distance-decay head needs d_k ≥ 3")
-
-
-# --- projections -----------------------------------------------------------------------
-def _layout(values: dict, name: str) -> tuple[int, int]:
-    """``(heads, d_head)`` of matrix ``name``'s head blocks."""
-    heads = values["n_kv_heads"] if name in ("w_k", "w_v") else values["n_heads"]
-    return heads, values["d_k"]
-
-
-def _shape(values: dict, name: str) -> tuple[int, int]:
-    v = values
-    return projection_shape(
-        name, len(v["tokens"]), v["d_model"], v["n_heads"], v["n_kv_heads"], v["d_k"]
-    )
-
-
-def _seeded(values: dict, name: str) -> np.ndarray:
-    v = values
-    return seeded_projection(
-        name, v["tokens"], v["d_model"], v["n_heads"], v["n_kv_heads"], v["d_k"], v["seed"]
-    )
-
-
-def effective_projections(values: dict) -> dict[str, np.ndarray]:
-    """X and the W matrices of field ``values``: typed ones as they are, null ones seeded."""
-    return {name: _seeded(values, name) if values[name] is None else values[name]
-            for name in MATS}
-
-
-def _follow_layout(new: dict, old: dict, given: set[str]) -> None:
-    """KV heads and the selected head follow the number of heads (for every source)."""
-    h = new["n_heads"]
-    if "n_kv_heads" not in given and h % new["n_kv_heads"]:
-        # The largest divisor of h not above the KV heads there were: GQA stays GQA.
-        new["n_kv_heads"] = max(g for g in range(1, new["n_kv_heads"] + 1) if h % g == 0)
-    if "head_index" not in given and new["head_index"] >= h:
-        new["head_index"] = h - 1
-
-
-def _follow_projections(new: dict, old: dict, given: set[str]) -> None:
-    """Fit typed X/W to the fields and derive Q, K, V of the selected head."""
-    switched = old["head"] != "projections"
-    if not (switched or given & PROJ_KEYS):
-        return  # the slider path: temperature, masks, the view
-    if "x" in given and new["x"] is not None and "d_model" not in given:
-        new["d_model"] = new["x"].shape[1]
-    if (switched or {"n_heads", "d_model"} & given) and not {"d_k", "q"} & given:
-        # d_head = d_model / h, as the chapter splits d = 4096 into 32 heads of 128.
-        new["d_k"] = max(1, new["d_model"] // new["n_heads"])
-    _check_layout(new)
-    for name in MATS:
-        arr = new[name]
-        if arr is None or name in given or arr.shape == _shape(new, name):
-            continue
-        fitted_for = old if old["head"] == "projections" else None
-        old_layout = _layout(fitted_for, name) if fitted_for else None
-        out = fit_projection(name, arr, _seeded(new, name), old_layout, _layout(new, name))
-        out.flags.writeable = False
-        new[name] = out
-    if set(ARRAYS) & given:
-        return
-    for name in MATS:
-        if new[name] is not None and new[name].shape != _shape(new, name):
-            return  # a typed matrix of the wrong shape: _check says which
-    m = effective_projections(new)
-    try:
-        arrays = project_head(
-            m["x"], m["w_q"], m["w_k"], m["w_v"], new["head_index"],
-            n_heads=new["n_heads"], n_kv_heads=new["n_kv_heads"],
-        )
-    except ValueError as exc:
-        raise StateError(str(exc)) from exc
-    for name, arr in zip(ARRAYS, arrays, strict=True):
-        arr.flags.writeable = False
-        new[name] = arr
-
-
-def _check_layout(v: dict) -> None:
-    """Refuse head layouts before anything of their size is allocated."""
-    h, h_kv = v["n_heads"], v["n_kv_heads"]
-    if h % h_kv:
-        raise StateError(f"n_kv_heads={h_kv} does not divide n_heads={h}")
-    if not 0 <= v["head_index"] < h:
-        raise StateError(f"head_index {v['head_index']} is outside 0…{h - 1}")
-    if v["head"] == "projections" and h * v["d_k"] > MAX_PROJ_WIDTH:
-        raise StateError(
-            f"n_heads·d_k = {h}·{v['d_k']} = {h * v['d_k']} is wider than {MAX_PROJ_WIDTH}"
-        )
-
-
-def _check_projections(v: dict) -> None:
-    _check_layout(v)
-    if v["head"] != "projections":
-        return  # typed X and W wait, unchecked, until the projections are used again
-    for name in MATS:
-        arr, shape = v[name], _shape(v, name)
-        if arr is not None and arr.shape != shape:
-            raise StateError(
-                f"{name} must have shape {shape[0]} × {shape[1]} (n = {len(v['tokens'])}, "
-                f"d_model = {v['d_model']}, n_heads = {v['n_heads']}, n_kv_heads = "
-                f"{v['n_kv_heads']}, d_k = {v['d_k']}), got {arr.shape[0]} × {arr.shape[1]}"
-            )
-
-
-# --- a real model's head ---------------------------------------------------------------
-NO_MODEL = "no model is open: File → Open Model… or attnviz --model DIR"
-
-
-def _model_capture(values: dict):
-    if not values["model_path"]:
-        raise StateError(NO_MODEL)
-    try:
-        real_model.normalize_path(values["model_path"])
-    except real_model.ModelError as exc:  # a NUL, a loop of links, an unencodable name
-        raise StateError(f"model_path: {exc}") from None
-    try:
-        return real_model.STORE.capture(values["model_path"], values["model_text"])
-    except real_model.ModelError as exc:
-        raise StateError(str(exc)) from None
-    except (ValueError, OSError) as exc:  # a NUL byte, a name too long, a loop of links
-        raise StateError(f"model_path cannot be opened: {exc}") from None
-
-
-def _follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
-    """Tokens, Q, K, V, mask and scale of the selected head of the captured sentence."""
-    switched = old["head"] != "model"
-    if arrays_given or not (switched or given & MODEL_KEYS):
-        return  # the slider path, or a snapshot that brings its own arrays
-    cap = _model_capture(new)
-    layers, heads = len(cap.layers), cap.n_heads
-    other = switched or given & {"model_path", "model_text"}
-    if other and "layer" not in given and new["layer"] >= layers:
-        new["layer"] = layers - 1
-    if other and "model_head" not in given and new["model_head"] >= heads:
-        new["model_head"] = heads - 1
-    if not 0 <= new["layer"] < layers:
-        raise StateError(f"layer {new['layer']} is outside 0…{layers - 1} "
-                         f"({cap.name} has {layers} layers)")
-    if not 0 <= new["model_head"] < heads:
-        raise StateError(f"model_head {new['model_head']} is outside 0…{heads - 1} "
-                         f"({cap.name} has {heads} query heads per layer)")
-    lc = cap.layers[new["layer"]]
-    new["tokens"] = real_model.display_tokens(cap)
-    new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
-    new["d_k"] = cap.head_dim
-    n = len(new["tokens"])
-    follow = {}
-    if other or "layer" in given:
-        # Each layer its own mask and scale (a model may scale its layers differently).
-        causal, window, window_causal = real_model.mask_settings(lc)
-        follow |= {"causal": causal, "window": window, "window_causal": window_causal,
-                   "padding": (True,) * n, "segments": (0,) * n,
-                   "temperature": real_model.temperature_for(lc, cap.head_dim)}
-    if other or given & {"layer", "model_head"}:
-        # Each head its own ALiBi slope and sink logit, each layer its cap.
-        terms = real_model.head_terms(lc, new["model_head"])
-        follow |= {"softcap": terms.softcap, "alibi": terms.alibi,
-                   "sink": terms.sink is not None, "sink_logit": terms.sink or 0.0}
-    if other:
-        # The heatmap then computes the model's own weights: no extra rotation (q and k
-        # are already rotated), the model's scale as √d_k and a temperature.
-        follow |= {"rope": False, "scale": True, "preset_id": ""}
-    for name, value in follow.items():
-        if name not in given:
-            new[name] = value
-    if heads <= MAX_HEADS and "n_heads" not in given and "n_kv_heads" not in given:
-        # The heads panel shows this layer's layout and highlights the head shown.
-        new["n_heads"], new["n_kv_heads"] = heads, cap.n_kv_heads
-        new["head_index"] = new["model_head"]
-        if cap.hidden_size <= MAX_D_MODEL and "d_model" not in given:
-            new["d_model"] = cap.hidden_size
-
-
-# --- the attention topic's dependent fields, by concern (AttentionState._follow) -----------
-def _follow_mode(new: dict, given: set[str], arrays_given: bool) -> None:
-    """The head mode an edit implies when it does not set one itself."""
-    if "q" in given and "d_k" not in given:
-        new["d_k"] = new["q"].shape[1]
-    if arrays_given and "head" not in given and new["head"] != "manual":
-        new["head"] = "manual"  # typed vectors no longer come from the head
-    if new["head"] != "model":
-        return
-    if "head" not in given and given & DETACH_KEYS and not given & MODEL_KEYS:
-        new["head"] = "manual"  # tokens or d_k typed by hand: a what-if off the model
-    elif "head_index" in given and "model_head" not in given:
-        new["model_head"] = new["head_index"]  # a click in the heads panel's grid
-
-
-def _model_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
-    """A real model's head: Q, K, V came from the captured sentence (_follow_model)."""
-
-
-def _projected_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
-    """Q, K, V as x·W of the projections."""
-    _follow_projections(new, old, given)
-
-
-def _synthetic_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
-    """A generated head (random, positional, …): made again when its inputs change."""
-    if not {"tokens", "head", "seed", "d_k"} & given or arrays_given:
-        return
-    _check_head_inputs(new)
-    try:
-        h = generate_head(new["head"], len(new["tokens"]), new["d_k"], seed=new["seed"],
-                          tokens=list(new["tokens"]))
-    except ValueError as exc:
-        raise StateError(str(exc)) from exc
-    for name in ARRAYS:
-        arr = getattr(h, name)
-        arr.flags.writeable = False
-        new[name] = arr
-
-
-def _typed_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
-    """Vectors typed by hand: kept, cut or padded to the sentence's length and d_k."""
-    n = len(new["tokens"])
-    for name in ARRAYS:
-        if name in given:
-            continue
-        arr = new[name]
-        cols = new["d_k"] if name != "v" else arr.shape[1]
-        if arr.shape != (n, cols):
-            new[name] = _resize(arr, n, cols)
-
-
-_ARRAYS_BY_MODE = {"model": _model_arrays, "projections": _projected_arrays,
-                   "manual": _typed_arrays}
-
-
-def _follow_length(new: dict, given: set[str]) -> None:
-    """Per-token flags and the selection follow the sentence's length."""
-    n = len(new["tokens"])
-    if len(new["padding"]) != n and "padding" not in given:
-        new["padding"] = (new["padding"] + (True,) * n)[:n]
-    if len(new["segments"]) != n and "segments" not in given:
-        last = new["segments"][-1] if new["segments"] else 0
-        new["segments"] = (new["segments"] + (last,) * n)[:n]
-    if new["selected_query"] >= n and "selected_query" not in given:
-        new["selected_query"] = n - 1
-    cell = new["selected_cell"]
-    if cell is not None and "selected_cell" not in given and max(cell) >= n:
-        new["selected_cell"] = None
-
-
-def _follow_gradient(new: dict, given: set[str]) -> None:
-    """The gradient's source follows V's shape."""
-    d_o = new["d_output"]
-    if d_o is not None and "d_output" not in given and d_o.shape != new["v"].shape:
-        # The preset's gradient no longer fits the sentence: fall back to one component.
-        new["d_output"] = None
-        if new["grad_source"] == "preset" and "grad_source" not in given:
-            new["grad_source"] = "onehot"
-    d_v = new["v"].shape[1]
-    if new["grad_dim"] >= d_v and "grad_dim" not in given:
-        new["grad_dim"] = d_v - 1

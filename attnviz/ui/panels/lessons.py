@@ -2,7 +2,7 @@
 
 Picking a lesson plays its first step (one undo step: the document is set to the step's
 scene, the step's panels come to the front and the heatmap highlights what the caption
-talks about). F5 presents the same lesson full screen (:mod:`attnviz.ui.presentation`).
+talks about). F5 presents the same lesson full screen (:mod:`attnviz.ui.presenter`).
 The panel follows the window's :class:`~attnviz.model.lesson_player.LessonPlayer`, which
 outlives the panel when the window rebuilds itself in another language.
 """

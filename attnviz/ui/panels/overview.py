@@ -83,7 +83,7 @@ REDUCE_NAMES = {
 }
 #: Decades of weight the log colour scale spans below the largest one shown.
 DECADES = 5.0
-#: How often the progress bar follows the map.
+# How often the progress bar follows the map (ms).
 POLL_MS = 50
 
 

@@ -1,0 +1,78 @@
+"""The ``model`` head source of the attention topic: Q, K, V, tokens, mask and scale of a
+real model's head, from the sentence captured in :mod:`attnviz.model.real_model` (no Qt).
+"""
+
+from __future__ import annotations
+
+from attnviz.model import real_model
+from attnviz.model.fields import StateError
+from attnviz.model.topics._attention_limits import MAX_D_MODEL, MAX_HEADS, MODEL_KEYS
+
+NO_MODEL = "no model is open: File → Open Model… or attnviz --model DIR"
+
+
+def model_capture(values: dict):
+    """The captured sentence of field ``values`` (cached, or run again); a folder or a
+    sentence that cannot be used is a :class:`StateError` of one line."""
+    if not values["model_path"]:
+        raise StateError(NO_MODEL)
+    try:
+        real_model.normalize_path(values["model_path"])
+    except real_model.ModelError as exc:  # a NUL, a loop of links, an unencodable name
+        raise StateError(f"model_path: {exc}") from None
+    try:
+        return real_model.STORE.capture(values["model_path"], values["model_text"])
+    except real_model.ModelError as exc:
+        raise StateError(str(exc)) from None
+    except (ValueError, OSError) as exc:  # a NUL byte, a name too long, a loop of links
+        raise StateError(f"model_path cannot be opened: {exc}") from None
+
+
+def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
+    """Tokens, Q, K, V, mask and scale of the selected head of the captured sentence."""
+    switched = old["head"] != "model"
+    if arrays_given or not (switched or given & MODEL_KEYS):
+        return  # the slider path, or a snapshot that brings its own arrays
+    cap = model_capture(new)
+    layers, heads = len(cap.layers), cap.n_heads
+    other = switched or given & {"model_path", "model_text"}
+    if other and "layer" not in given and new["layer"] >= layers:
+        new["layer"] = layers - 1
+    if other and "model_head" not in given and new["model_head"] >= heads:
+        new["model_head"] = heads - 1
+    if not 0 <= new["layer"] < layers:
+        raise StateError(f"layer {new['layer']} is outside 0…{layers - 1} "
+                         f"({cap.name} has {layers} layers)")
+    if not 0 <= new["model_head"] < heads:
+        raise StateError(f"model_head {new['model_head']} is outside 0…{heads - 1} "
+                         f"({cap.name} has {heads} query heads per layer)")
+    lc = cap.layers[new["layer"]]
+    new["tokens"] = real_model.display_tokens(cap)
+    new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
+    new["d_k"] = cap.head_dim
+    n = len(new["tokens"])
+    follow = {}
+    if other or "layer" in given:
+        # Each layer its own mask and scale (a model may scale its layers differently).
+        causal, window, window_causal = real_model.mask_settings(lc)
+        follow |= {"causal": causal, "window": window, "window_causal": window_causal,
+                   "padding": (True,) * n, "segments": (0,) * n,
+                   "temperature": real_model.temperature_for(lc, cap.head_dim)}
+    if other or given & {"layer", "model_head"}:
+        # Each head its own ALiBi slope and sink logit, each layer its cap.
+        terms = real_model.head_terms(lc, new["model_head"])
+        follow |= {"softcap": terms.softcap, "alibi": terms.alibi,
+                   "sink": terms.sink is not None, "sink_logit": terms.sink or 0.0}
+    if other:
+        # The heatmap then computes the model's own weights: no extra rotation (q and k
+        # are already rotated), the model's scale as √d_k and a temperature.
+        follow |= {"rope": False, "scale": True, "preset_id": ""}
+    for name, value in follow.items():
+        if name not in given:
+            new[name] = value
+    if heads <= MAX_HEADS and "n_heads" not in given and "n_kv_heads" not in given:
+        # The heads panel shows this layer's layout and highlights the head shown.
+        new["n_heads"], new["n_kv_heads"] = heads, cap.n_kv_heads
+        new["head_index"] = new["model_head"]
+        if cap.hidden_size <= MAX_D_MODEL and "d_model" not in given:
+            new["d_model"] = cap.hidden_size
