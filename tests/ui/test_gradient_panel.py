@@ -3,43 +3,27 @@ worker, the controls write the topic (and undo), the export draws it; a random-e
 
 from __future__ import annotations
 
-import contextlib
 import random
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
-from attnviz.model.fields import StateError
 from attnviz.model.topic_presets import document_preset_values
-from attnviz.ui.main_window import MainWindow
 from attnviz.ui.widgets.matrix_view import MatrixView
+from tests.ui.soak import Action, Soak, redo, resize, rest_mouse, switch_theme, undo, undo_clock
 
 REFERENCE_DQ0 = [0.456, 0.354, 0.099, 0.209]
 
 
 @pytest.fixture(scope="module")
-def shared_window(qapp):
+def shared_window(make_module_window):
     """One window for the module: building a main window is the slow part of each test."""
-    from attnviz.ui.sessions import SessionController
-
-    with pytest.MonkeyPatch.context() as patch:
-        # Closing a modified window must not open a prompt nobody can answer offscreen.
-        patch.setattr(
-            SessionController, "_ask_unsaved", lambda self: QMessageBox.StandardButton.Discard
-        )
-        w = MainWindow()
-        w.resize(1280, 720)
-        w.show()
-        yield w
-        w.close()
-        w.deleteLater()
-        QApplication.processEvents()
+    return make_module_window()
 
 
 @pytest.fixture
@@ -236,8 +220,6 @@ def test_soak(window, qtbot):
     resizes and theme switches: no exception anywhere."""
     rng = random.Random("gradient-soak")
     panel, state = window.panels["gradient"], window.state
-    clock = [0.0]
-    window.undo.clock = lambda: clock[0]
     words = ("o", "gato", "subiu", "no", "telhado", "banco", "praça")
     edits = (
         lambda: {"tokens": tuple(rng.choice(words) for _ in range(rng.randint(1, 9)))},
@@ -251,31 +233,30 @@ def test_soak(window, qtbot):
         lambda: {"causal": rng.random() < 0.5, "rope": rng.random() < 0.5},
         lambda: {"v": np.ones((state.n, rng.randint(1, 5)))},
     )
-    for _ in range(60):
-        clock[0] += rng.choice((0.01, 1.0))
-        roll = rng.random()
-        if roll < 0.45:
-            with contextlib.suppress(StateError):
-                state.update(**rng.choice(edits)())
-        elif roll < 0.7:
-            view = rng.choice([*panel.views.values(), panel.jacobian])
-            if view.isVisible() and view.width() > 2 and view.height() > 2:
-                pos = QPoint(rng.randrange(view.width()), rng.randrange(view.height()))
-                QTest.mouseMove(view, pos)
-        elif roll < 0.76:
-            if panel.check.isEnabled():
-                panel.check.click()
-            elif panel.cancel.isVisible():
-                panel.cancel.click()
-        elif roll < 0.84:
-            window.undo.stack.undo()
-        elif roll < 0.9:
-            window.undo.stack.redo()
-        elif roll < 0.95:
-            window.resize(rng.randint(700, 1400), rng.randint(450, 900))
-        else:
-            window.themes.set_mode(rng.choice(("light", "dark")))
-        QApplication.processEvents()
+
+    def check_or_cancel() -> None:
+        if panel.check.isEnabled():
+            panel.check.click()
+        elif panel.cancel.isVisible():
+            panel.cancel.click()
+
+    def rest_on_a_matrix() -> None:
+        rest_mouse(rng, rng.choice([*panel.views.values(), panel.jacobian]))
+
+    soak = Soak(
+        rng,
+        [
+            Action("edit", lambda: state.update(**rng.choice(edits)()), 0.45),
+            Action("mouse", rest_on_a_matrix, 0.25),
+            Action("check", check_or_cancel, 0.06),
+            undo(window, 0.08),
+            redo(window, 0.06),
+            resize(window, rng, widths=(700, 1400), heights=(450, 900), weight=0.05),
+            switch_theme(window, rng, 0.05),
+        ],
+        before=undo_clock(window, rng),
+    )
+    soak.run(60)
     qtbot.waitUntil(lambda: not panel.cancel.isVisible(), timeout=30000)
     assert panel.message.isHidden() or "StateError" not in panel.message.text()
     assert not window.grab().isNull()

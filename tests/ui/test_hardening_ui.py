@@ -8,8 +8,6 @@ import time
 
 import numpy as np
 
-from attnviz.ui.main_window import MainWindow
-
 
 def test_mouse_resting_on_the_heatmap_while_the_matrix_shrinks(window):
     state, view = window.state, window.panels["heatmap"].view
@@ -52,9 +50,8 @@ def test_a_refused_session_leaves_window_state_and_history_alone(window, tmp_pat
             assert np.array_equal(got, value) if isinstance(value, np.ndarray) else got == value
 
 
-def test_a_killed_save_leaves_nothing_behind_on_the_next_start(qtbot, tmp_path):
-    first = MainWindow()
-    qtbot.addWidget(first)
+def test_a_killed_save_leaves_nothing_behind_on_the_next_start(make_window, tmp_path):
+    first = make_window(size=None, shown=False)
     saved = tmp_path / "lesson.attnviz"
     assert first.session.save_to(saved)
     stale = tmp_path / ".attnviz-k1ll3d.tmp"
@@ -64,6 +61,5 @@ def test_a_killed_save_leaves_nothing_behind_on_the_next_start(qtbot, tmp_path):
     fresh = tmp_path / ".attnviz-saving-now.tmp"
     fresh.write_text("another window is saving")
     first.close()
-    second = MainWindow()  # a new start: the recent folder is swept
-    qtbot.addWidget(second)
+    make_window(size=None, shown=False)  # a new start: the recent folder is swept
     assert not stale.exists() and fresh.exists() and saved.exists()

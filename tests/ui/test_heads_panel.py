@@ -14,12 +14,12 @@ from PySide6.QtGui import QImage
 from attnviz.model.presets import load_preset, preset_state_values
 from attnviz.model.workspace import Workspace
 from attnviz.ui.export import ExportSpec
-from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panel_export import export_panel
 from attnviz.ui.panels.heads import HeadsPanel
 from attnviz.ui.theme import LIGHT
 from attnviz.ui.undo import UndoController
 from attnviz.ui.widgets.projection_editor import ProjectionEditor
+from tests.ui.soak import Action, Soak, resize, switch_theme, undo_or_redo
 
 
 class _Bench:
@@ -46,14 +46,10 @@ def bench(qtbot):
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    w.state.update(**preset_state_values(load_preset("heads")))
-    w.docks["heads"].raise_()
-    qtbot.waitExposed(w)
+def window(make_window, qtbot):
+    """The projector's window on the heads preset, the heads panel in front and drawn."""
+    w = make_window(values={"attention": preset_state_values(load_preset("heads"))},
+                    front="heads")
     qtbot.waitUntil(lambda: w.panels["heads"].grid.isVisible())
     return w
 
@@ -217,39 +213,13 @@ def test_soak_random_edits_hover_undo_resize_and_themes(window, qtbot):
     editor.show()
     words = ["o", "banco", "da", "praça", "fica", "perto", "dinheiro", "guardo"]
     s = window.state
-    for step in range(60):
-        kind = rng.randrange(11)
-        if kind >= 9 and step % 8:
-            kind = rng.randrange(9)  # resizes and theme switches restyle every panel: fewer
-        try:
-            if kind == 0:
-                s.update(tokens=tuple(rng.choice(words) for _ in range(rng.randint(1, 14))))
-            elif kind == 1:
-                s.update(n_heads=rng.choice([1, 2, 3, 4, 6, 8, 12]))
-            elif kind == 2:
-                s.update(n_kv_heads=rng.choice([1, 2, 3, 4]))
-            elif kind == 3:
-                s.update(d_model=rng.choice([2, 4, 8, 16, 64]))
-            elif kind == 4:
-                s.update(head_index=rng.randrange(8))
-            elif kind == 5:
-                x = s.projections()["x"].copy()
-                rows = rng.choice([x.shape[0], x.shape[0] + 1])  # sometimes the wrong shape
-                s.update(x=np.resize(x, (rows, x.shape[1])) + rng.random())
-            elif kind == 6:
-                s.update(head=rng.choice(["projections", "projections", "content", "manual"]))
-            elif kind == 7:
-                s.update(causal=rng.random() < 0.5, rope=rng.random() < 0.3)
-            elif kind == 8:
-                (window.undo.stack.undo if rng.random() < 0.6 else window.undo.stack.redo)()
-            elif kind == 9:
-                window.resize(rng.choice([(1280, 720), (900, 600), (1400, 800)])[0], 720)
-            else:
-                window.themes.set_mode(rng.choice(["dark", "light"]))
-        except Exception as exc:  # a refused value is fine; anything else is a bug
-            from attnviz.model.fields import StateError
 
-            assert isinstance(exc, StateError), exc
+    def new_x() -> None:
+        x = s.projections()["x"].copy()
+        rows = rng.choice([x.shape[0], x.shape[0] + 1])  # sometimes the wrong shape
+        s.update(x=np.resize(x, (rows, x.shape[1])) + rng.random())
+
+    def after(step: int) -> None:  # the mouse on a head while the grid changes shape
         grid = panel.grid
         if grid._tiles:
             rect = grid.tile_rect(rng.randrange(len(grid._tiles)))
@@ -257,7 +227,27 @@ def test_soak_random_edits_hover_undo_resize_and_themes(window, qtbot):
         if step % 20 == 0:
             qtbot.mouseClick(grid, Qt.MouseButton.LeftButton, pos=QPoint(5, 5))
             editor.tabs.setCurrentIndex(rng.randrange(5))
-        qtbot.wait(1)
+
+    def rarely(step: int) -> bool:  # resizes and theme switches restyle every panel: fewer
+        return step % 8 == 0
+
+    actions = [
+        Action("tokens", lambda: s.update(tokens=tuple(rng.choice(words)
+                                                       for _ in range(rng.randint(1, 14))))),
+        Action("n_heads", lambda: s.update(n_heads=rng.choice([1, 2, 3, 4, 6, 8, 12]))),
+        Action("n_kv_heads", lambda: s.update(n_kv_heads=rng.choice([1, 2, 3, 4]))),
+        Action("d_model", lambda: s.update(d_model=rng.choice([2, 4, 8, 16, 64]))),
+        Action("head_index", lambda: s.update(head_index=rng.randrange(8))),
+        Action("x", new_x),
+        Action("head", lambda: s.update(head=rng.choice(["projections", "projections",
+                                                         "content", "manual"]))),
+        Action("causal, rope", lambda: s.update(causal=rng.random() < 0.5,
+                                                rope=rng.random() < 0.3)),
+        undo_or_redo(window, rng),
+        resize(window, rng, widths=(1280, 900, 1400), heights=(720,), when=rarely),
+        switch_theme(window, rng, when=rarely),
+    ]  # fmt: skip
+    Soak(rng, actions, after=after, settle=lambda _step: qtbot.wait(1)).run(60)
     if s.head == "projections" and panel.resolver.results.weights is not None:
         i = s.head_index
         np.testing.assert_array_equal(panel.resolver.results.weights[i],

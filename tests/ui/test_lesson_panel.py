@@ -18,6 +18,7 @@ from attnviz.ui.lesson_text import caption_html
 from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panels import panel_ids
 from attnviz.ui.panels.lessons import LessonPanel
+from tests.ui.soak import Action, Soak, resize, switch_language, switch_theme, wait_every
 
 
 @pytest.fixture(autouse=True)
@@ -178,24 +179,29 @@ def test_a_language_switch_while_presenting_rebuilds_the_stage(window, qtbot):
 
 def test_soak_lessons_in_the_window(window, qtbot):
     rng = random.Random(1414)
-    panel = window.panels["lessons"]
-    ids = panel.lesson_ids()
-    for i in range(40):
-        action = rng.randrange(6)
-        if action == 0:
-            window.lessons.open(rng.choice(ids), 0)
-        elif action == 1:
-            (panel.forward if rng.random() < 0.6 else panel.back).click()
-        elif action == 2:
-            view = window.panels["heatmap"].view
-            view.hover_cell(rng.randrange(-1, 30), rng.randrange(-1, 30))
-            QTest.mouseMove(view, QPoint(rng.randrange(max(view.width(), 1)),
-                                         rng.randrange(max(view.height(), 1))))
-        elif action == 3 and window.undo.stack.canUndo():
+    ids = window.panels["lessons"].lesson_ids()
+
+    def forward_or_back() -> None:  # looked up each time: a language switch rebuilds the UI
+        panel = window.panels["lessons"]
+        (panel.forward if rng.random() < 0.6 else panel.back).click()
+
+    def point_at_the_heatmap() -> None:
+        view = window.panels["heatmap"].view
+        view.hover_cell(rng.randrange(-1, 30), rng.randrange(-1, 30))
+        QTest.mouseMove(view, QPoint(rng.randrange(max(view.width(), 1)),
+                                     rng.randrange(max(view.height(), 1))))  # fmt: skip
+
+    def undo_or_redo() -> None:
+        if window.undo.stack.canUndo():
             window.undo.stack.undo() if rng.random() < 0.6 else window.undo.stack.redo()
-        elif action == 4:
-            window.themes.set_mode(rng.choice(["dark", "light"]))
-        else:
-            window.resize(rng.randrange(900, 1600), rng.randrange(600, 1000))
-        if i % 10 == 0:
-            qtbot.wait(5)
+
+    actions = [
+        Action("open", lambda: window.lessons.open(rng.choice(ids), 0)),
+        Action("forward/back", forward_or_back),
+        Action("point", point_at_the_heatmap),
+        Action("undo/redo", undo_or_redo),
+        switch_theme(window, rng),
+        resize(window, rng, widths=(900, 1599), heights=(600, 999)),
+        switch_language(window, rng),  # the caption follows the live switch
+    ]  # fmt: skip
+    Soak(rng, actions, settle=wait_every(qtbot, 10, 5)).run(40)

@@ -8,24 +8,17 @@ from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu
 
 from attnviz.model.presets import load_preset
-from attnviz.ui.main_window import LAYOUT_VERSION, MainWindow
+from attnviz.ui.main_window import LAYOUT_VERSION
 from attnviz.ui.panels import panel_classes, panel_ids
 
 #: The first window's docks (contracts) and the later panels (one per DESIGN.md row).
 DOCKS = {"dock-editor", "dock-controls", "dock-heatmap", "dock-steps", "dock-positions"}
 
 
-def _window(qtbot) -> MainWindow:
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
 @pytest.fixture
-def window(qtbot):
-    return _window(qtbot)
+def window(make_window):
+    """The window at the size it chooses itself (not resized), shown."""
+    return make_window(size=None)
 
 
 def _action(window, name: str) -> QAction:
@@ -106,8 +99,8 @@ def test_full_screen_toggles(window):
     assert not window.windowState() & Qt.WindowState.WindowFullScreen
 
 
-def test_focus_shows_one_panel_alone_and_gives_the_layout_back(qtbot):
-    window = _window(qtbot)
+def test_focus_shows_one_panel_alone_and_gives_the_layout_back(qtbot, make_window):
+    window = make_window(size=None)
     window.resize(760, 690)
     qtbot.wait(20)
     overview = window.docks["overview"]
@@ -136,15 +129,15 @@ def test_focus_shows_one_panel_alone_and_gives_the_layout_back(qtbot):
     assert window.docks["steps"].isVisible()
 
 
-def test_the_layout_persists_across_a_new_window(qtbot):
-    first = _window(qtbot)
+def test_the_layout_persists_across_a_new_window(make_window):
+    first = make_window(size=None)
     first.resize(760, 690)  # within the 800×800 offscreen screen, so nothing is clamped
     first.docks["steps"].close()
     first.docks["controls"].setFloating(True)
     first.close()  # clean state: no prompt; saves geometry and layout
     settings = QSettings()
     assert settings.value("window/state") is not None
-    second = _window(qtbot)
+    second = make_window(size=None)
     assert second.docks["steps"].isHidden()
     assert second.docks["controls"].isFloating()
     assert (second.width(), second.height()) == (760, 690)
@@ -153,11 +146,11 @@ def test_the_layout_persists_across_a_new_window(qtbot):
     assert not second.docks["controls"].isFloating()
 
 
-def test_a_layout_of_another_version_is_ignored(qtbot):
-    first = _window(qtbot)
+def test_a_layout_of_another_version_is_ignored(make_window):
+    first = make_window(size=None)
     first.docks["steps"].close()
     QSettings().setValue("window/state", first.saveState(LAYOUT_VERSION + 1))
-    second = _window(qtbot)
+    second = make_window(size=None)
     assert second.docks["steps"].isVisible()
 
 
@@ -171,14 +164,14 @@ def test_unsaved_changes_can_keep_the_window_open(window, monkeypatch):
     assert not window.isVisible()
 
 
-def test_theme_override_is_saved_and_restyles_the_heatmap(qtbot, window):
+def test_theme_override_is_saved_and_restyles_the_heatmap(qtbot, window, make_window):
     assert window.themes.mode == "system"
     _action(window, "theme_dark").trigger()
     assert QSettings().value("view/theme") == "dark"
     view = window.panels["heatmap"].view
     assert view.backgroundBrush().color() == QColor("#1e1f22")
     qtbot.waitUntil(lambda: window.palette().window().color().lightness() < 80)
-    second = _window(qtbot)
+    second = make_window(size=None)
     assert second.themes.mode == "dark"
     _action(second, "theme_light").trigger()
     assert second.panels["heatmap"].view.backgroundBrush().color() == QColor("#ffffff")
@@ -225,7 +218,9 @@ def test_panel_modules_are_named_by_their_ids():
 
 
 @pytest.mark.parametrize("lang", ["en", "pt_BR"])
-def test_steps_one_to_four_and_the_verdict_fit_1280x720_in_large_type(qtbot, qapp, lang):
+def test_steps_one_to_four_and_the_verdict_fit_1280x720_in_large_type(
+    qtbot, qapp, lang, make_window
+):
     """Issue 8, item 13: a lecturer at 1280×720 with large fonts sees ① to ④ and the verdict
     without scrolling."""
     from PySide6.QtCore import QPoint, QRect
@@ -235,12 +230,7 @@ def test_steps_one_to_four_and_the_verdict_fit_1280x720_in_large_type(qtbot, qap
 
     language.install_translations(qapp, lang)
     try:
-        w = MainWindow()
-        qtbot.addWidget(w)
-        w.themes.set_large_fonts(True)
-        w.resize(1280, 720)
-        w.show()
-        qtbot.waitExposed(w)
+        w = make_window(large_fonts=True)
         w.reset_layout()
         qtbot.wait(50)
         too_big = {

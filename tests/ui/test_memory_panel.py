@@ -180,16 +180,8 @@ def test_the_panel_exports_at_the_exact_size():
     assert len(colours) > 20
 
 
-def test_kv_heads_of_the_heads_panel_change_the_bytes_shown(qtbot):
-    from attnviz.ui.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
-    window.apply_preset("heads")
-    window.docks["memory"].raise_()
+def test_kv_heads_of_the_heads_panel_change_the_bytes_shown(qtbot, make_window):
+    window = make_window(preset="heads", front="memory")
     panel = window.panels["memory"]
     qtbot.waitUntil(lambda: panel.heads_line.isVisibleTo(panel), timeout=3000)
     assert "8 query heads share 2 KV heads" in panel.heads_line.text()
@@ -197,15 +189,8 @@ def test_kv_heads_of_the_heads_panel_change_the_bytes_shown(qtbot):
     qtbot.waitUntil(lambda: "share 1 KV heads" in panel.heads_line.text(), timeout=3000)
 
 
-def test_the_n_squared_chart_links_to_the_tiles(qtbot):
-    from attnviz.ui.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
-    window.docks["memory"].raise_()
+def test_the_n_squared_chart_links_to_the_tiles(qtbot, make_window):
+    window = make_window(front="memory")
     panel = window.panels["memory"]
     assert not panel.from_model.isEnabled()  # no model is open
     shown = []

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from attnviz.model.resolve import long as long_model
-from attnviz.ui.main_window import MainWindow
 
 pytest.importorskip("transformers")
 from tests.core.test_hf_capture import SENTENCE, make_tiny_decoder, oracle_attentions
@@ -16,13 +15,10 @@ pytestmark = pytest.mark.slow
 WAIT = 60_000
 
 
-def test_the_overview_maps_the_models_head_and_the_window_keeps_720(qtbot, tmp_path):
+def test_the_overview_maps_the_models_head_and_the_window_keeps_720(qtbot, make_window, tmp_path):
     path = make_tiny_decoder(tmp_path / "bloom", "bloom")  # ALiBi: a term the tiled path lacks
     want = oracle_attentions(path, SENTENCE)[1][1][3]
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.themes.set_large_fonts(True)
+    w = make_window(large_fonts=True, shown=False)
     w.show()
     # The sentence arrives before the first layout (a session opened at start): the steps'
     # wrapped lines, measured at the panel's first few pixels, once grew the window to 974.

@@ -7,31 +7,25 @@ import random
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from attnviz.core import memory_guard
 from attnviz.model.resolve import long as long_model
 from attnviz.ui import workers
 from attnviz.ui.export import ExportSpec
-from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panel_export import render_panel_image
 from attnviz.ui.widgets.numbers import exact
 from attnviz.ui.widgets.token_map import TEXT_CELLS, cell_text
+from tests.ui.soak import Action, Soak, redo, send_mouse_move, undo
 
 WAIT = 60_000
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.document.long.update(n=2048, bins=64)
-    w.show()
-    qtbot.waitExposed(w)
-    w.docks["overview"].raise_()
+def window(make_window, qtbot):
+    """The projector's window on a 2,048-token overview, the overview panel in front."""
+    w = make_window(values={"long": {"n": 2048, "bins": 64}}, front="overview")
     yield w
     w.docks["overview"].hide()  # cancels a job still running
     _idle(qtbot)
@@ -54,7 +48,7 @@ def test_the_map_is_computed_off_the_gui_thread_and_drawn(window, qtbot):
     ov = panel.overview
     want = long_model.run_overview(panel.state.snapshot())
     assert np.array_equal(ov.map, want.map) and np.array_equal(panel.view.coarse.values, ov.map)
-    assert panel.progress.value() == 1000 and not panel.job.running
+    assert panel.progress.value() == 1000 and not panel.resolver.map_running
     assert window.panels["overview"].resolver.cached_overview() is ov
     status = window.statusBar().findChild(QLabel, "overview_status")
     assert "NumPy" in status.text() and "2,048" in status.text()
@@ -113,10 +107,10 @@ def test_cancel_stops_the_job_and_says_so(window, qtbot):
     panel = window.panels["overview"]
     _map_ready(qtbot, panel)
     window.document.long.update(n=32768, bins=256)
-    assert panel.job.running and panel.overview is None  # the old map was of 2,048 tokens
+    assert panel.resolver.map_running and panel.overview is None  # the old map was of 2,048 tokens
     qtbot.wait(300)
     panel.run.click()
-    assert not panel.job.running and panel.progress.format() == "Cancelled"
+    assert not panel.resolver.map_running and panel.progress.format() == "Cancelled"
     assert panel.run.text() == "Compute"
     _idle(qtbot)  # the worker noticed the flag and ended
     assert panel.resolver.cached_overview() is None
@@ -145,7 +139,7 @@ def test_memory_refusal_is_a_message_with_the_numbers(window, qtbot, monkeypatch
     qtbot.waitUntil(lambda: panel.message.isVisible(), timeout=WAIT)
     need = memory_guard.estimate_overview_bytes(262144, 512, 1024, "numpy", np.float32)
     assert f"{need / memory_guard.GiB:.1f} GiB" in panel.message.text()
-    assert "0.2 GiB free" in panel.message.text() and not panel.job.running
+    assert "0.2 GiB free" in panel.message.text() and not panel.resolver.map_running
 
 
 def test_png_export_draws_the_map(qtbot):
@@ -163,45 +157,44 @@ def test_soak_random_events_on_both_long_panels(window, qtbot):
     rng = random.Random(13)
     doc = window.document
     overview, tiles = window.panels["overview"], window.panels["tiles"]
-    edits = [
-        lambda: doc.long.update(n=rng.choice([64, 96, 256, 512, 1000]), bins=rng.choice([8, 64])),
-        lambda: doc.long.update(head=rng.choice(["content", "previous", "decay", "random"])),
-        lambda: doc.long.update(causal=rng.random() < 0.5, reduce=rng.choice(["mean", "max"])),
-        lambda: doc.long.update(log_color=rng.random() < 0.5),
-        lambda: doc.long.update(rows=(0, min(12, doc.long.n)), cols=(3, 15)),
-        lambda: doc.long.update(rows=(), cols=()),
-        lambda: doc.long.update(tiles_n=rng.randint(4, 64), block_q=rng.randint(4, 16)),
-        lambda: doc.long.update(tile_step=rng.randint(0, 15)),
-        lambda: window.undo.stack.undo(),
-        lambda: window.undo.stack.redo(),
-        lambda: window.docks[rng.choice(["overview", "tiles"])].raise_(),
-        lambda: overview.view.hover(rng.randint(0, 80), rng.randint(0, 80)),
-        lambda: _move_mouse(overview.view.viewport(), rng),
-        lambda: _move_mouse(tiles.matrices, rng),
-        lambda: tiles.keyPressEvent(_key(rng.choice([Qt.Key.Key_Right, Qt.Key.Key_End]))),
-    ]
+    long = doc.long
+    actions = [
+        Action("n, bins", lambda: long.update(n=rng.choice([64, 96, 256, 512, 1000]),
+                                              bins=rng.choice([8, 64]))),
+        Action("head", lambda: long.update(head=rng.choice(["content", "previous", "decay",
+                                                            "random"]))),
+        Action("causal, reduce", lambda: long.update(causal=rng.random() < 0.5,
+                                                     reduce=rng.choice(["mean", "max"]))),
+        Action("log colour", lambda: long.update(log_color=rng.random() < 0.5)),
+        Action("zoom", lambda: long.update(rows=(0, min(12, long.n)), cols=(3, 15))),
+        Action("unzoom", lambda: long.update(rows=(), cols=())),
+        Action("tiles", lambda: long.update(tiles_n=rng.randint(4, 64),
+                                            block_q=rng.randint(4, 16))),
+        Action("tile step", lambda: long.update(tile_step=rng.randint(0, 15))),
+        undo(window),
+        redo(window),
+        Action("raise", lambda: window.docks[rng.choice(["overview", "tiles"])].raise_()),
+        Action("hover", lambda: overview.view.hover(rng.randint(0, 80), rng.randint(0, 80))),
+        Action("mouse on the map", lambda: _move_mouse(overview.view.viewport(), rng)),
+        Action("mouse on the tiles", lambda: _move_mouse(tiles.matrices, rng)),
+        Action("tile keys", lambda: tiles.keyPressEvent(
+            _key(rng.choice([Qt.Key.Key_Right, Qt.Key.Key_End])))),
+    ]  # fmt: skip
     # Theme switches and resizes restyle the whole window (about a second): a few, at set steps.
-    rare = {20: lambda: window.themes.set_mode("dark"), 40: lambda: window.resize(1000, 650)}
-    for i in range(60):
-        try:
-            rare.get(i, rng.choice(edits))()
-        except Exception as exc:  # a refused value is fine; nothing else is
-            from attnviz.model.fields import StateError
-
-            assert isinstance(exc, StateError), exc
-        QApplication.processEvents()
+    rare = {
+        20: Action("dark theme", lambda: window.themes.set_mode("dark")),
+        40: Action("resize", lambda: window.resize(1000, 650)),
+    }
+    Soak(rng, actions, at=rare).run(60)  # a refused value is fine; nothing else is
     window.docks["overview"].raise_()
     _map_ready(qtbot, overview)
     assert overview.view.coarse.values is overview.overview.map
 
 
 def _move_mouse(widget, rng) -> None:
-    pos = QPointF(rng.randint(0, max(widget.width() - 1, 1)),
-                  rng.randint(0, max(widget.height() - 1, 1)))
-    event = QMouseEvent(QMouseEvent.Type.MouseMove, pos, widget.mapToGlobal(pos),
-                        Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
-                        Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(widget, event)
+    """A mouse move sent to ``widget`` at a random point (shown or not)."""
+    send_mouse_move(widget, rng.randint(0, max(widget.width() - 1, 1)),
+                    rng.randint(0, max(widget.height() - 1, 1)))  # fmt: skip
 
 
 def test_the_map_says_how_long_it_takes_before_it_starts(window, qtbot, monkeypatch):

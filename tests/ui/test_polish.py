@@ -8,8 +8,8 @@ and labels that do not overlap.
 
 from __future__ import annotations
 
-import contextlib
 import math
+import random
 
 import numpy as np
 import pytest
@@ -27,6 +27,7 @@ from attnviz.ui.panels.steps import StepsPanel
 from attnviz.ui.theme import theme_named
 from attnviz.ui.widgets import numbers
 from attnviz.ui.widgets.heatmap_view import ENTROPY_COL
+from tests.ui.soak import Action, Soak, redo, resize, undo
 
 
 def _preset(pid: str) -> tuple[AttentionState, Resolver]:
@@ -340,11 +341,8 @@ def test_padding_by_ranges_at_two_thousand_tokens(qtbot, controls, state):
 
 
 # --- 13: large fonts reach every widget ------------------------------------------------------
-def test_large_fonts_reach_check_boxes_and_dock_titles(qtbot):
-    from attnviz.ui.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
+def test_large_fonts_reach_check_boxes_and_dock_titles(qtbot, make_window):
+    window = make_window(size=None, shown=False)
     style = QApplication.style()
     small = style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth)
     dock = window.docks["steps"]
@@ -394,52 +392,56 @@ def test_vector_plot_labels_do_not_overlap(qtbot, pid):
 
 
 # --- a short random soak of what changed here --------------------------------------------
-def test_random_edits_hover_undo_resize_and_themes(qtbot):
+def test_random_edits_hover_undo_resize_and_themes(make_window):
     from PySide6.QtCore import QPointF
     from PySide6.QtTest import QTest
 
-    from attnviz.model.fields import StateError
-    from attnviz.ui.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
+    window = make_window(front="controls")
     state = window.state
     heat = window.panels["heatmap"]
     controls = window.panels["controls"]
-    window.docks["controls"].raise_()
-    rng = np.random.default_rng(8)
-    edits = [
-        lambda: state.update(tokens=tuple(f"t{i}" for i in range(int(rng.integers(1, 40))))),
-        lambda: state.update(d_k=int(2 ** rng.integers(0, 8))),
-        lambda: state.update(matrix=str(rng.choice(["scores", "weights", "output"]))),
-        lambda: state.update(head=str(rng.choice(["manual", "content", "previous"]))),
-        lambda: state.update(scale=bool(rng.integers(2)), temperature=float(rng.uniform(0.1, 5))),
-        lambda: state.update(causal=bool(rng.integers(2)), stretch_weights=bool(rng.integers(2))),
-        lambda: state.update(padding=tuple(bool(x) for x in rng.integers(0, 2, state.n))),
-        lambda: window.apply_preset(str(rng.choice(["banco", "banco-dinheiro", "gato"]))),
-        lambda: controls.masks.findChild(QPushButton, "padding_hide").click(),
-        lambda: window.undo.stack.undo(),
-        lambda: window.undo.stack.redo(),
-        lambda: window.resize(int(rng.integers(900, 1400)), int(rng.integers(600, 900))),
-    ]
-    for i in range(40):
-        with contextlib.suppress(StateError):  # a refused value changes nothing
-            edits[int(rng.integers(len(edits)))]()
+    rng = random.Random(8)
+
+    def random_padding() -> None:
+        state.update(padding=tuple(rng.random() < 0.5 for _ in range(state.n)))
+
+    actions = [
+        Action("tokens", lambda: state.update(tokens=tuple(f"t{i}"
+                                                           for i in range(rng.randint(1, 39))))),
+        Action("d_k", lambda: state.update(d_k=2 ** rng.randint(0, 7))),
+        Action("matrix", lambda: state.update(matrix=rng.choice(["scores", "weights", "output"]))),
+        Action("head", lambda: state.update(head=rng.choice(["manual", "content", "previous"]))),
+        Action("scale", lambda: state.update(scale=rng.random() < 0.5,
+                                             temperature=rng.uniform(0.1, 5))),
+        Action("causal", lambda: state.update(causal=rng.random() < 0.5,
+                                              stretch_weights=rng.random() < 0.5)),
+        Action("padding", random_padding),
+        Action("preset", lambda: window.apply_preset(rng.choice(["banco", "banco-dinheiro",
+                                                                 "gato"]))),
+        Action("hide keys", lambda: controls.masks.findChild(QPushButton, "padding_hide").click()),
+        undo(window),
+        redo(window),
+        resize(window, rng, widths=(900, 1399), heights=(600, 899)),
+    ]  # fmt: skip
+
+    def dark_and_large() -> None:  # a theme switch restyles every panel: once is enough here
+        window.themes.set_mode("dark")
+        window.themes.set_large_fonts(True)
+
+    def after(step: int) -> None:
         rows, cols = heat.view._values.shape
         # The mouse rests on a cell or on the entropy strip while the data change shape.
-        heat.view.hover_cell(int(rng.integers(rows)), int(rng.integers(cols)))
-        if i % 5 == 0:
-            heat.view.hover_cell(int(rng.integers(rows)), ENTROPY_COL)
-        if i in (10, 25):  # a real mouse over the entropy strip, twice (each costs)
+        heat.view.hover_cell(rng.randrange(rows), rng.randrange(cols))
+        if step % 5 == 0:
+            heat.view.hover_cell(rng.randrange(rows), ENTROPY_COL)
+        if step in (10, 25):  # a real mouse over the entropy strip, twice (each costs)
             vb = heat.view.entropy_plot.vb
             point = heat.view.mapFromScene(vb.mapViewToScene(QPointF(0.1, rows / 2)))
             QTest.mouseMove(heat.view.viewport(), point)
-        if i == 20:  # a theme switch restyles every panel: once is enough here
-            window.themes.set_mode("dark")
-            window.themes.set_large_fonts(True)
         if state.matrix == "weights" and not state.stretch_weights and not window.resolver.pending:
             assert heat.view._levels == (0.0, 1.0)
+
+    # a refused value changes nothing (the driver counts it); the levels hold at every step
+    Soak(rng, actions, at={20: Action("dark, large", dark_and_large)}, after=after,
+         settle=None).run(40)  # fmt: skip
     window.themes.set_large_fonts(False)

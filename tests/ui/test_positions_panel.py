@@ -12,18 +12,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
 from attnviz.core.rope import rope_frequencies
-from attnviz.ui.main_window import MainWindow
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    w.docks["positions"].raise_()
-    qtbot.waitExposed(w)
-    return w
+def window(make_window):
+    """The projector's window with the positions panel in front."""
+    return make_window(front="positions")
 
 
 def test_the_dial_shows_each_pair_turned_by_m_theta(window, qtbot):

@@ -12,16 +12,17 @@ from PySide6.QtGui import QAction, QFontInfo, QImage, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QMenu, QToolBar
 
-from attnviz.model.lessons import play_step
+from attnviz.model.lesson_check import play_step
 from attnviz.model.workspace import Workspace
+from attnviz.ui.lesson_text import caption_html
 from attnviz.ui.main_window import MainWindow
-from attnviz.ui.presentation import (
+from attnviz.ui.slides import render_step
+from attnviz.ui.stage import (
     POINTER_MODES,
     Stage,
-    caption_html,
     stage_font_px,
 )
-from attnviz.ui.slides import render_step
+from tests.ui.soak import Action, Soak, resize, switch_theme, wait_every
 
 
 def _looks(w: MainWindow) -> dict:
@@ -232,28 +233,32 @@ def test_soak_presentation_with_random_events(window, qtbot):
     window.presenter.enter()
     stage = window.presenter.stage
     keys = [Qt.Key.Key_PageDown, Qt.Key.Key_PageUp, Qt.Key.Key_B, Qt.Key.Key_H]
-    for i in range(40):
-        action = rng.randrange(7)
-        if action == 0:
-            QTest.keyClick(stage, rng.choice(keys))
-        elif action == 1 and "heatmap" in stage.panels:
-            view = stage.panels["heatmap"].view
-            view.hover_cell(rng.randrange(-1, 30), rng.randrange(-1, 30))
-            QTest.mouseMove(view, QPoint(rng.randrange(view.width()), rng.randrange(
-                view.height())))
-        elif action == 2:
-            n = rng.randrange(1, 12)
-            window.state.update(tokens=tuple(f"w{j}" for j in range(n)), head="content",
-                                d_k=rng.choice([2, 8, 64]))
-        elif action == 3 and window.undo.stack.canUndo():
+
+    def point_at_the_heatmap() -> None:
+        if "heatmap" not in stage.panels:
+            return
+        view = stage.panels["heatmap"].view
+        view.hover_cell(rng.randrange(-1, 30), rng.randrange(-1, 30))
+        QTest.mouseMove(view, QPoint(rng.randrange(view.width()), rng.randrange(view.height())))
+
+    def edit() -> None:
+        n = rng.randrange(1, 12)
+        window.state.update(tokens=tuple(f"w{j}" for j in range(n)), head="content",
+                            d_k=rng.choice([2, 8, 64]))  # fmt: skip
+
+    def undo_or_redo() -> None:
+        if window.undo.stack.canUndo():
             window.undo.stack.undo() if rng.random() < 0.6 else window.undo.stack.redo()
-        elif action == 4:
-            window.themes.set_mode(rng.choice(["dark", "light"]))
-        elif action == 5:
-            stage.resize(rng.randrange(640, 1920), rng.randrange(400, 1080))
-        else:
-            window.lessons.go(rng.randrange(len(window.lessons.lesson)))
-        if i % 8 == 0:
-            qtbot.wait(5)
+
+    actions = [
+        Action("key", lambda: QTest.keyClick(stage, rng.choice(keys))),
+        Action("point", point_at_the_heatmap),
+        Action("edit", edit),
+        Action("undo/redo", undo_or_redo),
+        switch_theme(window, rng),
+        resize(stage, rng, widths=(640, 1919), heights=(400, 1079), name="resize the stage"),
+        Action("step", lambda: window.lessons.go(rng.randrange(len(window.lessons.lesson)))),
+    ]
+    Soak(rng, actions, settle=wait_every(qtbot, 8, 5)).run(40)
     QTest.keyClick(stage, Qt.Key.Key_Escape)
     assert not window.presenter.active

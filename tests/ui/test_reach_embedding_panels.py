@@ -7,17 +7,24 @@ import random
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPointF
 
 from attnviz.model.resolve.embedding import compute_embedding
 from attnviz.model.resolve.reach import compute_reach
 from attnviz.model.workspace import Workspace
-from attnviz.ui.main_window import MainWindow
 from attnviz.ui.panels.embedding import EmbeddingPanel, rank_bins
 from attnviz.ui.panels.reach import ReachPanel
 from attnviz.ui.theme import theme_named
+from tests.ui.soak import (
+    Action,
+    Soak,
+    resize,
+    send_mouse_move,
+    switch_large_fonts,
+    switch_theme,
+    undo_or_redo,
+    unwind,
+)
 
 MINE = ("memory", "reach", "embedding")
 
@@ -30,14 +37,6 @@ def _alone(qtbot, cls):
     panel.show()
     qtbot.waitExposed(panel)
     return panel
-
-
-def _move(widget, x: float, y: float) -> None:
-    pos = QPointF(x, y)
-    event = QMouseEvent(QEvent.Type.MouseMove, pos, widget.mapToGlobal(pos),
-                        Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
-                        Qt.KeyboardModifier.NoModifier)  # fmt: skip
-    QApplication.sendEvent(widget, event)
 
 
 # --- reach ------------------------------------------------------------------------------------
@@ -75,12 +74,8 @@ def test_reach_hover_reads_the_values_under_the_mouse(qtbot):
     assert res.curves["rnn"][63] == pytest.approx(4.24e-4, rel=1e-2)
 
 
-def test_reach_in_the_window_computes_on_a_worker(qtbot):
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    window.docks["reach"].raise_()
+def test_reach_in_the_window_computes_on_a_worker(qtbot, make_window):
+    window = make_window(size=None, front="reach")
     panel = window.panels["reach"]
     qtbot.waitUntil(lambda: panel.current, timeout=20_000)
     window.workspace.document.set_field("reach.length", 1000)
@@ -115,11 +110,11 @@ def test_embedding_strip_hover_names_the_rows(qtbot):
     panel.state.update(vocab_size=100, batch_tokens=1000)
     strip = panel.strip
     rect = strip.geometry_of_cells()[0]
-    _move(strip, rect.left() + 1, rect.top() + 1)
+    send_mouse_move(strip, rect.left() + 1, rect.top() + 1)
     assert panel.hover.text().startswith("row 0 (rank 1): ")
     count = int(panel.results.counts[0])
     assert f": {count:,} in the batch" in panel.hover.text()
-    _move(strip, strip.width() - 1, 1)
+    send_mouse_move(strip, strip.width() - 1, 1)
     assert panel.hover.text() == ""
 
 
@@ -159,35 +154,29 @@ def _hover_everything(rng: random.Random, window) -> None:
     mem, reach, emb = (window.panels[p] for p in MINE)
     for view in (reach.plot.viewport(), emb.strip, emb.plot.viewport(), mem.figure.bars,
                  mem.figure.plot.viewport(), mem.figure.gauge):  # fmt: skip
-        _move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))
+        send_mouse_move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))
 
 
-def test_soak_of_the_three_panels(qtbot):
+def test_soak_of_the_three_panels(qtbot, make_window):
     rng = random.Random(11)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
+    window = make_window()
     doc = window.workspace.document
-    for step in range(36):
-        window.docks[MINE[step % 3]].raise_()
-        action = rng.random()
-        if action < 0.55:
-            _random_edit(rng, doc)
-        elif action < 0.7:
-            (window.undo.stack.undo if rng.random() < 0.6 else window.undo.stack.redo)()
-        elif action < 0.8:
-            window.resize(rng.choice([(900, 600), (1280, 720), (1600, 1000)])[0],
-                          rng.choice([600, 720, 1000]))  # fmt: skip
-        elif action < 0.85:
-            window.themes.set_mode(rng.choice(["dark", "light"]))
-        elif action < 0.88:
-            window.themes.set_large_fonts(rng.random() < 0.5)
-        _hover_everything(rng, window)
-        qtbot.wait(5)
-    while window.undo.stack.canUndo():  # the history walks all the way back
-        window.undo.stack.undo()
+    actions = [
+        Action("edit", lambda: _random_edit(rng, doc), 0.55),
+        undo_or_redo(window, rng, 0.15),
+        resize(window, rng, widths=(900, 1280, 1600), heights=(600, 720, 1000), weight=0.1),
+        switch_theme(window, rng, 0.05),
+        switch_large_fonts(window, rng, 0.03),
+        Action("rest", lambda: None, 0.12),  # only the mouse moves
+    ]
+    Soak(
+        rng,
+        actions,
+        before=lambda step: window.docks[MINE[step % 3]].raise_(),
+        after=lambda _step: _hover_everything(rng, window),
+        settle=lambda _step: qtbot.wait(5),
+    ).run(36)
+    unwind(window)  # the history walks all the way back
     for pid in ("reach", "embedding"):
         window.docks[pid].raise_()
         panel = window.panels[pid]

@@ -105,16 +105,9 @@ def test_large_type_follows_a_change_of_the_application_font(qapp, panel):
 
 
 def test_step_five_shows_the_gradient_reaching_the_query_while_the_gradient_panel_is_open(
-    qtbot,
+    qtbot, make_window
 ):
-    from attnviz.ui.main_window import MainWindow
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
-    window.apply_preset("backward-reference")
+    window = make_window(preset="backward-reference")
     steps = window.panels["steps"]
     assert steps.grad.isHidden()
     window.docks["gradient"].raise_()

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 
 from attnviz.paths import resource
 from attnviz.ui import language
-from attnviz.ui.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = resource("translations", "attnviz_pt_BR.ts")
@@ -65,14 +64,6 @@ def portuguese(qapp):
     """The pt_BR translators installed, as ``ATTNVIZ_LANG=pt_BR`` does at start-up."""
     assert language.install_translations(qapp, "pt_BR")
     return qapp
-
-
-def _window(qtbot) -> MainWindow:
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
 
 
 def _messages() -> list[tuple[str, str, str]]:
@@ -169,8 +160,8 @@ def test_the_checker_accepts_reordered_placeholders_and_literal_ampersands():
 
 
 # --- the window in Portuguese ----------------------------------------------------------------
-def test_the_main_window_speaks_portuguese(portuguese, qtbot):
-    window = _window(qtbot)
+def test_the_main_window_speaks_portuguese(portuguese, make_window):
+    window = make_window(size=None)
     assert window.findChild(QMenu, "menu_file").title() == "&Arquivo"
     assert window.findChild(QMenu, "menu_view").title() == "E&xibir"
     assert window.docks["heatmap"].windowTitle() == "Matriz de atenção"
@@ -179,12 +170,12 @@ def test_the_main_window_speaks_portuguese(portuguese, qtbot):
     assert "consulta “banco”" in window.panels["heatmap"].hover_text(1, 2)
 
 
-def test_no_english_is_left_in_the_portuguese_window(portuguese, qtbot):
+def test_no_english_is_left_in_the_portuguese_window(portuguese, make_window):
     """Every text the window shows that is a source string appears translated.
 
     Catches strings whose runtime context differs from the one lupdate recorded.
     """
-    window = _window(qtbot)
+    window = make_window(size=None)
     english = {src for _ctx, src, pt in _messages() if src != pt}
     shown = [a.text() for a in window.findChildren(QAction)]
     shown += [a.toolTip() for a in window.findChildren(QAction)]
@@ -203,9 +194,9 @@ def _mnemonic(text: str) -> str | None:
 
 
 @pytest.mark.parametrize("lang", ["en", "pt_BR"])
-def test_accelerators_are_unique_in_each_menu(qapp, qtbot, lang):
+def test_accelerators_are_unique_in_each_menu(qapp, lang, make_window):
     language.install_translations(qapp, lang)
-    window = _window(qtbot)
+    window = make_window(size=None)
     menus = [window.menuBar(), *window.menuBar().findChildren(QMenu)]
     for menu in menus:
         keys = [_mnemonic(a.text()) for a in menu.actions() if a.isVisible()]
@@ -257,9 +248,9 @@ def test_start_up_installs_the_language_of_attnviz_lang(qapp, monkeypatch):
     assert QCoreApplication.translate("MainWindow", "&Help") == "&Help"
 
 
-def test_the_language_menu_switches_live_and_saves(qtbot, monkeypatch):
+def test_the_language_menu_switches_live_and_saves(qtbot, monkeypatch, make_window):
     monkeypatch.setattr(language, "system_language", lambda: "en")
-    window = _window(qtbot)
+    window = make_window(size=None)
     menu = window.findChild(QMenu, "menu_language")
     assert [a.objectName() for a in menu.actions()] == [
         "action_language_system", "action_language_en", "action_language_pt_BR"
@@ -282,8 +273,8 @@ def test_the_language_menu_switches_live_and_saves(qtbot, monkeypatch):
     assert window.findChild(QMessageBox, "language_restart") is None
 
 
-def test_the_language_menu_says_when_attnviz_lang_wins(qtbot, monkeypatch):
-    window = _window(qtbot)
+def test_the_language_menu_says_when_attnviz_lang_wins(monkeypatch, make_window):
+    window = make_window(size=None)
     monkeypatch.setenv(language.ENV, "en")
     window.findChild(QAction, "action_language_pt_BR").trigger()
     box = window.findChild(QMessageBox, "language_restart")
@@ -291,9 +282,9 @@ def test_the_language_menu_says_when_attnviz_lang_wins(qtbot, monkeypatch):
     box.close()
 
 
-def test_the_saved_choice_is_checked_in_the_next_window(qtbot):
+def test_the_saved_choice_is_checked_in_the_next_window(make_window):
     QSettings().setValue(language.SETTING, "pt_BR")
-    window = _window(qtbot)
+    window = make_window(size=None)
     assert window.findChild(QAction, "action_language_pt_BR").isChecked()
 
 

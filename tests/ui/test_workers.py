@@ -51,11 +51,8 @@ def test_a_failing_job_reports_and_keeps_the_last_results(qtbot, monkeypatch):
     assert r.results.attention is before
 
 
-def test_the_window_shows_work_in_progress_and_ends_on_the_result(qtbot):
-    from attnviz.ui.main_window import MainWindow
-
-    w = MainWindow()
-    qtbot.addWidget(w)
+def test_the_window_shows_work_in_progress_and_ends_on_the_result(qtbot, make_window):
+    w = make_window(size=None, shown=False)
     n = int(ASYNC_CELLS**0.5) + 8
     with qtbot.waitSignal(w.resolver.busy, timeout=60000, check_params_cb=lambda b: b is False):
         w.state.update(tokens=tuple(f"t{i}" for i in range(n)), head="content", d_k=8)
