@@ -31,6 +31,10 @@ class PanelSpec:
     weight: int = 2
     #: The ``--matrix`` names, in the order ``--help`` and the export dialog list them.
     data: tuple[str, ...] = ()
+    #: False for a form of widgets (line edits, sliders, combo boxes) that Qt's style paints
+    #: as pixmaps: its SVG would be mostly pictures of pixels, so a notebook shows it as
+    #: PNG only. True: the SVG is a vector drawing (rasters only where data are cells).
+    vector: bool = True
     #: ``"module:function"`` in :mod:`attnviz.model.resolve` that reads them:
     #: ``function(workspace, name) -> DataArray``. A string, so that reading the table
     #: imports no resolver (the CLI's start-up) and the resolvers import no table.
@@ -38,16 +42,16 @@ class PanelSpec:
 
 
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("editor", 0, "left", "attention",
+    PanelSpec("editor", 0, "left", "attention", vector=False,
               data=("q", "k", "v"), data_source="attention:heatmap_data"),
-    PanelSpec("controls", 10, "left", "attention"),
+    PanelSpec("controls", 10, "left", "attention", vector=False),
     # The heatmap prints its cells' numbers on a slide (8 columns of "−1.599" beside the
     # editor): three shares against the controls' and the editor's two.
     PanelSpec("heatmap", 20, "right", "attention", weight=3,
               data=("scores", "weights", "output", "q", "k", "v"),
               data_source="attention:heatmap_data"),
     # Five keys and the row names of ① to ③ side by side, in the hall's type.
-    PanelSpec("steps", 30, "bottom", "attention", weight=4,
+    PanelSpec("steps", 30, "bottom", "attention", weight=4, vector=False,
               data=("raw", "scaled", "weights", "output"), data_source="attention:steps_data"),
     PanelSpec("positions", 40, "right", "positions", "positions", 3,
               data=("frequencies", "alibi", "relative"),
@@ -69,9 +73,14 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("overview", 80, "right", "long", "long", 3,
               data=("overview", "block", "q", "k"), data_source="long:overview_data"),
     PanelSpec("tiles", 82, "right", "long", "long", 3),
-    PanelSpec("lessons", 90, "left", "attention"),
+    PanelSpec("lessons", 90, "left", "attention", vector=False),
 )
 _BY_ID = {spec.id: spec for spec in PANELS}
+
+
+def resolver_names() -> tuple[str, ...]:
+    """The lazy resolvers the panels watch (modules of :mod:`attnviz.model.resolve`)."""
+    return tuple(dict.fromkeys(spec.resolver for spec in PANELS if spec.resolver))
 
 
 def panel_ids() -> tuple[str, ...]:

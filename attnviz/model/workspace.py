@@ -10,11 +10,13 @@ from __future__ import annotations
 import importlib
 
 from attnviz.model.document import Document
+from attnviz.model.panels import resolver_names
 from attnviz.model.resolve import Resolver, Runner
 from attnviz.model.resolve.lazy import LazyResolver
 
-#: The lazy resolvers (modules of :mod:`attnviz.model.resolve` with a ``RESOLVER``).
-RESOLVER_NAMES = ("positions", "memory", "reach", "embedding", "long", "gradient", "heads")
+#: The lazy resolvers (modules of :mod:`attnviz.model.resolve` with a ``RESOLVER``), as
+#: the table of panels names them.
+RESOLVER_NAMES = resolver_names()
 
 
 class Workspace:
