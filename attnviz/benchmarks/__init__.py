@@ -3,7 +3,8 @@
 Adding figures
 --------------
 Write a module ``attnviz/benchmarks/<area>.py`` (``ui.py`` for the UI's ``heatmap_update``,
-``startup``, ``export_4k``) that defines::
+``heatmap_mid``, ``heatmap_large``, ``startup``, ``export_4k``; ``model.py`` for
+``model_capture``) that defines::
 
     FIGURES = {"heatmap_update": heatmap_update, ...}   # name → figure function
     ORDER = 10   # optional: modules run, and print, by ascending ORDER (default 50)
@@ -12,7 +13,8 @@ A figure function is called as ``fn(quick=False)`` (``quick=True`` for ``--quick
 returns a JSON-serialisable dict of its numbers, or :func:`skipped` ("why not") when it
 cannot run here. An exception it raises is reported as ``{"error": ...}`` and the command
 exits 1. :func:`figures` finds the modules by listing this package (names starting with "_"
-are helpers), so nothing else needs editing. Import heavy things (Qt, torch) inside the
+are helpers, such as ``_bare_window.py``, the script ``startup`` measures beside
+attnviz), so nothing else needs editing. Import heavy things (Qt, torch) inside the
 functions, and measure peak memory in a child process (:func:`run_isolated`): the bench
 process itself has run other figures.
 """

@@ -10,6 +10,7 @@ n×n×d matrix products of attention), whatever the method actually computes.
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 from attnviz.benchmarks import peak_rss_mib, run_isolated, skipped
@@ -62,6 +63,55 @@ def _load() -> float | None:
         return None
 
 
+def _exp_seconds(q, k, workers: int, repeats: int) -> float:
+    """Seconds (best of ``repeats``) that the overview's exponentials alone take: ``exp2``
+    (the overview works in base 2) of n_q·n_k float32 values, in tiles of
+    ``TILE_ELEMENTS`` written into preallocated buffers, the tiles shared among ``workers``
+    threads as the overview shares its panels. The values are one real tile of the
+    overview's shifted base-2 scores of these q and k (their range sets exp2's speed)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from attnviz.core import tiled
+
+    n_q, n_k, d = q.shape[0], k.shape[0], q.shape[1]
+    rows = min(n_q, tiled.PANEL_ROWS)
+    width = max(1, min(n_k, tiled.TILE_ELEMENTS // rows))
+    scores = k[:width] @ (q[:rows] * np.float32(np.log2(np.e) / np.sqrt(d))).T
+    scores -= scores.max(axis=0)  # shifted by the reference, as the overview's tiles are
+    src = np.ascontiguousarray(scores, dtype=np.float32).ravel()
+    full, rest = divmod(n_q * n_k, src.size)
+    shares = [full // workers + (w < full % workers) for w in range(workers)]
+    scratch = threading.local()  # one output buffer per thread, allocated once
+
+    def run(count: int, last: int) -> None:
+        out = getattr(scratch, "out", None)
+        if out is None:
+            out = scratch.out = np.empty_like(src)
+        for _ in range(count):
+            np.exp2(src, out=out)
+        if last:
+            np.exp2(src[:last], out=out[:last])
+
+    if workers == 1:
+        return _best(lambda: run(full, rest), repeats)[0]
+    with ThreadPoolExecutor(workers) as pool:  # started before the timing, as its threads
+        list(pool.map(run, [0] * workers, [0] * workers))
+        return _best(lambda: list(pool.map(run, shares, [rest] + [0] * (workers - 1))),
+                     repeats)[0]
+
+
+def _exp_figures(q, k, workers: int, repeats: int, seconds: float) -> dict:
+    from attnviz.core import tiled
+
+    # A small map runs on one thread (tiled.PARALLEL_MIN_SCORES), its exponentials too.
+    parallel = q.shape[0] > 1 and q.shape[0] * k.shape[0] >= tiled.PARALLEL_MIN_SCORES
+    exp = _exp_seconds(q, k, workers if parallel else 1, repeats)
+    # Three significant digits: a tiny map's share is small, and must not round to 0.
+    return {"exp_seconds": float(f"{exp:.3g}"), "exp_share": float(f"{exp / seconds:.3g}")}
+
+
 def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
     """Measure :func:`attention_overview` (numpy backend) and torch SDPA on the same q, k, v.
 
@@ -69,6 +119,14 @@ def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
     alone weighs hundreds of MiB and is not part of the overview's cost. The two are then
     timed alternately. ``workers`` is the overview's thread count (numpy's OpenBLAS runs
     single-threaded meanwhile); ``load`` the 1-minute load average before the timing.
+
+    ``exp_share`` is the share of the overview's time its exponentials take, measured in
+    this run after the overview: ``exp_seconds`` (:func:`_exp_seconds`: numpy's ``exp2``
+    of the n² float32 values a non-causal overview evaluates, in the overview's tiles into
+    preallocated buffers, on the overview's ``workers`` threads, best of ``repeats``)
+    divided by the overview's ``seconds``. It is an estimate of the exponentials' cost at
+    numpy's speed, not a profile of the overview itself: a rescaled tile's second
+    exponentials and the matrix products, reductions and bookkeeping are left out.
     """
     from attnviz.core import _parallel, tiled
 
@@ -102,6 +160,7 @@ def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
             **result,
             "seconds": round(seconds, 4),
             "gflops": _gflops(n, d, seconds),
+            **_exp_figures(q, k, workers, repeats, seconds),
             "torch_sdpa_gflops": None,
             "ratio": None,
             "torch_sdpa_skipped": f"torch not installed ({TORCH_HINT})",
@@ -115,6 +174,7 @@ def overview_child(n: int, d: int, bins: int, repeats: int) -> dict:
     return {
         **result,
         "seconds": round(seconds, 4),
+        **_exp_figures(q, k, workers, repeats, seconds),
         "gflops": gflops,
         "torch_sdpa_seconds": round(t_sdpa, 4),
         "torch_sdpa_gflops": torch_gflops,
@@ -136,7 +196,9 @@ def overview(
 
     Targets (DESIGN.md): peak RSS < 1.5 GiB, ``ratio`` = our GFLOP/s / torch SDPA's ≥ 1.2
     (both counted as 4·n²·d: the overview computes one n×n×d product, SDPA two). The map is
-    computed by the numpy backend, the default on a machine without CUDA.
+    computed by the numpy backend, the default on a machine without CUDA. ``exp_share``
+    (issue 24): the share of the overview's time its n² exponentials take at numpy's
+    ``exp2`` speed, timed in the same child (see :func:`overview_child`).
     """
     n = n or (8192 if quick else 32768)
     repeats = repeats or (5 if quick else 3)  # quick runs are short: more tries, less noise
