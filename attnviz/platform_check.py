@@ -85,8 +85,7 @@ def _ldd(path: Path) -> str:
     if ldd is None:
         return ""
     try:
-        return subprocess.run([ldd, str(path)], capture_output=True, text=True,
-                              timeout=10).stdout
+        return subprocess.run([ldd, str(path)], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
 
@@ -98,8 +97,10 @@ def install_hint(missing: list[str]) -> str:
     fedora = sorted(dict.fromkeys(f for _d, f in known))
     if not known:
         return "install the packages that provide them"
-    return (f"sudo apt install {' '.join(debian)} (Debian/Ubuntu) or "
-            f"sudo dnf install {' '.join(fedora)} (Fedora)")
+    return (
+        f"sudo apt install {' '.join(debian)} (Debian/Ubuntu) or "
+        f"sudo dnf install {' '.join(fedora)} (Fedora)"
+    )
 
 
 def uses_xcb(environ=None) -> bool:
@@ -150,8 +151,12 @@ def platform_problem(environ=None, ldd_output=None) -> str | None:
         env = os.environ if environ is None else environ
         display = env.get("DISPLAY", "")
         if display and not display_answers(display):
-            return (f"attnviz: no X server answers at DISPLAY={display}; start the desktop "
-                    "session, or a virtual display (xvfb-run attnviz), or correct DISPLAY")
+            return (
+                f"attnviz: no X server answers at DISPLAY={display}; start the desktop "
+                "session, or a virtual display (xvfb-run attnviz), or correct DISPLAY"
+            )
         return None
-    return (f"attnviz: Qt's X11 platform plugin cannot load: {', '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} missing; {install_hint(missing)}")
+    return (
+        f"attnviz: Qt's X11 platform plugin cannot load: {', '.join(missing)} "
+        f"{'is' if len(missing) == 1 else 'are'} missing; {install_hint(missing)}"
+    )

@@ -57,8 +57,9 @@ def write(folder: Path) -> int:
         for panel in _panel_ids():
             base = ["--preset", preset, "--panel", panel]
             for ext in ("png", "svg"):
-                _export([*base, "--width", "480", "--height", "320"],
-                        folder / f"{preset}.{panel}.{ext}")
+                _export(
+                    [*base, "--width", "480", "--height", "320"], folder / f"{preset}.{panel}.{ext}"
+                )
                 count += 1
             for name in data_names(panel):
                 _export([*base, "--matrix", name], folder / f"{preset}.{panel}.{name}.npy")

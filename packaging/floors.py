@@ -26,8 +26,7 @@ def floor_pins(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
     data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     pins = []
     for requirement in data["project"]["dependencies"]:
-        match = re.match(r"^\s*([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*.*?>=\s*([\w.]+)",
-                         requirement)
+        match = re.match(r"^\s*([A-Za-z0-9_.-]+)\s*(?:\[[^\]]*\])?\s*.*?>=\s*([\w.]+)", requirement)
         if match is None:
             raise SystemExit(f"floors: {requirement!r} declares no minimum (name>=X)")
         pins.append(f"{match.group(1)}=={match.group(2)}")
@@ -41,8 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     pins = floor_pins()
     print("floors:", " ".join(pins))
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", argv[0],
-                    *pins], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--target", argv[0], *pins], check=True
+    )
     return 0
 
 

@@ -34,18 +34,23 @@ def fetch(missing: list[str], dest: Path) -> list[Path]:
     if unknown:
         raise SystemExit(f"xcb_libs: no Debian package known for {', '.join(unknown)}")
     if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
-        raise SystemExit(f"xcb_libs: the bundle needs {', '.join(missing)}, which this machine "
-                         f"lacks; install them and build again: {install_hint(missing)}")
+        raise SystemExit(
+            f"xcb_libs: the bundle needs {', '.join(missing)}, which this machine "
+            f"lacks; install them and build again: {install_hint(missing)}"
+        )
     dest.mkdir(parents=True, exist_ok=True)
     packages = sorted({PACKAGES[m][0] for m in missing})
     copied = []
     with tempfile.TemporaryDirectory() as tmp:
-        r = subprocess.run(["apt-get", "download", *packages], cwd=tmp, capture_output=True,
-                           text=True, timeout=300)
+        r = subprocess.run(
+            ["apt-get", "download", *packages], cwd=tmp, capture_output=True, text=True, timeout=300
+        )
         if r.returncode != 0:
-            raise SystemExit(f"xcb_libs: apt-get download {' '.join(packages)} failed "
-                             f"({r.stderr.strip().splitlines()[-1:]}); install them and "
-                             f"build again: {install_hint(missing)}")
+            raise SystemExit(
+                f"xcb_libs: apt-get download {' '.join(packages)} failed "
+                f"({r.stderr.strip().splitlines()[-1:]}); install them and "
+                f"build again: {install_hint(missing)}"
+            )
         unpacked = Path(tmp) / "unpacked"
         for deb in Path(tmp).glob("*.deb"):
             subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
@@ -72,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     needed = [m for m in missing if m not in have]
     if needed:
         copied = fetch(needed, dest)
-        print(f"xcb_libs: {', '.join(p.name for p in copied)} taken from their Debian "
-              f"packages into {dest}")
+        print(
+            f"xcb_libs: {', '.join(p.name for p in copied)} taken from their Debian "
+            f"packages into {dest}"
+        )
     return 0
 
 

@@ -24,9 +24,7 @@ def test_registry_finds_figures_in_design_order():
     assert {"heatmap_mid", "model_capture"} <= set(names)
     assert names[-1] == "environment"
     assert names.index("overview") < names.index("tiled_vs_naive")
-    assert names.index("heatmap_update") < names.index("heatmap_mid") < names.index(
-        "heatmap_large"
-    )
+    assert names.index("heatmap_update") < names.index("heatmap_mid") < names.index("heatmap_large")
     assert names.index("tiled_vs_naive") < names.index("model_capture")
 
 

@@ -182,15 +182,32 @@ def test_closed_pipe_is_not_an_error():
 # --- a valid field never reaches a traceback; a topic's fields go together -------------------
 def test_a_combination_the_positions_panel_cannot_draw_is_refused_before_work(tmp_path):
     out = tmp_path / "p.png"
-    r = _cli("export", "--set", "positions.low_freq_factor=1000000", "--panel", "positions",
-             "--out", str(out))
+    r = _cli(
+        "export",
+        "--set",
+        "positions.low_freq_factor=1000000",
+        "--panel",
+        "positions",
+        "--out",
+        str(out),
+    )
     assert r.returncode == 2 and not out.exists()
     assert r.stderr.strip().splitlines() == [
         "attnviz export: error: --set positions.low_freq_factor: Llama 3 scaling needs "
-        "high_freq_factor > low_freq_factor"]
+        "high_freq_factor > low_freq_factor"
+    ]
     # The same field moved together with its partner is one valid change.
-    r = _cli("export", "--set", "positions.low_freq_factor=5", "--set",
-             "positions.high_freq_factor=8", "--panel", "positions", "--out", str(out))
+    r = _cli(
+        "export",
+        "--set",
+        "positions.low_freq_factor=5",
+        "--set",
+        "positions.high_freq_factor=8",
+        "--panel",
+        "positions",
+        "--out",
+        str(out),
+    )
     assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
     assert "Traceback" not in r.stderr
 
@@ -208,8 +225,9 @@ def test_a_panel_that_cannot_draw_stops_the_export_in_one_line(tmp_path, qapp, m
     out = tmp_path / "p.png"
     with pytest.raises(ExportError) as info:
         export_panel(Workspace(), "positions", out, ExportSpec(640, 360, "light", False))
-    assert str(info.value) == ("the positions panel cannot draw these settings: a drawing "
-                               "that cannot be made")
+    assert str(info.value) == (
+        "the positions panel cannot draw these settings: a drawing that cannot be made"
+    )
     assert not out.exists()
 
 
@@ -242,39 +260,47 @@ FULL_DISK = [
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
-@pytest.mark.parametrize("argv", FULL_DISK, ids=[" ".join(a[:2]) + str(i)
-                                                for i, a in enumerate(FULL_DISK)])
+@pytest.mark.parametrize(
+    "argv", FULL_DISK, ids=[" ".join(a[:2]) + str(i) for i, a in enumerate(FULL_DISK)]
+)
 def test_a_full_disk_on_stdout_is_one_line_for_every_command(tmp_path, argv):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     with open("/dev/full", "w") as full:
-        r = subprocess.run([sys.executable, "-m", "attnviz", *argv], stdout=full,
-                           stderr=subprocess.PIPE, text=True, timeout=300)
+        r = subprocess.run(
+            [sys.executable, "-m", "attnviz", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
     lines = [x for x in r.stderr.splitlines() if "propagateSizeHints" not in x]
     if argv[:2] == ["lessons", "--check"]:
         assert r.returncode == 0 and lines == []  # nothing to say: nothing written
         return
     assert r.returncode == 1, r.stderr
     assert len(lines) == 1 and lines[0].endswith(
-        "cannot write the output: [Errno 28] No space left on device"), r.stderr
+        "cannot write the output: [Errno 28] No space left on device"
+    ), r.stderr
 
 
 # --- long work says so before it starts ---------------------------------------------------
 def test_an_overview_past_a_minute_needs_yes_and_one_past_ten_seconds_is_announced(
-        tmp_path, capsys, monkeypatch):
+    tmp_path, capsys, monkeypatch
+):
     from attnviz.model.resolve import long as long_resolver
 
     # This machine made a thousand times slower: n = 4096 is then about 14 minutes.
     monkeypatch.setattr(long_resolver, "_cell_seconds", lambda d, dtype: 1e-4)
     out = tmp_path / "ov.png"
-    assert main(["export", "--panel", "overview", "--set", "long.n=4096", "--out",
-                 str(out)]) == 1
+    assert main(["export", "--panel", "overview", "--set", "long.n=4096", "--out", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["attnviz export: the overview of long.n = 4,096 (d_k 64) would take "
-                   "about 14 min on this machine's CPU; pass --yes to go on, or lower long.n"]
+    assert err == [
+        "attnviz export: the overview of long.n = 4,096 (d_k 64) would take "
+        "about 14 min on this machine's CPU; pass --yes to go on, or lower long.n"
+    ]
     assert not out.exists()
     monkeypatch.setattr(long_resolver, "_cell_seconds", lambda d, dtype: 2e-6)  # ~17 s
-    assert main(["export", "--panel", "overview", "--set", "long.n=4096", "--out",
-                 str(out)]) == 0
+    assert main(["export", "--panel", "overview", "--set", "long.n=4096", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "takes about 17 s on this machine's CPU" in err and out.stat().st_size > 0
 
@@ -301,8 +327,13 @@ def test_every_example_of_export_help_runs(tmp_path):
     for line in lines:
         argv = shlex.split(line)
         assert argv[:2] == ["attnviz", "export"]
-        r = subprocess.run([sys.executable, "-m", "attnviz", *argv[1:]], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=300)
+        r = subprocess.run(
+            [sys.executable, "-m", "attnviz", *argv[1:]],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert r.returncode == 0 and "Traceback" not in r.stderr, (line, r.stderr)
     assert (tmp_path / "banco.png").stat().st_size > 0
     assert len(list((tmp_path / "slides").glob("*.png"))) == 6
@@ -355,8 +386,11 @@ def test_a_broken_resources_folder_is_one_line_never_a_hang(tmp_path, kind):
     import shutil
 
     res = tmp_path / "res"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "resources", res,
-                    ignore=shutil.ignore_patterns("translations", "icons"))
+    shutil.copytree(
+        Path(__file__).resolve().parents[1] / "resources",
+        res,
+        ignore=shutil.ignore_patterns("translations", "icons"),
+    )
     if kind == "fifo preset":
         (res / "presets" / "banco.json").unlink()
         os.mkfifo(res / "presets" / "banco.json")
@@ -367,12 +401,24 @@ def test_a_broken_resources_folder_is_one_line_never_a_hang(tmp_path, kind):
     else:
         (res / "models" / "broken.json").write_text("{not json")
     env = {**os.environ, "ATTNVIZ_RESOURCES": str(res), "QT_QPA_PLATFORM": "offscreen"}
-    export = ["export", "--preset", "banco", "--matrix", "weights", "--out",
-              str(tmp_path / "w.csv")]
+    export = [
+        "export",
+        "--preset",
+        "banco",
+        "--matrix",
+        "weights",
+        "--out",
+        str(tmp_path / "w.csv"),
+    ]
     # The export, and the window (which once raised at every panel showing a preset).
     for args in (export, []):
-        r = subprocess.run([sys.executable, "-m", "attnviz", *args], capture_output=True,
-                           text=True, env=env, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "attnviz", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 1 and len(lines) == 1, r.stderr
         assert lines[0].startswith("attnviz: a resource file cannot be read: ")

@@ -269,11 +269,17 @@ def test_a_name_with_a_lone_surrogate_prints_escaped(tmp_path, encoding):
     import sys
 
     config = tmp_path / "hand-edited.json"  # named by its _name_or_path
-    config.write_text('{"model_type": "llama", "_name_or_path": "a\\ud800b", '
-                      '"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64, '
-                      '"max_position_embeddings": 4096}', encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "attnviz", "kv", "--config", str(config)],
-                       capture_output=True, timeout=60,
-                       env={**os.environ, "PYTHONIOENCODING": encoding})
+    config.write_text(
+        '{"model_type": "llama", "_name_or_path": "a\\ud800b", '
+        '"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64, '
+        '"max_position_embeddings": 4096}',
+        encoding="utf-8",
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "kv", "--config", str(config)],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": encoding},
+    )
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
     assert r.stdout.decode(encoding).splitlines()[0] == "a\\ud800b"

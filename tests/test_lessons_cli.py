@@ -43,13 +43,21 @@ def test_the_list_in_portuguese_and_as_json(capsys):
     assert pt[0] == "sqrt-dk\tPor que dividir por √d_k\t6"
     assert main(["lessons", "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert rows[3] == {"id": "hand-worked", "title": "Q, K, V and the hand-worked example",
-                       "steps": 11, "source": lesson_by_id("hand-worked").source}
+    assert rows[3] == {
+        "id": "hand-worked",
+        "title": "Q, K, V and the hand-worked example",
+        "steps": 11,
+        "source": lesson_by_id("hand-worked").source,
+    }
 
 
 def test_the_check_plays_every_lesson_in_a_subprocess():
-    r = subprocess.run([sys.executable, "-m", "attnviz", "lessons", "--check", "--no-slides"],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "lessons", "--check", "--no-slides"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines()[0] == "sqrt-dk: 6 steps ok"
     assert all(line.endswith(" ok") for line in r.stdout.splitlines())
@@ -61,11 +69,13 @@ def test_bad_arguments_are_one_line(capsys):
     assert line.startswith("attnviz export: error: unknown lesson 'nope'; lessons: sqrt-dk")
     line = _one_line_exit_2(capsys, "export", "--lesson", "blog", "--out", "deck.png")
     assert "must be a folder" in line
-    line = _one_line_exit_2(capsys, "export", "--lesson", "blog", "--preset", "banco",
-                            "--out", "deck")
+    line = _one_line_exit_2(
+        capsys, "export", "--lesson", "blog", "--preset", "banco", "--out", "deck"
+    )
     assert line.endswith("drop --preset")
-    assert "out of range" in _one_line_exit_2(capsys, "export", "--lesson", "blog", "--out",
-                                              "deck", "--width", "9")
+    assert "out of range" in _one_line_exit_2(
+        capsys, "export", "--lesson", "blog", "--out", "deck", "--width", "9"
+    )
     assert "give --out DIR" in _one_line_exit_2(capsys, "export", "--lesson", "blog")
 
 
@@ -79,9 +89,27 @@ def test_a_lesson_becomes_one_png_per_step_of_the_exact_size(tmp_path, lang):
     """In a subprocess: the slide deck a lecturer makes from one command."""
     out = tmp_path / "deck"
     r = subprocess.run(
-        [sys.executable, "-m", "attnviz", "export", "--lesson", "kv-cache", "--out", str(out),
-         "--width", "1280", "--height", "720", "--theme", "dark", "--lang", lang],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "export",
+            "--lesson",
+            "kv-cache",
+            "--out",
+            str(out),
+            "--width",
+            "1280",
+            "--height",
+            "720",
+            "--theme",
+            "dark",
+            "--lang",
+            lang,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert r.returncode == 0, r.stderr
     n = len(lesson_by_id("kv-cache"))
@@ -117,8 +145,13 @@ def test_a_special_or_huge_lesson_file_is_one_line_and_never_read_whole(tmp_path
     else:
         bad.write_text("[" + " " * (3 << 20) + "]")
         says = "larger than"
-    r = subprocess.run([sys.executable, "-m", "attnviz", "lessons"], capture_output=True,
-                       text=True, timeout=60, env={**os.environ, "ATTNVIZ_RESOURCES": str(res)})
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "lessons"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ATTNVIZ_RESOURCES": str(res)},
+    )
     lines = r.stderr.strip().splitlines()
     assert r.returncode != 0 and len(lines) == 1 and "zz.json" in lines[0], r.stderr
     assert says in lines[0] and "Traceback" not in r.stderr

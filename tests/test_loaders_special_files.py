@@ -21,8 +21,21 @@ from tests.special_files import plant, watchdog
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="special files are POSIX's")
 
-KINDS = ["folder", "fifo", "socket", "dev-zero", "dev-null", "loop", "dangling", "sparse-3gb",
-         "empty", "binary", "too-long", "nul", "not-utf8"]
+KINDS = [
+    "folder",
+    "fifo",
+    "socket",
+    "dev-zero",
+    "dev-null",
+    "loop",
+    "dangling",
+    "sparse-3gb",
+    "empty",
+    "binary",
+    "too-long",
+    "nul",
+    "not-utf8",
+]
 
 
 def _make(kind: str, folder: Path, suffix: str, stem: str = "thing") -> str:
@@ -42,12 +55,27 @@ def _make(kind: str, folder: Path, suffix: str, stem: str = "thing") -> str:
 
 
 LOADERS = {
-    "session": lambda kind, tmp: ["export", "--session", _make(kind, tmp, ".attnviz"),
-                                  "--panel", "heatmap", "--matrix", "weights",
-                                  "--out", str(tmp / "w.csv")],
+    "session": lambda kind, tmp: [
+        "export",
+        "--session",
+        _make(kind, tmp, ".attnviz"),
+        "--panel",
+        "heatmap",
+        "--matrix",
+        "weights",
+        "--out",
+        str(tmp / "w.csv"),
+    ],
     "kv-config": lambda kind, tmp: ["kv", "--config", _make(kind, tmp, ".json")],
-    "model-folder": lambda kind, tmp: ["export", "--model", _make(kind, tmp, ""),
-                                       "--panel", "heatmap", "--out", str(tmp / "h.png")],
+    "model-folder": lambda kind, tmp: [
+        "export",
+        "--model",
+        _make(kind, tmp, ""),
+        "--panel",
+        "heatmap",
+        "--out",
+        str(tmp / "h.png"),
+    ],
 }
 
 
@@ -78,7 +106,9 @@ def test_a_model_folders_config_of_any_kind_is_one_line(kind, tmp_path, capsys, 
     model.mkdir()
     (model / "model.safetensors").write_bytes(b"\0" * 16)
     _make(kind, model, ".json", stem="config")
-    status, err = _run(["export", "--model", str(model), "--panel", "heatmap",
-                        "--out", str(tmp_path / "h.png")], capsys)
+    status, err = _run(
+        ["export", "--model", str(model), "--panel", "heatmap", "--out", str(tmp_path / "h.png")],
+        capsys,
+    )
     assert status in (1, 2) and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert not (tmp_path / "h.png").exists()

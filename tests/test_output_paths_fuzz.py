@@ -25,22 +25,39 @@ from tests.special_files import plant, watchdog
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="special files are POSIX's")
 
 SUFFIXES = [".png", ".svg", ".csv", ".npy", ".PNG", ".txt", ".png.", ""]
-KINDS = ["nothing", "file", "folder", "fifo", "socket", "dev-null", "loop", "dangling",
-         "missing-folder", "read-only-folder"]
+KINDS = [
+    "nothing",
+    "file",
+    "folder",
+    "fifo",
+    "socket",
+    "dev-null",
+    "loop",
+    "dangling",
+    "missing-folder",
+    "read-only-folder",
+]
 SENTINEL = b"keep me"
 
 stems = st.one_of(
-    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
-            min_size=1, max_size=40),
+    st.text(
+        st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
+        min_size=1,
+        max_size=40,
+    ),
     st.builds(lambda n: "a" * n, st.integers(200, 300)),  # near and past NAME_MAX (255)
     st.sampled_from(["out", " out ", ".hidden", "-dash", "ção", "\udcff", "x" * 255, "..."]),
 )
 
 
-@settings(max_examples=120, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(stem=stems, suffix=st.sampled_from(SUFFIXES), kind=st.sampled_from(KINDS),
-       data=st.booleans())
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    stem=stems, suffix=st.sampled_from(SUFFIXES), kind=st.sampled_from(KINDS), data=st.booleans()
+)
 # What it found on the first run: a newline or a record separator in the name printed the
 # refusal on two lines; a byte that is not UTF-8 (argv's surrogate escape) was written as
 # U+FFFD, beside the file asked for, or ended in a UnicodeEncodeError on a strict stderr.
@@ -48,8 +65,7 @@ stems = st.one_of(
 @example(stem="\x1e", suffix=".csv", kind="folder", data=True)
 @example(stem="\udcff", suffix=".png", kind="nothing", data=False)
 @example(stem="\udcff", suffix=".svg", kind="folder", data=False)
-def test_any_output_path_is_written_or_refused_in_one_line(qapp, capsys, stem, suffix, kind,
-                                                          data):
+def test_any_output_path_is_written_or_refused_in_one_line(qapp, capsys, stem, suffix, kind, data):
     with tempfile.TemporaryDirectory() as root:
         root = Path(root)
         (root / "sentinel").write_bytes(SENTINEL)
@@ -66,8 +82,17 @@ def test_any_output_path_is_written_or_refused_in_one_line(qapp, capsys, stem, s
             return  # a name this file system cannot hold at all: nothing to export to
         if kind == "read-only-folder":
             folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
-        argv = ["export", "--panel", "heatmap", "--width", "96", "--height", "64",
-                "--out", str(out)]
+        argv = [
+            "export",
+            "--panel",
+            "heatmap",
+            "--width",
+            "96",
+            "--height",
+            "64",
+            "--out",
+            str(out),
+        ]
         if data:
             argv[3:3] = ["--matrix", "weights"]
         try:

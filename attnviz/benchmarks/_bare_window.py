@@ -30,8 +30,11 @@ def main() -> int:
         # (attnviz's dock separators leave it some): the first Paint of any widget of the
         # window marks the same first paint pass.
         def eventFilter(self, obj, event) -> bool:
-            if (event.type() == QEvent.Type.Paint and isinstance(obj, QWidget)
-                    and obj.window() is window):
+            if (
+                event.type() == QEvent.Type.Paint
+                and isinstance(obj, QWidget)
+                and obj.window() is window
+            ):
                 app.removeEventFilter(self)
                 # The children paint in the same pass; report once it has finished.
                 QTimer.singleShot(0, self._done)

@@ -98,8 +98,7 @@ def _exp_seconds(q, k, workers: int, repeats: int) -> float:
         return _best(lambda: run(full, rest), repeats)[0]
     with ThreadPoolExecutor(workers) as pool:  # started before the timing, as its threads
         list(pool.map(run, [0] * workers, [0] * workers))
-        return _best(lambda: list(pool.map(run, shares, [rest] + [0] * (workers - 1))),
-                     repeats)[0]
+        return _best(lambda: list(pool.map(run, shares, [rest] + [0] * (workers - 1))), repeats)[0]
 
 
 def _exp_figures(q, k, workers: int, repeats: int, seconds: float) -> dict:

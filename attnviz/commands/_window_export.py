@@ -53,11 +53,15 @@ def run_window(args, parser) -> int:
     lang = language.export_language(args.lang)
     if lang != "en" and not language.install_translations(app, lang):
         print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
-    image = render_window(workspace, args.width, args.height, large_fonts=args.large_fonts,
-                          theme=args.theme)
+    image = render_window(
+        workspace, args.width, args.height, large_fonts=args.large_fonts, theme=args.theme
+    )
     if not image.save(str(args.out), "PNG"):
         print(f"attnviz export: could not write {shown_path(args.out)}", file=sys.stderr)
         return 1
     fonts = ", large fonts" if args.large_fonts else ""
-    return print_output(f"wrote {shown_path(args.out)} (the window, {args.width}×"
-                        f"{args.height}{fonts}, {args.theme}, {lang})", "attnviz export")
+    return print_output(
+        f"wrote {shown_path(args.out)} (the window, {args.width}×"
+        f"{args.height}{fonts}, {args.theme}, {lang})",
+        "attnviz export",
+    )

@@ -29,8 +29,11 @@ def _capture_first(args, parser, document) -> None:
     sets = {}
     for item in args.set:
         name, sep, text = item.partition("=")
-        if sep and name.strip() in ("attention.head", "attention.model_path",
-                                    "attention.model_text"):
+        if sep and name.strip() in (
+            "attention.head",
+            "attention.model_path",
+            "attention.model_text",
+        ):
             try:
                 sets[name.strip()] = parse_value(text)
             except StateError:
@@ -45,20 +48,27 @@ def _capture_first(args, parser, document) -> None:
     except real_model.ModelError as exc:
         parser.error(f"{_option(args)}: {exc}")
     text = getattr(args, "text", None)
-    text = text if text is not None else sets.get("attention.model_text",
-                                                  document.attention.model_text)
+    text = (
+        text
+        if text is not None
+        else sets.get("attention.model_text", document.attention.model_text)
+    )
     if not isinstance(text, str):
         return
     terminal, shown = sys.stderr.isatty(), []
 
     def progress(stage: str, done: int = 0, total: int = 0, estimate=None) -> None:
         if estimate is not None and estimate > SAY_WORK_S:
-            print(f"attnviz export: the sentence through {Path(path).name} takes about "
-                  f"{estimate:.0f} s on this machine's CPU…", file=sys.stderr)
+            print(
+                f"attnviz export: the sentence through {Path(path).name} takes about "
+                f"{estimate:.0f} s on this machine's CPU…",
+                file=sys.stderr,
+            )
         if terminal and total:
             shown.append(1)
-            print(f"\r  layer {min(done + 1, total)} of {total}", end="", file=sys.stderr,
-                  flush=True)
+            print(
+                f"\r  layer {min(done + 1, total)} of {total}", end="", file=sys.stderr, flush=True
+            )
 
     try:
         real_model.STORE.capture(path, text, progress)
@@ -112,5 +122,3 @@ def build_workspace(args, parser: argparse.ArgumentParser):
     except StateError as exc:
         parser.error(f"--set {exc}")
     return workspace
-
-

@@ -36,27 +36,47 @@ def register(subparsers) -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--lang", choices=("en", "pt_BR"), default=None,
-                   help="language of titles and of the checked slides (default: ATTNVIZ_LANG, "
-                        "else en)")
-    p.add_argument("--json", action="store_true",
-                   help="one JSON object per lesson (with --check: per step with problems)")
+    p.add_argument(
+        "--lang",
+        choices=("en", "pt_BR"),
+        default=None,
+        help="language of titles and of the checked slides (default: ATTNVIZ_LANG, else en)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per lesson (with --check: per step with problems)",
+    )
     p.add_argument(
         "--check",
         action="store_true",
         help="play every step: check every quoted number against the panels, then render "
         "the step as a slide and check that its panels draw each quoted number, uncut",
     )
-    p.add_argument("--no-slides", action="store_true",
-                   help="with --check: the numbers only, no rendering (no Qt needed)")
+    p.add_argument(
+        "--no-slides",
+        action="store_true",
+        help="with --check: the numbers only, no rendering (no Qt needed)",
+    )
     p.add_argument("--width", type=int, default=1280, help="slide width in pixels (1280)")
     p.add_argument("--height", type=int, default=720, help="slide height in pixels (720)")
-    p.add_argument("--large-fonts", action="store_true",
-                   help="the slides with View → Large Fonts' type")
-    p.add_argument("--lesson", action="append", default=[], metavar="ID",
-                   help="check only this lesson (repeatable)")
-    p.add_argument("--set", action="append", default=[], metavar="TOPIC.FIELD=VALUE",
-                   help="set a field after each step's own state (e.g. display.decimals=2)")
+    p.add_argument(
+        "--large-fonts", action="store_true", help="the slides with View → Large Fonts' type"
+    )
+    p.add_argument(
+        "--lesson",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="check only this lesson (repeatable)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="TOPIC.FIELD=VALUE",
+        help="set a field after each step's own state (e.g. display.decimals=2)",
+    )
     p.error = one_line_error.__get__(p)
     p.set_defaults(_lessons_parser=p)
     return p
@@ -125,8 +145,16 @@ def _slide_problems(lessons, args, lang: str, overrides: dict):
         for index in range(len(lesson)):
             progress.step(done)
             done += 1
-            problems = check_step(workspace, lesson, index, args.width, args.height,
-                                  lang=lang, font_scale=scale, overrides=overrides)
+            problems = check_step(
+                workspace,
+                lesson,
+                index,
+                args.width,
+                args.height,
+                lang=lang,
+                font_scale=scale,
+                overrides=overrides,
+            )
             yield lesson, index, problems
     progress.done()
 
@@ -158,8 +186,12 @@ def _check(lessons, args, parser) -> int:
         lines = "\n".join(json.dumps(record, ensure_ascii=False) for record in records)
         status = print_output(lines, "attnviz lessons") if records else 0
         return status or (1 if records else 0)
-    where = "" if args.no_slides else (
-        f" at {args.width}×{args.height}{', large fonts' if args.large_fonts else ''}, {lang}"
+    where = (
+        ""
+        if args.no_slides
+        else (
+            f" at {args.width}×{args.height}{', large fonts' if args.large_fonts else ''}, {lang}"
+        )
     )
     lines = []
     for lesson in lessons:
@@ -187,8 +219,10 @@ def run(args) -> int:
     lang = _language(args)
     if args.json:
         lines = [
-            json.dumps({"id": x.id, "title": x.title_in(lang), "steps": len(x),
-                        "source": x.source}, ensure_ascii=False)
+            json.dumps(
+                {"id": x.id, "title": x.title_in(lang), "steps": len(x), "source": x.source},
+                ensure_ascii=False,
+            )
             for x in lessons
         ]
     else:

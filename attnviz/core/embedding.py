@@ -21,8 +21,9 @@ _CHUNK = 1 << 20  # ids sampled at once when counting updates: bounds memory, no
 
 
 def _exponent(exponent) -> float:
-    if isinstance(exponent, bool) or not isinstance(exponent, (int, float, np.integer,
-                                                                np.floating)):
+    if isinstance(exponent, bool) or not isinstance(
+        exponent, (int, float, np.integer, np.floating)
+    ):
         raise ValueError(f"exponent must be a number, got {exponent!r}")
     s = float(exponent)
     if not math.isfinite(s) or s < 0:
@@ -139,8 +140,9 @@ def embedding_gradient(token_ids, d_output_rows, vocab_size: int) -> SparseEmbed
     """
     v, ids, dy = _ids_and_rows(token_ids, d_output_rows, vocab_size)
     if ids.size == 0:
-        return SparseEmbeddingGradient(np.zeros(0, np.int64), np.zeros((0, dy.shape[1]), dy.dtype),
-                                       v)
+        return SparseEmbeddingGradient(
+            np.zeros(0, np.int64), np.zeros((0, dy.shape[1]), dy.dtype), v
+        )
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
     starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])

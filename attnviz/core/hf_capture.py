@@ -47,10 +47,24 @@ from attnviz.core.hf_record import (
 )
 from attnviz.core.memory_guard import available_bytes
 
-__all__ = ["CAPTURE_IMPL", "FAMILIES", "FAMILY_SINCE", "HOOKED", "LONG_TOKENS",
-           "MAX_MODEL_TOKENS", "POOL_CELLS", "REFUSED", "Capture", "LayerCapture",
-           "LoadCancelled", "LoadedModel", "ModelError", "ModelInfo", "inspect_folder",
-           "load_model"]
+__all__ = [
+    "CAPTURE_IMPL",
+    "FAMILIES",
+    "FAMILY_SINCE",
+    "HOOKED",
+    "LONG_TOKENS",
+    "MAX_MODEL_TOKENS",
+    "POOL_CELLS",
+    "REFUSED",
+    "Capture",
+    "LayerCapture",
+    "LoadCancelled",
+    "LoadedModel",
+    "ModelError",
+    "ModelInfo",
+    "inspect_folder",
+    "load_model",
+]
 
 #: The attention implementation registered with transformers.
 CAPTURE_IMPL = "attnviz_capture"
@@ -113,14 +127,17 @@ def _import_stack():
         import torch
         import transformers
     except ImportError as exc:
-        raise ModelError(f"opening a model needs transformers and torch ({exc.name} is "
-                         f"missing): {INSTALL_HINT}") from None
+        raise ModelError(
+            f"opening a model needs transformers and torch ({exc.name} is missing): {INSTALL_HINT}"
+        ) from None
     if _version(transformers.__version__) < MIN_TRANSFORMERS:
         # Older releases run BERT-family attention outside the AttentionInterface
         # (KeyError: 'attnviz_capture'); CI tests the floor and the newest.
         floor = ".".join(map(str, MIN_TRANSFORMERS))
-        raise ModelError(f"opening a model needs transformers {floor} or newer (this is "
-                         f"{transformers.__version__}): pip install \"transformers>={floor}\"")
+        raise ModelError(
+            f"opening a model needs transformers {floor} or newer (this is "
+            f'{transformers.__version__}): pip install "transformers>={floor}"'
+        )
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     return torch, transformers
@@ -141,17 +158,22 @@ class LoadedModel:
         try:
             ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
         except Exception as exc:  # a tokenizer of no vocabulary, or a broken one
-            raise ModelError(f"{self.info.name}: its tokenizer fails on this sentence "
-                             f"({type(exc).__name__}: {str(exc)[:160]})") from None
+            raise ModelError(
+                f"{self.info.name}: its tokenizer fails on this sentence "
+                f"({type(exc).__name__}: {str(exc)[:160]})"
+            ) from None
         if not ids:
             raise ModelError("the sentence gives no tokens: type a few words")
         if len(ids) > MAX_MODEL_TOKENS:
-            raise ModelError(f"the sentence is {len(ids)} tokens long; at most "
-                             f"{MAX_MODEL_TOKENS} are captured")
+            raise ModelError(
+                f"the sentence is {len(ids)} tokens long; at most {MAX_MODEL_TOKENS} are captured"
+            )
         positions = self.positions
         if positions is not None and len(ids) > positions:
-            raise ModelError(f"the sentence is {len(ids)} tokens long and "
-                             f"{self.info.name} has {positions} positions")
+            raise ModelError(
+                f"the sentence is {len(ids)} tokens long and "
+                f"{self.info.name} has {positions} positions"
+            )
         special = set(self.tokenizer.all_special_ids)
         tokens = self.tokenizer.convert_ids_to_tokens(ids)
         return list(ids), [str(t) for t in tokens], [i in special for i in ids]
@@ -185,18 +207,21 @@ class LoadedModel:
         # has one or two kinds: full or causal, and a sliding window).
         need = layers * 4 * (kept + (heads + 2 * kv) * n * dim) + 2 * n * n
         if need > MAX_CAPTURE_BYTES:
-            raise ModelError(f"{n} tokens through {layers} layers × {heads} heads would keep "
-                             f"{need / 2**30:.1f} GiB; shorten the sentence")
+            raise ModelError(
+                f"{n} tokens through {layers} layers × {heads} heads would keep "
+                f"{need / 2**30:.1f} GiB; shorten the sentence"
+            )
         # Eager attention holds one layer's scores and weights (and a float copy) at once.
         working = 3 * 4 * heads * n * n
         free = available_bytes("numpy")
         if free is not None and working > free:
-            raise ModelError(f"{n} tokens need about {working / 2**30:.1f} GiB for one "
-                             f"layer's attention and {free / 2**30:.1f} GiB are free; "
-                             "shorten the sentence")
+            raise ModelError(
+                f"{n} tokens need about {working / 2**30:.1f} GiB for one "
+                f"layer's attention and {free / 2**30:.1f} GiB are free; "
+                "shorten the sentence"
+            )
         if progress is not None:  # before the pass: how long it is likely to take
-            progress("forward", 0, layers, capture_seconds(n, layers, heads, dim,
-                                                           self.info.params))
+            progress("forward", 0, layers, capture_seconds(n, layers, heads, dim, self.info.params))
         record: list[LayerCapture] = []
         threads = torch.get_num_threads()
         single = 2.0 * self.info.params * n < SINGLE_THREAD_FLOPS
@@ -210,13 +235,16 @@ class LoadedModel:
             start = time.perf_counter()
             try:
                 with torch.no_grad():
-                    self.model(input_ids=torch.tensor([ids]),
-                               attention_mask=torch.ones(1, n, dtype=torch.long))
+                    self.model(
+                        input_ids=torch.tensor([ids]),
+                        attention_mask=torch.ones(1, n, dtype=torch.long),
+                    )
             except LoadCancelled:
                 raise
             except Exception as exc:  # a model that cannot run this sentence
-                raise ModelError(f"the model failed on this sentence: "
-                                 f"{type(exc).__name__}: {str(exc)[:200]}") from None
+                raise ModelError(
+                    f"the model failed on this sentence: {type(exc).__name__}: {str(exc)[:200]}"
+                ) from None
             finally:
                 _LOCAL.layers = _LOCAL.check = _LOCAL.progress = None
                 _LOCAL.total = 0
@@ -224,13 +252,25 @@ class LoadedModel:
                     torch.set_num_threads(threads)
             seconds = time.perf_counter() - start
         if len(record) != layers:
-            raise ModelError(f"captured {len(record)} attention layers of {layers}: this "
-                             "architecture does not run its attention where attnviz looks")
+            raise ModelError(
+                f"captured {len(record)} attention layers of {layers}: this "
+                "architecture does not run its attention where attnviz looks"
+            )
         first = record[0]
         return Capture(
-            self.info.name, self.info.path, text, self.info.kind, tuple(tokens),
-            tuple(special), tuple(ids), tuple(record), first.q.shape[0], first.k.shape[0],
-            first.q.shape[2], int(cfg.hidden_size), seconds,
+            self.info.name,
+            self.info.path,
+            text,
+            self.info.kind,
+            tuple(tokens),
+            tuple(special),
+            tuple(ids),
+            tuple(record),
+            first.q.shape[0],
+            first.k.shape[0],
+            first.q.shape[2],
+            int(cfg.hidden_size),
+            seconds,
             _held_bytes(record),
         )
 
@@ -267,12 +307,18 @@ def check_loading(info: ModelInfo, loading: dict) -> None:
     else:
         what = f"{len(missing)} tensors missing ({sorted(missing)[0][:60]})"
     also = f", {other} tensors of another architecture" if other else ""
-    raise ModelError(f"{info.name}: its weights do not fit a {info.model_type} model: "
-                     f"{what}{also}; attnviz never shows randomly initialised weights")
+    raise ModelError(
+        f"{info.name}: its weights do not fit a {info.model_type} model: "
+        f"{what}{also}; attnviz never shows randomly initialised weights"
+    )
 
 
-def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None = None,
-               *, free_bytes: int | None = -1) -> LoadedModel:
+def load_model(
+    path: str | os.PathLike,
+    progress: Callable[[str], None] | None = None,
+    *,
+    free_bytes: int | None = -1,
+) -> LoadedModel:
     """Check a folder (:func:`inspect_folder`), then load its tokenizer and model.
 
     ``progress(stage)`` is called with ``"check"``, ``"import"``, ``"tokenizer"``,
@@ -287,9 +333,11 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
     since = FAMILY_SINCE.get(info.model_type)
     if since is not None and _version(transformers.__version__) < since:
         floor = ".".join(map(str, since))
-        raise ModelError(f"{info.name}: {info.model_type} models open with transformers "
-                         f"{floor} or newer (this is {transformers.__version__}): "
-                         f"pip install \"transformers>={floor}\"")
+        raise ModelError(
+            f"{info.name}: {info.model_type} models open with transformers "
+            f"{floor} or newer (this is {transformers.__version__}): "
+            f'pip install "transformers>={floor}"'
+        )
     _register()
     start = time.perf_counter()
     step("tokenizer")
@@ -297,19 +345,25 @@ def load_model(path: str | os.PathLike, progress: Callable[[str], None] | None =
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(info.path, **common)
     except Exception as exc:
-        raise ModelError(f"{info.name}: its tokenizer cannot be loaded "
-                         f"({type(exc).__name__}: {str(exc)[:160]})") from None
+        raise ModelError(
+            f"{info.name}: its tokenizer cannot be loaded ({type(exc).__name__}: {str(exc)[:160]})"
+        ) from None
     step("weights")
     try:
         hooked = runs_outside_interface(info.model_type)
         impl = "eager" if hooked else CAPTURE_IMPL
         model, loading = transformers.AutoModel.from_pretrained(
-            info.path, use_safetensors=True, attn_implementation=impl,
-            dtype=torch.float32, output_loading_info=True, **common,
+            info.path,
+            use_safetensors=True,
+            attn_implementation=impl,
+            dtype=torch.float32,
+            output_loading_info=True,
+            **common,
         )
     except Exception as exc:
-        raise ModelError(f"{info.name}: the model cannot be loaded "
-                         f"({type(exc).__name__}: {str(exc)[:160]})") from None
+        raise ModelError(
+            f"{info.name}: the model cannot be loaded ({type(exc).__name__}: {str(exc)[:160]})"
+        ) from None
     step("ready")  # a cancel during the (uninterruptible) read drops the model here
     check_loading(info, loading)
     if hooked:

@@ -239,8 +239,9 @@ def card_from_hf_config(
     part, prefix = _language_part(data)
     model_type = part.get("model_type") or data.get("model_type")
     if model_type is not None and not isinstance(model_type, str):
-        raise ValueError(f"{origin}: {prefix}model_type must be text, got "
-                         f"{type(model_type).__name__}")
+        raise ValueError(
+            f"{origin}: {prefix}model_type must be text, got {type(model_type).__name__}"
+        )
     defaults = MODEL_DEFAULTS.get(model_type, {})
     r = _Reader(part, origin, prefix, defaults)
     layers = r.need("num_hidden_layers", CARD_LIMITS["layers"])

@@ -44,16 +44,15 @@ FAMILIES = {
 #: exactly (yet), or where it runs outside what attnviz captures.
 REFUSED = {
     "t5": "T5 is an encoder–decoder with relative position biases; attnviz shows encoders "
-          "and decoders on their own",
+    "and decoders on their own",
     "mt5": "mT5 is an encoder–decoder with relative position biases; attnviz shows encoders "
-           "and decoders on their own",
+    "and decoders on their own",
     "bart": "BART is an encoder–decoder; attnviz shows encoders and decoders on their own",
-    "deberta": "DeBERTa adds disentangled relative-position scores, which attnviz does not "
-               "model",
+    "deberta": "DeBERTa adds disentangled relative-position scores, which attnviz does not model",
     "deberta-v2": "DeBERTa adds disentangled relative-position scores, which attnviz does "
-                  "not model",
+    "not model",
     "llama4": "this is Llama 4's multimodal checkpoint; open its text model (model_type "
-              "llama4_text)",
+    "llama4_text)",
 }
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 VOCAB_FILES = ("vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
@@ -113,8 +112,9 @@ def safetensors_header(path: Path) -> dict:
     return header
 
 
-def _count(headers: list[dict], data_sizes: list[int] | None = None
-           ) -> tuple[int, int, tuple[str, ...]]:
+def _count(
+    headers: list[dict], data_sizes: list[int] | None = None
+) -> tuple[int, int, tuple[str, ...]]:
     """Parameters, bytes on disk and dtypes of every tensor of the headers; a tensor whose
     shape, dtype or byte range does not hold together (negative sizes, offsets past the end
     of its file: a damaged or truncated file) is refused."""
@@ -129,20 +129,26 @@ def _count(headers: list[dict], data_sizes: list[int] | None = None
                 raise ModelError(f"tensor {str(name)[:60]} has no valid entry in its header")
             shape, dtype = spec.get("shape"), spec.get("dtype")
             if not isinstance(shape, list) or not all(
-                    isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+                isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape
+            ):
                 raise ModelError(f"tensor {str(name)[:60]} has no valid shape in its header")
             if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:
-                raise ModelError(f"tensor {str(name)[:60]} has an unknown dtype "
-                                 f"{str(dtype)[:12]!r}")
+                raise ModelError(
+                    f"tensor {str(name)[:60]} has an unknown dtype {str(dtype)[:12]!r}"
+                )
             count = math.prod(shape)
             offsets = spec.get("data_offsets")
             if size is not None and not (
-                    isinstance(offsets, list) and len(offsets) == 2
-                    and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-                    and 0 <= offsets[0] <= offsets[1] <= size
-                    and offsets[1] - offsets[0] == count * _DTYPE_BYTES[dtype]):
-                raise ModelError(f"tensor {str(name)[:60]} lies outside its file or does not "
-                                 "fill its bytes (a damaged or truncated safetensors file)")
+                isinstance(offsets, list)
+                and len(offsets) == 2
+                and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= size
+                and offsets[1] - offsets[0] == count * _DTYPE_BYTES[dtype]
+            ):
+                raise ModelError(
+                    f"tensor {str(name)[:60]} lies outside its file or does not "
+                    "fill its bytes (a damaged or truncated safetensors file)"
+                )
             if dtype.startswith(("F", "BF")):
                 params += count  # integer tensors are buffers (position ids), not weights
             nbytes += count * _DTYPE_BYTES[dtype]
@@ -182,13 +188,21 @@ def _check_layers(name: str, config: dict, headers: list[dict]) -> None:
         return  # the class default applies: the loading check sees what it leaves empty
     layers = part[keys[0]]
     if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
-        raise ModelError(f"{name}: config.json gives {keys[0]} = {str(layers)[:20]}; "
-                         "a model has one layer or more")
-    held = {int(m.group(1)) for h in headers for key in h
-            if (m := _LAYER_NAME.search(key)) is not None and len(m.group(1)) <= 6}
+        raise ModelError(
+            f"{name}: config.json gives {keys[0]} = {str(layers)[:20]}; "
+            "a model has one layer or more"
+        )
+    held = {
+        int(m.group(1))
+        for h in headers
+        for key in h
+        if (m := _LAYER_NAME.search(key)) is not None and len(m.group(1)) <= 6
+    }
     if held and max(held) + 1 != layers:
-        raise ModelError(f"{name}: config.json gives {keys[0]} = {layers:,} and its weights "
-                         f"hold {max(held) + 1:,} layers; the two must agree")
+        raise ModelError(
+            f"{name}: config.json gives {keys[0]} = {layers:,} and its weights "
+            f"hold {max(held) + 1:,} layers; the two must agree"
+        )
 
 
 def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> ModelInfo:
@@ -202,8 +216,10 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
     try:
         is_folder, has_config = folder.is_dir(), config_file.is_file()
     except (OSError, ValueError) as exc:  # a name past NAME_MAX, a NUL: is_dir raises
-        raise ModelError(f"{folder}: not a folder path this system can open "
-                         f"({getattr(exc, 'strerror', None) or exc})") from None
+        raise ModelError(
+            f"{folder}: not a folder path this system can open "
+            f"({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     if not is_folder:
         raise ModelError(f"{folder} is not a folder")
     if not has_config:
@@ -264,5 +280,15 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
     name = folder.resolve().name
     if name == "model" and folder.resolve().parent.name:  # a packaged model's folder
         name = folder.resolve().parent.name
-    return ModelInfo(str(folder.resolve()), name, model_type, FAMILIES[model_type], config,
-                     tuple(p.name for p in weights), params, file_bytes, dtypes, need)
+    return ModelInfo(
+        str(folder.resolve()),
+        name,
+        model_type,
+        FAMILIES[model_type],
+        config,
+        tuple(p.name for p in weights),
+        params,
+        file_bytes,
+        dtypes,
+        need,
+    )

@@ -87,8 +87,9 @@ def _generic_eager(module, query, key, value, attention_mask, scaling=None, drop
     return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights
 
 
-def _capture_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
-                       **kwargs):
+def _capture_attention(
+    module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs
+):
     """The model's own eager attention, recording its inputs and weights on the way."""
     eager = getattr(sys.modules.get(type(module).__module__), "eager_attention_forward", None)
     out, weights = (eager or _generic_eager)(
@@ -101,9 +102,18 @@ def _capture_attention(module, query, key, value, attention_mask, scaling=None, 
         scale = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
         # gpt-oss: one learned logit per head in every softmax's denominator.
         sinks = kwargs.get("s_aux", getattr(module, "sinks", None))
-        _record_layer(record, query, key, value, weights, allowed, scale,
-                      softcap=kwargs.get("softcap"), window=kwargs.get("sliding_window"),
-                      sinks=None if sinks is None else _numpy(sinks).astype(np.float64))
+        _record_layer(
+            record,
+            query,
+            key,
+            value,
+            weights,
+            allowed,
+            scale,
+            softcap=kwargs.get("softcap"),
+            window=kwargs.get("sliding_window"),
+            sinks=None if sinks is None else _numpy(sinks).astype(np.float64),
+        )
     return out, weights
 
 
@@ -122,8 +132,15 @@ def _record_layer(record: list, query, key, value, weights, allowed, scale, **ex
         if earlier.allowed.shape == allowed.shape and np.array_equal(earlier.allowed, allowed):
             allowed = earlier.allowed
             break
-    lc = LayerCapture(_numpy(query[0]), _numpy(key[0]), _numpy(value[0]),
-                      None if long else _numpy(weights[0]), allowed, scale, **extra)
+    lc = LayerCapture(
+        _numpy(query[0]),
+        _numpy(key[0]),
+        _numpy(value[0]),
+        None if long else _numpy(weights[0]),
+        allowed,
+        scale,
+        **extra,
+    )
     if long:
         import torch
 
@@ -171,8 +188,16 @@ def _bloom_attention(module, args, kwargs, output) -> None:
     query, key, value = module._reshape(module.query_key_value(hidden))
     n = query.shape[-2]
     slopes = alibi_slopes(module.num_heads) * float(module.beta)
-    _record_layer(record, query, key, value, weights, _allowed(mask, n, key.shape[-2], True),
-                  float(module.inv_norm_factor), alibi=slopes)
+    _record_layer(
+        record,
+        query,
+        key,
+        value,
+        weights,
+        _allowed(mask, n, key.shape[-2], True),
+        float(module.inv_norm_factor),
+        alibi=slopes,
+    )
 
 
 def _falcon_attention(module, args, kwargs, output) -> None:
@@ -191,15 +216,24 @@ def _falcon_attention(module, args, kwargs, output) -> None:
     cos, sin = kwargs["position_embeddings"]
     rotate = sys.modules[type(module).__module__].apply_rotary_pos_emb
     query, key = rotate(query, key, cos, sin)
-    _record_layer(record, query, key, value, weights, _allowed(mask, n, key.shape[-2], True),
-                  module.head_dim**-0.5)
+    _record_layer(
+        record,
+        query,
+        key,
+        value,
+        weights,
+        _allowed(mask, n, key.shape[-2], True),
+        module.head_dim**-0.5,
+    )
 
 
 #: model_type → (attention module class name, forward hook): families whose attention runs
 #: in a module of its own, outside transformers' AttentionInterface. They load with the
 #: eager implementation and each attention module records what it computed.
-HOOKED = {"bloom": ("BloomAttention", _bloom_attention),
-          "falcon": ("FalconAttention", _falcon_attention)}
+HOOKED = {
+    "bloom": ("BloomAttention", _bloom_attention),
+    "falcon": ("FalconAttention", _falcon_attention),
+}
 
 
 #: model_type → the transformers module of its attention class, and a method only the
@@ -230,8 +264,12 @@ def _hook(model, model_type: str) -> None:
 
 def _held_bytes(record: list) -> int:
     """Bytes the layers hold (a mask shared by several layers counted once)."""
-    arrays = {id(a): a for lc in record
-              for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed, lc.pooled) if a is not None}
+    arrays = {
+        id(a): a
+        for lc in record
+        for a in (lc.q, lc.k, lc.v, lc.weights, lc.allowed, lc.pooled)
+        if a is not None
+    }
     return sum(a.nbytes for a in arrays.values())
 
 

@@ -188,9 +188,7 @@ class FlopCount:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def attention_flops(
-    n: int, d_model: int, n_heads: int, n_kv_heads: int, d_head: int
-) -> FlopCount:
+def attention_flops(n: int, d_model: int, n_heads: int, n_kv_heads: int, d_head: int) -> FlopCount:
     """Count the FLOPs of one attention layer over ``n`` tokens.
 
     Q = X W_Q: 2·n·d_model·h·d_head; K and V: 2·n·d_model·h_kv·d_head each; S = Q Kᵀ per

@@ -112,14 +112,14 @@ def _lstm(T, hidden, weight_scale, input_scale, forget_bias, burn_in, rng, reduc
     w_x = rng.normal(size=(4 * hidden, hidden)) * (weight_scale / math.sqrt(hidden))
     w_h = rng.normal(size=(4 * hidden, hidden)) * (weight_scale / math.sqrt(hidden))
     bias = np.zeros(4 * hidden)
-    bias[hidden: 2 * hidden] = forget_bias
+    bias[hidden : 2 * hidden] = forget_bias
     h = np.zeros(hidden)
     c = np.zeros(hidden)
     log_f = np.empty((T, hidden))
     for s in range(burn_in + T):
         z = w_x @ (input_scale * rng.normal(size=hidden)) + w_h @ h + bias
-        i, f, o = (_sigmoid(z[k * hidden: (k + 1) * hidden]) for k in range(3))
-        g = np.tanh(z[3 * hidden:])
+        i, f, o = (_sigmoid(z[k * hidden : (k + 1) * hidden]) for k in range(3))
+        g = np.tanh(z[3 * hidden :])
         c = f * c + i * g
         h = o * np.tanh(c)
         if s >= burn_in:

@@ -69,13 +69,20 @@ def yarn_attention_factor(factor: float, mscale=None, mscale_all_dim=None) -> fl
 
 
 def _yarn_factor(s: dict) -> tuple[float, float]:
-    orig = check_number(_require(s, "original_max_position_embeddings", "yarn"),
-                   "original_max_position_embeddings", above=0)
+    orig = check_number(
+        _require(s, "original_max_position_embeddings", "yarn"),
+        "original_max_position_embeddings",
+        above=0,
+    )
     factor = s.get("factor")
     if factor is None:
         # transformers derives the factor from the context growth when it is left out
-        factor = check_number(_require(s, "max_position_embeddings", "yarn"),
-                         "max_position_embeddings", above=0) / orig
+        factor = (
+            check_number(
+                _require(s, "max_position_embeddings", "yarn"), "max_position_embeddings", above=0
+            )
+            / orig
+        )
     return check_number(factor, "factor", minimum=1.0), orig
 
 
@@ -119,8 +126,11 @@ def _llama3_params(s: dict) -> tuple[float, float, float, float]:
     high = check_number(_require(s, "high_freq_factor", "llama3"), "high_freq_factor", above=0)
     if high <= low:
         raise ValueError(f"high_freq_factor ({high}) must be > low_freq_factor ({low})")
-    old = check_number(_require(s, "original_max_position_embeddings", "llama3"),
-                  "original_max_position_embeddings", above=0)
+    old = check_number(
+        _require(s, "original_max_position_embeddings", "llama3"),
+        "original_max_position_embeddings",
+        above=0,
+    )
     return factor, low, high, old
 
 
@@ -308,7 +318,7 @@ def apply_rope(
         out[..., 0::2] = a * cos - b * sin
         out[..., 1::2] = a * sin + b * cos
     else:
-        a, b = x[..., : d // 2], x[..., d // 2:]
+        a, b = x[..., : d // 2], x[..., d // 2 :]
         out = np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
     return out.astype(result_dtype(x), copy=False)
 

@@ -34,8 +34,17 @@ from attnviz.core.work import as_progress as _as_progress
 from attnviz.core.work import check_flag as _check_flag
 from attnviz.core.work import split_starts as _split_starts
 
-__all__ = ["PANEL_ROWS", "TILE_ELEMENTS", "Cancelled", "TileStep", "attention_block",
-           "attention_overview", "row_logsumexp", "tiled_attention", "tiled_attention_steps"]
+__all__ = [
+    "PANEL_ROWS",
+    "TILE_ELEMENTS",
+    "Cancelled",
+    "TileStep",
+    "attention_block",
+    "attention_overview",
+    "row_logsumexp",
+    "tiled_attention",
+    "tiled_attention_steps",
+]
 
 #: Overviews of fewer scores run on the calling thread alone.
 PARALLEL_MIN_SCORES = 1 << 22

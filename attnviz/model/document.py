@@ -55,9 +55,7 @@ class Document:
         try:
             return self.topics[name]
         except KeyError:
-            raise StateError(
-                f"unknown topic {name!r}; topics: {', '.join(self.topics)}"
-            ) from None
+            raise StateError(f"unknown topic {name!r}; topics: {', '.join(self.topics)}") from None
 
     def __getattr__(self, name: str) -> Topic:
         topics = self.__dict__.get("topics", {})
@@ -107,7 +105,6 @@ class Document:
             return topic.update(**{field_name: value})
         except StateError as exc:
             raise StateError(f"{path}: {exc}") from None
-
 
     def set_fields(self, values: dict) -> None:
         """Set ``{"TOPIC.FIELD": value}`` (already parsed), the fields of one topic together:
@@ -169,11 +166,19 @@ def field_records() -> list[dict]:
                 default = None
             elif isinstance(default, tuple):
                 default = [list(d) if isinstance(d, tuple) else d for d in default]
-            out.append({
-                "field": f"{cls.NAME}.{f.name}", "kind": f.kind, "min": f.lo, "max": f.hi,
-                "choices": list(f.choices), "max_len": f.max_len, "default": default,
-                "doc": f.doc, "undoable": not f.browse,
-            })
+            out.append(
+                {
+                    "field": f"{cls.NAME}.{f.name}",
+                    "kind": f.kind,
+                    "min": f.lo,
+                    "max": f.hi,
+                    "choices": list(f.choices),
+                    "max_len": f.max_len,
+                    "default": default,
+                    "doc": f.doc,
+                    "undoable": not f.browse,
+                }
+            )
     return out
 
 

@@ -203,7 +203,6 @@ class Field:
             raise StateError(f"{self.name} must have low < high, got {[lo, hi]}")
         return (lo, hi)
 
-
     def _cell(self, value):
         if value is None:
             return None

@@ -47,8 +47,9 @@ def check_step(workspace, lesson: Lesson, index: int) -> list[str]:
             problems.append(f"step {index + 1}: quote {quote.text['en']!r}: {exc}")
             continue
         if not quote.matches(got):
-            problems.append(f"step {index + 1}: quote {quote.text['en']!r} is {got!r} on "
-                            "the panels")
+            problems.append(
+                f"step {index + 1}: quote {quote.text['en']!r} is {got!r} on the panels"
+            )
     return problems
 
 

@@ -199,8 +199,7 @@ def load_lesson(path, *, panels: Collection[str] | None = None) -> Lesson:
         # and a link to /dev/zero would fill the memory.
         text = read_text_limited(path, _MAX_FILE)
     except FileRefused as exc:  # "cannot read NAME: why": the error names the file once
-        raise LessonError(name, None, "cannot be read: " + str(exc).rpartition(": ")[2]) \
-            from None
+        raise LessonError(name, None, "cannot be read: " + str(exc).rpartition(": ")[2]) from None
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
@@ -208,8 +207,9 @@ def load_lesson(path, *, panels: Collection[str] | None = None) -> Lesson:
     return lesson_from_dict(data, name, panels=panels, stem=path.stem, path=str(path))
 
 
-def lesson_from_dict(data, file: str, *, panels=None, stem: str | None = None,
-                     path: str = "") -> Lesson:
+def lesson_from_dict(
+    data, file: str, *, panels=None, stem: str | None = None, path: str = ""
+) -> Lesson:
     """Check the JSON form of a lesson (``file`` names it in errors) and build it."""
     if not isinstance(data, dict):
         raise LessonError(file, None, "the file must hold one JSON object")
@@ -218,8 +218,11 @@ def lesson_from_dict(data, file: str, *, panels=None, stem: str | None = None,
         raise LessonError(file, None, f"format {data.get('format')!r} is not {FORMAT}")
     lesson_id = data.get("id")
     if not isinstance(lesson_id, str) or not ID_RE.match(lesson_id):
-        raise LessonError(file, None, f"id {lesson_id!r}: lowercase letters, digits and '-', "
-                                      "starting with a letter")
+        raise LessonError(
+            file,
+            None,
+            f"id {lesson_id!r}: lowercase letters, digits and '-', starting with a letter",
+        )
     if stem is not None and stem != lesson_id:
         raise LessonError(file, None, f"id {lesson_id!r} differs from the file name {stem!r}")
     title = _texts(data.get("title"), file, None, "title")
@@ -247,8 +250,11 @@ def lesson_from_dict(data, file: str, *, panels=None, stem: str | None = None,
 def _no_unknown(data: dict, known: set, file: str, step: int | None, what: str) -> None:
     unknown = sorted(set(data) - known)
     if unknown:
-        raise LessonError(file, step, f"unknown {what}(s) {', '.join(map(repr, unknown))}; "
-                                      f"known: {', '.join(sorted(known))}")
+        raise LessonError(
+            file,
+            step,
+            f"unknown {what}(s) {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}",
+        )
 
 
 def _texts(value, file: str, step: int | None, what: str) -> dict:
@@ -271,8 +277,7 @@ def _step(raw, file: str, i: int, panels) -> Step:
         raise LessonError(file, i, f"unknown preset {preset!r}")
     values = _values(raw.get("set", {}), file, i)
     shown = raw.get("panels")
-    if (not isinstance(shown, list) or not shown
-            or not all(isinstance(p, str) for p in shown)):
+    if not isinstance(shown, list) or not shown or not all(isinstance(p, str) for p in shown):
         raise LessonError(file, i, "panels must be a non-empty list of panel ids")
     if len(set(shown)) != len(shown):
         raise LessonError(file, i, "a panel is named twice")
@@ -288,8 +293,11 @@ def _step(raw, file: str, i: int, panels) -> Step:
     quoted = tuple(_quote(q, caption, file, i) for q in quotes)
     for q in quoted:
         if q.on is not None and q.on not in shown:
-            raise LessonError(file, i, f"quote {q.text['en']!r} is on panel {q.on!r}, which "
-                                       "the step does not show")
+            raise LessonError(
+                file,
+                i,
+                f"quote {q.text['en']!r} is on panel {q.on!r}, which the step does not show",
+            )
     return Step(preset, values, tuple(shown), highlight, caption, quoted)
 
 
@@ -319,8 +327,12 @@ def _highlight(raw, shown: list, file: str, i: int) -> Highlight | None:
     if raw is None:
         return None
     if not isinstance(raw, dict) or raw.get("panel") not in HIGHLIGHT_PANELS:
-        raise LessonError(file, i, f"highlight must name a panel of {HIGHLIGHT_PANELS} and one "
-                                   f"of {', '.join(HIGHLIGHT_KINDS)}")
+        raise LessonError(
+            file,
+            i,
+            f"highlight must name a panel of {HIGHLIGHT_PANELS} and one "
+            f"of {', '.join(HIGHLIGHT_KINDS)}",
+        )
     _no_unknown(raw, {"panel", *HIGHLIGHT_KINDS}, file, i, "highlight key")
     kinds = [k for k in HIGHLIGHT_KINDS if k in raw]
     if len(kinds) != 1:
@@ -341,8 +353,9 @@ def _check_highlight(h: Highlight, doc: Document, file: str, i: int) -> None:
     cols = att.n if att.matrix != "output" else int(np.asarray(att.v).shape[1])
     limits = {"row": (att.n,), "column": (cols,), "cell": (att.n, cols)}[h.kind]
     if any(x >= lim for x, lim in zip(h.index, limits, strict=True)):
-        raise LessonError(file, i, f"highlight {h.kind} {list(h.index)} is outside the "
-                                   f"{att.n}×{cols} matrix")
+        raise LessonError(
+            file, i, f"highlight {h.kind} {list(h.index)} is outside the {att.n}×{cols} matrix"
+        )
 
 
 # --- quotes ----------------------------------------------------------------------------------
@@ -353,29 +366,29 @@ def _quote(raw, caption: dict, file: str, i: int) -> Quote:
     text = raw.get("text")
     if isinstance(text, str):
         texts = {"en": text, "pt_BR": portuguese_number(text)}
-    elif isinstance(text, dict) and set(text) == set(LANGS) and all(
-            isinstance(t, str) for t in text.values()):
+    elif (
+        isinstance(text, dict)
+        and set(text) == set(LANGS)
+        and all(isinstance(t, str) for t in text.values())
+    ):
         texts = dict(text)
     else:
         raise LessonError(file, i, "a quote's text must be a string or give en and pt_BR")
     for lang in LANGS:
         if not texts[lang] or texts[lang] not in caption[lang]:
-            raise LessonError(file, i, f"the quoted {texts[lang]!r} is not in the {lang} "
-                                       "caption")
+            raise LessonError(file, i, f"the quoted {texts[lang]!r} is not in the {lang} caption")
     parsed = parse_number(texts["en"])
     value = raw.get("value", parsed[0] if parsed else None)
     if not _finite(value):
         raise LessonError(file, i, f"quote {texts['en']!r}: give its value (a finite number)")
-    if parsed is not None and "value" in raw and not math.isclose(parsed[0], value,
-                                                                  rel_tol=1e-12):
+    if parsed is not None and "value" in raw and not math.isclose(parsed[0], value, rel_tol=1e-12):
         raise LessonError(file, i, f"quote {texts['en']!r} reads {parsed[0]}, not {value}")
     tol = raw.get("tol", parsed[1] if parsed else 0.0)
     factor = raw.get("factor")
     bound = raw.get("bound")
     if bound not in (None, "below", "above"):
         raise LessonError(file, i, f"quote {texts['en']!r}: bound is below or above")
-    if not _finite(tol) or tol < 0 or (factor is not None and not (_finite(factor)
-                                                                    and factor > 1)):
+    if not _finite(tol) or tol < 0 or (factor is not None and not (_finite(factor) and factor > 1)):
         raise LessonError(file, i, f"quote {texts['en']!r}: tol ≥ 0, factor > 1")
     source = raw.get("from")
     _check_source(source, file, i)
@@ -387,8 +400,16 @@ def _quote(raw, caption: dict, file: str, i: int) -> Quote:
     on = raw.get("on")
     if on is not None and not isinstance(on, str):
         raise LessonError(file, i, "a quote's 'on' names a panel of the step")
-    return Quote(texts, float(value), float(tol), None if factor is None else float(factor),
-                 source, bound, label, on)
+    return Quote(
+        texts,
+        float(value),
+        float(tol),
+        None if factor is None else float(factor),
+        source,
+        bound,
+        label,
+        on,
+    )
 
 
 def _finite(x) -> bool:
@@ -402,9 +423,14 @@ def _check_source(src, file: str, i: int) -> None:
     if len(kinds) != 1:
         raise LessonError(file, i, f"a quote source is one of {', '.join(_SOURCE_KINDS)}")
     kind = kinds[0]
-    known = {"panel": {"panel", "data", "index"}, "resolver": {"resolver", "path", "index"},
-             "field": {"field", "index"}, "derived": {"derived"},
-             "product": {"product"}, "sum": {"sum"}}[kind] | {"ops"}
+    known = {
+        "panel": {"panel", "data", "index"},
+        "resolver": {"resolver", "path", "index"},
+        "field": {"field", "index"},
+        "derived": {"derived"},
+        "product": {"product"},
+        "sum": {"sum"},
+    }[kind] | {"ops"}
     _no_unknown(src, known, file, i, "quote source key")
     if kind == "panel":
         from attnviz.model.panel_data import data_names
@@ -412,10 +438,10 @@ def _check_source(src, file: str, i: int) -> None:
         if src.get("data") not in data_names(src["panel"]):
             raise LessonError(file, i, f"panel {src['panel']!r} has no data {src.get('data')!r}")
     elif kind == "derived" and src["derived"] not in DERIVED:
-        raise LessonError(file, i, f"unknown derived quantity {src['derived']!r}; known: "
-                                   f"{', '.join(DERIVED)}")
-    elif kind == "resolver" and any(
-            p.startswith("_") for p in str(src.get("path", "")).split(".")):
+        raise LessonError(
+            file, i, f"unknown derived quantity {src['derived']!r}; known: {', '.join(DERIVED)}"
+        )
+    elif kind == "resolver" and any(p.startswith("_") for p in str(src.get("path", "")).split(".")):
         raise LessonError(file, i, "a resolver path may not name private attributes")
     elif kind in ("product", "sum"):
         parts = src[kind]
@@ -424,11 +450,17 @@ def _check_source(src, file: str, i: int) -> None:
         for part in parts:
             _check_source(part, file, i)
     for op in src.get("ops", []):
-        name = op if isinstance(op, str) else (next(iter(op)) if isinstance(op, dict)
-                                                and len(op) == 1 else None)
+        name = (
+            op
+            if isinstance(op, str)
+            else (next(iter(op)) if isinstance(op, dict) and len(op) == 1 else None)
+        )
         arg_ok = isinstance(op, str) or _finite(next(iter(op.values())))
-        if name not in OPS or not arg_ok or (isinstance(op, str) and name in
-                                             ("mul", "div", "add", "pow")):
+        if (
+            name not in OPS
+            or not arg_ok
+            or (isinstance(op, str) and name in ("mul", "div", "add", "pow"))
+        ):
             raise LessonError(file, i, f"unknown quote operation {op!r}; known: {', '.join(OPS)}")
 
 

@@ -70,8 +70,14 @@ def head_terms(lc: LayerCapture, head: int) -> ScoreTerms:
     )
 
 
-def shown_weights(lc: LayerCapture, head: int, kv_head: int, rows: slice | None = None,
-                  mask: np.ndarray | None = None, keys: slice | None = None) -> np.ndarray:
+def shown_weights(
+    lc: LayerCapture,
+    head: int,
+    kv_head: int,
+    rows: slice | None = None,
+    mask: np.ndarray | None = None,
+    keys: slice | None = None,
+) -> np.ndarray:
     """The weights the heatmap draws for query head ``head`` of this layer (float64), for
     the query ``rows`` (all by default) and the ``keys`` (all by default: a narrower slice
     must hold every key these rows may see, or their softmax would lose some); ``mask`` is
@@ -156,8 +162,10 @@ def _why(lc: LayerCapture) -> str:
     if not np.array_equal(np.ones((n, n), bool) if drawn is None else drawn, lc.allowed):
         kind = f"a window of {lc.window}" if lc.window else "a mask"
         return f"it uses {kind} that attnviz cannot draw (not causal, nor a sliding window)"
-    return ("its scores are not q·kᵀ times one scale per layer (a setting the config leaves "
-            "out, or a term of its own)")
+    return (
+        "its scores are not q·kᵀ times one scale per layer (a setting the config leaves "
+        "out, or a term of its own)"
+    )
 
 
 def prove_capture(capture: Capture) -> None:
@@ -168,11 +176,14 @@ def prove_capture(capture: Capture) -> None:
             for head in range(capture.n_heads):
                 head_terms(lc, head)
         except (ValueError, IndexError, TypeError) as exc:
-            raise ModelError(f"{capture.name}: layer {layer}: its score terms cannot be shown "
-                             f"({exc}); not shown") from None
+            raise ModelError(
+                f"{capture.name}: layer {layer}: its score terms cannot be shown ({exc}); not shown"
+            ) from None
         if lc.weights is None and lc.proof is None:
-            raise ModelError(f"{capture.name}: layer {layer} was not proven while its weights "
-                             "existed (a long sentence keeps none); not shown")
+            raise ModelError(
+                f"{capture.name}: layer {layer} was not proven while its weights "
+                "existed (a long sentence keeps none); not shown"
+            )
         diff, head = layer_difference(capture, layer)
         if not diff <= TOLERANCE:
             raise ModelError(

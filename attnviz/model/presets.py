@@ -266,8 +266,15 @@ def projection_arrays(projections: dict, tokens) -> dict[str, np.ndarray]:
     """X and the W matrices of a preset's projections (typed, or drawn from its seed)."""
     p = projections
     return {
-        name: p[name] if p[name] is not None else seeded_projection(
-            name, tuple(tokens), p["d_model"], p["n_heads"], p["n_kv_heads"], p["d_head"],
+        name: p[name]
+        if p[name] is not None
+        else seeded_projection(
+            name,
+            tuple(tokens),
+            p["d_model"],
+            p["n_heads"],
+            p["n_kv_heads"],
+            p["d_head"],
             p["seed"],
         )
         for name in _MATS
@@ -277,8 +284,13 @@ def projection_arrays(projections: dict, tokens) -> dict[str, np.ndarray]:
 def _projected_head(projections: dict, tokens) -> tuple[np.ndarray, ...]:
     m = projection_arrays(projections, tokens)
     return project_head(
-        m["x"], m["w_q"], m["w_k"], m["w_v"], projections["head_index"],
-        n_heads=projections["n_heads"], n_kv_heads=projections["n_kv_heads"],
+        m["x"],
+        m["w_q"],
+        m["w_k"],
+        m["w_v"],
+        projections["head_index"],
+        n_heads=projections["n_heads"],
+        n_kv_heads=projections["n_kv_heads"],
     )
 
 

@@ -17,8 +17,28 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 #: Operations a quote source may apply to its value, in order.
-OPS = ("len", "std", "mean", "median", "sum", "min", "max", "absmax", "rowsum", "rowmax",
-       "rowrange", "nonzero", "sqrt", "exp", "log10", "abs", "mul", "div", "add", "pow")
+OPS = (
+    "len",
+    "std",
+    "mean",
+    "median",
+    "sum",
+    "min",
+    "max",
+    "absmax",
+    "rowsum",
+    "rowmax",
+    "rowrange",
+    "nonzero",
+    "sqrt",
+    "exp",
+    "log10",
+    "abs",
+    "mul",
+    "div",
+    "add",
+    "pow",
+)
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _NUMBER = re.compile(
     r"^(?P<sign>[-−]?)(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?"
@@ -79,8 +99,11 @@ def quote_value(workspace, source: dict) -> float:
     """The number ``source`` (a quote's ``from``) names, read from ``workspace``."""
     if "product" in source or "sum" in source:
         parts = [quote_value(workspace, part) for part in source.get("product", [])]
-        value = math.prod(parts) if parts else math.fsum(
-            quote_value(workspace, part) for part in source["sum"])
+        value = (
+            math.prod(parts)
+            if parts
+            else math.fsum(quote_value(workspace, part) for part in source["sum"])
+        )
         return _ops(value, source.get("ops", []))
     if "panel" in source:
         from attnviz.model.panel_data import panel_data
@@ -89,8 +112,11 @@ def quote_value(workspace, source: dict) -> float:
         value = _index(np.asarray(data.values), source.get("index"), data.rows, data.columns)
     elif "resolver" in source:
         name = source["resolver"]
-        res = workspace.resolver.results if name == "attention" else (
-            workspace.resolver_for(name).results)
+        res = (
+            workspace.resolver.results
+            if name == "attention"
+            else (workspace.resolver_for(name).results)
+        )
         value = _index(_path(res, source.get("path", "")), source.get("index"))
     elif "field" in source:
         value = _index(_field(workspace.document, source["field"]), source.get("index"))
@@ -135,11 +161,21 @@ def _index(value, index, rows=None, columns=None):
 
 
 _UNARY = {
-    "std": np.std, "mean": np.mean, "median": np.median, "sum": np.sum, "min": np.min,
-    "max": np.max, "absmax": lambda a: np.abs(a).max(), "rowsum": lambda a: a.sum(axis=-1),
-    "rowmax": lambda a: a.max(axis=-1), "rowrange": lambda a: np.ptp(a, axis=-1),
+    "std": np.std,
+    "mean": np.mean,
+    "median": np.median,
+    "sum": np.sum,
+    "min": np.min,
+    "max": np.max,
+    "absmax": lambda a: np.abs(a).max(),
+    "rowsum": lambda a: a.sum(axis=-1),
+    "rowmax": lambda a: a.max(axis=-1),
+    "rowrange": lambda a: np.ptp(a, axis=-1),
     "nonzero": np.count_nonzero,
-    "sqrt": np.sqrt, "exp": np.exp, "log10": np.log10, "abs": np.abs,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "log10": np.log10,
+    "abs": np.abs,
 }
 _BINARY = {"mul": np.multiply, "div": np.divide, "add": np.add, "pow": np.power}
 
@@ -154,8 +190,6 @@ def _ops(value, ops) -> float:
         else:
             value = _UNARY[name](np.asarray(value, dtype=float))
     return float(np.asarray(value, dtype=float))
-
-
 
 
 # --- a quoted number as a panel's figure ------------------------------------------------
@@ -205,13 +239,17 @@ def _scientific(value: float, decimals: int, times: str) -> str:
     if mantissa >= 10:  # 9.96 → 10.0 at one decimal: one more power of ten
         exponent, mantissa = exponent + 1, mantissa / 10
     head = f"{mantissa:.{decimals}f}"
-    body = (f"10{str(exponent).translate(_TO_SUPER)}" if head == "1" and decimals == 0
-            else f"{head}{times}10{str(exponent).translate(_TO_SUPER)}")
+    body = (
+        f"10{str(exponent).translate(_TO_SUPER)}"
+        if head == "1" and decimals == 0
+        else f"{head}{times}10{str(exponent).translate(_TO_SUPER)}"
+    )
     return _signed(body, value)
 
 
-def figure_text(texts: dict, lang: str, value: float, matched: bool,
-                bound: str | None = None) -> str:
+def figure_text(
+    texts: dict, lang: str, value: float, matched: bool, bound: str | None = None
+) -> str:
     """What a panel's figure line says for a quoted number whose source gives ``value``
     now: the value in the quote's form (:func:`number_like`), then, when it reads otherwise
     but the quote holds (``matched``: within its tolerance, factor or bound), the quoted

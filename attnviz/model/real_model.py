@@ -34,8 +34,17 @@ from attnviz.model.model_proof import (
 )
 from attnviz.model.safe_io import shown_path
 
-__all__ = ["STORE", "Capture", "ModelError", "ModelStore", "display_tokens", "head_arrays",
-           "head_terms", "mask_settings", "temperature_for"]
+__all__ = [
+    "STORE",
+    "Capture",
+    "ModelError",
+    "ModelStore",
+    "display_tokens",
+    "head_arrays",
+    "head_terms",
+    "mask_settings",
+    "temperature_for",
+]
 
 #: Captured sentences kept at once (each holds every layer's weights).
 MAX_CAPTURES = 8
@@ -56,8 +65,9 @@ def normalize_path(path: str) -> str:
     except RuntimeError:  # Python 3.11's resolve() on a symlink loop
         raise ModelError(f"{_shown(path)}: its links go round in a loop") from None
     except (OSError, ValueError, UnicodeError) as exc:
-        raise ModelError(f"{_shown(path)}: not a folder path this system can open "
-                         f"({type(exc).__name__})") from None
+        raise ModelError(
+            f"{_shown(path)}: not a folder path this system can open ({type(exc).__name__})"
+        ) from None
     return resolved
 
 
@@ -218,8 +228,9 @@ def link_strength(capture: Capture, query: int, key: int) -> np.ndarray:
         if lc.weights is not None:
             rows.append(lc.weights[:, query, key].astype(np.float64))
         else:  # a long sentence: the row as attnviz draws it, proven equal to the model's
-            rows.append(np.array([weight_at(capture, layer, h, query, key)
-                                  for h in range(capture.n_heads)]))
+            rows.append(
+                np.array([weight_at(capture, layer, h, query, key) for h in range(capture.n_heads)])
+            )
     return np.stack(rows)
 
 
@@ -239,5 +250,7 @@ def layer_maps(capture: Capture) -> tuple[list[np.ndarray], object]:
     pooled maps with :func:`weight_at` for its exact values."""
     if all(lc.weights is not None for lc in capture.layers):
         return [lc.weights for lc in capture.layers], None
-    return ([lc.pooled for lc in capture.layers],
-            lambda layer, head, q, k: weight_at(capture, layer, head, q, k))
+    return (
+        [lc.pooled for lc in capture.layers],
+        lambda layer, head, q, k: weight_at(capture, layer, head, q, k),
+    )

@@ -48,8 +48,9 @@ def load_topic_preset(topic: str, preset_id: str) -> TopicPreset:
         raise ValueError(f"preset {preset_id!r} is not a {topic} preset of format {_FORMAT}")
     fields = dict(data["fields"])
     fields.setdefault("preset_id", preset_id)
-    return TopicPreset(preset_id, topic, data.get("title", preset_id), data.get("source", ""),
-                       fields)
+    return TopicPreset(
+        preset_id, topic, data.get("title", preset_id), data.get("source", ""), fields
+    )
 
 
 def preset_topic(preset_id: str) -> str | None:

@@ -24,5 +24,8 @@ def caption_html(text: str) -> str:
 
 def lesson_step_label(lesson, index: int) -> str:
     """The undo step a played step becomes: "Lesson: <title>, step <n>", translated."""
-    return fill(QCoreApplication.translate("Presentation", "Lesson: %1, step %2"),
-                lesson.title_in(language.active_language()), index + 1)
+    return fill(
+        QCoreApplication.translate("Presentation", "Lesson: %1, step %2"),
+        lesson.title_in(language.active_language()),
+        index + 1,
+    )

@@ -46,8 +46,9 @@ STAGES = {
     "weights": QT_TRANSLATE_NOOP("ModelController", "Loading the weights…"),
     "ready": QT_TRANSLATE_NOOP("ModelController", "Loading the weights…"),
     "forward": QT_TRANSLATE_NOOP("ModelController", "Running the sentence through the model…"),
-    "proof": QT_TRANSLATE_NOOP("ModelController",
-                               "Checking every head against the model's own weights…"),
+    "proof": QT_TRANSLATE_NOOP(
+        "ModelController", "Checking every head against the model's own weights…"
+    ),
 }
 
 
@@ -249,6 +250,7 @@ class ModelController(QObject):
             if cancelled.is_set():
                 raise LoadCancelled("cancelled")
             self._set_stage(name, done, total, estimate)
+
         self.busy = True
         self.sigBusy.emit(True)
         self._stage, self._estimate = "check", 0.0
@@ -276,8 +278,9 @@ class ModelController(QObject):
         self._open_progress()
         run_in_pool(lambda: job(stage), done)
 
-    def _set_stage(self, stage: str, done: int = 0, total: int = 0,
-                   estimate: float | None = None) -> None:
+    def _set_stage(
+        self, stage: str, done: int = 0, total: int = 0, estimate: float | None = None
+    ) -> None:
         # Called on the worker: each assignment is atomic, and the GUI's timer shows them.
         # The pass's first layer starts the clock the estimate of the rest reads; before
         # it, the capture's own estimate (from the sentence's length) is said.
@@ -315,8 +318,11 @@ class ModelController(QObject):
         done, total = self._layers
         if self._stage != "forward" or total <= 0:
             return text
-        text += "\n" + fill(QCoreApplication.translate("ModelController", "layer %1 of %2"),
-                             min(done + 1, total), total)
+        text += "\n" + fill(
+            QCoreApplication.translate("ModelController", "layer %1 of %2"),
+            min(done + 1, total),
+            total,
+        )
         elapsed = time.perf_counter() - self._forward_start
         if done > 0 and elapsed > 1.0:
             left = elapsed / done * (total - done)
@@ -324,8 +330,11 @@ class ModelController(QObject):
             left = max(self._estimate - elapsed, 1.0)
         else:
             return text
-        return text + " · " + fill(
-            QCoreApplication.translate("ModelController", "about %1 s left"), f"{left:.0f}")
+        return (
+            text
+            + " · "
+            + fill(QCoreApplication.translate("ModelController", "about %1 s left"), f"{left:.0f}")
+        )
 
     def cancel(self) -> None:
         """Stop: the worker stops at its next stage or layer (a read of the weights already

@@ -76,8 +76,11 @@ def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QW
     if failures:
         panel.close()
         panel.deleteLater()
-        first = str(failures[0]).strip().splitlines()[0][:300] if str(failures[0]).strip() \
+        first = (
+            str(failures[0]).strip().splitlines()[0][:300]
+            if str(failures[0]).strip()
             else type(failures[0]).__name__
+        )
         raise ExportError(f"the {panel_id} panel cannot draw these settings: {first}")
     return panel, figure
 

@@ -283,8 +283,11 @@ class SessionController(QObject):
 
     # --- dialogs (replaced in tests) ---------------------------------------------------
     def _file_filter(self) -> str:
-        return self.tr("attnviz sessions (*%1 *%2);;All files (*)").replace("%1", SUFFIX).replace(
-            "%2", SUFFIX.upper())
+        return (
+            self.tr("attnviz sessions (*%1 *%2);;All files (*)")
+            .replace("%1", SUFFIX)
+            .replace("%2", SUFFIX.upper())
+        )
 
     def _ask_open_path(self) -> str:
         path, _ = QFileDialog.getOpenFileName(

@@ -216,7 +216,8 @@ def unnumbered(widget: QWidget) -> list[str]:
     """The visible matrices in ``widget`` small enough to print their cells' numbers (at
     most 16 a side) that print none: ``"a 3×8 matrix"``, ``"dQ"``."""
     return [
-        f"a {'×'.join(map(str, view.extent))} matrix" if isinstance(view, HeatmapView)
+        f"a {'×'.join(map(str, view.extent))} matrix"
+        if isinstance(view, HeatmapView)
         else (getattr(view, "symbol", "") or "a matrix")
         for view in unnumbered_views(widget)
     ]
@@ -374,8 +375,9 @@ def check_step(
         ]
         for pid, shown in drawn.items():
             problems += [f"{pid}: elided {t!r}" for t in shown if t.endswith(ELLIPSIS)]
-            problems += [f"{pid}: {name} without its numbers"
-                         for name in unnumbered(stage.slots[pid])]
+            problems += [
+                f"{pid}: {name} without its numbers" for name in unnumbered(stage.slots[pid])
+            ]
             problems += [f"{pid}: cut {text!r}" for text in cut_texts(stage.slots[pid])]
         if _cut_text(stage.caption):
             problems.append("cut: the caption")

@@ -52,6 +52,7 @@ def _fields_in_play(lesson: Lesson, index: int, panel_id: str) -> dict:
     of the step's own fields, else the lesson's (the masks all through the lesson on
     masks); the gradient draws its saturation plot from the step that moves the
     temperature on."""
+
     def fields(steps) -> frozenset:
         return frozenset(name for step in steps for name in step.values.get("attention", {}))
 
@@ -81,8 +82,9 @@ class Stage(QWidget):
         Type larger than the stage's own (View → Large Fonts: 1.5).
     """
 
-    def __init__(self, workspace, *, dark: bool = False, font_scale: float = 1.0,
-                 parent=None) -> None:
+    def __init__(
+        self, workspace, *, dark: bool = False, font_scale: float = 1.0, parent=None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("presentation_stage")
         self.workspace = workspace

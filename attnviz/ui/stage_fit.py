@@ -29,9 +29,11 @@ def scrolled_by(area: QAbstractScrollArea) -> list[tuple[str, int, bool]]:
     out = []
     for bar, side in ((area.horizontalScrollBar(), "wide"), (area.verticalScrollBar(), "tall")):
         hidden = bar.maximum() - bar.minimum()
-        per_item = isinstance(area, QAbstractItemView) and (
-            area.horizontalScrollMode() if side == "wide" else area.verticalScrollMode()
-        ) == QAbstractItemView.ScrollMode.ScrollPerItem
+        per_item = (
+            isinstance(area, QAbstractItemView)
+            and (area.horizontalScrollMode() if side == "wide" else area.verticalScrollMode())
+            == QAbstractItemView.ScrollMode.ScrollPerItem
+        )
         if hidden > (0 if per_item else 2):
             out.append((side, hidden, per_item))
     return out
@@ -52,8 +54,10 @@ def unnumbered_views(widget: QWidget) -> list[QWidget]:
     """The visible matrix views in ``widget`` small enough to print their cells' numbers
     (at most 16 a side) that print none (heatmaps and the gradient's matrices)."""
     return [
-        view for view in widget.findChildren(QWidget)
-        if hasattr(view, "cell_values_shown") and view.isVisibleTo(widget)
+        view
+        for view in widget.findChildren(QWidget)
+        if hasattr(view, "cell_values_shown")
+        and view.isVisibleTo(widget)
         and view.cell_values_shown() is False
     ]
 
@@ -99,4 +103,3 @@ class StageFit(QObject):
                 again = True
         if again:
             self._timer.start()
-

@@ -26,8 +26,15 @@ def _settle(seconds: float = 0.4) -> None:
         time.sleep(0.01)
 
 
-def open_window(workspace, width: int, height: int, *, large_fonts: bool = False,
-                theme: str = "light", folder: str | None = None):
+def open_window(
+    workspace,
+    width: int,
+    height: int,
+    *,
+    large_fonts: bool = False,
+    theme: str = "light",
+    folder: str | None = None,
+):
     """A main window showing ``workspace`` as it opens on a ``width × height`` screen
     (offscreen, settled). Its settings live in ``folder`` (a fresh one by default)."""
     from attnviz.ui.main_window import MainWindow
@@ -46,8 +53,9 @@ def open_window(workspace, width: int, height: int, *, large_fonts: bool = False
     return window
 
 
-def render_window(workspace, width: int, height: int, *, large_fonts: bool = False,
-                  theme: str = "light") -> QImage:
+def render_window(
+    workspace, width: int, height: int, *, large_fonts: bool = False, theme: str = "light"
+) -> QImage:
     """The picture of :func:`open_window`'s window, ``width × height`` pixels."""
     window = open_window(workspace, width, height, large_fonts=large_fonts, theme=theme)
     try:

@@ -73,9 +73,17 @@ def save_word_tokenizer(folder) -> None:
 def make_tiny_decoder(folder, family: str = "llama", seed: int = 0, positions: int = 64) -> str:
     """A random decoder of ``family`` with 4 query heads on 2 KV heads, saved as safetensors."""
     torch.manual_seed(seed)
-    common = dict(vocab_size=len(WORDS) + 2, hidden_size=32, intermediate_size=64,
-                  num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
-                  head_dim=8, max_position_embeddings=positions, bos_token_id=1)
+    common = dict(
+        vocab_size=len(WORDS) + 2,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        max_position_embeddings=positions,
+        bos_token_id=1,
+    )
     if family == "llama":
         config = transformers.LlamaConfig(**common)
     elif family == "qwen3":
@@ -84,18 +92,23 @@ def make_tiny_decoder(folder, family: str = "llama", seed: int = 0, positions: i
         config = transformers.MistralConfig(**common, sliding_window=4)
     elif family == "gemma3_text":
         config = transformers.Gemma3TextConfig(
-            **common, query_pre_attn_scalar=16, sliding_window=4,
+            **common,
+            query_pre_attn_scalar=16,
+            sliding_window=4,
             layer_types=["sliding_attention", "full_attention", "sliding_attention"],
         )
     elif family == "gemma2":  # scores capped by tanh
-        config = transformers.Gemma2Config(**common, query_pre_attn_scalar=8, sliding_window=4,
-                                           attn_logit_softcapping=2.0)
+        config = transformers.Gemma2Config(
+            **common, query_pre_attn_scalar=8, sliding_window=4, attn_logit_softcapping=2.0
+        )
     elif family == "gpt_oss":  # a sink logit per head
-        config = transformers.GptOssConfig(**common, num_local_experts=2, num_experts_per_tok=1,
-                                           sliding_window=4)
+        config = transformers.GptOssConfig(
+            **common, num_local_experts=2, num_experts_per_tok=1, sliding_window=4
+        )
     elif family == "bloom":  # ALiBi, one slope per head
-        config = transformers.BloomConfig(vocab_size=len(WORDS) + 2, hidden_size=32, n_layer=3,
-                                          n_head=4, bos_token_id=1)
+        config = transformers.BloomConfig(
+            vocab_size=len(WORDS) + 2, hidden_size=32, n_layer=3, n_head=4, bos_token_id=1
+        )
     else:
         raise ValueError(family)
     model = transformers.AutoModel.from_config(config)
@@ -119,8 +132,7 @@ def minilm():
 def test_minilm_capture_equals_transformers_weights(minilm):
     cap = minilm.capture(SENTENCE)
     _, attentions, _ = oracle_attentions(minilm_path(), SENTENCE)
-    assert cap.tokens == ("[CLS]", "i", "sat", "on", "the", "bank", "of", "the", "river",
-                          "[SEP]")
+    assert cap.tokens == ("[CLS]", "i", "sat", "on", "the", "bank", "of", "the", "river", "[SEP]")
     assert cap.special == (True,) + (False,) * 8 + (True,)
     assert (len(cap.layers), cap.n_heads, cap.n_kv_heads, cap.head_dim) == (6, 12, 12, 32)
     for layer, lc in enumerate(cap.layers):
@@ -177,8 +189,9 @@ def test_llama_q_is_captured_after_rope(tmp_path):
         h = layer.input_layernorm(out.hidden_states[1])
         q = layer.self_attn.q_proj(h)[0].view(len(cap.tokens), 4, 8).transpose(0, 1).numpy()
     base = model.config.rope_parameters["rope_theta"]
-    rotated = apply_rope(q.astype(np.float64), np.arange(len(cap.tokens)),
-                         rope_frequencies(8, base), layout="half")
+    rotated = apply_rope(
+        q.astype(np.float64), np.arange(len(cap.tokens)), rope_frequencies(8, base), layout="half"
+    )
     np.testing.assert_allclose(cap.layers[1].q, rotated, atol=1e-5)
     assert np.abs(cap.layers[1].q[:, 1:] - q[:, 1:]).max() > 1e-2  # it did rotate
 
@@ -193,13 +206,13 @@ def _folder(tmp_path, config: dict | None = None, files: dict | None = None):
 
 
 def _safetensors(shape=(4, 4), dtype="F32") -> bytes:
-    header = json.dumps({"w": {"dtype": dtype, "shape": list(shape),
-                               "data_offsets": [0, 4 * int(np.prod(shape))]}}).encode()
+    header = json.dumps(
+        {"w": {"dtype": dtype, "shape": list(shape), "data_offsets": [0, 4 * int(np.prod(shape))]}}
+    ).encode()
     return struct.pack("<Q", len(header)) + header + bytes(4 * int(np.prod(shape)))
 
 
-BERT = {"model_type": "bert", "num_hidden_layers": 1, "num_attention_heads": 1,
-        "hidden_size": 4}
+BERT = {"model_type": "bert", "num_hidden_layers": 1, "num_attention_heads": 1, "hidden_size": 4}
 
 
 def test_refuses_a_folder_that_is_not_a_model(tmp_path):
@@ -210,16 +223,18 @@ def test_refuses_a_folder_that_is_not_a_model(tmp_path):
 
 
 def test_refuses_a_pickle_only_checkpoint(tmp_path):
-    folder = _folder(tmp_path, BERT, {"pytorch_model.bin": b"\x80\x04pickle",
-                                      "vocab.txt": b"[UNK]\n"})
+    folder = _folder(
+        tmp_path, BERT, {"pytorch_model.bin": b"\x80\x04pickle", "vocab.txt": b"[UNK]\n"}
+    )
     with pytest.raises(ModelError, match=r"pickle checkpoint \(pytorch_model.bin\).*safetensors"):
         inspect_folder(folder)
 
 
 def test_refuses_remote_code(tmp_path):
     config = BERT | {"auto_map": {"AutoModel": "modeling_evil.EvilModel"}}
-    folder = _folder(tmp_path, config, {"model.safetensors": _safetensors(),
-                                        "vocab.txt": b"[UNK]\n"})
+    folder = _folder(
+        tmp_path, config, {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"}
+    )
     with pytest.raises(ModelError, match="run code of its own"):
         inspect_folder(folder)
     with pytest.raises(ModelError, match="run code of its own"):
@@ -277,8 +292,10 @@ def test_an_older_transformers_is_named_with_the_version_needed(monkeypatch):
 # --- hostile folders: each one line, in milliseconds, nothing built ----------------------
 def _named_safetensors(names, shape=(4, 4)) -> bytes:
     size = 4 * int(np.prod(shape))
-    header = {n: {"dtype": "F32", "shape": list(shape), "data_offsets": [i * size, (i + 1) * size]}
-              for i, n in enumerate(names)}
+    header = {
+        n: {"dtype": "F32", "shape": list(shape), "data_offsets": [i * size, (i + 1) * size]}
+        for i, n in enumerate(names)
+    }
     raw = json.dumps(header).encode()
     return struct.pack("<Q", len(raw)) + raw + bytes(size * len(names))
 
@@ -293,17 +310,28 @@ HOSTILE = [
     ("model_type given as a list", dict(BERT, model_type=["bert"]), None, "is not a family"),
     ("no layers", dict(BERT, num_hidden_layers=0), None, "one layer or more"),
     ("layers as text", dict(BERT, num_hidden_layers="6"), None, "one layer or more"),
-    ("10,000 layers over 2", dict(BERT, num_hidden_layers=10_000),
-     ["encoder.layer.0.attention.self.query.weight", "encoder.layer.1.attention.self.query.weight"],
-     "num_hidden_layers = 10,000 and its weights hold 2 layers"),
-    ("fewer layers than the weights", dict(BERT, num_hidden_layers=1),
-     ["encoder.layer.0.x.weight", "encoder.layer.5.x.weight"], "= 1 and its weights hold 6"),
+    (
+        "10,000 layers over 2",
+        dict(BERT, num_hidden_layers=10_000),
+        [
+            "encoder.layer.0.attention.self.query.weight",
+            "encoder.layer.1.attention.self.query.weight",
+        ],
+        "num_hidden_layers = 10,000 and its weights hold 2 layers",
+    ),
+    (
+        "fewer layers than the weights",
+        dict(BERT, num_hidden_layers=1),
+        ["encoder.layer.0.x.weight", "encoder.layer.5.x.weight"],
+        "= 1 and its weights hold 6",
+    ),
 ]
 
 
 @pytest.mark.parametrize("name, config, tensors, says", HOSTILE, ids=[h[0] for h in HOSTILE])
-def test_a_hostile_config_is_refused_before_anything_is_built(tmp_path, name, config,
-                                                              tensors, says):
+def test_a_hostile_config_is_refused_before_anything_is_built(
+    tmp_path, name, config, tensors, says
+):
     weights = _named_safetensors(tensors) if tensors else _safetensors()
     _folder(tmp_path, config, {"model.safetensors": weights, "vocab.txt": b"[UNK]\n"})
     with pytest.raises(ModelError) as info:
@@ -313,8 +341,11 @@ def test_a_hostile_config_is_refused_before_anything_is_built(tmp_path, name, co
 
 def test_safetensors_without_tensors_or_with_a_deep_header_are_refused(tmp_path):
     empty = json.dumps({"__metadata__": {"format": "pt"}}).encode()
-    _folder(tmp_path, BERT, {"model.safetensors": struct.pack("<Q", len(empty)) + empty,
-                             "vocab.txt": b"[UNK]\n"})
+    _folder(
+        tmp_path,
+        BERT,
+        {"model.safetensors": struct.pack("<Q", len(empty)) + empty, "vocab.txt": b"[UNK]\n"},
+    )
     with pytest.raises(ModelError) as info:
         inspect_folder(tmp_path, free_bytes=None)
     assert "hold no weights" in _one_line(info)
@@ -326,8 +357,11 @@ def test_safetensors_without_tensors_or_with_a_deep_header_are_refused(tmp_path)
 
 
 def test_a_config_past_the_size_bound_is_named_as_too_large_not_bad_json(tmp_path):
-    _folder(tmp_path, dict(BERT, pad="x" * (5 << 20)),
-            {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"})
+    _folder(
+        tmp_path,
+        dict(BERT, pad="x" * (5 << 20)),
+        {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"},
+    )
     with pytest.raises(ModelError) as info:
         inspect_folder(tmp_path, free_bytes=None)
     assert "config.json: larger than 4 MiB" in _one_line(info)
@@ -361,10 +395,20 @@ def test_bert_weights_under_a_llama_config_are_refused_not_randomised(tmp_path):
     source = Path(minilm_path())
     for name in ("model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt"):
         shutil.copy(source / name, tmp_path / name)
-    (tmp_path / "config.json").write_text(json.dumps({
-        "model_type": "llama", "hidden_size": 384, "intermediate_size": 1536,
-        "num_attention_heads": 12, "num_key_value_heads": 12, "vocab_size": 30522,
-        "num_hidden_layers": 6, "max_position_embeddings": 512}))
+    (tmp_path / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "llama",
+                "hidden_size": 384,
+                "intermediate_size": 1536,
+                "num_attention_heads": 12,
+                "num_key_value_heads": 12,
+                "vocab_size": 30522,
+                "num_hidden_layers": 6,
+                "max_position_embeddings": 512,
+            }
+        )
+    )
     with pytest.raises(ModelError) as info:
         load_model(tmp_path)
     message = _one_line(info)
@@ -381,8 +425,10 @@ def test_the_floor_is_one_number_in_pyproject_the_code_and_ci():
     floor = ".".join(map(str, MIN_TRANSFORMERS))
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
     # The floor CI tests, and below the next major (5.x: the newest is tested by make test).
-    assert _re.findall(r'"transformers>=([\d.]+),<(\d+)"', pyproject) == [
-        (floor, str(MIN_TRANSFORMERS[0] + 1))] * 2
+    assert (
+        _re.findall(r'"transformers>=([\d.]+),<(\d+)"', pyproject)
+        == [(floor, str(MIN_TRANSFORMERS[0] + 1))] * 2
+    )
     make = (root / "Makefile").read_text(encoding="utf-8")
     assert _re.search(r"^FLOOR_TRANSFORMERS := (\S+)$", make, _re.M).group(1) == floor + ".0"
     assert "make test-floor" in (root / ".ci" / "run").read_text(encoding="utf-8")

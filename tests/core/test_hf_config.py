@@ -483,11 +483,24 @@ def test_hf_config_imports_no_qt_model_or_ui():
 
 
 def test_gpt2_and_distilbert_names_for_the_shape_are_read():
-    gpt2 = {"model_type": "gpt2", "n_layer": 12, "n_head": 12, "n_embd": 768,
-            "n_positions": 1024, "vocab_size": 50257}
+    gpt2 = {
+        "model_type": "gpt2",
+        "n_layer": 12,
+        "n_head": 12,
+        "n_embd": 768,
+        "n_positions": 1024,
+        "vocab_size": 50257,
+    }
     card = card_from_hf_config(gpt2, "gpt2")
     assert (card.layers, card.n_heads, card.head_dim, card.context) == (12, 12, 64, 1024)
-    distil = {"model_type": "distilbert", "n_layers": 6, "n_heads": 12, "dim": 768,
-              "hidden_dim": 3072, "max_position_embeddings": 512, "vocab_size": 30522}
+    distil = {
+        "model_type": "distilbert",
+        "n_layers": 6,
+        "n_heads": 12,
+        "dim": 768,
+        "hidden_dim": 3072,
+        "max_position_embeddings": 512,
+        "vocab_size": 30522,
+    }
     card = card_from_hf_config(distil, "distilbert")
     assert (card.layers, card.n_heads, card.head_dim, card.context) == (6, 12, 64, 512)

@@ -39,95 +39,193 @@ from tests.core.test_hf_capture import (  # noqa: E402
 )
 
 V = len(WORDS) + 2
-BASE = dict(vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-            num_attention_heads=4, max_position_embeddings=64, bos_token_id=1)
+BASE = dict(
+    vocab_size=V,
+    hidden_size=32,
+    intermediate_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    max_position_embeddings=64,
+    bos_token_id=1,
+)
 #: model_type → a tiny config of the family (partial rotary, GQA, windows where it has them).
 TINY = {
-    "gpt2": lambda: transformers.GPT2Config(vocab_size=V, n_embd=32, n_layer=2, n_head=4,
-                                            n_positions=64, bos_token_id=1),
+    "gpt2": lambda: transformers.GPT2Config(
+        vocab_size=V, n_embd=32, n_layer=2, n_head=4, n_positions=64, bos_token_id=1
+    ),
     "gpt_neox": lambda: transformers.GPTNeoXConfig(**BASE, rotary_pct=0.5),
     "phi": lambda: transformers.PhiConfig(**BASE, partial_rotary_factor=0.5),
-    "stablelm": lambda: transformers.StableLmConfig(**BASE, num_key_value_heads=2,
-                                                    partial_rotary_factor=0.25),
-    "gptj": lambda: transformers.GPTJConfig(vocab_size=V, n_embd=32, n_layer=2, n_head=4,
-                                            n_positions=64, rotary_dim=4, bos_token_id=1),
-    "opt": lambda: transformers.OPTConfig(vocab_size=V, hidden_size=32, ffn_dim=64,
-                                          num_hidden_layers=2, num_attention_heads=4,
-                                          max_position_embeddings=64, word_embed_proj_dim=32,
-                                          bos_token_id=1),
+    "stablelm": lambda: transformers.StableLmConfig(
+        **BASE, num_key_value_heads=2, partial_rotary_factor=0.25
+    ),
+    "gptj": lambda: transformers.GPTJConfig(
+        vocab_size=V, n_embd=32, n_layer=2, n_head=4, n_positions=64, rotary_dim=4, bos_token_id=1
+    ),
+    "opt": lambda: transformers.OPTConfig(
+        vocab_size=V,
+        hidden_size=32,
+        ffn_dim=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=64,
+        word_embed_proj_dim=32,
+        bos_token_id=1,
+    ),
     "olmo": lambda: transformers.OlmoConfig(**BASE),
     "olmo2": lambda: transformers.Olmo2Config(**BASE, num_key_value_heads=2),
     "cohere": lambda: transformers.CohereConfig(**BASE, num_key_value_heads=2),
-    "starcoder2": lambda: transformers.Starcoder2Config(**BASE, num_key_value_heads=2,
-                                                        sliding_window=4),
+    "starcoder2": lambda: transformers.Starcoder2Config(
+        **BASE, num_key_value_heads=2, sliding_window=4
+    ),
     "llama4_text": lambda: transformers.Llama4TextConfig(
-        **BASE, num_key_value_heads=2, head_dim=8, intermediate_size_mlp=64,
-        num_local_experts=2, num_experts_per_tok=1, no_rope_layers=[1, 0]),
+        **BASE,
+        num_key_value_heads=2,
+        head_dim=8,
+        intermediate_size_mlp=64,
+        num_local_experts=2,
+        num_experts_per_tok=1,
+        no_rope_layers=[1, 0],
+    ),
     "phi3": lambda: transformers.Phi3Config(**BASE, num_key_value_heads=2, pad_token_id=0),
-    "granite": lambda: transformers.GraniteConfig(**BASE, num_key_value_heads=2,
-                                                  attention_multiplier=0.3),
+    "granite": lambda: transformers.GraniteConfig(
+        **BASE, num_key_value_heads=2, attention_multiplier=0.3
+    ),
     "qwen2": lambda: transformers.Qwen2Config(**BASE, num_key_value_heads=2),
     "gemma": lambda: transformers.GemmaConfig(**BASE, num_key_value_heads=2, head_dim=8),
     # Score capping (a cap of 2 bites at these weights) and a sliding window every other layer.
     "gemma2": lambda: transformers.Gemma2Config(
-        **BASE, num_key_value_heads=2, head_dim=8, attn_logit_softcapping=2.0,
-        query_pre_attn_scalar=8, sliding_window=4),
+        **BASE,
+        num_key_value_heads=2,
+        head_dim=8,
+        attn_logit_softcapping=2.0,
+        query_pre_attn_scalar=8,
+        sliding_window=4,
+    ),
     "gemma3_text": lambda: transformers.Gemma3TextConfig(
-        **BASE, num_key_value_heads=2, head_dim=8, query_pre_attn_scalar=8, sliding_window=4),
+        **BASE, num_key_value_heads=2, head_dim=8, query_pre_attn_scalar=8, sliding_window=4
+    ),
     # ALiBi, in an attention module of its own (captured by a hook), with a non-power-of-two
     # number of heads (the slopes interleave two sequences).
-    "bloom": lambda: transformers.BloomConfig(vocab_size=V, hidden_size=36, n_layer=2, n_head=6,
-                                              bos_token_id=1),
+    "bloom": lambda: transformers.BloomConfig(
+        vocab_size=V, hidden_size=36, n_layer=2, n_head=6, bos_token_id=1
+    ),
     # Falcon's rotary attention, also outside the AttentionInterface: multi-query (one KV
     # head) and the new architecture's grouped KV heads.
-    "falcon": lambda: transformers.FalconConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2,
-                                                num_attention_heads=4, multi_query=True,
-                                                bos_token_id=1),
+    "falcon": lambda: transformers.FalconConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        multi_query=True,
+        bos_token_id=1,
+    ),
     # Attention sinks, windows every other layer, experts.
     "gpt_oss": lambda: transformers.GptOssConfig(
-        **BASE, num_key_value_heads=2, head_dim=8, num_local_experts=2, num_experts_per_tok=1,
-        sliding_window=4),
+        **BASE,
+        num_key_value_heads=2,
+        head_dim=8,
+        num_local_experts=2,
+        num_experts_per_tok=1,
+        sliding_window=4,
+    ),
     # Multi-head latent attention: q and k of a latent and a rotary part (d_k 12), values
     # narrower (6), experts after the first layer, YaRN's mscale in the layer's scale.
     "deepseek_v3": lambda: transformers.DeepseekV3Config(
-        **BASE, moe_intermediate_size=16, num_key_value_heads=4, q_lora_rank=16,
-        kv_lora_rank=8, qk_rope_head_dim=4, qk_nope_head_dim=8, v_head_dim=6,
-        n_routed_experts=4, num_experts_per_tok=2, n_group=2, topk_group=1,
+        **BASE,
+        moe_intermediate_size=16,
+        num_key_value_heads=4,
+        q_lora_rank=16,
+        kv_lora_rank=8,
+        qk_rope_head_dim=4,
+        qk_nope_head_dim=8,
+        v_head_dim=6,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        n_group=2,
+        topk_group=1,
         first_k_dense_replace=1,
-        rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16,
-                      "mscale": 1.0, "mscale_all_dim": 1.0}),
+        rope_scaling={
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 16,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+        },
+    ),
     "qwen3_moe": lambda: transformers.Qwen3MoeConfig(
-        **BASE, num_key_value_heads=2, head_dim=8, num_experts=2, num_experts_per_tok=1,
-        moe_intermediate_size=32),
+        **BASE,
+        num_key_value_heads=2,
+        head_dim=8,
+        num_experts=2,
+        num_experts_per_tok=1,
+        moe_intermediate_size=32,
+    ),
     "smollm3": lambda: transformers.SmolLM3Config(**BASE, num_key_value_heads=2, pad_token_id=0),
     "xlm-roberta": lambda: transformers.XLMRobertaConfig(
-        vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-        intermediate_size=64, max_position_embeddings=70, pad_token_id=0),
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=70,
+        pad_token_id=0,
+    ),
     "bert": lambda: transformers.BertConfig(
-        vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-        intermediate_size=64, max_position_embeddings=64),
-    "mixtral": lambda: transformers.MixtralConfig(**BASE, num_key_value_heads=2,
-                                                  num_local_experts=2, num_experts_per_tok=1),
-    "albert": lambda: transformers.AlbertConfig(vocab_size=V, embedding_size=16,
-                                                hidden_size=32, num_hidden_layers=2,
-                                                num_attention_heads=4, intermediate_size=64,
-                                                max_position_embeddings=64),
-    "electra": lambda: transformers.ElectraConfig(vocab_size=V, embedding_size=16,
-                                                  hidden_size=32, num_hidden_layers=2,
-                                                  num_attention_heads=4, intermediate_size=64,
-                                                  max_position_embeddings=64),
-    "roberta": lambda: transformers.RobertaConfig(vocab_size=V, hidden_size=32,
-                                                  num_hidden_layers=2, num_attention_heads=4,
-                                                  intermediate_size=64,
-                                                  max_position_embeddings=70, pad_token_id=0),
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    ),
+    "mixtral": lambda: transformers.MixtralConfig(
+        **BASE, num_key_value_heads=2, num_local_experts=2, num_experts_per_tok=1
+    ),
+    "albert": lambda: transformers.AlbertConfig(
+        vocab_size=V,
+        embedding_size=16,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    ),
+    "electra": lambda: transformers.ElectraConfig(
+        vocab_size=V,
+        embedding_size=16,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    ),
+    "roberta": lambda: transformers.RobertaConfig(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=70,
+        pad_token_id=0,
+    ),
     "modernbert": lambda: transformers.ModernBertConfig(
-        vocab_size=V, hidden_size=32, intermediate_size=64, num_hidden_layers=3,
-        num_attention_heads=4, max_position_embeddings=64, local_attention=4,
-        global_attn_every_n_layers=2, pad_token_id=0, bos_token_id=1, eos_token_id=1,
-        sep_token_id=1, cls_token_id=1),
-    "distilbert": lambda: transformers.DistilBertConfig(vocab_size=V, dim=32, n_layers=2,
-                                                        n_heads=4, hidden_dim=64,
-                                                        max_position_embeddings=64),
+        vocab_size=V,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        max_position_embeddings=64,
+        local_attention=4,
+        global_attn_every_n_layers=2,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=1,
+        sep_token_id=1,
+        cls_token_id=1,
+    ),
+    "distilbert": lambda: transformers.DistilBertConfig(
+        vocab_size=V, dim=32, n_layers=2, n_heads=4, hidden_dim=64, max_position_embeddings=64
+    ),
 }
 TEXT = "the cat sat on the bank of the river a dog ran"
 
@@ -172,12 +270,14 @@ def test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, model_type):
     since = FAMILY_SINCE.get(model_type)
     if since is not None and _version(transformers.__version__) < since:
         # An older transformers (CI's floor run): the family is refused naming the version.
-        (tmp_path / "config.json").write_text(json.dumps(
-            {"model_type": model_type, "num_hidden_layers": 1}))
+        (tmp_path / "config.json").write_text(
+            json.dumps({"model_type": model_type, "num_hidden_layers": 1})
+        )
         (tmp_path / "model.safetensors").write_bytes(_safetensors())
         save_word_tokenizer(tmp_path)
-        with pytest.raises(ModelError, match=f"open with transformers {since[0]}.{since[1]} "
-                                             "or newer"):
+        with pytest.raises(
+            ModelError, match=f"open with transformers {since[0]}.{since[1]} or newer"
+        ):
             load_model(str(tmp_path), free_bytes=None)
         return
     path = _tiny(tmp_path, model_type)
@@ -192,16 +292,14 @@ def test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, model_type):
         group = cap.n_heads // cap.n_kv_heads
         q = lc.q[last].astype(np.float64)
         k = lc.k[last // group].astype(np.float64)
-        np.testing.assert_allclose(_recomputed(lc, q, k, last), attentions[layer][last],
-                                   atol=1e-5)
+        np.testing.assert_allclose(_recomputed(lc, q, k, last), attentions[layer][last], atol=1e-5)
         assert layer_difference(cap, layer)[0] < 1e-5
     prove_capture(cap)
     assert attentions[0][last].std() > 1e-3  # a head that looks somewhere, not uniform
     if model_type == "gemma2":  # the cap is recorded, and it bites at these weights
         lc = cap.layers[0]
         assert lc.softcap == 2.0
-        free = np.where(lc.allowed, lc.q[last].astype(np.float64) @ lc.k[1].T * lc.scaling,
-                        -np.inf)
+        free = np.where(lc.allowed, lc.q[last].astype(np.float64) @ lc.k[1].T * lc.scaling, -np.inf)
         free = np.exp(free - free.max(1, keepdims=True))
         assert np.abs(free / free.sum(1, keepdims=True) - attentions[0][last]).max() > 1e-2
     if model_type == "bloom":  # every head its slope; the bias bites at these weights
@@ -211,15 +309,18 @@ def test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, model_type):
         free = _recomputed(dataclasses.replace(lc, alibi=None), q, k, last)
         assert np.abs(free - attentions[0][last]).max() > 1e-2
     if model_type == "gpt_oss":  # every head's sink, and rows that sum to less than 1
-        assert all(lc.sinks is not None and lc.sinks.shape == (cap.n_heads,)
-                   for lc in cap.layers)
+        assert all(lc.sinks is not None and lc.sinks.shape == (cap.n_heads,) for lc in cap.layers)
         assert attentions[0][last].sum(-1).min() < 0.9
 
 
 @pytest.mark.parametrize("model_type", sorted(REFUSED))
 def test_a_refused_family_is_refused_naming_its_cause(tmp_path, model_type):
-    config = {"model_type": model_type, "num_hidden_layers": 1, "num_attention_heads": 1,
-              "hidden_size": 4}
+    config = {
+        "model_type": model_type,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 1,
+        "hidden_size": 4,
+    }
     _folder(tmp_path, config, {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"})
     with pytest.raises(ModelError) as info:
         inspect_folder(tmp_path, free_bytes=None)
@@ -239,17 +340,27 @@ FALCON_VARIANTS = {
 @pytest.mark.parametrize("variant", sorted(FALCON_VARIANTS))
 def test_falcons_other_layouts_are_captured_exactly(tmp_path, monkeypatch, variant):
     def config():
-        return transformers.FalconConfig(vocab_size=V, hidden_size=32, num_hidden_layers=2,
-                                         num_attention_heads=4, bos_token_id=1,
-                                         **FALCON_VARIANTS[variant])
+        return transformers.FalconConfig(
+            vocab_size=V,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            bos_token_id=1,
+            **FALCON_VARIANTS[variant],
+        )
 
     monkeypatch.setitem(TINY, "falcon", config)
     test_a_tiny_model_of_every_family_is_captured_exactly(tmp_path, "falcon")
 
 
 def test_falcon_with_alibi_is_refused_naming_its_cause(tmp_path):
-    config = {"model_type": "falcon", "alibi": True, "num_hidden_layers": 1,
-              "num_attention_heads": 1, "hidden_size": 4}
+    config = {
+        "model_type": "falcon",
+        "alibi": True,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 1,
+        "hidden_size": 4,
+    }
     _folder(tmp_path, config, {"model.safetensors": _safetensors(), "vocab.txt": b"[UNK]\n"})
     with pytest.raises(ModelError, match="ALiBi biases rounded to bfloat16"):
         inspect_folder(tmp_path, free_bytes=None)

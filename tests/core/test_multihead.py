@@ -63,8 +63,10 @@ def test_multi_head_equals_torch_sdpa_with_gqa(h_kv):
     torch = _torch()
     x, w_q, w_k, w_v, w_o = _model(n=7, d_model=16, h=4, h_kv=h_kv, d=4, seed=h_kv)
     out, weights = multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads=4, n_kv_heads=h_kv)
-    q, k, v = (torch.from_numpy(a)[None] for a in project_heads(
-        x, w_q, w_k, w_v, n_heads=4, n_kv_heads=h_kv))
+    q, k, v = (
+        torch.from_numpy(a)[None]
+        for a in project_heads(x, w_q, w_k, w_v, n_heads=4, n_kv_heads=h_kv)
+    )
     sdpa = torch.nn.functional.scaled_dot_product_attention
     heads = sdpa(q, k, v, enable_gqa=True)[0].numpy()
     # V = identity gives the weights themselves: A·I = A.
@@ -100,16 +102,20 @@ def test_the_chapters_split_and_equal_flops():
     ("n", "d_model", "h", "d"), [(12, 64, 8, 8), (3, 2, 2, 1), (100, 96, 12, 8)]
 )
 def test_h_heads_of_width_d_cost_one_head_of_width_hd(n, d_model, h, d):
-    assert attention_flops(n, d_model, h, h, d).total == attention_flops(
-        n, d_model, 1, 1, h * d
-    ).total
+    assert (
+        attention_flops(n, d_model, h, h, d).total == attention_flops(n, d_model, 1, 1, h * d).total
+    )
 
 
 def test_gqa_shrinks_only_the_kv_projections_and_the_cache():
     mha = attention_flops(12, 64, 8, 8, 8)
     gqa = attention_flops(12, 64, 8, 2, 8)
     assert (mha.q_proj, mha.scores, mha.mix, mha.out_proj) == (
-        gqa.q_proj, gqa.scores, gqa.mix, gqa.out_proj)
+        gqa.q_proj,
+        gqa.scores,
+        gqa.mix,
+        gqa.out_proj,
+    )
     assert mha.k_proj == 4 * gqa.k_proj == 98_304
     assert (mha.kv_cache, gqa.kv_cache) == (128, 32)
     assert mha.total == 430_080 and gqa.total == 282_624

@@ -102,9 +102,11 @@ def test_fit_decay_on_an_exact_exponential():
     assert fit.residual_rms < 1e-12
     assert fit.half_life == pytest.approx(math.log(0.5) / math.log(0.9))
     # underflowed zeros are left out, and start skips the head
-    g = np.concatenate([0.5**np.arange(5), [0.0, 0.0]])
+    g = np.concatenate([0.5 ** np.arange(5), [0.0, 0.0]])
     assert fit_decay(g).factor == pytest.approx(0.5)
-    assert fit_decay(np.r_[1.0, 0.8**np.arange(1, 20) * 0.1], start=1).factor == pytest.approx(0.8)
+    assert fit_decay(np.r_[1.0, 0.8 ** np.arange(1, 20) * 0.1], start=1).factor == pytest.approx(
+        0.8
+    )
 
 
 @pytest.mark.parametrize(

@@ -101,7 +101,8 @@ def test_interleaved_and_half_agree_after_permutation():
     np.testing.assert_allclose(
         apply_rope(x_int, pos, f, layout="interleaved"),
         apply_rope(x_half, pos, f, layout="half")[..., perm],
-        rtol=0, atol=1e-12,
+        rtol=0,
+        atol=1e-12,
     )
 
 
@@ -117,8 +118,9 @@ def test_float32_stays_float32_and_attention_factor_scales():
     f = rope_frequencies(8)
     out = apply_rope(x, np.arange(4), f, layout="half", attention_factor=2.0)
     assert out.dtype == np.float32
-    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), 2 * np.linalg.norm(x, axis=-1),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        np.linalg.norm(out, axis=-1), 2 * np.linalg.norm(x, axis=-1), rtol=1e-6
+    )
 
 
 def test_rotation_angles_and_wavelengths():
@@ -169,8 +171,9 @@ def test_dynamic_is_plain_until_the_original_length_then_ntk_for_the_length():
         np.testing.assert_allclose(rope_frequencies(d, base, s, seq_len=n), plain, rtol=1e-15)
     got = rope_frequencies(d, base, s, seq_len=16384)
     expected_base = base * ((2.0 * 16384 / 4096) - 1.0) ** (d / (d - 2))
-    np.testing.assert_allclose(got, [expected_base ** (-2 * i / d) for i in range(d // 2)],
-                               rtol=1e-13)
+    np.testing.assert_allclose(
+        got, [expected_base ** (-2 * i / d) for i in range(d // 2)], rtol=1e-13
+    )
 
 
 def _llama31_reference(dim, base, factor, low, high, old):
@@ -252,8 +255,12 @@ def test_yarn_attention_factor():
 
 
 def test_yarn_factor_from_context_growth():
-    s = {"rope_type": "yarn", "factor": None, "original_max_position_embeddings": 4096,
-         "max_position_embeddings": 16384}
+    s = {
+        "rope_type": "yarn",
+        "factor": None,
+        "original_max_position_embeddings": 4096,
+        "max_position_embeddings": 16384,
+    }
     np.testing.assert_allclose(
         rope_frequencies(64, 10000.0, s),
         rope_frequencies(64, 10000.0, dict(s, factor=4.0)),
@@ -348,7 +355,9 @@ def test_llama31_regions_follow_the_wavelength_thresholds():
     kept = sum(w < 8192 / 4.0 for w in wavelen)
     divided = sum(w > 8192 / 1.0 for w in wavelen)
     assert r.counts() == {
-        "extrapolated": kept, "interpolated": divided, "blended": 64 - kept - divided
+        "extrapolated": kept,
+        "interpolated": divided,
+        "blended": 64 - kept - divided,
     }
     assert (kept, divided) == (29, 29)
     assert list(r.region[:kept]) == ["extrapolated"] * kept  # the fast pairs come first

@@ -142,7 +142,9 @@ def test_sink_takes_a_fully_masked_row():
         {"softcap": 1e400},
         {"alibi": "0.5"},
         {"sink": True},
-        {"softcap": 1e4}, {"alibi": 17.0}, {"sink": -101.0},
+        {"softcap": 1e4},
+        {"alibi": 17.0},
+        {"sink": -101.0},
     ],
 )
 def test_bad_terms_are_refused(kwargs):

@@ -55,21 +55,24 @@ def _valid(spec):
     if spec.kind == "int" and spec.lo is not None and spec.hi is not None:
         lo, hi = int(spec.lo), int(spec.hi)
         edges = sorted(v for v in {lo, lo + 1, hi - 1, hi} if lo <= v <= hi)
-        return st.one_of(st.sampled_from(edges),
-                         st.integers(lo, min(hi, lo + 600)), st.integers(lo, hi))
+        return st.one_of(
+            st.sampled_from(edges), st.integers(lo, min(hi, lo + 600)), st.integers(lo, hi)
+        )
     if spec.kind == "float" and spec.lo is not None and spec.hi is not None:
         lo, hi = float(spec.lo), float(spec.hi)
         return st.one_of(st.sampled_from([lo, hi]), st.floats(lo, hi))
     if spec.kind == "ints" and spec.hi is not None:
         bound = int(min(spec.hi, 5000))
         small = st.lists(st.integers(0, 3), min_size=1, max_size=6)  # segments, one a token
-        return st.one_of(small, st.lists(st.integers(0, bound), min_size=2, max_size=2,
-                                         unique=True).map(sorted))
+        return st.one_of(
+            small, st.lists(st.integers(0, bound), min_size=2, max_size=2, unique=True).map(sorted)
+        )
     if spec.kind in ("matrix", "optmatrix"):
         # Mostly the default sentence's three rows, so that the matrix is taken.
         rows, cols = st.sampled_from([3, 3, 3, 1, 4, 6]), st.integers(1, 6)
-        return st.tuples(rows, cols).flatmap(lambda shape: arrays(np.float64, shape,
-                                                                  elements=_entries))
+        return st.tuples(rows, cols).flatmap(
+            lambda shape: arrays(np.float64, shape, elements=_entries)
+        )
     if spec.kind == "texts":
         return st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=6)
     if spec.kind == "flags":
@@ -77,15 +80,17 @@ def _valid(spec):
     if spec.kind == "text":
         return st.text(max_size=24)
     if spec.kind == "pair":
-        return st.tuples(st.floats(-10, 10), st.floats(0.001, 10)).map(lambda p: [p[0],
-                                                                                  p[0] + p[1]])
+        return st.tuples(st.floats(-10, 10), st.floats(0.001, 10)).map(
+            lambda p: [p[0], p[0] + p[1]]
+        )
     if spec.kind == "cell":
         return st.one_of(st.none(), st.lists(st.integers(0, 6), min_size=2, max_size=2))
     return _hostile
 
 
-_entries = st.one_of(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3),
-                     st.sampled_from([0.0, 1e6, -1e6, 1e-300, 1e300]))
+_entries = st.one_of(
+    st.floats(-1e3, 1e3), st.floats(-1e3, 1e3), st.sampled_from([0.0, 1e6, -1e6, 1e-300, 1e300])
+)
 
 
 def _compute_everything(ws: Workspace) -> int:

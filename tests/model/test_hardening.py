@@ -96,8 +96,9 @@ def test_hostile_content_is_refused_with_one_line(tmp_path, name):
     assert "\n" not in str(info.value) and len(str(info.value)) < 300
     assert state.snapshot().keys() == before.keys()
     assert all(
-        np.array_equal(state.snapshot()[k], v) if isinstance(v, np.ndarray) else
-        state.snapshot()[k] == v
+        np.array_equal(state.snapshot()[k], v)
+        if isinstance(v, np.ndarray)
+        else state.snapshot()[k] == v
         for k, v in before.items()
     )
 

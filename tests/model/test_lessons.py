@@ -217,8 +217,9 @@ def test_a_step_that_changes_nothing_emits_nothing():
 
 # --- broken files ----------------------------------------------------------------------------
 def _valid() -> dict:
-    return copy.deepcopy(json.loads(open(lesson_by_id("sqrt-dk", PANELS).path,
-                                         encoding="utf-8").read()))
+    return copy.deepcopy(
+        json.loads(open(lesson_by_id("sqrt-dk", PANELS).path, encoding="utf-8").read())
+    )
 
 
 def _break(edit):
@@ -231,32 +232,78 @@ BROKEN = [
     ("unknown topic", lambda d: d["steps"][1].update(set={"nosuch.d_k": 3}), 2, "nosuch"),
     ("unknown field", lambda d: d["steps"][0]["set"].update({"attention.dk": 3}), 1, "dk"),
     ("bad value", lambda d: d["steps"][2]["set"].update({"attention.d_k": "eight"}), 3, "d_k"),
-    ("huge value", lambda d: d["steps"][2]["set"].update({"attention.d_k": 10**400}), 3,
-     "d_k"),
+    ("huge value", lambda d: d["steps"][2]["set"].update({"attention.d_k": 10**400}), 3, "d_k"),
     ("missing pt_BR caption", lambda d: d["steps"][3]["caption"].pop("pt_BR"), 4, "pt_BR"),
     ("empty English caption", lambda d: d["steps"][0]["caption"].update(en=" "), 1, "en"),
     ("unknown panel", lambda d: d["steps"][0].update(panels=["heatmap", "nope"]), 1, "nope"),
     ("unknown preset", lambda d: d["steps"][0].update(preset="nope"), 1, "nope"),
-    ("quote not in caption", lambda d: d["steps"][0]["quotes"].append(
-        {"text": "12345", "from": {"field": "attention.d_k"}}), 1, "12345"),
-    ("quote without a source", lambda d: d["steps"][0]["quotes"].append({"text": "256"}), 1,
-     "from"),
-    ("private path", lambda d: d["steps"][0]["quotes"].append(
-        {"text": "256", "from": {"resolver": "memory", "path": "card.__class__"}}), 1,
-     "private"),
-    ("highlight off the matrix", lambda d: d["steps"][0].update(
-        highlight={"panel": "heatmap", "row": 3}), 1, "outside"),
-    ("highlight of a hidden panel", lambda d: d["steps"][0].update(
-        highlight={"panel": "heatmap", "row": 0}, panels=["steps"]), 1, "not shown"),
-    ("label in one language", lambda d: d["steps"][0]["quotes"].append(
-        {"text": "256", "label": {"en": "d_k"}, "from": {"field": "attention.d_k"}}), 1,
-     "pt_BR"),
-    ("label too long", lambda d: d["steps"][0]["quotes"].append(
-        {"text": "256", "label": {"en": "x" * 61, "pt_BR": "y"},
-         "from": {"field": "attention.d_k"}}), 1, "at most"),
-    ("figure on a hidden panel", lambda d: d["steps"][0]["quotes"].append(
-        {"text": "256", "label": {"en": "d_k", "pt_BR": "d_k"}, "on": "memory",
-         "from": {"field": "attention.d_k"}}), 1, "does not show"),
+    (
+        "quote not in caption",
+        lambda d: d["steps"][0]["quotes"].append(
+            {"text": "12345", "from": {"field": "attention.d_k"}}
+        ),
+        1,
+        "12345",
+    ),
+    (
+        "quote without a source",
+        lambda d: d["steps"][0]["quotes"].append({"text": "256"}),
+        1,
+        "from",
+    ),
+    (
+        "private path",
+        lambda d: d["steps"][0]["quotes"].append(
+            {"text": "256", "from": {"resolver": "memory", "path": "card.__class__"}}
+        ),
+        1,
+        "private",
+    ),
+    (
+        "highlight off the matrix",
+        lambda d: d["steps"][0].update(highlight={"panel": "heatmap", "row": 3}),
+        1,
+        "outside",
+    ),
+    (
+        "highlight of a hidden panel",
+        lambda d: d["steps"][0].update(highlight={"panel": "heatmap", "row": 0}, panels=["steps"]),
+        1,
+        "not shown",
+    ),
+    (
+        "label in one language",
+        lambda d: d["steps"][0]["quotes"].append(
+            {"text": "256", "label": {"en": "d_k"}, "from": {"field": "attention.d_k"}}
+        ),
+        1,
+        "pt_BR",
+    ),
+    (
+        "label too long",
+        lambda d: d["steps"][0]["quotes"].append(
+            {
+                "text": "256",
+                "label": {"en": "x" * 61, "pt_BR": "y"},
+                "from": {"field": "attention.d_k"},
+            }
+        ),
+        1,
+        "at most",
+    ),
+    (
+        "figure on a hidden panel",
+        lambda d: d["steps"][0]["quotes"].append(
+            {
+                "text": "256",
+                "label": {"en": "d_k", "pt_BR": "d_k"},
+                "on": "memory",
+                "from": {"field": "attention.d_k"},
+            }
+        ),
+        1,
+        "does not show",
+    ),
     ("unknown step key", lambda d: d["steps"][1].update(caption_de="x"), 2, "caption_de"),
     ("no steps", lambda d: d.update(steps=[]), None, "steps"),
     ("bad id", lambda d: d.update(id="9lives"), None, "id"),
@@ -294,10 +341,27 @@ def test_every_shipped_file_is_a_lesson():
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-        lambda inner: st.lists(inner, max_size=3)
-        | st.dictionaries(st.sampled_from(["id", "steps", "set", "caption", "en", "pt_BR",
-                                           "format", "title", "panels", "quotes"]), inner,
-                          max_size=4),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "id",
+                        "steps",
+                        "set",
+                        "caption",
+                        "en",
+                        "pt_BR",
+                        "format",
+                        "title",
+                        "panels",
+                        "quotes",
+                    ]
+                ),
+                inner,
+                max_size=4,
+            )
+        ),
         max_leaves=12,
     )
 )
@@ -309,10 +373,23 @@ def test_any_json_is_a_lesson_or_a_lesson_error(data):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["attention.d_k", "attention.temperature", "memory.context",
-                        "reach.length", "embedding.vocab_size"]),
-       st.one_of(st.integers(min_value=-10**30, max_value=10**30), st.floats(allow_nan=True),
-                 st.text(max_size=5), st.lists(st.integers(), max_size=3)))
+@given(
+    st.sampled_from(
+        [
+            "attention.d_k",
+            "attention.temperature",
+            "memory.context",
+            "reach.length",
+            "embedding.vocab_size",
+        ]
+    ),
+    st.one_of(
+        st.integers(min_value=-(10**30), max_value=10**30),
+        st.floats(allow_nan=True),
+        st.text(max_size=5),
+        st.lists(st.integers(), max_size=3),
+    ),
+)
 def test_a_lesson_value_is_checked_by_the_topic(path, value):
     data = _valid()
     data["steps"][0]["set"] = {path: value}

@@ -16,28 +16,65 @@ from attnviz.model.document import Document
 from attnviz.model.session import SessionError, read_session
 
 #: Keys a session holds, and the fields of its topics: the fuzz mostly speaks its language.
-_KEYS = ["format_version", "app", "layout", "topics", "state", "version", "attention",
-         "positions", "long", "memory", "tokens", "d_k", "q", "k", "v", "head", "n", "seed",
-         "model_path", "model_text", "causal", "window", "temperature", "softcap", "sink"]
-_leaf = (st.none() | st.booleans() | st.integers(-(10**20), 10**20)
-         | st.sampled_from([1, 2, 3, 2**31, 10**400, -1, 0]) | st.floats(allow_nan=True)
-         | st.text(max_size=10) | st.sampled_from(["\ud800", "content", "model", "/dev/zero"]))
+_KEYS = [
+    "format_version",
+    "app",
+    "layout",
+    "topics",
+    "state",
+    "version",
+    "attention",
+    "positions",
+    "long",
+    "memory",
+    "tokens",
+    "d_k",
+    "q",
+    "k",
+    "v",
+    "head",
+    "n",
+    "seed",
+    "model_path",
+    "model_text",
+    "causal",
+    "window",
+    "temperature",
+    "softcap",
+    "sink",
+]
+_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.sampled_from([1, 2, 3, 2**31, 10**400, -1, 0])
+    | st.floats(allow_nan=True)
+    | st.text(max_size=10)
+    | st.sampled_from(["\ud800", "content", "model", "/dev/zero"])
+)
 _json = st.recursive(
     _leaf,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
+    ),
     max_leaves=20,
 )
 
 
 def _session(data) -> dict:
     """A document of format 2 around fuzzed topics, or the fuzz itself (format 1 and junk)."""
-    return data if not isinstance(data, dict) or "topics" in data else {
-        "format_version": 2, "app": "attnviz", "layout": "", "topics": data}
+    return (
+        data
+        if not isinstance(data, dict) or "topics" in data
+        else {"format_version": 2, "app": "attnviz", "layout": "", "topics": data}
+    )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(_json, st.booleans())
 def test_any_session_file_opens_or_is_one_line(tmp_path, data, wrap):
     path = tmp_path / "fuzz.attnviz"
@@ -55,8 +92,11 @@ def test_any_session_file_opens_or_is_one_line(tmp_path, data, wrap):
     assert isinstance(layout, str)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.binary(max_size=300))
 def test_any_bytes_as_a_session_are_one_line(tmp_path, raw):
     path = tmp_path / "bytes.attnviz"
@@ -66,30 +106,59 @@ def test_any_bytes_as_a_session_are_one_line(tmp_path, raw):
     assert "\n" not in str(info.value)
 
 
-_CONFIG_KEYS = ["model_type", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-                "hidden_size", "head_dim", "intermediate_size", "vocab_size",
-                "max_position_embeddings", "sliding_window", "layer_types", "kv_lora_rank",
-                "qk_rope_head_dim", "text_config", "torch_dtype", "_name_or_path",
-                "tie_word_embeddings", "sliding_window_pattern", "n_layer", "n_head"]
+_CONFIG_KEYS = [
+    "model_type",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "hidden_size",
+    "head_dim",
+    "intermediate_size",
+    "vocab_size",
+    "max_position_embeddings",
+    "sliding_window",
+    "layer_types",
+    "kv_lora_rank",
+    "qk_rope_head_dim",
+    "text_config",
+    "torch_dtype",
+    "_name_or_path",
+    "tie_word_embeddings",
+    "sliding_window_pattern",
+    "n_layer",
+    "n_head",
+]
 _config = st.recursive(
     _leaf,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(_CONFIG_KEYS), inner, max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(_CONFIG_KEYS), inner, max_size=8)
+    ),
     max_leaves=24,
 )
-_LLAMA = {"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32,
-          "num_key_value_heads": 8, "hidden_size": 4096, "max_position_embeddings": 8192}
+_LLAMA = {
+    "model_type": "llama",
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "hidden_size": 4096,
+    "max_position_embeddings": 8192,
+}
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.dictionaries(st.sampled_from(_CONFIG_KEYS), _config, max_size=8), st.booleans())
 def test_any_kv_config_is_a_card_or_one_line(tmp_path, changes, on_llama):
     config = {**_LLAMA, **changes} if on_llama else changes
     path = tmp_path / "config.json"
     try:
-        path.write_text(json.dumps(config, allow_nan=True), encoding="utf-8",
-                        errors="surrogatepass")
+        path.write_text(
+            json.dumps(config, allow_nan=True), encoding="utf-8", errors="surrogatepass"
+        )
     except (ValueError, OverflowError):
         return
     try:

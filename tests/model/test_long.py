@@ -129,9 +129,25 @@ def test_a_too_large_block_export_says_how_to_narrow_it():
 def test_cli_export_of_the_overview(tmp_path):
     out = tmp_path / "x.npy"
     done = subprocess.run(
-        [sys.executable, "-m", "attnviz", "export", "--panel", "overview", "--matrix",
-         "overview", "--set", "long.n=4096", "--set", "long.bins=64", "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "export",
+            "--panel",
+            "overview",
+            "--matrix",
+            "overview",
+            "--set",
+            "long.n=4096",
+            "--set",
+            "long.bins=64",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     got = np.load(out)
@@ -266,8 +282,9 @@ def test_heads_are_deterministic_and_in_the_asked_dtype():
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("head", ["content", "previous", "decay", "random"])
 def test_tiles_final_output_equals_attention(head, causal):
-    values = LongState(head=head, causal=causal, tiles_n=37, tiles_d=5, block_q=8,
-                       block_k=6).snapshot()
+    values = LongState(
+        head=head, causal=causal, tiles_n=37, tiles_d=5, block_q=8, block_k=6
+    ).snapshot()
     demo = tiles_demo(values)
     mask = causal_mask(37) if causal else None
     dense = attention(demo.q, demo.k, demo.v, mask=mask)
@@ -329,7 +346,6 @@ def test_resolver_is_light_and_lazy():
     assert resolver.cached_overview() is ov and resolver.overview_now() is ov
     ws.document.long.update(seed=1)
     assert resolver.cached_overview() is None
-
 
 
 def test_the_resolver_runs_the_map_and_the_zoom_latest_wins_and_keeps_the_map():
@@ -421,11 +437,30 @@ def test_any_value_is_taken_or_refused_cleanly(name, value):
 
 @pytest.mark.parametrize(
     "name, value",
-    [("n", 10**400), ("n", 1e400), ("n", "4096"), ("n", 1 << 19), ("n", 63), ("d_k", 4.5),
-     ("bins", True), ("causal", "no"), ("causal", 1), ("scale", None), ("head", "Content"),
-     ("backend", 3), ("dtype", "float128"), ("rows", "0,10"), ("rows", [5]), ("seed", -1),
-     ("cols", [0, 10**400]), ("tiles_n", 65), ("block_q", 3), ("block_k", 17),
-     ("log_color", "true"), ("tile_step", 1e400)],
+    [
+        ("n", 10**400),
+        ("n", 1e400),
+        ("n", "4096"),
+        ("n", 1 << 19),
+        ("n", 63),
+        ("d_k", 4.5),
+        ("bins", True),
+        ("causal", "no"),
+        ("causal", 1),
+        ("scale", None),
+        ("head", "Content"),
+        ("backend", 3),
+        ("dtype", "float128"),
+        ("rows", "0,10"),
+        ("rows", [5]),
+        ("seed", -1),
+        ("cols", [0, 10**400]),
+        ("tiles_n", 65),
+        ("block_q", 3),
+        ("block_k", 17),
+        ("log_color", "true"),
+        ("tile_step", 1e400),
+    ],
 )
 def test_bad_values_are_refused_with_nothing_changed(name, value):
     t = LongState()

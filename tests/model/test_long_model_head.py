@@ -26,8 +26,9 @@ def tiny(request, tmp_path_factory):
 
 def _workspace(path, layer=1, head=3) -> Workspace:
     ws = Workspace()
-    ws.document.attention.update(head="model", model_path=path, model_text=SENTENCE,
-                                 layer=layer, model_head=head)
+    ws.document.attention.update(
+        head="model", model_path=path, model_text=SENTENCE, layer=layer, model_head=head
+    )
     return ws
 
 
@@ -57,8 +58,9 @@ def test_the_map_and_the_zoom_are_the_models_weights(tiny, layer, head):
     block = panel_data(ws, "overview", "block")
     np.testing.assert_allclose(block.values, want[3:7, 0:5], atol=1e-5)
     assert block.rows[0] == "3" and block.columns[-1] == "4"
-    np.testing.assert_allclose(long_model.region_map(ov, 0, n, 0, n, 3, "max"),
-                               _pooled(want, 3, np.max), atol=1e-5)
+    np.testing.assert_allclose(
+        long_model.region_map(ov, 0, n, 0, n, 3, "max"), _pooled(want, 3, np.max), atol=1e-5
+    )
 
 
 def test_the_map_follows_the_head_and_the_terms(tiny):

@@ -185,9 +185,11 @@ def test_a_config_json_of_a_model_not_shipped_reads_into_the_topic(tmp_path):
     m = MemoryState()
     m.update(model=CUSTOM, **card_values(card))
     assert (m.name, m.layers, m.sliding_layers, m.sliding_window) == ("gemma-2-9b", 42, 21, 4096)
-    assert kv_report(m.card(), 131_072)["kv_cache_bytes"] == kv_report(card, 131_072)[
-        "kv_cache_bytes"
-    ] == 21 * (131_072 + 4096) * 2 * 8 * 256 * 2
+    assert (
+        kv_report(m.card(), 131_072)["kv_cache_bytes"]
+        == kv_report(card, 131_072)["kv_cache_bytes"]
+        == 21 * (131_072 + 4096) * 2 * 8 * 256 * 2
+    )
 
 
 # --- reach ------------------------------------------------------------------------------------
@@ -211,8 +213,9 @@ def test_reach_lines_are_straight_on_a_log_scale_with_the_chapters_factors():
         # The same simulation, to the last bits but one: compute_reach's cache may hold the
         # curves a panel's worker thread computed, and a thread's floating-point state (a
         # library loaded on the main thread may flush denormals there) moves the last ulp.
-        np.testing.assert_allclose(res.curves[kind], gradient_reach(256, kind, seed=0),
-                                   rtol=1e-13, atol=0)
+        np.testing.assert_allclose(
+            res.curves[kind], gradient_reach(256, kind, seed=0), rtol=1e-13, atol=0
+        )
 
 
 def test_reach_export_has_one_row_per_distance(ws):

@@ -15,8 +15,18 @@ from attnviz.model.model_proof import TOLERANCE, layer_difference, prove_capture
 N, D, H, H_KV = 6, 4, 4, 2
 
 
-def _layer(rng, allowed, *, scaling=D**-0.5, softcap=None, window=None, weights=None,
-           alibi=None, sinks=None, record=True):
+def _layer(
+    rng,
+    allowed,
+    *,
+    scaling=D**-0.5,
+    softcap=None,
+    window=None,
+    weights=None,
+    alibi=None,
+    sinks=None,
+    record=True,
+):
     """A layer whose weights are computed as a model would; ``record=False`` leaves its
     cap, slopes and sinks out of the capture (a term the capture did not see)."""
     q = rng.normal(size=(H, N, D)).astype(np.float32)
@@ -41,18 +51,32 @@ def _layer(rng, allowed, *, scaling=D**-0.5, softcap=None, window=None, weights=
 
 
 def _capture(layers) -> Capture:
-    return Capture("tiny", "/tiny", "t", "decoder", tuple("abcdef"), (False,) * N,
-                   tuple(range(N)), tuple(layers), H, H_KV, D, H * D)
+    return Capture(
+        "tiny",
+        "/tiny",
+        "t",
+        "decoder",
+        tuple("abcdef"),
+        (False,) * N,
+        tuple(range(N)),
+        tuple(layers),
+        H,
+        H_KV,
+        D,
+        H * D,
+    )
 
 
 def test_the_models_own_weights_pass():
     rng = np.random.default_rng(0)
-    cap = _capture([
-        _layer(rng, np.ones((N, N), bool)),
-        _layer(rng, causal_mask(N)),
-        _layer(rng, sliding_window_mask(N, 3), window=3),
-        _layer(rng, causal_mask(N), scaling=0.2),  # a scale of its own: a temperature
-    ])
+    cap = _capture(
+        [
+            _layer(rng, np.ones((N, N), bool)),
+            _layer(rng, causal_mask(N)),
+            _layer(rng, sliding_window_mask(N, 3), window=3),
+            _layer(rng, causal_mask(N), scaling=0.2),  # a scale of its own: a temperature
+        ]
+    )
     prove_capture(cap)
     assert all(layer_difference(cap, i)[0] < 1e-6 for i in range(4))
 
@@ -83,8 +107,9 @@ def test_a_weight_where_attnviz_draws_zero_is_refused(monkeypatch, where):
     prove_capture(_capture([good]))  # the model's own: every block passes
     bad_w = good.weights.copy()
     bad_w[where] = 3 * TOLERANCE
-    bad = LayerCapture(good.q, good.k, good.v, bad_w, good.allowed, good.scaling,
-                       window=good.window)
+    bad = LayerCapture(
+        good.q, good.k, good.v, bad_w, good.allowed, good.scaling, window=good.window
+    )
     with pytest.raises(ModelError, match=f"layer 0, head {where[0]}.*3.0e-04"):
         prove_capture(_capture([bad]))
 
@@ -101,19 +126,26 @@ def test_capping_alibi_and_sinks_are_drawn_exactly():
     rng = np.random.default_rng(3)
     slopes = np.array([0.5, 0.25, 0.125, 0.0625])
     sinks = np.array([0.3, -1.0, 2.0, 0.0])
-    cap = _capture([
-        _layer(rng, causal_mask(N), scaling=1.0, softcap=1.0),  # a cap that bites
-        _layer(rng, causal_mask(N), alibi=slopes),
-        _layer(rng, causal_mask(N), sinks=sinks),
-        _layer(rng, sliding_window_mask(N, 3), window=3, softcap=2.0, sinks=sinks),
-    ])
+    cap = _capture(
+        [
+            _layer(rng, causal_mask(N), scaling=1.0, softcap=1.0),  # a cap that bites
+            _layer(rng, causal_mask(N), alibi=slopes),
+            _layer(rng, causal_mask(N), sinks=sinks),
+            _layer(rng, sliding_window_mask(N, 3), window=3, softcap=2.0, sinks=sinks),
+        ]
+    )
     prove_capture(cap)
     assert all(layer_difference(cap, i)[0] < 1e-6 for i in range(4))
 
 
-@pytest.mark.parametrize("term", [{"softcap": 1.0, "scaling": 1.0},
-                                  {"alibi": np.array([0.5, 0.25, 0.125, 0.0625])},
-                                  {"sinks": np.array([1.0, 2.0, 0.5, 1.5])}])
+@pytest.mark.parametrize(
+    "term",
+    [
+        {"softcap": 1.0, "scaling": 1.0},
+        {"alibi": np.array([0.5, 0.25, 0.125, 0.0625])},
+        {"sinks": np.array([1.0, 2.0, 0.5, 1.5])},
+    ],
+)
 def test_a_term_the_capture_did_not_see_is_refused(term):
     rng = np.random.default_rng(3)
     layer = _layer(rng, causal_mask(N), record=False, **term)
@@ -142,9 +174,17 @@ def test_a_config_that_leaves_out_the_class_default_cap_is_shown_exactly(tmp_pat
 
     torch.manual_seed(0)
     config = transformers.Gemma2Config(
-        vocab_size=len(WORDS) + 2, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
-        bos_token_id=1, attn_logit_softcapping=50.0, query_pre_attn_scalar=8,
+        vocab_size=len(WORDS) + 2,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        max_position_embeddings=64,
+        bos_token_id=1,
+        attn_logit_softcapping=50.0,
+        query_pre_attn_scalar=8,
     )
     model = transformers.AutoModel.from_config(config)
     with torch.no_grad():  # large weights: scores far past the cap's linear range
@@ -177,8 +217,9 @@ def test_the_proofs_mask_is_the_resolvers(causal, window, window_causal):
     key = (n, causal, (True,) * n, (0,) * n, window, window_causal)
     ours, theirs = topic_mask(causal, window, n, window_causal), mask_from_key(key)
     full = np.ones((n, n), bool)
-    np.testing.assert_array_equal(full if ours is None else ours,
-                                  full if theirs is None else theirs)
+    np.testing.assert_array_equal(
+        full if ours is None else ours, full if theirs is None else theirs
+    )
 
 
 def test_a_window_that_looks_both_ways_is_drawn_and_passes():

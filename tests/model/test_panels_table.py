@@ -24,8 +24,20 @@ def test_every_row_is_one_panel_with_a_topic_and_a_resolver_that_exist():
     assert panel_ids()[:3] == ("editor", "controls", "heatmap")
     # The 14 ids are a contract (DESIGN.md, wave 3): scripts say --panel ID and dock-ID.
     assert set(panel_ids()) == {
-        "editor", "controls", "heatmap", "steps", "gradient", "positions", "memory", "reach",
-        "embedding", "heads", "overview", "tiles", "layers", "lessons",
+        "editor",
+        "controls",
+        "heatmap",
+        "steps",
+        "gradient",
+        "positions",
+        "memory",
+        "reach",
+        "embedding",
+        "heads",
+        "overview",
+        "tiles",
+        "layers",
+        "lessons",
     }
     with pytest.raises(ValueError, match="unknown panel 'nope'; panels: editor, controls"):
         panel_spec("nope")
@@ -74,7 +86,8 @@ def test_resolvers_are_named_and_an_unknown_name_is_refused():
     from attnviz.model.workspace import RESOLVER_NAMES
 
     modules = {
-        m.name for m in pkgutil.iter_modules(resolve.__path__)
+        m.name
+        for m in pkgutil.iter_modules(resolve.__path__)
         if hasattr(importlib.import_module(f"attnviz.model.resolve.{m.name}"), "RESOLVER")
     }
     assert set(RESOLVER_NAMES) == modules

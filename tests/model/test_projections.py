@@ -86,8 +86,11 @@ def test_the_2d_preset_gives_the_hand_computable_weights():
     x = np.array([[2, 0], [0.5, 0.5], [1.5, 1.5], [0.5, -0.5], [0, 2]])
     np.testing.assert_array_equal(s.x, x)
     # Head 0: W_Q = W_K = I, so the scores of "banco" are x_banco · x_j / √2.
-    np.testing.assert_allclose(ws.resolver.results.attention.weights[2],
-                               softmax(np.array([3, 1.5, 4.5, 0, 3]) / np.sqrt(2)), atol=1e-15)
+    np.testing.assert_allclose(
+        ws.resolver.results.attention.weights[2],
+        softmax(np.array([3, 1.5, 4.5, 0, 3]) / np.sqrt(2)),
+        atol=1e-15,
+    )
     # Head 1 turns the query by 90°: "banco" [1.5, 1.5] asks for [−1.5, 1.5].
     s.update(head_index=1)
     np.testing.assert_allclose(s.q[2], [-1.5, 1.5])
@@ -179,9 +182,21 @@ def test_sessions_keep_typed_matrices_and_leave_the_seeded_ones_out(tmp_path):
 
 def test_a_version_1_session_still_opens(tmp_path):
     path = tmp_path / "old.attnviz"
-    path.write_text(json.dumps({"format_version": 1, "state": {
-        "tokens": ["a", "b"], "q": [[1, 0], [0, 1]], "k": [[1, 0], [0, 1]],
-        "v": [[1, 0], [0, 1]], "d_k": 2}}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "format_version": 1,
+                "state": {
+                    "tokens": ["a", "b"],
+                    "q": [[1, 0], [0, 1]],
+                    "k": [[1, 0], [0, 1]],
+                    "v": [[1, 0], [0, 1]],
+                    "d_k": 2,
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     t = AttentionState()
     load_session(t, path)
     assert t.head == "manual" and t.tokens == ("a", "b") and t.x is None
@@ -195,8 +210,12 @@ def test_undo_restores_every_step_and_stores_no_seeded_array():
     start = s.snapshot()
     edits = [
         preset_state_values(load_preset("heads")),
-        {"head_index": 3}, {"n_kv_heads": 1}, {"n_heads": 4}, {"d_model": 32},
-        {"seed": 9}, {"head_index": 1},
+        {"head_index": 3},
+        {"n_kv_heads": 1},
+        {"n_heads": 4},
+        {"d_model": 32},
+        {"seed": 9},
+        {"head_index": 1},
     ]
     snapshots = []
     for i, edit in enumerate(edits):
@@ -252,15 +271,23 @@ def test_the_new_fields_are_listed():
 BAD_VALUES = st.one_of(
     st.integers(min_value=2**63, max_value=2**400),
     st.integers(max_value=-1),
-    st.just(1e400), st.just(float("nan")), st.just(float("inf")),
-    st.text(max_size=5), st.booleans(), st.just([[1, "a"]]), st.just([[1e400]]),
-    st.just({"a": 1}), st.just([1, 2, 3]),
+    st.just(1e400),
+    st.just(float("nan")),
+    st.just(float("inf")),
+    st.text(max_size=5),
+    st.booleans(),
+    st.just([[1, "a"]]),
+    st.just([[1e400]]),
+    st.just({"a": 1}),
+    st.just([1, 2, 3]),
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(name=st.sampled_from(["d_model", "n_heads", "n_kv_heads", "head_index", *MATS]),
-       value=BAD_VALUES)
+@given(
+    name=st.sampled_from(["d_model", "n_heads", "n_kv_heads", "head_index", *MATS]),
+    value=BAD_VALUES,
+)
 def test_bad_values_raise_and_change_nothing(name, value):
     s = AttentionState(**preset_state_values(load_preset("heads-2d")))
     before = s.snapshot()

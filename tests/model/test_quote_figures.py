@@ -39,8 +39,9 @@ def test_not_a_number_or_not_finite_gives_none():
     assert number_like("0.5", math.nan) is None and number_like("0.5", math.inf) is None
 
 
-@given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False),
-       st.integers(min_value=0, max_value=5))
+@given(
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), st.integers(min_value=0, max_value=5)
+)
 def test_the_written_value_reads_back_within_half_a_unit(value, decimals):
     text = f"{1.0:.{decimals}f}"
     shown = number_like(text, value).replace("\u2212", "-")

@@ -64,8 +64,20 @@ def test_mask_settings_and_temperature():
 
 
 def test_display_tokens_marks_special_and_blank():
-    cap = real_model.Capture("m", "/m", "t", "decoder", ("<s>", "x", "BOS", " "),
-                             (True, False, True, False), (1, 2, 3, 4), (), 1, 1, 1, 1)
+    cap = real_model.Capture(
+        "m",
+        "/m",
+        "t",
+        "decoder",
+        ("<s>", "x", "BOS", " "),
+        (True, False, True, False),
+        (1, 2, 3, 4),
+        (),
+        1,
+        1,
+        1,
+        1,
+    )
     assert real_model.display_tokens(cap) == ("<s>", "x", "⟨BOS⟩", "␣")
 
 
@@ -75,8 +87,14 @@ def test_model_head_weights_equal_transformers(minilm_oracle):
     ws = model_workspace()
     s = ws.state
     assert s.tokens[0] == "[CLS]" and s.tokens[-1] == "[SEP]" and s.n == 10
-    assert (s.d_k, s.causal, s.window, s.rope, s.scale, s.temperature) == (32, False, 0, False,
-                                                                           True, 1.0)
+    assert (s.d_k, s.causal, s.window, s.rope, s.scale, s.temperature) == (
+        32,
+        False,
+        0,
+        False,
+        True,
+        1.0,
+    )
     assert (s.n_heads, s.n_kv_heads, s.d_model, s.preset_id) == (12, 12, 384, "")
     for layer, head in HEADS:
         s.update(layer=layer, model_head=head)
@@ -87,8 +105,7 @@ def test_model_head_weights_equal_transformers(minilm_oracle):
         q = panel_data(ws, "heatmap", "q").values
         k = panel_data(ws, "heatmap", "k").values
         np.testing.assert_allclose(softmax(q @ k.T / np.sqrt(32)), oracle, atol=1e-5)
-        np.testing.assert_allclose(panel_data(ws, "layers", "weights").values, oracle,
-                                   atol=1e-5)
+        np.testing.assert_allclose(panel_data(ws, "layers", "weights").values, oracle, atol=1e-5)
         heads = ws.resolver_for("heads").results  # the grid's tile = the heatmap
         assert heads.model and heads.n_heads == 12 and heads.layer == layer
         np.testing.assert_array_equal(heads.weights[head], w)
@@ -105,8 +122,9 @@ def test_gqa_decoder_head_through_the_document(tmp_path):
     for layer in range(3):
         for head in range(4):
             s.update(layer=layer, model_head=head)
-            np.testing.assert_allclose(ws.resolver.results.attention.weights,
-                                       attentions[layer][head], atol=1e-5)
+            np.testing.assert_allclose(
+                ws.resolver.results.attention.weights, attentions[layer][head], atol=1e-5
+            )
     heads = ws.resolver_for("heads").results
     assert heads.groups == ((0, 1), (2, 3))
     with pytest.raises(ValueError, match="not captured"):
@@ -134,8 +152,9 @@ def test_capped_sinked_and_alibi_heads_are_the_models_own(tmp_path, family):
             assert s.sink == (lc.sinks is not None)
             if lc.sinks is not None:
                 assert s.sink_logit == pytest.approx(lc.sinks[head])
-            np.testing.assert_allclose(ws.resolver.results.attention.weights,
-                                       attentions[layer][head], atol=1e-5)
+            np.testing.assert_allclose(
+                ws.resolver.results.attention.weights, attentions[layer][head], atol=1e-5
+            )
         heads = ws.resolver_for("heads").results
         np.testing.assert_allclose(heads.weights, attentions[layer], atol=1e-5)
     want = {"gemma2": "softcap", "gpt_oss": "sink", "bloom": "alibi"}[family]
@@ -152,8 +171,10 @@ def test_refusals_change_nothing_and_edits_detach():
         with pytest.raises(StateError):
             s.update(**bad)
         assert s.snapshot().keys() == before.keys()
-        assert all(np.array_equal(s.get(k), v) if isinstance(v, np.ndarray) else s.get(k) == v
-                   for k, v in before.items())
+        assert all(
+            np.array_equal(s.get(k), v) if isinstance(v, np.ndarray) else s.get(k) == v
+            for k, v in before.items()
+        )
     q = np.array(s.q)
     q[5] = 0.0
     s.update(q=q)  # a what-if: the head leaves the model, the edited vectors stay
@@ -217,7 +238,11 @@ def test_layers_link_and_memory_card():
     assert panel_data(ws, "layers", "layer_weights").values.shape == (12, 10, 10)
     values = card_values_from_folder(minilm_path())
     assert (values["layers"], values["heads"], values["kv_heads"], values["head_dim"]) == (
-        6, 12, 12, 32)
+        6,
+        12,
+        12,
+        32,
+    )
     assert values["params"] == 22_713_216 and values["weights_dtype"] == "fp32"
     doc = Document()
     doc.memory.update(**values)
@@ -230,14 +255,42 @@ def test_cli_export_model_head(tmp_path, capsys, minilm_oracle):
     from attnviz.cli import main
 
     out = tmp_path / "x.npy"
-    code = main(["export", "--model", minilm_path(), "--text", SENTENCE,
-                 "--set", "attention.layer=2", "--set", "attention.model_head=3",
-                 "--panel", "heatmap", "--matrix", "weights", "--out", str(out)])
+    code = main(
+        [
+            "export",
+            "--model",
+            minilm_path(),
+            "--text",
+            SENTENCE,
+            "--set",
+            "attention.layer=2",
+            "--set",
+            "attention.model_head=3",
+            "--panel",
+            "heatmap",
+            "--matrix",
+            "weights",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     np.testing.assert_allclose(np.load(out), minilm_oracle[2][3], atol=1e-5)
     for name in ("q", "k", "v", "scores"):
-        assert main(["export", "--model", minilm_path(), "--matrix", name, "--out",
-                     str(tmp_path / f"{name}.csv")]) == 0
+        assert (
+            main(
+                [
+                    "export",
+                    "--model",
+                    minilm_path(),
+                    "--matrix",
+                    name,
+                    "--out",
+                    str(tmp_path / f"{name}.csv"),
+                ]
+            )
+            == 0
+        )
     with pytest.raises(SystemExit) as exit_info:
         main(["export", "--model", str(tmp_path), "--out", str(tmp_path / "y.npy")])
     assert exit_info.value.code == 2
@@ -247,9 +300,13 @@ def test_cli_export_model_head(tmp_path, capsys, minilm_oracle):
 
 # --- fields ----------------------------------------------------------------------------------
 BAD = st.one_of(
-    st.integers(min_value=2**63, max_value=2**4000), st.just(1e400), st.just(float("nan")),
+    st.integers(min_value=2**63, max_value=2**4000),
+    st.just(1e400),
+    st.just(float("nan")),
     st.text(max_size=5).filter(lambda t: not t.strip().lstrip("-").isdigit()),
-    st.lists(st.integers(), max_size=3), st.none(), st.booleans(),
+    st.lists(st.integers(), max_size=3),
+    st.none(),
+    st.booleans(),
 )
 
 
@@ -265,7 +322,8 @@ def test_new_fields_refuse_bad_values_and_change_nothing(field, value):
         s.update(**{field: value})
     assert s.snapshot() == before or all(
         np.array_equal(s.get(k), v) if isinstance(v, np.ndarray) else s.get(k) == v
-        for k, v in before.items())
+        for k, v in before.items()
+    )
 
 
 def test_model_head_needs_an_open_model():
@@ -289,14 +347,21 @@ def test_a_load_in_progress_never_makes_the_store_wait(monkeypatch):
 
     monkeypatch.setattr(real_model, "load_model", slow_load)
     store = real_model.ModelStore()
-    worker = threading.Thread(target=lambda: pytest.raises(real_model.ModelError,
-                                                           store.model, "/some/folder"))
+    worker = threading.Thread(
+        target=lambda: pytest.raises(real_model.ModelError, store.model, "/some/folder")
+    )
     worker.start()
     assert started.wait(10)
     answers = []
-    asker = threading.Thread(target=lambda: answers.append(
-        (store.cached("/some/folder", "t"), store.loaded("/some/folder"),
-         store.loaded("/another"))))
+    asker = threading.Thread(
+        target=lambda: answers.append(
+            (
+                store.cached("/some/folder", "t"),
+                store.loaded("/some/folder"),
+                store.loaded("/another"),
+            )
+        )
+    )
     asker.start()
     asker.join(10)
     finished = not asker.is_alive()
@@ -305,9 +370,11 @@ def test_a_load_in_progress_never_makes_the_store_wait(monkeypatch):
     assert finished and answers == [(None, None, None)]
 
 
-PARAGRAPH = ("Attention lets every token look at every other token in the sentence. The weights "
-             "of a row add up to one, and the output of a token is the mix of the values it "
-             "reads. ")
+PARAGRAPH = (
+    "Attention lets every token look at every other token in the sentence. The weights "
+    "of a row add up to one, and the output of a token is the mix of the values it "
+    "reads. "
+)
 
 
 @pytest.mark.slow
@@ -321,8 +388,9 @@ def test_an_ordinary_long_text_is_captured_and_proven():
     n = len(s.tokens)
     assert 450 < n <= 512
     cap = real_model.STORE.cached(minilm_path(), text)
-    np.testing.assert_allclose(ws.resolver.results.attention.weights,
-                               cap.layers[s.layer].weights[s.model_head], atol=1e-5)
+    np.testing.assert_allclose(
+        ws.resolver.results.attention.weights, cap.layers[s.layer].weights[s.model_head], atol=1e-5
+    )
     with pytest.raises(StateError) as info:  # past the model's positions: said in tokens
         s.update(model_text=PARAGRAPH * 14)
     message = str(info.value)
@@ -387,8 +455,9 @@ def test_a_4096_token_capture_of_a_tiny_llama_is_the_models_own(tmp_path):
     assert cap.nbytes < 3 * (4096 * 4096 + 4 * 256 * 256 * 4 + 8 * 4096 * 8 * 4) * 1.01
     for layer, head in ((0, 0), (2, 3)):
         ws.state.update(layer=layer, model_head=head)
-        np.testing.assert_allclose(ws.resolver.results.attention.weights,
-                                   attentions[layer][head], atol=1e-5)
+        np.testing.assert_allclose(
+            ws.resolver.results.attention.weights, attentions[layer][head], atol=1e-5
+        )
     links = link_strength(cap, 4000, 3990)
     np.testing.assert_allclose(links, [a[:, 4000, 3990] for a in attentions], atol=1e-5)
     maps, value = layer_maps(cap)
@@ -397,8 +466,9 @@ def test_a_4096_token_capture_of_a_tiny_llama_is_the_models_own(tmp_path):
         panel_data(ws, "layers", "weights")
     # The long-sequence map of the head shown (2, 3): its cells pooled from the model's
     # weights, and a zoom is the model's exact block.
-    ws.document.long.update(head="model", bins=64, reduce="max", rows=(3000, 3040),
-                            cols=(2990, 3030))
+    ws.document.long.update(
+        head="model", bins=64, reduce="max", rows=(3000, 3040), cols=(2990, 3030)
+    )
     overview = panel_data(ws, "overview", "overview").values
     want = torch.nn.functional.adaptive_max_pool2d(torch.tensor(attentions[2][3])[None], 64)
     np.testing.assert_allclose(overview, want[0].numpy(), atol=1e-5)
@@ -421,6 +491,7 @@ def test_a_long_capture_that_differs_from_the_model_is_refused(tmp_path, monkeyp
             if head == 3:
                 w[700, 5] += 1e-3
             return w
+
         return real(lc, bent)
 
     monkeypatch.setattr(real_model, "block_difference", altered)
@@ -498,9 +569,26 @@ def test_the_cli_says_how_long_a_capture_takes_before_it_starts(tmp_path, capsys
     path = make_tiny_decoder(tmp_path / "m", "llama")
     monkeypatch.setattr(hf_capture, "capture_seconds", lambda *a: 42.0)  # a slow machine
     out = tmp_path / "w.npy"
-    assert main(["export", "--panel", "heatmap", "--matrix", "weights", "--set",
-                 "attention.head=model", "--set", f"attention.model_path={path}", "--set",
-                 "attention.model_text=the cat sat", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--panel",
+                "heatmap",
+                "--matrix",
+                "weights",
+                "--set",
+                "attention.head=model",
+                "--set",
+                f"attention.model_path={path}",
+                "--set",
+                "attention.model_text=the cat sat",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "the sentence through m takes about 42 s on this machine's CPU" in err
     assert np.load(out).sum(axis=1) == pytest.approx(1.0)

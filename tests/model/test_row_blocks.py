@@ -15,15 +15,23 @@ N = 1500  # past DISPLAY_CELLS: the pictures are pooled grids
 
 
 def _state(**fields) -> AttentionState:
-    return AttentionState(tokens=tuple(f"t{i}" for i in range(N)), head="content", d_k=8,
-                          selected_query=1234, **fields)
+    return AttentionState(
+        tokens=tuple(f"t{i}" for i in range(N)),
+        head="content",
+        d_k=8,
+        selected_query=1234,
+        **fields,
+    )
 
 
-@pytest.mark.parametrize("fields", [
-    {"causal": True},
-    {"causal": True, "window": 100, "softcap": 2.0, "alibi": 0.01, "sink": True},
-    {"padding": (True,) * 700 + (False,) * 100 + (True,) * 700, "rope": True},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"causal": True},
+        {"causal": True, "window": 100, "softcap": 2.0, "alibi": 0.01, "sink": True},
+        {"padding": (True,) * 700 + (False,) * 100 + (True,) * 700, "rope": True},
+    ],
+)
 def test_row_blocks_give_the_dense_paths_numbers(monkeypatch, fields):
     dense = Resolver(_state(**fields)).results
     monkeypatch.setattr(resolve_attention, "DENSE_LIMIT", 1000)
@@ -59,5 +67,6 @@ def test_a_slider_on_a_long_sentence_keeps_no_square_matrix(monkeypatch):
     assert r._qk_cache[5] is None  # no q kᵀ kept
     s.update(temperature=0.5)
     ref = Resolver(_state(causal=True, temperature=0.5)).results
-    np.testing.assert_allclose(r.results.picture("weights").values,
-                               ref.picture("weights").values, atol=1e-7)
+    np.testing.assert_allclose(
+        r.results.picture("weights").values, ref.picture("weights").values, atol=1e-7
+    )

@@ -62,7 +62,7 @@ def _temps(folder: Path) -> list:
 
 def test_valid_file_round_trips(tmp_path):
     path = tmp_path / "s.attnviz"
-    path.write_bytes("{\"tokens\": [\"gato\", \"ação\", \"注意\"]}\n".encode())
+    path.write_bytes('{"tokens": ["gato", "ação", "注意"]}\n'.encode())
     assert read_text_limited(path, LIMIT) == '{"tokens": ["gato", "ação", "注意"]}\n'
     assert read_text_limited(str(path), LIMIT).startswith("{")
 
@@ -198,9 +198,11 @@ def test_file_growing_past_limit_is_cut_off(tmp_path, monkeypatch):
     path.write_bytes(b"y" * 5000)
     real_fstat, reads = os.fstat, []
     monkeypatch.setattr(
-        safe_io.os, "fstat",
-        lambda fd: os.stat_result((stat.S_IFREG | 0o644, *real_fstat(fd)[1:6], 0,
-                                   *real_fstat(fd)[7:10])),
+        safe_io.os,
+        "fstat",
+        lambda fd: os.stat_result(
+            (stat.S_IFREG | 0o644, *real_fstat(fd)[1:6], 0, *real_fstat(fd)[7:10])
+        ),
     )
     real_read = os.read
     monkeypatch.setattr(safe_io.os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))

@@ -34,13 +34,17 @@ def test_defaults_are_off_and_change_nothing():
     np.testing.assert_allclose(st.weights.round(2), [0.07, 0.31, 0.62])  # the chapter's
 
 
-@pytest.mark.parametrize("fields", [TERMS, {"softcap": 0.7}, {"alibi": 1.0},
-                                    {"sink": True, "sink_logit": -2.0}])
+@pytest.mark.parametrize(
+    "fields", [TERMS, {"softcap": 0.7}, {"alibi": 1.0}, {"sink": True, "sink_logit": -2.0}]
+)
 def test_the_heatmap_is_the_cores_attention_with_the_same_terms(fields):
     s = _state(**fields)
     res = Resolver(s).results
-    terms = ScoreTerms(fields.get("softcap", 0.0), fields.get("alibi", 0.0),
-                       fields.get("sink_logit") if fields.get("sink") else None)
+    terms = ScoreTerms(
+        fields.get("softcap", 0.0),
+        fields.get("alibi", 0.0),
+        fields.get("sink_logit") if fields.get("sink") else None,
+    )
     ref = attention(s.q, s.k, s.v, mask=masks.causal_mask(8), terms=terms)
     np.testing.assert_allclose(res.attention.weights, ref.weights, rtol=0, atol=1e-15)
     np.testing.assert_allclose(res.attention.output, ref.output, rtol=0, atol=1e-14)
@@ -68,8 +72,9 @@ def test_the_preview_of_a_long_sentence_keeps_the_terms():
     from attnviz.model.resolve._display import preview
 
     n = 600
-    s = AttentionState(tokens=tuple(f"t{i}" for i in range(n)), head="previous", d_k=4,
-                       causal=True, **TERMS)
+    s = AttentionState(
+        tokens=tuple(f"t{i}" for i in range(n)), head="previous", d_k=4, causal=True, **TERMS
+    )
     r = Resolver(s)
     qk = s.q @ s.k.T
     pic = preview(qk, 0.5, r.results.mask, "weights", s.score_terms())
@@ -97,16 +102,18 @@ def test_partial_rotary_turns_only_the_first_dimensions():
 
 def test_the_heads_panel_applies_the_terms_to_every_head():
     ws = Workspace()
-    ws.state.update(head="projections", tokens=TOKENS, n_heads=4, n_kv_heads=2, d_model=16,
-                    causal=True, **TERMS)
+    ws.state.update(
+        head="projections", tokens=TOKENS, n_heads=4, n_kv_heads=2, d_model=16, causal=True, **TERMS
+    )
     res = ws.resolver_for("heads").results
     terms = ws.state.score_terms()
     for i in range(4):
         q, k, v = res.q[i], res.k[i // 2], res.v[i // 2]
         ref = attention(q, k, v, mask=masks.causal_mask(8), terms=terms)
         np.testing.assert_allclose(res.weights[i], ref.weights, atol=1e-14)
-    np.testing.assert_allclose(res.weights[ws.state.head_index],
-                               ws.resolver.results.attention.weights, atol=1e-14)
+    np.testing.assert_allclose(
+        res.weights[ws.state.head_index], ws.resolver.results.attention.weights, atol=1e-14
+    )
 
 
 def _gradient_ws(**fields) -> Workspace:
@@ -116,25 +123,27 @@ def _gradient_ws(**fields) -> Workspace:
     return ws
 
 
-@pytest.mark.parametrize("fields", [TERMS, {"softcap": 0.5}, {"alibi": 0.5},
-                                    {"sink": True, "sink_logit": 1.0}])
+@pytest.mark.parametrize(
+    "fields", [TERMS, {"softcap": 0.5}, {"alibi": 0.5}, {"sink": True, "sink_logit": 1.0}]
+)
 def test_the_gradient_panel_differentiates_through_the_terms(fields):
-    ws = _gradient_ws(head="content", tokens=TOKENS[:5], d_k=4, causal=True,
-                      grad_source="random", **fields)
+    ws = _gradient_ws(
+        head="content", tokens=TOKENS[:5], d_k=4, causal=True, grad_source="random", **fields
+    )
     res = ws.resolver_for("gradient").results
     inp = res.inputs
     assert inp.terms == ws.state.score_terms()
     check = finite_difference_check(inp.q, inp.k, inp.v, inp.d_output, **inp.options())
     assert check.max_error < 1e-8
-    np.testing.assert_allclose(res.chain.weights, ws.resolver.results.attention.weights,
-                               atol=1e-15)
+    np.testing.assert_allclose(res.chain.weights, ws.resolver.results.attention.weights, atol=1e-15)
 
 
 def test_the_gradients_agree_with_torch_autograd_through_cap_alibi_and_sink():
     from tests.torch_oracle import torch
 
-    ws = _gradient_ws(head="content", tokens=TOKENS[:5], d_k=4, causal=True,
-                      grad_source="random", **TERMS)
+    ws = _gradient_ws(
+        head="content", tokens=TOKENS[:5], d_k=4, causal=True, grad_source="random", **TERMS
+    )
     res = ws.resolver_for("gradient").results
     inp = res.inputs
     q, k, v = (torch.tensor(a, requires_grad=True) for a in (inp.q, inp.k, inp.v))
@@ -151,17 +160,29 @@ def test_the_gradients_agree_with_torch_autograd_through_cap_alibi_and_sink():
     np.testing.assert_allclose(res.chain.dv, v.grad.numpy(), atol=1e-12)
 
 
-@pytest.mark.parametrize("bad", [{"softcap": -1.0}, {"softcap": 1e400}, {"alibi": 17.0},
-                                 {"alibi": float("nan")}, {"sink_logit": 1e3},
-                                 {"rope_dims": -2}, {"rope_dims": 2000}, {"sink": "yes"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"softcap": -1.0},
+        {"softcap": 1e400},
+        {"alibi": 17.0},
+        {"alibi": float("nan")},
+        {"sink_logit": 1e3},
+        {"rope_dims": -2},
+        {"rope_dims": 2000},
+        {"sink": "yes"},
+    ],
+)
 def test_bad_values_are_refused_and_change_nothing(bad):
     s = _state()
     before = s.snapshot()
     with pytest.raises(StateError):
         s.update(**bad)
     assert s.snapshot().keys() == before.keys()
-    assert all(np.array_equal(s.snapshot()[k], v) if isinstance(v, np.ndarray)
-               else s.snapshot()[k] == v for k, v in before.items())
+    assert all(
+        np.array_equal(s.snapshot()[k], v) if isinstance(v, np.ndarray) else s.snapshot()[k] == v
+        for k, v in before.items()
+    )
 
 
 def test_positions_draw_alibi_beside_rope_and_export_both():

@@ -49,18 +49,26 @@ def test_the_metainfo_is_the_apps():
 
 @pytest.mark.skipif(shutil.which("appstreamcli") is None, reason="no appstreamcli here")
 def test_appstreamcli_validates_the_metainfo():
-    r = subprocess.run(["appstreamcli", "validate", "--no-net",
-                        str(PACKAGING / f"{APP_ID}.metainfo.xml")],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["appstreamcli", "validate", "--no-net", str(PACKAGING / f"{APP_ID}.metainfo.xml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "E:" not in r.stdout and "W:" not in r.stdout, r.stdout
 
 
-@pytest.mark.skipif(shutil.which("desktop-file-validate") is None,
-                    reason="no desktop-file-validate here")
+@pytest.mark.skipif(
+    shutil.which("desktop-file-validate") is None, reason="no desktop-file-validate here"
+)
 def test_desktop_file_validate_accepts_the_entry():
-    r = subprocess.run(["desktop-file-validate", str(PACKAGING / f"{APP_ID}.desktop")],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["desktop-file-validate", str(PACKAGING / f"{APP_ID}.desktop")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -71,8 +79,12 @@ def _fake_bundle(folder: Path) -> Path:
     exe = folder / "attnviz"
     exe.write_text("#!/bin/sh\nexit 0\n")
     exe.chmod(0o755)
-    for name in (f"{APP_ID}.desktop", f"{APP_ID}.xml", f"{APP_ID}.metainfo.xml",
-                 "install-desktop.sh"):
+    for name in (
+        f"{APP_ID}.desktop",
+        f"{APP_ID}.xml",
+        f"{APP_ID}.metainfo.xml",
+        "install-desktop.sh",
+    ):
         shutil.copy(PACKAGING / name, folder / name)
     return folder
 
@@ -81,8 +93,13 @@ def test_install_desktop_puts_everything_in_place_and_takes_it_out(tmp_path):
     bundle = _fake_bundle(tmp_path / "my apps" / "attnviz")  # a space, as on laptops
     data = tmp_path / "data"
     env = {**os.environ, "XDG_DATA_HOME": str(data)}
-    r = subprocess.run(["bash", str(bundle / "install-desktop.sh")], env=env,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["bash", str(bundle / "install-desktop.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     desktop = data / "applications" / f"{APP_ID}.desktop"
     text = desktop.read_text(encoding="utf-8")
@@ -101,19 +118,33 @@ def test_install_desktop_puts_everything_in_place_and_takes_it_out(tmp_path):
         session = tmp_path / "Lecture 3.ATTNVIZ"
         session.write_text("{}")
         env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-        kind = subprocess.run(["gio", "info", "-a", "standard::content-type", str(session)],
-                              env=env, capture_output=True, text=True, timeout=60).stdout
+        kind = subprocess.run(
+            ["gio", "info", "-a", "standard::content-type", str(session)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
         assert "application/x-attnviz" in kind
-        found = subprocess.run(["gio", "mime", "application/x-attnviz"], env=env,
-                               capture_output=True, text=True, timeout=60).stdout
+        found = subprocess.run(
+            ["gio", "mime", "application/x-attnviz"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
         assert f"Default application for “application/x-attnviz”: {APP_ID}.desktop" in found
-    r = subprocess.run(["bash", str(bundle / "install-desktop.sh"), "--remove"], env=env,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["bash", str(bundle / "install-desktop.sh"), "--remove"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0 and not any(p.exists() for p in installed)
 
 
-def test_the_build_takes_the_xcb_libraries_this_machine_lacks_or_says_how(tmp_path,
-                                                                          monkeypatch):
+def test_the_build_takes_the_xcb_libraries_this_machine_lacks_or_says_how(tmp_path, monkeypatch):
     import sys
 
     sys.path.insert(0, str(PACKAGING))
@@ -127,8 +158,12 @@ def test_the_build_takes_the_xcb_libraries_this_machine_lacks_or_says_how(tmp_pa
     monkeypatch.undo()
     if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
         pytest.skip("no apt here to download from")
-    r = subprocess.run(["apt-get", "download", "--print-uris", "libxcb-icccm4"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["apt-get", "download", "--print-uris", "libxcb-icccm4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if r.returncode != 0:
         pytest.skip("apt has no package lists here")
     copied = xcb_libs.fetch(["libxcb-icccm.so.4"], tmp_path / "libs")

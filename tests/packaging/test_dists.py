@@ -53,8 +53,13 @@ def test_the_sdist_holds_the_tests_and_the_sources_of_the_translations(dists):
     with tarfile.open(sdist) as tar:
         names = tar.getnames()
     top = names[0].split("/")[0]
-    for part in ("tests/conftest.py", "tests/ui/test_slide_check.py", "Makefile",
-                 "resources/translations/attnviz_pt_BR.ts", "packaging"):
+    for part in (
+        "tests/conftest.py",
+        "tests/ui/test_slide_check.py",
+        "Makefile",
+        "resources/translations/attnviz_pt_BR.ts",
+        "packaging",
+    ):
         assert f"{top}/{part}" in names, part
     assert not [n for n in names if n.endswith(".pyc")]
 

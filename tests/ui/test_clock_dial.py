@@ -125,9 +125,7 @@ def test_the_theme_may_name_query_and_key_colours(dial):
     dial.set_frequencies([1.0, 0.1])
     dial.set_positions(5, 2)
     pixels = _colors(dial.grab().toImage())
-    assert np.any(pixels == QColor("#00aa00").rgba()) and np.any(
-        pixels == QColor("#aa00aa").rgba()
-    )
+    assert np.any(pixels == QColor("#00aa00").rgba()) and np.any(pixels == QColor("#aa00aa").rgba())
 
 
 def test_tooltip_names_the_pair_theta_wavelength_and_angles(dial, qtbot):

@@ -156,7 +156,12 @@ def test_score_terms_reach_the_state_and_back(panel, state):
     panel.sink_logit.setValue(-1.5)
     panel.rope_dims.setValue(2)
     assert (state.softcap, state.alibi, state.sink, state.sink_logit, state.rope_dims) == (
-        30.0, 0.5, True, -1.5, 2)
+        30.0,
+        0.5,
+        True,
+        -1.5,
+        2,
+    )
     state.update(softcap=0.0, alibi=0.125, sink=False)
     assert panel.softcap.value() == 0.0 and panel.alibi.value() == 0.125
     assert not panel.sink.isChecked()

@@ -54,9 +54,12 @@ def test_a_chosen_number_of_decimals_is_the_least_written():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(-1e6, 1e6) | st.sampled_from([np.nan, np.inf, -np.inf, 0.0, 3e-7]),
-                max_size=40),
-       st.sampled_from([0, 2, 3, 4, 5, 6]))
+@given(
+    st.lists(
+        st.floats(-1e6, 1e6) | st.sampled_from([np.nan, np.inf, -np.inf, 0.0, 3e-7]), max_size=40
+    ),
+    st.sampled_from([0, 2, 3, 4, 5, 6]),
+)
 def test_shown_decimals_is_always_a_valid_count(values, base):
     d = numbers.shown_decimals(np.asarray(values, dtype=float), base)
     assert (base or 2) <= d <= 6

@@ -48,8 +48,7 @@ def bench(qtbot):
 @pytest.fixture
 def window(make_window, qtbot):
     """The projector's window on the heads preset, the heads panel in front and drawn."""
-    w = make_window(values={"attention": preset_state_values(load_preset("heads"))},
-                    front="heads")
+    w = make_window(values={"attention": preset_state_values(load_preset("heads"))}, front="heads")
     qtbot.waitUntil(lambda: w.panels["heads"].grid.isVisible())
     return w
 
@@ -133,8 +132,9 @@ def test_hover_reports_the_exact_value(bench, qtbot):
     grid = bench.panels["heads"].grid
     rect = grid.tile_rect(2)
     n = 12
-    pos = QPoint(int(rect.left() + rect.width() * 3.5 / n),
-                 int(rect.top() + rect.height() * 1.5 / n))
+    pos = QPoint(
+        int(rect.left() + rect.width() * 3.5 / n), int(rect.top() + rect.height() * 1.5 / n)
+    )
     seen = []
     grid.sigHovered.connect(seen.append)
     qtbot.mouseMove(grid, pos)
@@ -194,14 +194,22 @@ def test_exports_draw_the_grid_at_the_exact_size(bench, tmp_path):
 def test_cli_exports_the_heads_data(tmp_path):
     npy = tmp_path / "w.npy"
     base = [sys.executable, "-m", "attnviz", "export", "--preset", "heads", "--panel", "heads"]
-    r = subprocess.run([*base, "--matrix", "weights", "--set", "attention.n_kv_heads=1",
-                        "--out", str(npy)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [*base, "--matrix", "weights", "--set", "attention.n_kv_heads=1", "--out", str(npy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     w = np.load(npy)
     assert w.shape == (8, 12, 12)
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
-    r = subprocess.run([*base, "--matrix", "weights", "--out", str(tmp_path / "w.csv")],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [*base, "--matrix", "weights", "--out", str(tmp_path / "w.csv")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1 and ".npy" in r.stderr
 
 
@@ -250,5 +258,6 @@ def test_soak_random_edits_hover_undo_resize_and_themes(window, qtbot):
     Soak(rng, actions, after=after, settle=lambda _step: qtbot.wait(1)).run(60)
     if s.head == "projections" and panel.resolver.results.weights is not None:
         i = s.head_index
-        np.testing.assert_array_equal(panel.resolver.results.weights[i],
-                                      window.resolver.results.attention.weights)
+        np.testing.assert_array_equal(
+            panel.resolver.results.weights[i], window.resolver.results.attention.weights
+        )

@@ -276,8 +276,9 @@ def test_a_long_sentence_by_row_blocks_hovers_exact_values(qtbot, monkeypatch):
     from attnviz.ui.panels.heatmap import HeatmapPanel
 
     def make():
-        return AttentionState(tokens=tuple(f"t{i}" for i in range(1200)), head="content",
-                              d_k=8, causal=True)
+        return AttentionState(
+            tokens=tuple(f"t{i}" for i in range(1200)), head="content", d_k=8, causal=True
+        )
 
     dense = Resolver(make()).results
     monkeypatch.setattr(resolve_attention, "DENSE_LIMIT", 1000)
@@ -286,7 +287,8 @@ def test_a_long_sentence_by_row_blocks_hovers_exact_values(qtbot, monkeypatch):
     panel = HeatmapPanel(state, resolver)
     qtbot.addWidget(panel)
     assert panel._exact_value("weights", 900, 850) == pytest.approx(
-        dense.matrix("weights")[900, 850], rel=1e-12)
+        dense.matrix("weights")[900, 850], rel=1e-12
+    )
     assert np.isnan(panel._exact_value("weights", 850, 900))  # masked
     assert f"{dense.attention.entropy[900]:.3f}" in panel.entropy_text(900)
     controls = ControlsPanel(state, resolver)

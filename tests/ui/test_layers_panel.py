@@ -60,13 +60,15 @@ def test_open_model_shows_every_layer_and_head(window):
 def test_click_a_tile_picks_the_head_every_panel_shows(window, qtbot):
     grid = window.panels["layers"].grid
     rect = grid.tile_rect(2, 3)
-    qtbot.mouseClick(grid, Qt.MouseButton.LeftButton,
-                     pos=QPoint(int(rect.center().x()), int(rect.center().y())))
+    qtbot.mouseClick(
+        grid, Qt.MouseButton.LeftButton, pos=QPoint(int(rect.center().x()), int(rect.center().y()))
+    )
     s = window.state
     assert (s.layer, s.model_head, s.head_index) == (2, 3, 3)
     cap = s.capture()
-    np.testing.assert_allclose(window.resolver.results.attention.weights,
-                               cap.layers[2].weights[3], atol=1e-5)
+    np.testing.assert_allclose(
+        window.resolver.results.attention.weights, cap.layers[2].weights[3], atol=1e-5
+    )
     assert grid.selected == (2, 3)
     grid.hover_at(rect.center())
     assert grid.toolTip().startswith("layer 2 · head 3 · “")
@@ -101,8 +103,9 @@ def test_what_if_detaches_and_a_click_goes_back(window, qtbot):
     assert "not the model's" in panel.caption.text()
     grid = panel.grid
     rect = grid.tile_rect(1, 4)
-    qtbot.mouseClick(grid, Qt.MouseButton.LeftButton,
-                     pos=QPoint(int(rect.center().x()), int(rect.center().y())))
+    qtbot.mouseClick(
+        grid, Qt.MouseButton.LeftButton, pos=QPoint(int(rect.center().x()), int(rect.center().y()))
+    )
     assert s.head == "model" and not np.array_equal(s.q, q)
 
 
@@ -141,8 +144,7 @@ def test_layers_export_png(window, tmp_path):
     from attnviz.ui.panel_export import export_panel
 
     out = tmp_path / "layers.png"
-    export_panel(window.workspace, "layers", out, ExportSpec(1920, 1080, "dark", False, None,
-                                                             None))
+    export_panel(window.workspace, "layers", out, ExportSpec(1920, 1080, "dark", False, None, None))
     from PySide6.QtGui import QImage
 
     image = QImage(str(out))
@@ -153,8 +155,12 @@ def test_soak_random_edits_hover_undo_resize_and_themes(window, qtbot):
     rng = random.Random(15)
     s = window.state
     grid = window.panels["layers"].grid
-    texts = ["I sat on the bank of the river", "bank", "The bank of the river was steep",
-             "money in the bank"]
+    texts = [
+        "I sat on the bank of the river",
+        "bank",
+        "The bank of the river was steep",
+        "money in the bank",
+    ]
 
     def select_a_cell() -> None:
         n = s.n

@@ -32,8 +32,14 @@ def english_afterwards(monkeypatch):
 def _layout(w: MainWindow) -> list:
     """Per dock: its area, its tab group, whether it is in front, floating, and where."""
     return [
-        (pid, w.dockWidgetArea(d), sorted(t.objectName() for t in w.tabifiedDockWidgets(d)),
-         d.isVisible(), d.isFloating(), d.geometry().getRect() if d.isVisible() else (0,) * 4)
+        (
+            pid,
+            w.dockWidgetArea(d),
+            sorted(t.objectName() for t in w.tabifiedDockWidgets(d)),
+            d.isVisible(),
+            d.isFloating(),
+            d.geometry().getRect() if d.isVisible() else (0,) * 4,
+        )
         for pid, d in w.docks.items()
     ]
 
@@ -42,8 +48,11 @@ def _click(panel: LessonPanel, lesson_id: str) -> None:
     row = panel.lesson_ids().index(lesson_id)
     item = panel.list.item(row)
     panel.list.scrollToItem(item)
-    QTest.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton,
-                     pos=panel.list.visualItemRect(item).center())
+    QTest.mouseClick(
+        panel.list.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=panel.list.visualItemRect(item).center(),
+    )
 
 
 def test_the_list_holds_every_lesson_in_the_documents_order(window):
@@ -173,7 +182,8 @@ def test_a_language_switch_while_presenting_rebuilds_the_stage(window, qtbot):
     stage = window.presenter.stage
     assert stage.caption.text() == caption_html(window.lessons.lesson.steps[1].caption["pt_BR"])
     assert stage.shown == ("steps", "heatmap") and "2,12" in " ".join(
-        stage.panels["steps"].step_texts()[1])
+        stage.panels["steps"].step_texts()[1]
+    )
     window.presenter.leave()
 
 

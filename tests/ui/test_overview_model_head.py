@@ -22,8 +22,9 @@ def test_the_overview_maps_the_models_head_and_the_window_keeps_720(qtbot, make_
     w.show()
     # The sentence arrives before the first layout (a session opened at start): the steps'
     # wrapped lines, measured at the panel's first few pixels, once grew the window to 974.
-    w.document.attention.update(head="model", model_path=path, model_text=SENTENCE, layer=1,
-                                model_head=3)
+    w.document.attention.update(
+        head="model", model_path=path, model_text=SENTENCE, layer=1, model_head=3
+    )
     qtbot.waitExposed(w)
     qtbot.wait(50)
     assert (w.width(), w.height()) == (1280, 720)
@@ -31,8 +32,7 @@ def test_the_overview_maps_the_models_head_and_the_window_keeps_720(qtbot, make_
     w.docks["overview"].raise_()
     w.document.long.update(head="model", bins=9, reduce="mean")
     key = panel.resolver.results.key
-    qtbot.waitUntil(lambda: panel.overview is not None and panel.overview.key == key,
-                    timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.overview is not None and panel.overview.key == key, timeout=WAIT)
     np.testing.assert_allclose(panel.view.coarse.values, want, atol=1e-5)
     assert "layer 1, head 3" in panel.caption.text() and "9 tokens" in panel.caption.text()
     assert not panel.n.isVisible() and not panel.backend.isVisible()
@@ -43,8 +43,12 @@ def test_the_overview_maps_the_models_head_and_the_window_keeps_720(qtbot, make_
     np.testing.assert_allclose(panel.view.detail.values, want[2:6, 0:4], atol=1e-5)
     # Back to a synthetic head: its fields and controls return.
     w.document.long.update(head="content", rows=(), cols=())
-    qtbot.waitUntil(lambda: panel.overview is not None
-                    and panel.overview.key == long_model.overview_key(panel.state.snapshot()),
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            panel.overview is not None
+            and panel.overview.key == long_model.overview_key(panel.state.snapshot())
+        ),
+        timeout=WAIT,
+    )
     assert panel.n.isVisible() and panel.overview.q.shape[0] == panel.state.n
     w.docks["overview"].hide()

@@ -130,8 +130,12 @@ def test_dragging_the_d_k_handle_lands_where_the_mouse_stops(qtbot, controls, st
     for x in range(start.x(), target.x() + 1, 2):
         pos = QPointF(x, start.y())
         move = QMouseEvent(
-            QEvent.Type.MouseMove, pos, s.mapToGlobal(pos), Qt.MouseButton.NoButton,
-            Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+            QEvent.Type.MouseMove,
+            pos,
+            s.mapToGlobal(pos),
+            Qt.MouseButton.NoButton,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
         )
         QApplication.sendEvent(s, move)
         qtbot.wait(1)

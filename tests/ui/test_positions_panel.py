@@ -92,9 +92,23 @@ def test_hidden_panel_computes_nothing(window):
 def test_cli_exports_the_positions_data(tmp_path, matrix, ext, shape):
     out = tmp_path / f"p.{ext}"
     r = subprocess.run(
-        [sys.executable, "-m", "attnviz", "export", "--preset", "rope-llama3.1",
-         "--panel", "positions", "--matrix", matrix, "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "export",
+            "--preset",
+            "rope-llama3.1",
+            "--panel",
+            "positions",
+            "--matrix",
+            matrix,
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     if ext == "npy":
@@ -109,10 +123,29 @@ def test_cli_exports_the_panel_picture_at_the_exact_size(tmp_path):
 
     out = tmp_path / "p.png"
     r = subprocess.run(
-        [sys.executable, "-m", "attnviz", "export", "--preset", "rope-yarn-qwen2.5",
-         "--panel", "positions", "--width", "1280", "--height", "720", "--theme", "dark",
-         "--set", "positions.position=2000", "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "export",
+            "--preset",
+            "rope-yarn-qwen2.5",
+            "--panel",
+            "positions",
+            "--width",
+            "1280",
+            "--height",
+            "720",
+            "--theme",
+            "dark",
+            "--set",
+            "positions.position=2000",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     img = QImage(str(out))

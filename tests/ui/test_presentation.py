@@ -37,8 +37,9 @@ def _looks(w: MainWindow) -> dict:
         "toolbars": [b.isVisible() for b in bars],
         "menu": w.menuBar().isVisible(),
         "status": w.statusBar().isVisible(),
-        "docks": {pid: (d.isVisible(), d.isFloating(), w.dockWidgetArea(d))
-                  for pid, d in w.docks.items()},
+        "docks": {
+            pid: (d.isVisible(), d.isFloating(), w.dockWidgetArea(d)) for pid, d in w.docks.items()
+        },
     }
 
 

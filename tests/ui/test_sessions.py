@@ -255,9 +255,18 @@ def test_a_session_whose_model_path_cannot_be_followed_is_refused(window, tmp_pa
         folder = str(folder)
     else:
         folder = str(tmp_path / "bad\ud800name")
-    data = {"format_version": 2, "topics": {"attention": {
-        "head": "model", "model_path": folder, "model_text": "a b", "layer": 0,
-        "model_head": 0}}}
+    data = {
+        "format_version": 2,
+        "topics": {
+            "attention": {
+                "head": "model",
+                "model_path": folder,
+                "model_text": "a b",
+                "layer": 0,
+                "model_head": 0,
+            }
+        },
+    }
     path = tmp_path / f"hostile{SUFFIX}"
     path.write_text(json.dumps(data), encoding="utf-8")
     controller = window.session

@@ -46,16 +46,18 @@ def test_the_check_passes_a_good_step_and_fails_it_when_the_numbers_change(qtbot
     ok = check_step(Workspace(), lesson, 2, 1280, 720, lang="en")
     assert ok == []
     # Three decimals: 0.707, 2.121, 2.828 are drawn, not the caption's 0.71, 2.12, 2.83.
-    wrong = check_step(Workspace(), lesson, 2, 1280, 720, lang="en",
-                       overrides={"display.decimals": 3})
+    wrong = check_step(
+        Workspace(), lesson, 2, 1280, 720, lang="en", overrides={"display.decimals": 3}
+    )
     assert {"quoted '0.71' is not drawn", "quoted '2.83' is not drawn"} <= set(wrong)
 
 
 def test_decimals_forced_below_the_captions_fail_the_check(qtbot):
     lesson = lesson_by_id("sqrt-dk", panel_ids())
     base = set(check_step(Workspace(), lesson, 2, 1280, 720, lang="en"))
-    forced = set(check_step(Workspace(), lesson, 2, 1280, 720, lang="en",
-                            overrides={"display.decimals": 2}))
+    forced = set(
+        check_step(Workspace(), lesson, 2, 1280, 720, lang="en", overrides={"display.decimals": 2})
+    )
     assert "quoted '0.419' is not drawn" not in base
     assert {"quoted '0.419' is not drawn", "quoted '0.326' is not drawn"} <= forced - base
 
@@ -72,9 +74,7 @@ def test_the_editing_widgets_leave_the_slide(qtbot):
         assert not gradient.source.isVisibleTo(gradient)
     with staged_step(Workspace(), lesson_by_id("masks", panel_ids()), 0, 1280, 720) as stage:
         controls = stage.panels["controls"]  # an editing panel keeps its widgets
-        assert controls.masks.isVisibleTo(controls) and controls.masks.causal.isVisibleTo(
-            controls
-        )
+        assert controls.masks.isVisibleTo(controls) and controls.masks.causal.isVisibleTo(controls)
         # …of the group the lesson is about: the masks, not the scores or the colours.
         assert not controls.scores_box.isVisibleTo(controls)
         assert not controls.view_box.isVisibleTo(controls)
@@ -86,9 +86,24 @@ def findings() -> list[str]:
     each is one core's work)."""
     runs = {
         size: subprocess.Popen(
-            [sys.executable, "-m", "attnviz", "lessons", "--check", "--json", "--large-fonts",
-             "--width", str(size[0]), "--height", str(size[1]), "--lang", size[2]],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "attnviz",
+                "lessons",
+                "--check",
+                "--json",
+                "--large-fonts",
+                "--width",
+                str(size[0]),
+                "--height",
+                str(size[1]),
+                "--lang",
+                size[2],
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for size in SIZES
     }
@@ -99,8 +114,9 @@ def findings() -> list[str]:
         for line in stdout.splitlines():
             record = json.loads(line)
             for problem in record["problems"]:
-                out.append(f"{width}x{height} {lang} {record['lesson']} "
-                           f"{record['step']}: {problem}")
+                out.append(
+                    f"{width}x{height} {lang} {record['lesson']} {record['step']}: {problem}"
+                )
     return out
 
 
@@ -116,8 +132,16 @@ def test_a_small_matrix_without_its_numbers_fails_the_check(qtbot):
     assert ok == []
     # Six decimals asked for on a 4:3-ish screen: eight columns of "−1.599000" beside the
     # editor cannot hold them even in the smallest type, so the 3 × 8 map prints none.
-    forced = check_step(Workspace(), lesson, 0, 1024, 720, lang="en",
-                        font_scale=STAGE_LARGE_FONTS, overrides={"display.decimals": 6})
+    forced = check_step(
+        Workspace(),
+        lesson,
+        0,
+        1024,
+        720,
+        lang="en",
+        font_scale=STAGE_LARGE_FONTS,
+        overrides={"display.decimals": 6},
+    )
     assert "heatmap: a 3×8 matrix without its numbers" in forced
 
 

@@ -92,8 +92,9 @@ def test_soak_with_every_panel_shown_at_once(make_window):
         rng,
         [
             Action("edit", lambda: edit_any_field(rng, window.document), 0.55),
-            Action("mouse", lambda: rest_mouse_on_any(rng, window.panels[rng.choice(panels)]),
-                   0.2),  # fmt: skip
+            Action(
+                "mouse", lambda: rest_mouse_on_any(rng, window.panels[rng.choice(panels)]), 0.2
+            ),  # fmt: skip
             undo(window, 0.1),
             redo(window, 0.07),
             Action("resize a dock", resize_a_dock, 0.05),

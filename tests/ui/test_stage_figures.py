@@ -28,7 +28,8 @@ def test_a_step_says_under_its_heatmap_the_numbers_its_cells_do_not_print(qtbot)
         assert f"mean entropy, nats: {entropy:.2f}" in line and "1.88" in line
         assert "second “the” on each “the”: 0.14" in line and "tokens: 28" in line
         assert {"0.14", "1.88", "28"} <= {
-            t for text in drawn_texts(stage.slots["heatmap"]) for t in text.split()}
+            t for text in drawn_texts(stage.slots["heatmap"]) for t in text.split()
+        }
         # The lecturer drags d_k up without the divisor: the line follows, the quote's
         # number goes, and no "≈" pretends the caption still holds.
         workspace.document.set_field("attention.scale", False)

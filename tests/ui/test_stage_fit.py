@@ -13,8 +13,14 @@ from attnviz.ui.stage_fit import MIN_SCALE, overflowing
 
 
 def _stage(lesson_id: str, index: int, width=1280, height=720):
-    return staged_step(Workspace(), lesson_by_id(lesson_id, panel_ids()), index, width,
-                       height, font_scale=STAGE_LARGE_FONTS)
+    return staged_step(
+        Workspace(),
+        lesson_by_id(lesson_id, panel_ids()),
+        index,
+        width,
+        height,
+        font_scale=STAGE_LARGE_FONTS,
+    )
 
 
 def test_a_panel_that_would_scroll_takes_smaller_type_and_nothing_scrolls(qtbot):

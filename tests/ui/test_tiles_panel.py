@@ -60,8 +60,12 @@ def test_each_step_shows_its_tile_running_max_sum_and_output(panel):
         assert np.array_equal(total.values[:, 0], s.running_sum)
         assert np.array_equal(partial.values, s.partial_output)
         tile = scores.outlines[-1]
-        assert (tile.r0, tile.r1, tile.c0, tile.c1) == (s.rows.start, s.rows.stop,
-                                                       s.cols.start, s.cols.stop)
+        assert (tile.r0, tile.r1, tile.c0, tile.c1) == (
+            s.rows.start,
+            s.rows.stop,
+            s.cols.start,
+            s.cols.stop,
+        )
         # computed so far: every tile up to this one, and nothing after it
         shown = np.isfinite(scores.values)
         assert shown[s.rows, s.cols].all()
@@ -91,8 +95,7 @@ def test_causal_tiles_are_skipped_and_still_exact(panel):
     scores = panel.matrices.matrices[0]
     assert scores.hidden[0, 5] and not scores.hidden[5, 0]
     panel.state.update(tile_step=15)
-    np.testing.assert_allclose(panel.matrices.matrices[-1].values, _dense(panel).output,
-                               atol=1e-12)
+    np.testing.assert_allclose(panel.matrices.matrices[-1].values, _dense(panel).output, atol=1e-12)
 
 
 def test_memory_held_against_the_square(panel):

@@ -158,7 +158,6 @@ def test_history_holds_copies_not_live_arrays(state, undo):
     assert state.q[0, 0] == 9
 
 
-
 def test_selection_alone_is_not_an_undo_step(qtbot):
     from attnviz.model.topics.attention import AttentionState
     from attnviz.ui.undo import UndoController

@@ -60,8 +60,10 @@ def test_every_q_k_v_column_of_a_small_head_shows_without_scrolling(hall, preset
     table = w.panels["editor"].table
     assert table.horizontalScrollBar().maximum() == 0
     model = table.vectors
-    shown = {model.cell(0, c)[0] for c in range(model.columnCount())} if not model.stacked else set(
-        "qkv"
+    shown = (
+        {model.cell(0, c)[0] for c in range(model.columnCount())}
+        if not model.stacked
+        else set("qkv")
     )
     assert shown == set("qkv")
     columns = model.columnCount()
@@ -106,9 +108,16 @@ def test_a_large_resize_splits_the_docks_again_in_proportion(hall, qtbot):
     assert w.docks["heatmap"].height() / w.height() == pytest.approx(height, abs=0.03)
     # A separator the user drags sets the shares kept from then on.
     w.resizeDocks([w.docks["editor"], w.docks["heatmap"]], [800, 1120], Qt.Orientation.Horizontal)
-    w.mouseReleaseEvent(QMouseEvent(QEvent.Type.MouseButtonRelease, QPointF(5, 5),
-                                    QPointF(5, 5), Qt.MouseButton.LeftButton,
-                                    Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
+    w.mouseReleaseEvent(
+        QMouseEvent(
+            QEvent.Type.MouseButtonRelease,
+            QPointF(5, 5),
+            QPointF(5, 5),
+            Qt.MouseButton.LeftButton,
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+    )
     _settle(0.5)
     dragged = w.docks["editor"].width() / w.width()
     assert dragged > share + 0.03
@@ -121,19 +130,47 @@ def test_a_large_resize_splits_the_docks_again_in_proportion(hall, qtbot):
 def test_export_window_writes_the_window_at_the_screens_size(tmp_path):
     out = tmp_path / "window.png"
     r = subprocess.run(
-        [sys.executable, "-m", "attnviz", "export", "--window", "--preset", "banco",
-         "--width", "1280", "--height", "720", "--large-fonts", "--lang", "pt_BR",
-         "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "export",
+            "--window",
+            "--preset",
+            "banco",
+            "--width",
+            "1280",
+            "--height",
+            "720",
+            "--large-fonts",
+            "--lang",
+            "pt_BR",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     assert "1280×720, large fonts" in r.stdout and "pt_BR" in r.stdout
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1280, 720)
     bad = subprocess.run(
-        [sys.executable, "-m", "attnviz", "export", "--window", "--matrix", "weights",
-         "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "attnviz",
+            "export",
+            "--window",
+            "--matrix",
+            "weights",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "--window draws the whole window; drop --matrix" in bad.stderr
@@ -154,8 +191,12 @@ def _labels_clear(vb, labels, curves, *, log_x: bool, lines=(), log_y: bool = Tr
     for curve in curves:
         x = np.asarray(curve.xData, float)
         y = np.asarray(curve.yData, float)
-        keep = np.isfinite(x) & np.isfinite(y) & (x > 0 if log_x else True) & (
-            y > 0 if log_y else True)
+        keep = (
+            np.isfinite(x)
+            & np.isfinite(y)
+            & (x > 0 if log_x else True)
+            & (y > 0 if log_y else True)
+        )
         x, y = x[keep], y[keep]
         x = np.log10(x) if log_x else x
         y = np.log10(y) if log_y else y  # log axes: the view is in log10
@@ -182,8 +223,13 @@ def test_the_memory_charts_labels_cross_no_line_and_no_other_label(qtbot, size):
         labels = [fig.score_name, fig.tile_name, fig.score_text, fig.tile_text, fig.gpu_text]
         assert all(item.isVisible() and item.toPlainText() for item in labels)
         lines = [("h", fig.gpu_line.value()), ("v", fig.context_line.value())]
-        _labels_clear(fig.plot.getViewBox(), labels, [fig.score_curve, fig.tile_curve],
-                      log_x=True, lines=lines)
+        _labels_clear(
+            fig.plot.getViewBox(),
+            labels,
+            [fig.score_curve, fig.tile_curve],
+            log_x=True,
+            lines=lines,
+        )
     finally:
         panel.close()
         panel.deleteLater()
@@ -212,15 +258,15 @@ def test_the_zipf_legend_covers_neither_the_law_nor_the_batch(qtbot, size):
     from attnviz.ui.export import ExportSpec
     from attnviz.ui.panel_export import build_panel
 
-    panel, _ = build_panel(Workspace(), "embedding", ExportSpec(*size, "light", False, None,
-                                                                  None))
+    panel, _ = build_panel(Workspace(), "embedding", ExportSpec(*size, "light", False, None, None))
     try:
         qtbot.waitUntil(lambda: panel.expected.xData is not None, timeout=10000)
         _settle(0.3)
         legend = panel.plot.legend
         assert legend.isVisible() and len(legend.items) == 2
-        _labels_clear(panel.plot.getViewBox(), [legend], [panel.expected, panel.observed],
-                      log_x=True)
+        _labels_clear(
+            panel.plot.getViewBox(), [legend], [panel.expected, panel.observed], log_x=True
+        )
     finally:
         panel.close()
         panel.deleteLater()
@@ -231,8 +277,7 @@ def test_the_rope_legend_lies_above_the_relative_curves(qtbot, size):
     from attnviz.ui.export import ExportSpec
     from attnviz.ui.panel_export import build_panel
 
-    panel, _ = build_panel(Workspace(), "positions", ExportSpec(*size, "light", False, None,
-                                                                  None))
+    panel, _ = build_panel(Workspace(), "positions", ExportSpec(*size, "light", False, None, None))
     try:
         panel.tabs.setCurrentWidget(panel.relative_plot)
         qtbot.waitUntil(lambda: panel.relative_curves[0].xData is not None, timeout=10000)
@@ -240,8 +285,7 @@ def test_the_rope_legend_lies_above_the_relative_curves(qtbot, size):
         plot = panel.relative_plot
         legend = plot.legend
         assert legend.isVisible() and len(legend.items) == len(panel.relative_curves)
-        _labels_clear(plot.getViewBox(), [legend], panel.relative_curves, log_x=False,
-                      log_y=False)
+        _labels_clear(plot.getViewBox(), [legend], panel.relative_curves, log_x=False, log_y=False)
     finally:
         panel.close()
         panel.deleteLater()

@@ -59,7 +59,11 @@ class LazyAttention:
 
 
 def attend(
-    scores: np.ndarray, v: np.ndarray, mask, *, with_output: bool = False,
+    scores: np.ndarray,
+    v: np.ndarray,
+    mask,
+    *,
+    with_output: bool = False,
     terms: ScoreTerms = PLAIN,
 ):
     """Softmax, entropy and (lazily) the output of already scaled ``scores`` (capped,

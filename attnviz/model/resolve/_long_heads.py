@@ -81,8 +81,9 @@ def _rotary(n: int, d: int, omega: np.ndarray, dtype, tick) -> np.ndarray:
     return out
 
 
-def generate_qk(head: str, n: int, d: int, seed: int, dtype=np.float32, progress=None,
-                cancel=None) -> tuple[np.ndarray, np.ndarray]:
+def generate_qk(
+    head: str, n: int, d: int, seed: int, dtype=np.float32, progress=None, cancel=None
+) -> tuple[np.ndarray, np.ndarray]:
     """q and k, ``(n, d)`` in ``dtype``, of a synthetic ``head`` (see the module docstring).
 
     ``progress(fraction)`` and ``cancel() -> bool`` are called between chunks; a set

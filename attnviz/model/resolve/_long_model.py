@@ -32,11 +32,33 @@ from attnviz.model.resolve.attention import (
 #: 2-core CI machine).
 MODEL_CELL_SHARE = 6.5
 #: Fields of the attention topic the model head's map depends on.
-ATTENTION_KEYS = frozenset({
-    "head", "model_path", "model_text", "layer", "model_head", "tokens", "q", "k", "v",
-    "d_k", "scale", "temperature", "causal", "padding", "segments", "window",
-    "window_causal", "softcap", "alibi", "sink", "sink_logit", "rope", "rope_dims",
-})
+ATTENTION_KEYS = frozenset(
+    {
+        "head",
+        "model_path",
+        "model_text",
+        "layer",
+        "model_head",
+        "tokens",
+        "q",
+        "k",
+        "v",
+        "d_k",
+        "scale",
+        "temperature",
+        "causal",
+        "padding",
+        "segments",
+        "window",
+        "window_causal",
+        "softcap",
+        "alibi",
+        "sink",
+        "sink_logit",
+        "rope",
+        "rope_dims",
+    }
+)
 NO_MODEL_HEAD = (
     "long.head=model maps the real model's head the heatmap shows: open a model first "
     "(attention.model_path and attention.model_text)"
@@ -73,8 +95,17 @@ class ModelHead:
         """What identifies the map. The arrays are never mutated (the topic replaces
         them), so their identity stands for their values while this snapshot keeps them
         alive (an :class:`~attnviz.model.resolve.long.Overview` holds its source)."""
-        return ("model", id(self.q), id(self.k), self.c, self.mask_key, self.rope_key,
-                self.terms, self.layer, self.head)
+        return (
+            "model",
+            id(self.q),
+            id(self.k),
+            self.c,
+            self.mask_key,
+            self.rope_key,
+            self.terms,
+            self.layer,
+            self.head,
+        )
 
 
 def model_head(document) -> ModelHead:
@@ -85,8 +116,16 @@ def model_head(document) -> ModelHead:
     if cap is None:
         raise ValueError(NO_MODEL_HEAD)
     return ModelHead(
-        s.q, s.k, s.v, score_scale(s.d_k, s.scale, s.temperature), mask_key(s),
-        rope_key(s, document["positions"]), s.score_terms(), cap.name, s.layer, s.model_head,
+        s.q,
+        s.k,
+        s.v,
+        score_scale(s.d_k, s.scale, s.temperature),
+        mask_key(s),
+        rope_key(s, document["positions"]),
+        s.score_terms(),
+        cap.name,
+        s.layer,
+        s.model_head,
     )
 
 

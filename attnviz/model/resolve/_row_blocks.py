@@ -29,8 +29,9 @@ class RowBlockAttention:
     arrays: :meth:`row` of any matrix, ``entropy``, ``fully_masked``, ``score_spread``;
     ``scores``, ``weights`` and ``output`` are whole matrices computed on demand."""
 
-    def __init__(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, c: float, mask,
-                 terms: ScoreTerms = PLAIN) -> None:
+    def __init__(
+        self, q: np.ndarray, k: np.ndarray, v: np.ndarray, c: float, mask, terms: ScoreTerms = PLAIN
+    ) -> None:
         self.q, self.k, self.v, self.c, self.mask, self.terms = q, k, v, c, mask, terms
         self.shape = (q.shape[0], k.shape[0])
         self.entropy = np.zeros(q.shape[0])
@@ -127,8 +128,9 @@ class RowBlockAttention:
         allowed = None if self.mask is None else pool(self.mask.astype(np.float32), rows, cols) > 0
         ent = pool(self.entropy[:, None], rows, 1)[:, 0]
         pictures = {
-            name: Picture(_pool_axis(values, rows, axis=0).astype(np.float32), (n, n_k),
-                          allowed, ent)
+            name: Picture(
+                _pool_axis(values, rows, axis=0).astype(np.float32), (n, n_k), allowed, ent
+            )
             for name, values in pooled.items()
         }
         out_cols = grid_size(output.shape[1])

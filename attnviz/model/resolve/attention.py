@@ -61,7 +61,6 @@ QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k", "rope", "rope_di
 ASYNC_CELLS = 1024 * 1024
 
 
-
 def _runs(job: _Job):
     """``job`` as a :class:`LatestWork` job (it neither reports progress nor stops)."""
     return lambda _progress, _cancel: job.run()

@@ -79,8 +79,12 @@ class GradientInputs:
 
     def options(self) -> dict:
         """The keyword arguments of the core's attention calls."""
-        return {"mask": self.mask, "scale": self.scale, "temperature": self.temperature,
-                "terms": self.terms}
+        return {
+            "mask": self.mask,
+            "scale": self.scale,
+            "temperature": self.temperature,
+            "terms": self.terms,
+        }
 
 
 @dataclass(frozen=True)
@@ -526,8 +530,6 @@ def _qk_gradient(name: str):
         return DataArray(getattr(_chain(workspace), name), tuple(workspace.state.tokens), None)
 
     return read
-
-
 
 
 def _v_gradient(name: str):

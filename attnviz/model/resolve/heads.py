@@ -215,9 +215,18 @@ class HeadsResolver(LazyResolver):
             shapes = shape_rows(proj, n, h, h_kv, d, d_model, d_v)
         flops = flop_table(n, d_model, h, h_kv, d) if proj else {}
         common = dict(
-            projections=proj, tokens=tuple(s.tokens), n_heads=h, n_kv_heads=h_kv, d_head=d,
-            d_model=d_model, groups=kv_groups(h, h_kv), arrays=arrays, shapes=shapes,
-            flops=flops, capture=cap, layer=s.layer if cap is not None else 0,
+            projections=proj,
+            tokens=tuple(s.tokens),
+            n_heads=h,
+            n_kv_heads=h_kv,
+            d_head=d,
+            d_model=d_model,
+            groups=kv_groups(h, h_kv),
+            arrays=arrays,
+            shapes=shapes,
+            flops=flops,
+            capture=cap,
+            layer=s.layer if cap is not None else 0,
         )
         mask = build_mask(s)
         if h * n * n > MAX_GRID_CELLS:
@@ -227,8 +236,17 @@ class HeadsResolver(LazyResolver):
                 "selected head"
             )
             return HeadsResults(
-                **common, q=q, k=k, v=v, mask=mask, scores=None, weights=None,
-                head_outputs=None, concat=None, output=None, too_large=message,
+                **common,
+                q=q,
+                k=k,
+                v=v,
+                mask=mask,
+                scores=None,
+                weights=None,
+                head_outputs=None,
+                concat=None,
+                output=None,
+                too_large=message,
             )
         c = score_scale(d, s.scale, s.temperature)
         inv = rope_frequencies_for(d, self.document.positions.snapshot()) if s.rope else None
@@ -254,8 +272,16 @@ class HeadsResolver(LazyResolver):
         else:
             concat, output = head_outputs[0], head_outputs[0]
         return HeadsResults(
-            **common, q=q, k=k, v=v, mask=mask, scores=np.stack(scores),
-            weights=np.stack(weights), head_outputs=head_outputs, concat=concat, output=output,
+            **common,
+            q=q,
+            k=k,
+            v=v,
+            mask=mask,
+            scores=np.stack(scores),
+            weights=np.stack(weights),
+            head_outputs=head_outputs,
+            concat=concat,
+            output=output,
         )
 
 
@@ -298,8 +324,10 @@ def _matrix_data(name: str):
 def _checked(res: HeadsResults, arr):
     if arr is None:
         if res.model and res.too_large is None:
-            raise ValueError("a real model's layer output needs W^O, which is not captured; "
-                             "export the weights of its heads")
+            raise ValueError(
+                "a real model's layer output needs W^O, which is not captured; "
+                "export the weights of its heads"
+            )
         raise ValueError(res.too_large or "nothing to export")
     return arr
 
@@ -319,8 +347,10 @@ def _output(workspace) -> DataArray:
 def _capture(workspace):
     cap = workspace.state.capture()
     if cap is None:
-        raise ValueError("the layers panel shows a real model: set attention.head=model "
-                         "(attnviz export --model DIR --text TEXT)")
+        raise ValueError(
+            "the layers panel shows a real model: set attention.head=model "
+            "(attnviz export --model DIR --text TEXT)"
+        )
     return cap
 
 
@@ -359,8 +389,11 @@ def _link(workspace) -> DataArray:
         raise ValueError("choose the link first: --set attention.selected_cell=[query, key]")
     query, key = s.selected_cell
     a = link_strength(cap, query, key)
-    return DataArray(a, tuple(f"layer {i}" for i in range(a.shape[0])),
-                     tuple(f"head {j}" for j in range(a.shape[1])))
+    return DataArray(
+        a,
+        tuple(f"layer {i}" for i in range(a.shape[0])),
+        tuple(f"head {j}" for j in range(a.shape[1])),
+    )
 
 
 def heads_data(workspace, name: str) -> DataArray:

@@ -40,7 +40,16 @@ from attnviz.model.topics.long import HALF, window
 
 #: Fields whose change needs a new overview (the zoom window and the tiles do not).
 OVERVIEW_FIELDS = (
-    "n", "d_k", "head", "seed", "bins", "reduce", "causal", "scale", "backend", "dtype",
+    "n",
+    "d_k",
+    "head",
+    "seed",
+    "bins",
+    "reduce",
+    "causal",
+    "scale",
+    "backend",
+    "dtype",
 )
 #: A zoom window up to this many cells shows the exact weights (about 1024 × 1024).
 EXACT_CELLS = 1 << 20
@@ -160,12 +169,29 @@ def run_overview(values: dict, progress=None, cancel=None, source=None) -> Overv
             progress(_GENERATE_SHARE + (1 - _GENERATE_SHARE) * f)
 
     amap, lse = backend.attention_overview(
-        q, k, bins=bins, reduce=v["reduce"], causal=v["causal"], scale=v["scale"],
-        return_lse=True, progress=overview_progress, cancel=is_set,
+        q,
+        k,
+        bins=bins,
+        reduce=v["reduce"],
+        causal=v["causal"],
+        scale=v["scale"],
+        return_lse=True,
+        progress=overview_progress,
+        cancel=is_set,
     )
     return Overview(
-        overview_key(v), amap, lse, q, k, backend.name, backend.device, v["dtype"],
-        v["causal"], v["scale"], time.perf_counter() - t0, t1 - t0,
+        overview_key(v),
+        amap,
+        lse,
+        q,
+        k,
+        backend.name,
+        backend.device,
+        v["dtype"],
+        v["causal"],
+        v["scale"],
+        time.perf_counter() - t0,
+        t1 - t0,
     )
 
 
@@ -175,8 +201,20 @@ def _run_model(v: dict, source, progress, is_set, t0: float) -> Overview:
     rows = _long_model.row_blocks(source)
     amap = _long_model.model_map(rows, v["bins"], v["reduce"], progress, is_set)
     return Overview(
-        overview_key(v) + source.key(), amap, None, rows.q, rows.k, "numpy", "cpu",
-        "float64", source.causal, True, time.perf_counter() - t0, 0.0, rows, source,
+        overview_key(v) + source.key(),
+        amap,
+        None,
+        rows.q,
+        rows.k,
+        "numpy",
+        "cpu",
+        "float64",
+        source.causal,
+        True,
+        time.perf_counter() - t0,
+        0.0,
+        rows,
+        source,
     )
 
 
@@ -213,8 +251,15 @@ def exact_block(ov: Overview, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
 
 
 def region_map(
-    ov: Overview, r0: int, r1: int, c0: int, c1: int, bins: int, reduce: str,
-    progress=None, cancel=None,
+    ov: Overview,
+    r0: int,
+    r1: int,
+    c0: int,
+    c1: int,
+    bins: int,
+    reduce: str,
+    progress=None,
+    cancel=None,
 ) -> np.ndarray:
     """The map of a window: its exact weights pooled into at most ``bins × bins`` cells
     (groups as ``numpy.array_split`` makes them, ``reduce`` "mean" or "max"), a strip of
@@ -260,8 +305,9 @@ class Detail:
     exact: bool
 
 
-def zoom_detail(ov: Overview, window: tuple, bins: int, reduce: str, progress=None,
-                cancel=None) -> Detail:
+def zoom_detail(
+    ov: Overview, window: tuple, bins: int, reduce: str, progress=None, cancel=None
+) -> Detail:
     """The cells of ``window`` (r0, r1, c0, c1) over ``ov``: exact up to
     :data:`EXACT_CELLS`, else :func:`region_map` (``cancel`` as :func:`run_overview`'s)."""
     r0, r1, c0, c1 = window
@@ -352,8 +398,16 @@ class LongResolver(LazyResolver):
         except ValueError:
             return v, None
         n = src.n
-        v = dict(v, n=n, d_k=int(src.q.shape[1]), bins=min(v["bins"], n), causal=src.causal,
-                 scale=True, backend="numpy", dtype="float64")
+        v = dict(
+            v,
+            n=n,
+            d_k=int(src.q.shape[1]),
+            bins=min(v["bins"], n),
+            causal=src.causal,
+            scale=True,
+            backend="numpy",
+            dtype="float64",
+        )
         for name in ("rows", "cols"):
             if v[name] and v[name][1] > n:
                 v[name] = ()
@@ -394,7 +448,8 @@ class LongResolver(LazyResolver):
         if self.map_work.wanted_key != res.key:
             values, source = dict(res.values), res.source
             self.map_work.request(
-                res.key, lambda progress, cancel: run_overview(values, progress, cancel, source),
+                res.key,
+                lambda progress, cancel: run_overview(values, progress, cancel, source),
                 now=now,
             )
         return None
@@ -433,7 +488,8 @@ class LongResolver(LazyResolver):
             self._detail_key = key
             bins, reduce, win = res.values["bins"], res.values["reduce"], res.window
             self.zoom_work.request(
-                key, lambda progress, cancel: zoom_detail(ov, win, bins, reduce, progress, cancel),
+                key,
+                lambda progress, cancel: zoom_detail(ov, win, bins, reduce, progress, cancel),
                 now=now,
             )
         return True

@@ -118,8 +118,9 @@ def _alibi(workspace) -> DataArray:
     if res.alibi is None:
         raise ValueError("ALiBi is not drawn: set positions.alibi_slope above 0")
     rows = ("rope", "alibi")
-    return DataArray(np.stack([res.relative[0], res.alibi]), rows,
-                     tuple(str(int(d)) for d in res.distances))
+    return DataArray(
+        np.stack([res.relative[0], res.alibi]), rows, tuple(str(int(d)) for d in res.distances)
+    )
 
 
 def _relative(workspace) -> DataArray:

@@ -72,8 +72,13 @@ def _synthetic_arrays(new: dict, old: dict, given: set[str], arrays_given: bool)
         return
     check_head_inputs(new)
     try:
-        h = generate_head(new["head"], len(new["tokens"]), new["d_k"], seed=new["seed"],
-                          tokens=list(new["tokens"]))
+        h = generate_head(
+            new["head"],
+            len(new["tokens"]),
+            new["d_k"],
+            seed=new["seed"],
+            tokens=list(new["tokens"]),
+        )
     except ValueError as exc:
         raise StateError(str(exc)) from exc
     for name in ARRAYS:
@@ -94,8 +99,11 @@ def _typed_arrays(new: dict, old: dict, given: set[str], arrays_given: bool) -> 
             new[name] = _resize(arr, n, cols)
 
 
-_ARRAYS_BY_MODE = {"model": _model_arrays, "projections": _projected_arrays,
-                   "manual": _typed_arrays}
+_ARRAYS_BY_MODE = {
+    "model": _model_arrays,
+    "projections": _projected_arrays,
+    "manual": _typed_arrays,
+}
 
 
 def _follow_length(new: dict, given: set[str]) -> None:

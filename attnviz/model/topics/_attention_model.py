@@ -41,11 +41,14 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
     if other and "model_head" not in given and new["model_head"] >= heads:
         new["model_head"] = heads - 1
     if not 0 <= new["layer"] < layers:
-        raise StateError(f"layer {new['layer']} is outside 0…{layers - 1} "
-                         f"({cap.name} has {layers} layers)")
+        raise StateError(
+            f"layer {new['layer']} is outside 0…{layers - 1} ({cap.name} has {layers} layers)"
+        )
     if not 0 <= new["model_head"] < heads:
-        raise StateError(f"model_head {new['model_head']} is outside 0…{heads - 1} "
-                         f"({cap.name} has {heads} query heads per layer)")
+        raise StateError(
+            f"model_head {new['model_head']} is outside 0…{heads - 1} "
+            f"({cap.name} has {heads} query heads per layer)"
+        )
     lc = cap.layers[new["layer"]]
     new["tokens"] = real_model.display_tokens(cap)
     new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
@@ -55,14 +58,23 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
     if other or "layer" in given:
         # Each layer its own mask and scale (a model may scale its layers differently).
         causal, window, window_causal = real_model.mask_settings(lc)
-        follow |= {"causal": causal, "window": window, "window_causal": window_causal,
-                   "padding": (True,) * n, "segments": (0,) * n,
-                   "temperature": real_model.temperature_for(lc, cap.head_dim)}
+        follow |= {
+            "causal": causal,
+            "window": window,
+            "window_causal": window_causal,
+            "padding": (True,) * n,
+            "segments": (0,) * n,
+            "temperature": real_model.temperature_for(lc, cap.head_dim),
+        }
     if other or given & {"layer", "model_head"}:
         # Each head its own ALiBi slope and sink logit, each layer its cap.
         terms = real_model.head_terms(lc, new["model_head"])
-        follow |= {"softcap": terms.softcap, "alibi": terms.alibi,
-                   "sink": terms.sink is not None, "sink_logit": terms.sink or 0.0}
+        follow |= {
+            "softcap": terms.softcap,
+            "alibi": terms.alibi,
+            "sink": terms.sink is not None,
+            "sink_logit": terms.sink or 0.0,
+        }
     if other:
         # The heatmap then computes the model's own weights: no extra rotation (q and k
         # are already rotated), the model's scale as √d_k and a temperature.

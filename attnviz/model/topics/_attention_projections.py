@@ -38,8 +38,7 @@ def _seeded(values: dict, name: str) -> np.ndarray:
 
 def effective_projections(values: dict) -> dict[str, np.ndarray]:
     """X and the W matrices of field ``values``: typed ones as they are, null ones seeded."""
-    return {name: _seeded(values, name) if values[name] is None else values[name]
-            for name in MATS}
+    return {name: _seeded(values, name) if values[name] is None else values[name] for name in MATS}
 
 
 def follow_layout(new: dict, old: dict, given: set[str]) -> None:
@@ -80,8 +79,13 @@ def follow_projections(new: dict, old: dict, given: set[str]) -> None:
     m = effective_projections(new)
     try:
         arrays = project_head(
-            m["x"], m["w_q"], m["w_k"], m["w_v"], new["head_index"],
-            n_heads=new["n_heads"], n_kv_heads=new["n_kv_heads"],
+            m["x"],
+            m["w_q"],
+            m["w_k"],
+            m["w_v"],
+            new["head_index"],
+            n_heads=new["n_heads"],
+            n_kv_heads=new["n_kv_heads"],
         )
     except ValueError as exc:
         raise StateError(str(exc)) from exc

@@ -35,32 +35,80 @@ MAX_TILES_D = 16
 FIELDS = (
     Field("n", "int", 4096, MIN_N, MAX_N, doc="tokens of the long sequence"),
     Field("d_k", "int", 64, 2, MAX_D_K, doc="width of queries and keys"),
-    Field("head", "choice", "content", choices=HEADS,
-          doc="synthetic head: content (equal tokens), previous token, distance decay, random;"
-              " model: the real model's head the heatmap shows (its sentence sets n; the tiles"
-              " demo keeps the content head)"),
+    Field(
+        "head",
+        "choice",
+        "content",
+        choices=HEADS,
+        doc="synthetic head: content (equal tokens), previous token, distance decay, random;"
+        " model: the real model's head the heatmap shows (its sentence sets n; the tiles"
+        " demo keeps the content head)",
+    ),
     Field("seed", "int", 0, 0, MAX_SEED, doc="seed of the synthetic head"),
     Field("bins", "int", 256, 1, MAX_BINS, doc="cells per side of the map (at most n)"),
-    Field("reduce", "choice", "mean", choices=("mean", "max"),
-          doc="a map cell is the mean or the max of the weights it covers"),
+    Field(
+        "reduce",
+        "choice",
+        "mean",
+        choices=("mean", "max"),
+        doc="a map cell is the mean or the max of the weights it covers",
+    ),
     Field("causal", "bool", False, doc="causal mask: a query sees only earlier keys"),
     Field("scale", "bool", True, doc="divide the scores by √d_k"),
-    Field("backend", "choice", "numpy", choices=BACKENDS,
-          doc="where the map is computed (auto: CUDA when present, else NumPy)"),
-    Field("dtype", "choice", "float32", choices=DTYPES,
-          doc="precision of q and k (bfloat16/float16: CUDA only)"),
-    Field("rows", "ints", (), 0, MAX_N, max_len=2, browse=True,
-          doc="zoom window: query rows [start, stop) ([] = all)"),
-    Field("cols", "ints", (), 0, MAX_N, max_len=2, browse=True,
-          doc="zoom window: keys [start, stop) ([] = all)"),
-    Field("log_color", "bool", True, recompute=False,
-          doc="colour the map by log10 of the weight (small weights stay visible)"),
+    Field(
+        "backend",
+        "choice",
+        "numpy",
+        choices=BACKENDS,
+        doc="where the map is computed (auto: CUDA when present, else NumPy)",
+    ),
+    Field(
+        "dtype",
+        "choice",
+        "float32",
+        choices=DTYPES,
+        doc="precision of q and k (bfloat16/float16: CUDA only)",
+    ),
+    Field(
+        "rows",
+        "ints",
+        (),
+        0,
+        MAX_N,
+        max_len=2,
+        browse=True,
+        doc="zoom window: query rows [start, stop) ([] = all)",
+    ),
+    Field(
+        "cols",
+        "ints",
+        (),
+        0,
+        MAX_N,
+        max_len=2,
+        browse=True,
+        doc="zoom window: keys [start, stop) ([] = all)",
+    ),
+    Field(
+        "log_color",
+        "bool",
+        True,
+        recompute=False,
+        doc="colour the map by log10 of the weight (small weights stay visible)",
+    ),
     Field("tiles_n", "int", 16, MIN_BLOCK, MAX_TILES_N, doc="tokens of the tiles demo"),
     Field("tiles_d", "int", 4, 2, MAX_TILES_D, doc="width of q, k and v in the tiles demo"),
     Field("block_q", "int", 4, MIN_BLOCK, MAX_BLOCK, doc="query rows of one tile"),
     Field("block_k", "int", 4, MIN_BLOCK, MAX_BLOCK, doc="keys (and values) of one tile"),
-    Field("tile_step", "int", 0, 0, (MAX_TILES_N // MIN_BLOCK) ** 2 - 1, browse=True,
-          doc="the tile shown (row blocks in order, keys left to right)"),
+    Field(
+        "tile_step",
+        "int",
+        0,
+        0,
+        (MAX_TILES_N // MIN_BLOCK) ** 2 - 1,
+        browse=True,
+        doc="the tile shown (row blocks in order, keys left to right)",
+    ),
 )
 
 
@@ -119,5 +167,6 @@ class LongState(Topic):
             raise StateError("the cuda backend runs float32, bfloat16 or float16, not float64")
         last = tile_count(v["tiles_n"], v["block_q"], v["block_k"]) - 1
         if v["tile_step"] > last:
-            raise StateError(f"tile_step must be at most {last} (the last tile), got "
-                             f"{v['tile_step']}")
+            raise StateError(
+                f"tile_step must be at most {last} (the last tile), got {v['tile_step']}"
+            )

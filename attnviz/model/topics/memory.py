@@ -186,8 +186,10 @@ class MemoryState(Topic):
 def _follow_dependents(new: dict, old: dict, given: set[str]) -> None:
     """Keep "all of them" meaning all: counts that equalled their bound follow it."""
     all_layers = old["attention_layers"] == old["layers"]
-    if "layers" in given and "attention_layers" not in given and (
-        all_layers or new["attention_layers"] > new["layers"]
+    if (
+        "layers" in given
+        and "attention_layers" not in given
+        and (all_layers or new["attention_layers"] > new["layers"])
     ):
         new["attention_layers"] = new["layers"]
     if "heads" in given and "kv_heads" not in given and old["kv_heads"] == old["heads"]:
@@ -218,8 +220,9 @@ def card_values_from_folder(path: str) -> dict:
     values["params"] = float(card.params or info.params)
     values["model"] = CUSTOM
     floats = [d for d in info.dtypes if d.startswith(("F", "BF"))]
-    dtype = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}.get(floats[0] if len(
-        floats) == 1 else "")
+    dtype = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}.get(
+        floats[0] if len(floats) == 1 else ""
+    )
     if dtype is not None:
         values["weights_dtype"] = dtype
     return values

@@ -81,6 +81,7 @@ TERM_FIELDS = frozenset({"softcap", "alibi", "sink", "sink_logit"})
 VIEW_FIELDS = frozenset({"matrix", "colormap", "levels_auto", "levels", "stretch_weights"})
 MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal"})
 
+
 class ControlsPanel(StatePanel):
     """d_k, √d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
 
@@ -213,9 +214,7 @@ class ControlsPanel(StatePanel):
                 "carry content alone. 0 turns them all"
             )
         )
-        self.rope_dims.valueChanged.connect(
-            lambda v: self._write(self.rope_dims, rope_dims=int(v))
-        )
+        self.rope_dims.valueChanged.connect(lambda v: self._write(self.rope_dims, rope_dims=int(v)))
         row = QHBoxLayout()
         row.addWidget(self.rope)
         row.addWidget(self.rope_dims)
@@ -244,12 +243,26 @@ class ControlsPanel(StatePanel):
         form = QFormLayout(box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         for name, hi, decimals, text, tip in (
-            ("softcap", MAX_CAP, 2, self.tr("Ca&p"),
-             self.tr("Scores pass through cap·tanh(s / cap): none leaves (−cap, cap) "
-                     "(Gemma 2 uses 50). 0 = off")),
-            ("alibi", MAX_SLOPE, 4, self.tr("ALiBi &slope"),
-             self.tr("ALiBi: each score loses slope·|i − j|, so far keys weigh less "
-                     "(BLOOM's heads use 1/2, 1/4, …). 0 = off")),
+            (
+                "softcap",
+                MAX_CAP,
+                2,
+                self.tr("Ca&p"),
+                self.tr(
+                    "Scores pass through cap·tanh(s / cap): none leaves (−cap, cap) "
+                    "(Gemma 2 uses 50). 0 = off"
+                ),
+            ),
+            (
+                "alibi",
+                MAX_SLOPE,
+                4,
+                self.tr("ALiBi &slope"),
+                self.tr(
+                    "ALiBi: each score loses slope·|i − j|, so far keys weigh less "
+                    "(BLOOM's heads use 1/2, 1/4, …). 0 = off"
+                ),
+            ),
         ):
             spin = self._term_spin(name, 0.0, hi, decimals, tip)
             spin.setSpecialValueText(self.tr("off"))
@@ -259,12 +272,19 @@ class ControlsPanel(StatePanel):
         self.sink = QCheckBox(self.tr("Sin&k logit"))
         self.sink.setObjectName("sink")
         self.sink.setToolTip(
-            self.tr("Every softmax denominator gains e^sink, a key that is no token: a query "
-                    "may then give little weight to all (gpt-oss)")
+            self.tr(
+                "Every softmax denominator gains e^sink, a key that is no token: a query "
+                "may then give little weight to all (gpt-oss)"
+            )
         )
         self.sink.toggled.connect(lambda on: self._write(self.sink, sink=on))
-        logit = self._term_spin("sink_logit", -MAX_SINK, MAX_SINK, 3,
-                                self.tr("The sink logit, compared with the scores"))
+        logit = self._term_spin(
+            "sink_logit",
+            -MAX_SINK,
+            MAX_SINK,
+            3,
+            self.tr("The sink logit, compared with the scores"),
+        )
         form.addRow(self.sink, logit)
         return box
 
@@ -416,13 +436,13 @@ class ControlsPanel(StatePanel):
         gathered = getattr(res.attention, "score_spread", None)  # a long sentence's, by blocks
         if not self.state.score_terms().plain:
             # Capped or biased scores are not q·kᵀ times one factor: measure them as they are.
-            self._terms_spread = (score_spread(res.attention.scores, res.mask)
-                                  if gathered is None else gathered)
+            self._terms_spread = (
+                score_spread(res.attention.scores, res.mask) if gathered is None else gathered
+            )
             self._spread_key = (None, None, None)
         elif not all(a is b for a, b in zip(key, old, strict=True)):
             c = abs(score_scale(self.state.d_k, self.state.scale, self.state.temperature))
-            spread = (score_spread(res.attention.scores, res.mask)
-                      if gathered is None else gathered)
+            spread = score_spread(res.attention.scores, res.mask) if gathered is None else gathered
             self._raw_spread = spread / c if c > 0 else math.nan
             self._spread_key = key
         self._show_spread()

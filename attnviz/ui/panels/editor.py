@@ -187,8 +187,10 @@ class EditorPanel(StatePanel):
         metrics = self.tokens.fontMetrics()
         words = max((metrics.horizontalAdvance(t) for t in self.state.tokens[:200]), default=0)
         scroll = self.tokens.list.verticalScrollBar().sizeHint().width()
-        want = min(max(words + scroll + 16, metrics.horizontalAdvance("M" * 4)),
-                   metrics.horizontalAdvance("M" * 10))
+        want = min(
+            max(words + scroll + 16, metrics.horizontalAdvance("M" * 4)),
+            metrics.horizontalAdvance("M" * 10),
+        )
         sizes = self._token_split.sizes()
         if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] != want:
             self._token_split.setSizes([want, max(sum(sizes) - want, 0)])
@@ -263,7 +265,8 @@ class EditorPanel(StatePanel):
         the point: vectors at most :data:`SLIDE_DIMS` wide, or a lesson that edits them
         (``in_lesson``). Eight random dimensions beside a word-order experiment are noise."""
         edits = {"attention.q", "attention.k", "attention.v", "attention.d_k"} & set(
-            f"attention.{name}" for name in in_lesson)
+            f"attention.{name}" for name in in_lesson
+        )
         s = self.state
         self.table_box.setVisible(bool(edits) or max(s.d_k, s.v.shape[1]) <= SLIDE_DIMS)
 

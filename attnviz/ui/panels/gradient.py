@@ -60,6 +60,8 @@ def _decimals(values) -> int:
     """Decimals of a gradient matrix: the display's choice, 3 when it is automatic
     (gradients are small: 0.012 written 0.01 hides half of it)."""
     return shown_decimals(values, display_decimals() or DECIMALS)
+
+
 #: The lowest power of ten the saturation plot draws: smaller sizes (a double underflows
 #: near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph's log axes stop
 #: at 1e−307.6.
@@ -344,7 +346,10 @@ class GradientPanel(TopicPanel):
         if res.jacobian is not None:
             both = np.outer(res.allowed, res.allowed)
             self.jacobian.set_matrix(
-                res.jacobian, allowed=both, rows=tokens, columns=tokens,
+                res.jacobian,
+                allowed=both,
+                rows=tokens,
+                columns=tokens,
                 decimals=_decimals(res.jacobian),
             )
         self._share_width()

@@ -43,8 +43,9 @@ _NOTES = {
     ),
     "output": QT_TRANSLATE_NOOP("HeatmapPanel", "each row is the query's mix of the values"),
     "sink": QT_TRANSLATE_NOOP(
-        "HeatmapPanel", "each row gives part of its weight to the sink and spreads the rest "
-        "over the keys: rows sum to less than 1"
+        "HeatmapPanel",
+        "each row gives part of its weight to the sink and spreads the rest "
+        "over the keys: rows sum to less than 1",
     ),
 }
 

@@ -200,8 +200,9 @@ class LayersPanel(TopicPanel):
         if cap is not self._capture:
             self._capture = cap
             maps, value = layer_maps(cap)
-            self.grid.set_data(maps, self.state.tokens, (self.state.layer, self.state.model_head),
-                               value)
+            self.grid.set_data(
+                maps, self.state.tokens, (self.state.layer, self.state.model_head), value
+            )
         self._on_layer_changed()
         self._on_selected_cell_changed()
         self._write_caption(cap)

@@ -265,8 +265,15 @@ class OverviewPanel(TopicPanel):
 
     def _on_results(self, res) -> None:
         model = res.values["head"] == "model"
-        for widget in (self.n, self.d_k, self.seed, self.causal, self.scale, self.backend,
-                       self.dtype):
+        for widget in (
+            self.n,
+            self.d_k,
+            self.seed,
+            self.causal,
+            self.scale,
+            self.backend,
+            self.dtype,
+        ):
             # A real model's head brings its own sentence, width, mask and scale (and is
             # mapped by NumPy in float64): the caption says them, these would not apply.
             widget.setVisible(not model)
@@ -495,7 +502,8 @@ class OverviewPanel(TopicPanel):
                 when = self.tr("about %1 s on this machine's CPU").replace("%1", f"{seconds:.0f}")
             else:
                 when = self.tr("about %1 min on this machine's CPU").replace(
-                    "%1", f"{seconds / 60:.0f}")
+                    "%1", f"{seconds / 60:.0f}"
+                )
             self._estimate += " · " + when
         if self.view.hovered[0] < 0:
             self.hover.setText(self._estimate)

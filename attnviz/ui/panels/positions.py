@@ -208,8 +208,10 @@ class PositionsPanel(TopicPanel):
         self.alibi_slope.setKeyboardTracking(False)
         self.alibi_slope.setSpecialValueText(self.tr("off"))
         self.alibi_slope.setToolTip(
-            self.tr("Draw ALiBi beside RoPE: no rotation, each score loses slope·|m − n| "
-                    "(BLOOM's 8 heads use 1/2, 1/4, … 1/256). Off: not drawn")
+            self.tr(
+                "Draw ALiBi beside RoPE: no rotation, each score loses slope·|m − n| "
+                "(BLOOM's 8 heads use 1/2, 1/4, … 1/256). Off: not drawn"
+            )
         )
         self.alibi_slope.valueChanged.connect(
             lambda v: self._write(self.alibi_slope, alibi_slope=float(v))
@@ -377,8 +379,9 @@ class PositionsPanel(TopicPanel):
             self.alibi_curve.setData(res.distances, res.alibi)
             self.alibi_curve.setPen(plot.pen(3, width=2.0))
             slope = fmt_g(self.state.alibi_slope, 4)
-            plot.legend_entry(self.alibi_curve,
-                              self.tr("ALiBi: q·k − %1·|m − n|").replace("%1", slope))
+            plot.legend_entry(
+                self.alibi_curve, self.tr("ALiBi: q·k − %1·|m − n|").replace("%1", slope)
+            )
             lo, hi = min(lo, float(res.alibi.min())), max(hi, float(res.alibi.max()))
         span = max(hi - lo, 1e-9)
         # Head room above the curves for the legend.

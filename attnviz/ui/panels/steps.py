@@ -282,12 +282,14 @@ class StepsPanel(StatePanel):
             return
         share = fmt(st.sink_weight, max(shown_decimals(st.weights), 4))
         if np.isfinite(st.denominator):
-            text = self.tr("③ divides by Σⱼ e^sⱼ + e^sink = %1 (sink %2): the sink takes %3, "
-                           "the keys %4")
+            text = self.tr(
+                "③ divides by Σⱼ e^sⱼ + e^sink = %1 (sink %2): the sink takes %3, the keys %4"
+            )
             text = text.replace("%1", fmt_g(st.denominator, 5))
         else:
-            text = self.tr("③ divides by Σⱼ e^sⱼ + e^sink (sink %2): the sink takes %3, "
-                           "the keys %4")
+            text = self.tr(
+                "③ divides by Σⱼ e^sⱼ + e^sink (sink %2): the sink takes %3, the keys %4"
+            )
         text = text.replace("%2", fmt_g(sink, 4)).replace("%3", share)
         self.sink_line.setText(text.replace("%4", fmt(1.0 - st.sink_weight, 4)))
         self.sink_line.show()

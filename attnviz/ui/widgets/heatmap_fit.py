@@ -34,7 +34,8 @@ class HeatmapFit:
         relayout in the middle of it sees the new shape before the new mask)."""
         rows, cols = self._values.shape
         if len(self._cell_texts) != rows * cols or (
-                self._allowed is not None and self._allowed.shape != (rows, cols)):
+            self._allowed is not None and self._allowed.shape != (rows, cols)
+        ):
             return None
         lo, hi = self._levels
         norm = np.clip((self._values - lo) / ((hi - lo) or 1.0), 0.0, 1.0)

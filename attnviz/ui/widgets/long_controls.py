@@ -27,8 +27,9 @@ BACKEND_NAMES = {
 }
 REASONS = {
     "no-torch": QT_TRANSLATE_NOOP(
-        "BackendChoice", "torch is not installed (its CPU build: pip install torch --index-url "
-        "https://download.pytorch.org/whl/cpu)"
+        "BackendChoice",
+        "torch is not installed (its CPU build: pip install torch --index-url "
+        "https://download.pytorch.org/whl/cpu)",
     ),
     "no-cuda": QT_TRANSLATE_NOOP("BackendChoice", "no CUDA device (torch %1)"),
     "checking": QT_TRANSLATE_NOOP("BackendChoice", "looking for a GPU…"),
