@@ -16,8 +16,9 @@ import os
 import pkgutil
 import sys
 
-from attnviz import __version__, commands
+from attnviz import commands
 from attnviz.commands._args import OneLineParser, shorten
+from attnviz.version import __version__
 
 SESSION_SUFFIX = ".attnviz"
 

@@ -26,7 +26,7 @@ _LDD = re.compile(r"^\s*(\S+)\s+=>\s+(not found|\S+)", re.M)
 
 
 def version() -> str:
-    text = (ROOT / "attnviz" / "__init__.py").read_text(encoding="utf-8")
+    text = (ROOT / "attnviz" / "version.py").read_text(encoding="utf-8")
     return re.search(r'__version__\s*=\s*"([^"]+)"', text).group(1)
 
 
@@ -49,8 +49,9 @@ def system_libraries(bundle: Path) -> tuple[set[str], set[str]]:
     carried = {p.name for p in bundle.rglob("*.so*")}
     paths, missing = set(), set()
     for path in elf_files(bundle):
-        out = subprocess.run(["ldd", str(path)], env=env, capture_output=True, text=True,
-                             timeout=60).stdout
+        out = subprocess.run(
+            ["ldd", str(path)], env=env, capture_output=True, text=True, timeout=60
+        ).stdout
         for name, where in _LDD.findall(out):
             if where == "not found":
                 if name not in carried:
@@ -70,8 +71,7 @@ def owners(paths: set[str]) -> set[str]:
         asked |= {path, short, short.replace("/lib/", "/usr/lib/", 1)}
     if not asked:
         return set()
-    r = subprocess.run(["dpkg", "-S", *sorted(asked)], capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(["dpkg", "-S", *sorted(asked)], capture_output=True, text=True, timeout=120)
     found = set()
     for line in r.stdout.splitlines():
         names, _, _path = line.partition(": ")
@@ -90,8 +90,10 @@ def depends(bundle: Path) -> list[str]:
     packages = owners(paths)
     unknown = sorted(m for m in missing if m not in PACKAGES)
     if unknown:
-        raise SystemExit(f"make_deb: no Debian package known for {', '.join(unknown)}; add "
-                         "it to PACKAGES in attnviz/platform_check.py")
+        raise SystemExit(
+            f"make_deb: no Debian package known for {', '.join(unknown)}; add "
+            "it to PACKAGES in attnviz/platform_check.py"
+        )
     packages |= {PACKAGES[m][0] for m in missing}
     return sorted(packages)
 
@@ -102,8 +104,12 @@ def stage(bundle: Path, root: Path) -> None:
         shutil.rmtree(root)
     opt = root / "opt" / "attnviz"
     shutil.copytree(bundle, opt, symlinks=True)
-    for name in ("install-desktop.sh", f"{APP_ID}.desktop", f"{APP_ID}.xml",
-                 f"{APP_ID}.metainfo.xml"):
+    for name in (
+        "install-desktop.sh",
+        f"{APP_ID}.desktop",
+        f"{APP_ID}.xml",
+        f"{APP_ID}.metainfo.xml",
+    ):
         (opt / name).unlink(missing_ok=True)  # the system's copies are under /usr/share
     (root / "usr" / "bin").mkdir(parents=True)
     os.symlink("/opt/attnviz/attnviz", root / "usr" / "bin" / "attnviz")
@@ -133,7 +139,8 @@ def stage(bundle: Path, root: Path) -> None:
     licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
     (doc / "copyright").write_text(
         "attnviz is released under the MIT License:\n\n" + licence + "\n\n" + notices,
-        encoding="utf-8")
+        encoding="utf-8",
+    )
 
 
 def control(root: Path, packages: list[str], version_text: str) -> str:
@@ -158,8 +165,9 @@ def control(root: Path, packages: list[str], version_text: str) -> str:
 def build(bundle: Path, out_dir: Path, work: Path, packages: list[str] | None = None) -> Path:
     """Build the package from ``bundle`` into ``out_dir``; return its path."""
     if not (bundle / "attnviz").is_file():
-        raise SystemExit(f"make_deb: {bundle} is not a bundle (no attnviz executable); "
-                         "run make package first")
+        raise SystemExit(
+            f"make_deb: {bundle} is not a bundle (no attnviz executable); run make package first"
+        )
     if shutil.which("dpkg-deb") is None:
         raise SystemExit("make_deb: dpkg-deb is needed (sudo apt install dpkg)")
     packages = depends(bundle) if packages is None else packages
@@ -170,8 +178,13 @@ def build(bundle: Path, out_dir: Path, work: Path, packages: list[str] | None = 
     (root / "DEBIAN" / "control").write_text(control(root, packages, ver), encoding="utf-8")
     out_dir.mkdir(parents=True, exist_ok=True)
     deb = out_dir / f"attnviz_{ver}_amd64.deb"
-    subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(deb)],
-                   check=True, capture_output=True, text=True, timeout=900)
+    subprocess.run(
+        ["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(deb)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     return deb
 
 

@@ -172,8 +172,8 @@ def command_names() -> list[str]:
 
 
 def version() -> str:
-    """``attnviz.__version__`` read from the checkout, without importing it."""
-    text = (ROOT / "attnviz" / "__init__.py").read_text(encoding="utf-8")
+    """``attnviz.version.__version__`` read from the checkout, without importing it."""
+    text = (ROOT / "attnviz" / "version.py").read_text(encoding="utf-8")
     return re.search(r'__version__\s*=\s*"([^"]+)"', text).group(1)
 
 
@@ -241,8 +241,12 @@ def check_files(bundle: Path, home: Path, ctx: dict) -> str:
     ]
     if sys.platform.startswith("linux"):
         app = "io.github.attnviz.Attnviz"
-        wanted += [bundle / f"{app}.desktop", bundle / f"{app}.xml",
-                   bundle / f"{app}.metainfo.xml", bundle / "install-desktop.sh"]
+        wanted += [
+            bundle / f"{app}.desktop",
+            bundle / f"{app}.xml",
+            bundle / f"{app}.metainfo.xml",
+            bundle / "install-desktop.sh",
+        ]
     missing = [str(p.relative_to(bundle)) for p in wanted if not p.is_file()]
     maps = list((internal / "pyqtgraph" / "colors" / "maps").glob("*"))
     if not maps:
@@ -331,8 +335,10 @@ def check_libs(bundle: Path, home: Path, ctx: dict) -> str:
     # The window: what Qt's X11 plugin loads must be in the bundle, whatever the desktop has.
     window = {name: users for name, users in missing.items() if users & _XCB_PLUGIN}
     if window:
-        raise CheckError(f"Qt's X11 plugin cannot load from the bundle, missing: "
-                         f"{sorted(window)} (packaging/xcb_libs.py puts them in)")
+        raise CheckError(
+            f"Qt's X11 plugin cannot load from the bundle, missing: "
+            f"{sorted(window)} (packaging/xcb_libs.py puts them in)"
+        )
     note = f"; system libraries not on this machine: {sorted(missing)}" if missing else ""
     return f"{len(files)} libraries resolve{note}"
 
@@ -345,9 +351,23 @@ def check_model(bundle: Path, home: Path, ctx: dict) -> str:
         raise CheckSkipError("no model folder given (--models DIR)")
     out = home / "weights.csv"
     text = "I sat on the bank of the river"
-    args = ["export", "--model", str(folder), "--text", text, "--panel", "heatmap",
-            "--matrix", "weights", "--set", "attention.layer=2",
-            "--set", "attention.model_head=5", "--out", str(out)]
+    args = [
+        "export",
+        "--model",
+        str(folder),
+        "--text",
+        text,
+        "--panel",
+        "heatmap",
+        "--matrix",
+        "weights",
+        "--set",
+        "attention.layer=2",
+        "--set",
+        "attention.model_head=5",
+        "--out",
+        str(out),
+    ]
     run_frozen(bundle, args, home)
     if not out.is_file():
         raise CheckError("export --model exited 0 but wrote no file")
@@ -394,8 +414,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bundle", nargs="?", type=Path, default=ROOT / "dist" / "attnviz")
     parser.add_argument("--torch", action="store_true", help="the bundle must include torch")
-    parser.add_argument("--models", type=Path, metavar="DIR",
-                        help="the bundle has the models extra: open this model folder")
+    parser.add_argument(
+        "--models",
+        type=Path,
+        metavar="DIR",
+        help="the bundle has the models extra: open this model folder",
+    )
     args = parser.parse_args(argv)
     if not args.bundle.is_dir():
         print(f"smoke: no bundle at {args.bundle}; build it with `make package`", file=sys.stderr)

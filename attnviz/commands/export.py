@@ -8,6 +8,10 @@ series is a shell loop::
         attnviz export --preset banco --set attention.d_k=$d --out banco-$d.png
     done
 
+``--animate TOPIC.FIELD=START:STOP[:log] --frames N --out FILE.gif`` (or .webp, .apng,
+.mp4) draws the panel while the field moves, and ``--lesson ID --out FILE.gif`` plays a
+lesson's steps as one animation (:mod:`attnviz.commands._animate_export`).
+
 ``--list-fields`` prints every topic's fields. The figure is the one the app draws; no
 display is needed (Qt runs offscreen unless a platform is chosen), and ``.csv``/``.npy``
 need no Qt at all. Bad arguments exit 2 with a one-line message naming what is wrong.
@@ -21,6 +25,13 @@ import os
 import sys
 from pathlib import Path
 
+from attnviz.commands._animate_export import (
+    add_options,
+    check_animation_options,
+    is_animation,
+    run_animation,
+    run_lesson_animation,
+)
 from attnviz.commands._args import (
     LONG_WORK_S,
     SAY_WORK_S,
@@ -45,6 +56,10 @@ EXAMPLES = """examples:
   attnviz export --panel positions --set positions.rope_type=yarn --out yarn.png
   attnviz export --lesson sqrt-dk --out slides/ --width 1280 --height 720 --large-fonts
   attnviz export --window --width 1280 --height 720 --large-fonts --out window.png
+  attnviz export --animate attention.temperature=4:0.25:log --frames 12 --out temperature.gif
+  attnviz export --panel positions --animate positions.position=0:16 --frames 17 --out rope.webp
+  attnviz export --animate attention.d_k=1:32 --frames 32 --fps 16 --out d_k.mp4
+  attnviz export --lesson sqrt-dk --hold 2.5 --width 1280 --height 720 --out sqrt-dk.gif
   attnviz export --list-fields"""
 
 
@@ -54,9 +69,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         "export",
         help="write a panel as PNG/SVG or its data as CSV/NPY, without a display",
         description="Export a panel as a PNG of an exact pixel size or an SVG, or one of its "
-        "data arrays as CSV (with labels) or NPY. The document starts from the defaults; "
-        "--preset, --session and each --set apply in that order. The format follows the "
-        "extension of --out.",
+        "data arrays as CSV (with labels) or NPY, or an animation of it while fields sweep "
+        "(GIF, WebP, APNG, MP4). The document starts from the defaults; --preset, --session "
+        "and each --set apply in that order. The format follows the extension of --out.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -76,32 +91,51 @@ def register(subparsers) -> argparse.ArgumentParser:
         metavar="TOPIC.FIELD=VALUE",
         help="set a field (repeatable); VALUE is JSON when it parses: 8, false, [0, 64]",
     )
+    p.add_argument("--list-fields", action="store_true", help="print every topic's fields and exit")
     p.add_argument(
-        "--list-fields", action="store_true", help="print every topic's fields and exit"
+        "--json", action="store_true", help="with --list-fields: the fields as a JSON array"
     )
-    p.add_argument("--json", action="store_true",
-                   help="with --list-fields: the fields as a JSON array")
-    p.add_argument("--panel", default="heatmap", metavar="PANEL",
-                   help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lessons')} "
-                        "(default heatmap)")
+    p.add_argument(
+        "--panel",
+        default="heatmap",
+        metavar="PANEL",
+        help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lessons')} (default heatmap)",
+    )
     p.add_argument(
         "--matrix",
         metavar="NAME",
         help="the data array to write (heatmap: scores, weights, output, q, k, v)",
     )
-    p.add_argument("--out", metavar="FILE", help="FILE.png, .svg, .csv or .npy")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="FILE.png, .svg, .csv or .npy; with --animate .gif, .webp, .apng, .mp4",
+    )
     p.add_argument("--width", type=int, default=1920, metavar="W", help="pixels (default 1920)")
     p.add_argument("--height", type=int, default=1080, metavar="H", help="pixels (default 1080)")
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="default light")
-    p.add_argument("--transparent", action="store_true", help="no background (PNG, SVG)")
-    p.add_argument("--title", metavar="TEXT", help="figure title (default: formula and preset)")
-    p.add_argument("--yes", action="store_true",
-                   help="go on with work estimated at over a minute on this machine")
+    p.add_argument(
+        "--transparent",
+        action="store_true",
+        help="no background (PNG, SVG; animated WebP and APNG)",
+    )
+    p.add_argument(
+        "--title",
+        metavar="TEXT",
+        help="figure title (default: formula and preset); with --animate, "
+        "{TOPIC.FIELD} of a swept field shows each frame's value",
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="go on with work estimated at over a minute on this machine",
+    )
     p.add_argument(
         "--lesson",
         metavar="ID",
         help="write every step of a lesson (attnviz lessons) as slides: --out is then a "
-        "folder that receives 01.png, 02.png, …, as presentation mode shows them",
+        "folder that receives 01.png, 02.png, …, as presentation mode shows them, or "
+        "FILE.gif, .webp, .apng or .mp4: the steps as one animation, each held --hold seconds",
     )
     p.add_argument(
         "--lang",
@@ -118,6 +152,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="with --window or --lesson: View → Large Fonts (Projector) on",
     )
+    add_options(p)
     p.error = one_line_error.__get__(p)  # DESIGN: bad arguments get a one-line message
     p.set_defaults(_export_parser=p)
     return p
@@ -145,8 +180,6 @@ def _check(args, parser: argparse.ArgumentParser) -> str:
     return ext
 
 
-
-
 def _long_work(workspace, yes: bool) -> bool:
     """Say how long the overview will take before starting it (over ten seconds), refuse
     it past a minute unless ``yes``; then compute it with its progress on stderr when that
@@ -163,8 +196,11 @@ def _long_work(workspace, yes: bool) -> bool:
     about = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
     what = f"the overview of long.n = {values['n']:,} (d_k {values['d_k']})"
     if seconds > LONG_WORK_S and not yes:
-        print(f"attnviz export: {what} would take {about} on this machine's CPU; pass --yes "
-              "to go on, or lower long.n", file=sys.stderr)
+        print(
+            f"attnviz export: {what} would take {about} on this machine's CPU; pass --yes "
+            "to go on, or lower long.n",
+            file=sys.stderr,
+        )
         return False
     print(f"attnviz export: {what} takes {about} on this machine's CPU…", file=sys.stderr)
     terminal = sys.stderr.isatty()
@@ -205,14 +241,19 @@ def run(args) -> int:
             text = json.dumps(field_records(), ensure_ascii=False, indent=1, allow_nan=False)
             return print_output(text, "attnviz export")
         return print_output(field_listing(), "attnviz export")
+    check_animation_options(args, parser)
     if getattr(args, "lesson", None) is not None:
         if args.window:
             parser.error("give --lesson or --window, not both")
+        if is_animation(args.out):
+            return run_lesson_animation(args, parser)
         return run_lesson(args, parser)
     if args.window:
         return run_window(args, parser)
     if args.large_fonts:
         parser.error("--large-fonts goes with --window or --lesson")
+    if args.animate or is_animation(args.out):
+        return run_animation(args, parser)
     ext = _check(args, parser)
     problem = unwritable(Path(args.out))
     if problem:
@@ -239,8 +280,10 @@ def run(args) -> int:
         except (DataFileError, ValueError, MemoryError) as exc:
             print(f"attnviz export: {exc}", file=sys.stderr)
             return 1
-        return print_output(f"wrote {shown_path(out)} ({args.panel} {matrix}, {data.values.shape})",
-                            "attnviz export")
+        return print_output(
+            f"wrote {shown_path(out)} ({args.panel} {matrix}, {data.values.shape})",
+            "attnviz export",
+        )
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     from attnviz.ui.app import require_working_binding
@@ -265,5 +308,7 @@ def run(args) -> int:
     except (ExportError, RuntimeError) as exc:
         print(f"attnviz export: {exc}", file=sys.stderr)
         return 1
-    return print_output(f"wrote {shown_path(out)} ({args.panel}, {args.width}×{args.height}, "
-                        f"{args.theme})", "attnviz export")
+    return print_output(
+        f"wrote {shown_path(out)} ({args.panel}, {args.width}×{args.height}, {args.theme})",
+        "attnviz export",
+    )

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz import __version__
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
 from attnviz.model.safe_io import FileRefused, atomic_write_text, read_text_limited
 from attnviz.model.topic import Topic
 from attnviz.model.topics import topic_classes
+from attnviz.version import __version__
 
 FORMAT_VERSION = 2
 SUFFIX = ".attnviz"
@@ -168,8 +168,7 @@ def parse_session(path) -> dict:
         raise SessionError(f"{name}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise SessionError(
-            f"{name} is damaged or truncated "
-            f"(JSON error at line {exc.lineno}, column {exc.colno})"
+            f"{name} is damaged or truncated (JSON error at line {exc.lineno}, column {exc.colno})"
         ) from None
     except RecursionError:
         raise SessionError(f"{name} is nested too deeply to be a session") from None
@@ -246,8 +245,9 @@ def _decode_array(spec: dict, label: str) -> np.ndarray:
     if (
         not isinstance(shape, list)
         or len(shape) != 2
-        or not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 1 << 20
-                   for x in shape)
+        or not all(
+            isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 1 << 20 for x in shape
+        )
     ):
         raise SessionError(f"{label}: the array shape {shape!r} is not a matrix shape")
     if not isinstance(spec["base64"], str):

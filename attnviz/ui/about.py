@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from attnviz import __version__
 from attnviz.paths import resource
 from attnviz.ui.icon import app_icon
+from attnviz.version import __version__
 
 #: The notices of every third-party component attnviz runs on or ships.
 NOTICES = ("THIRD_PARTY_NOTICES.md",)
@@ -80,9 +80,11 @@ def about_html() -> str:
         ),
         QCoreApplication.translate("AboutDialog", "Released under the MIT License."),
         QCoreApplication.translate(
-            "AboutDialog", "It runs on Qt (LGPL-3.0) through PySide6, numpy, pyqtgraph and "
+            "AboutDialog",
+            "It runs on Qt (LGPL-3.0) through PySide6, numpy, pyqtgraph and "
             "superqt; Licences… lists every third-party component, its licence and how to "
-            "replace the Qt libraries."),
+            "replace the Qt libraries.",
+        ),
     ]
     return (
         f"<h2>attnviz {html.escape(__version__)}</h2>"

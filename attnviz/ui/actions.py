@@ -55,7 +55,8 @@ def preset_titles() -> list[tuple[str, str]]:
 
 
 def build_file_menu(window: QMainWindow, session) -> QMenu:
-    """File: Open, Save, Save As, recent files, Export…, Copy image, Quit."""
+    """File: Open, Save, Save As, recent files, Export…, Export Animation…, Copy image,
+    Quit."""
     menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&File"))
     menu.setObjectName("menu_file")
     if session is not None:
@@ -83,6 +84,18 @@ def build_file_menu(window: QMainWindow, session) -> QMenu:
         ),
     )
     menu.addAction(window.export_action)
+    window.export_animation_action = _action(
+        window,
+        "export_animation",
+        QCoreApplication.translate("MainWindow", "Export A&nimation…"),
+        window.show_animation_dialog,
+        "Ctrl+Shift+E",
+        QCoreApplication.translate(
+            "MainWindow",
+            "Save a panel as GIF, WebP, APNG or MP4 while one of its fields sweeps",
+        ),
+    )
+    menu.addAction(window.export_animation_action)
     window.copy_image_action = _action(
         window,
         "copy_image",

@@ -96,9 +96,9 @@ def run_app(
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from attnviz import __version__
     from attnviz.ui.icon import install_app_icon
     from attnviz.ui.main_window import MainWindow
+    from attnviz.version import __version__
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("attnviz")

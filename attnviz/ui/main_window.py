@@ -328,6 +328,17 @@ class MainWindow(WindowLayout, QMainWindow):
         # open(), not exec(): a nested event loop would stall the live panels meanwhile.
         dialog.open()
 
+    def show_animation_dialog(self) -> None:
+        """File → Export Animation…: the current panel (the one Focus on Panel would show)
+        while a field sweeps; drawn on a copy of the document."""
+        from attnviz.ui.animation_dialog import AnimationDialog
+
+        dock = self.focus_target()
+        pid = dock.objectName().removeprefix("dock-") if dock is not None else "heatmap"
+        dialog = AnimationDialog(self.document, pid, self.themes.theme.name, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+
     def copy_image(self) -> None:
         """Put the heatmap on the clipboard as a 1920×1080 image in the current theme."""
         from attnviz.ui.export import ExportSpec, copy_to_clipboard

@@ -62,6 +62,181 @@
     </message>
 </context>
 <context>
+    <name>AnimationDialog</name>
+    <message>
+        <source>Export Animation</source>
+        <translation>Exportar animação</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>E&amp;xportar</translation>
+    </message>
+    <message>
+        <source>The panel drawn in every frame</source>
+        <translation>O painel desenhado em cada quadro</translation>
+    </message>
+    <message>
+        <source>&amp;Panel</source>
+        <translation>&amp;Painel</translation>
+    </message>
+    <message>
+        <source>The number that moves from the first frame to the last</source>
+        <translation>O número que varia do primeiro ao último quadro</translation>
+    </message>
+    <message>
+        <source>&amp;Field</source>
+        <translation>&amp;Campo</translation>
+    </message>
+    <message>
+        <source>The field&apos;s value in the first frame</source>
+        <translation>O valor do campo no primeiro quadro</translation>
+    </message>
+    <message>
+        <source>The field&apos;s value in the last frame</source>
+        <translation>O valor do campo no último quadro</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>&amp;Início</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>&amp;Fim</translation>
+    </message>
+    <message>
+        <source>&amp;Logarithmic steps</source>
+        <translation>Passos &amp;logarítmicos</translation>
+    </message>
+    <message>
+        <source>Each frame multiplies the value by the same factor (both ends above 0); an integer field is then rounded</source>
+        <translation>Cada quadro multiplica o valor pelo mesmo fator (as duas pontas acima de 0); um campo inteiro é então arredondado</translation>
+    </message>
+    <message>
+        <source>How many pictures the animation has</source>
+        <translation>Quantas imagens a animação tem</translation>
+    </message>
+    <message>
+        <source>F&amp;rames</source>
+        <translation>&amp;Quadros</translation>
+    </message>
+    <message>
+        <source> per second</source>
+        <translation> por segundo</translation>
+    </message>
+    <message>
+        <source>Frames shown per second (GIF times them in hundredths of a second)</source>
+        <translation>Quadros mostrados por segundo (o GIF os cronometra em centésimos de segundo)</translation>
+    </message>
+    <message>
+        <source>Fram&amp;e rate</source>
+        <translation>&amp;Taxa de quadros</translation>
+    </message>
+    <message>
+        <source>GIF (plays everywhere, 256 colours a frame)</source>
+        <translation>GIF (abre em qualquer lugar, 256 cores por quadro)</translation>
+    </message>
+    <message>
+        <source>WebP, lossless (small; keeps transparency)</source>
+        <translation>WebP sem perdas (pequeno; mantém a transparência)</translation>
+    </message>
+    <message>
+        <source>APNG, lossless (keeps transparency)</source>
+        <translation>APNG sem perdas (mantém a transparência)</translation>
+    </message>
+    <message>
+        <source>MP4 video, H.264</source>
+        <translation>Vídeo MP4, H.264</translation>
+    </message>
+    <message>
+        <source>MP4 video (needs the video extra: pip install &apos;attnviz[video]&apos;)</source>
+        <translation>Vídeo MP4 (precisa do extra video: pip install &apos;attnviz[video]&apos;)</translation>
+    </message>
+    <message>
+        <source>F&amp;ormat</source>
+        <translation>F&amp;ormato</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>Personalizado</translation>
+    </message>
+    <message>
+        <source>Si&amp;ze</source>
+        <translation>Tama&amp;nho</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Claro</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Escuro</translation>
+    </message>
+    <message>
+        <source>T&amp;heme</source>
+        <translation>Te&amp;ma</translation>
+    </message>
+    <message>
+        <source>Tr&amp;ansparent background</source>
+        <translation>Fundo tr&amp;ansparente</translation>
+    </message>
+    <message>
+        <source>WebP and APNG only</source>
+        <translation>Só WebP e APNG</translation>
+    </message>
+    <message>
+        <source>the file to write</source>
+        <translation>o arquivo a gravar</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>P&amp;rocurar…</translation>
+    </message>
+    <message>
+        <source>F&amp;ile</source>
+        <translation>Arqui&amp;vo</translation>
+    </message>
+    <message>
+        <source>This panel has no numeric field to animate.</source>
+        <translation>Este painel não tem campo numérico para animar.</translation>
+    </message>
+    <message>
+        <source>Cannot export</source>
+        <translation>Não é possível exportar</translation>
+    </message>
+    <message>
+        <source>These frames need %1 GiB of memory and %2 GiB are free: use fewer frames or a smaller size.</source>
+        <translation>Estes quadros precisam de %1 GiB de memória e há %2 GiB livres: use menos quadros ou um tamanho menor.</translation>
+    </message>
+    <message>
+        <source>Drawing the frames…</source>
+        <translation>Desenhando os quadros…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
+    </message>
+    <message>
+        <source>Drawing frame %1 of %2…</source>
+        <translation>Desenhando o quadro %1 de %2…</translation>
+    </message>
+    <message>
+        <source>Writing frame %1 of %2…</source>
+        <translation>Gravando o quadro %1 de %2…</translation>
+    </message>
+    <message>
+        <source>Wrote %1.</source>
+        <translation>Gravado: %1.</translation>
+    </message>
+    <message>
+        <source>Cancelled: nothing was written.</source>
+        <translation>Cancelado: nada foi gravado.</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>Falha ao exportar</translation>
+    </message>
+</context>
+<context>
     <name>BackendChoice</name>
     <message>
         <source>NumPy</source>
@@ -1439,6 +1614,14 @@
     <message>
         <source>Save the heatmap as PNG or SVG at slide size, or its matrix as CSV or NPY</source>
         <translation>Salvar o mapa de calor como PNG ou SVG no tamanho de slide, ou a matriz como CSV ou NPY</translation>
+    </message>
+    <message>
+        <source>Export A&amp;nimation…</source>
+        <translation>Exportar an&amp;imação…</translation>
+    </message>
+    <message>
+        <source>Save a panel as GIF, WebP, APNG or MP4 while one of its fields sweeps</source>
+        <translation>Salva um painel como GIF, WebP, APNG ou MP4 enquanto um de seus campos varia</translation>
     </message>
     <message>
         <source>&amp;Copy Heatmap Image</source>

@@ -1,0 +1,404 @@
+"""``attnviz export --animate …`` and ``attnviz export --lesson ID --out FILE.gif``.
+
+A panel animation draws ``--frames`` frames of ``--panel`` while each ``--animate
+TOPIC.FIELD=START:STOP[:log]`` moves its field (the sweeps together: frame i takes each
+one's i-th value), on top of the state ``--preset``, ``--session``, ``--model`` and
+``--set`` describe. Frame k is the picture ``--set FIELD=value --out x.png`` would draw.
+A lesson animation plays the lesson's steps as presentation mode shows them, each held
+``--hold`` seconds. The format follows the extension of ``--out``: ``.gif``, ``.webp``,
+``.apng`` or ``.mp4`` (PyAV, the ``video`` extra; even width and height).
+
+Long work is said before it goes on: the first frame is timed, and when all of them would
+take more than ten seconds the estimate is printed on stderr; past a minute it needs
+``--yes``. A request the free memory cannot hold is refused before the first frame.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from attnviz.commands._args import (
+    LONG_WORK_S,
+    SAY_WORK_S,
+    SIZE_RANGE,
+    TerminalProgress,
+    print_output,
+    unwritable,
+)
+from attnviz.model.panels import panel_ids
+from attnviz.model.safe_io import shown_path
+
+#: Extensions of an animated --out.
+ANIMATION_SUFFIXES = (".gif", ".webp", ".apng", ".mp4")
+DEFAULT_FPS = 10.0
+DEFAULT_HOLD_S = 3.0
+#: Encoding time per pixel of a frame (Pillow's GIF quantizer and WebP, x264 are alike
+#: within a factor of two): added to the first frame's drawing time for the estimate.
+ENCODE_S_PER_PIXEL = 8e-8
+#: Share of the free memory the frames may take.
+MEMORY_HEADROOM = 0.8
+_STATE_OPTIONS = ("preset", "session", "model", "text", "matrix", "title")
+
+
+def is_animation(out) -> bool:
+    """True when ``--out`` names an animated format."""
+    return out is not None and Path(out).suffix.lower() in ANIMATION_SUFFIXES
+
+
+def add_options(p) -> None:
+    """The animation options of the ``export`` parser."""
+    from attnviz.commands._args import bounded_float, bounded_int
+    from attnviz.model.sweep import FRAMES_RANGE, MAX_FPS
+
+    p.add_argument(
+        "--animate",
+        action="append",
+        default=[],
+        metavar="TOPIC.FIELD=START:STOP[:log]",
+        help="draw --frames frames of --panel while this int or float field moves from START "
+        "to STOP (both within its range), evenly or, with :log, geometrically; an integer "
+        "field steps through whole values. Repeatable: the sweeps move together. Applied "
+        "after --preset, --session and --set. --out FILE.gif, .webp, .apng or .mp4 (MP4: "
+        "H.264, even --width and --height, needs attnviz[video])",
+    )
+    p.add_argument(
+        "--frames",
+        type=bounded_int(*FRAMES_RANGE),
+        metavar="N",
+        help=f"with --animate: frames of the animation ({FRAMES_RANGE[0]} to {FRAMES_RANGE[1]})",
+    )
+    p.add_argument(
+        "--fps",
+        type=bounded_float(0, MAX_FPS, example="10"),
+        metavar="F",
+        help=f"frames per second of an animation (above 0, at most {MAX_FPS:g}; "
+        f"default {DEFAULT_FPS:g}; GIF times in hundredths of a second)",
+    )
+    p.add_argument(
+        "--hold",
+        type=bounded_float(0, 600, what="seconds", example="3"),
+        metavar="S",
+        help="with --lesson ID --out FILE.gif: seconds each step "
+        f"shows (default {DEFAULT_HOLD_S:g})",
+    )
+
+
+def check_animation_options(args, parser) -> None:
+    """Refuse --frames, --fps and --hold where they mean nothing."""
+    animated = bool(args.animate) or is_animation(args.out)
+    if args.window and animated:
+        parser.error("--window writes one PNG; --animate draws a --panel")
+    for name in ("frames", "fps", "hold"):
+        if getattr(args, name) is not None and not animated:
+            parser.error(
+                f"--{name} goes with an animation: --animate (or --lesson) and --out "
+                "FILE.gif, .webp, .apng or .mp4"
+            )
+    if args.hold is not None and args.lesson is None:
+        parser.error("--hold goes with --lesson ID --out FILE.gif: the seconds each step shows")
+
+
+def _about(seconds: float) -> str:
+    return f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
+
+
+def _size_and_target(args, parser) -> str:
+    from attnviz.ui.animation import VideoUnavailable, check_target
+    from attnviz.ui.export import ExportError
+
+    lo, hi = SIZE_RANGE
+    for name in ("width", "height"):
+        value = getattr(args, name)
+        if not lo <= value <= hi:
+            parser.error(f"--{name} {value} is out of range ({lo}..{hi} pixels)")
+    try:
+        return check_target(args.out, args.width, args.height, transparent=args.transparent)
+    except VideoUnavailable as exc:
+        print(f"attnviz export: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except ExportError as exc:
+        parser.error(f"--out {Path(args.out).name!r}: {exc}")
+
+
+def _memory_refusal(ext: str, frames: int, args) -> str | None:
+    from attnviz.core.memory_guard import GiB, available_bytes
+    from attnviz.ui.animation import kept_bytes
+
+    need = kept_bytes(ext, frames, args.width, args.height, args.transparent)
+    need += 8 * args.width * args.height  # the frame being drawn, and its conversion
+    free = available_bytes("numpy")
+    if free is None or need <= MEMORY_HEADROOM * free:
+        return None
+    return (
+        f"{frames} frames of {args.width}×{args.height} as .{ext} need "
+        f"{need / GiB:.1f} GiB of memory, {free / GiB:.1f} GiB free; use fewer --frames, "
+        "a smaller size" + (", or .mp4" if ext != "mp4" else "")
+    )
+
+
+def _overview_work(workspace, frame_values, yes: bool) -> bool:
+    """The overview's maps, estimated before any is computed (model.resolve.long), said
+    past ten seconds and refused past a minute without --yes. False when refused."""
+    from attnviz.model.resolve.long import overview_seconds
+
+    base = workspace.document["long"].snapshot()
+    keys = {}
+    for values in frame_values:
+        fields = dict(base)
+        fields.update({p.partition(".")[2]: v for p, v in values.items() if p.startswith("long.")})
+        keys[tuple(sorted((k, repr(v)) for k, v in fields.items()))] = fields
+    seconds = [overview_seconds(fields) for fields in keys.values()]
+    total = sum(s for s in seconds if s is not None)
+    if total <= SAY_WORK_S:
+        return True
+    what = f"the {len(keys)} overview maps of this sweep"
+    if total > LONG_WORK_S and not yes:
+        print(
+            f"attnviz export: {what} would take {_about(total)} on this machine's CPU; "
+            "pass --yes to go on, or lower long.n",
+            file=sys.stderr,
+        )
+        return False
+    print(f"attnviz export: {what} take {_about(total)} on this machine's CPU…", file=sys.stderr)
+    return True
+
+
+class _Pace:
+    """Times the first frames, says the estimate past SAY_WORK_S and asks for a cancel past
+    LONG_WORK_S without --yes; shows ``frame i of N`` on a terminal.
+
+    The first frame pays for fonts and the first widgets (two or three times a later
+    one), so when it alone points past SAY_WORK_S the second frame's time decides.
+    """
+
+    def __init__(self, what: str, unit: str, total: int, pixels: int, yes: bool) -> None:
+        self.what, self.total, self.pixels, self.yes = what, total, pixels, yes
+        self.last = time.perf_counter()
+        self.spent = 0.0
+        self.decided = False
+        self.refused = False
+        self.terminal = TerminalProgress(unit, total)
+
+    def _decide(self, done: int, per_frame: float) -> None:
+        estimate = (
+            self.spent
+            + (self.total - done) * per_frame
+            + self.total * ENCODE_S_PER_PIXEL * self.pixels
+        )
+        if done == 1 and estimate > SAY_WORK_S and self.total > 2:
+            return  # the second frame says better
+        self.decided = True
+        if estimate > LONG_WORK_S and not self.yes:
+            self.refused = True
+            self.terminal.done()
+            print(
+                f"attnviz export: {self.what} would take {_about(estimate)} on this "
+                "machine; pass --yes to go on, or use fewer frames or a smaller size",
+                file=sys.stderr,
+            )
+        elif estimate > SAY_WORK_S:
+            print(
+                f"attnviz export: {self.what} take {_about(estimate)} on this machine…",
+                file=sys.stderr,
+            )
+
+    def progress(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        per_frame, self.last = now - self.last, now
+        self.spent += per_frame
+        if not self.decided:
+            self._decide(done, per_frame)
+        if done < total and not self.refused:
+            self.terminal.step(done)
+
+    def cancel(self) -> bool:
+        return self.refused
+
+
+def _quiet_offscreen() -> None:
+    """Drop the offscreen platform's "does not support propagateSizeHints()", which it
+    prints for every panel shown (once per frame); other Qt messages go to stderr."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message: str) -> None:
+        if "propagateSizeHints" in message:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+
+
+def _qt_app(args):
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from attnviz.ui.app import require_working_binding
+
+    require_working_binding()
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    _quiet_offscreen()
+    from attnviz.ui import language
+
+    lang = language.export_language(args.lang)
+    if lang != "en" and not language.install_translations(app, lang):  # and the decimal comma
+        print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
+    return lang
+
+
+def _frames_of(args, parser, workspace) -> list[dict]:
+    from attnviz.model.fields import StateError
+    from attnviz.model.sweep import check_frames, parse_sweep, sweep_values
+
+    try:
+        sweeps = [parse_sweep(text, workspace.document) for text in args.animate]
+    except StateError as exc:
+        parser.error(f"--animate {exc}")
+    try:
+        frame_values = sweep_values(sweeps, args.frames)
+        check_frames(workspace.document, frame_values)
+    except StateError as exc:
+        parser.error(f"--animate {exc}")
+    return frame_values
+
+
+def _encode(images, args, ext: str, pace: _Pace, durations=None) -> int:
+    from attnviz.core.work import Cancelled
+    from attnviz.ui.animation import write_animation
+    from attnviz.ui.export import ExportError
+
+    fps = args.fps if args.fps is not None else DEFAULT_FPS
+    try:
+        write_animation(images, args.out, fps, transparent=args.transparent, durations=durations)
+    except Cancelled:
+        return 1  # refused after the first frame: the line is printed
+    except (ExportError, RuntimeError, MemoryError) as exc:
+        print(f"attnviz export: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        pace.terminal.done()
+    return 0
+
+
+def run_animation(args, parser) -> int:
+    """``attnviz export --animate …``: write the animation; 0, or 1 when it cannot."""
+    if not args.animate:
+        parser.error(
+            "an animated --out needs --animate TOPIC.FIELD=START:STOP[:log] and "
+            "--frames N (or --lesson ID)"
+        )
+    if not is_animation(args.out):
+        parser.error("--animate writes --out FILE.gif, .webp, .apng or .mp4")
+    if args.frames is None:
+        parser.error("--animate needs --frames N (2 to 600)")
+    if args.panel not in panel_ids() or args.panel == "lessons":
+        parser.error(
+            f"unknown panel {args.panel!r}; panels: "
+            f"{', '.join(p for p in panel_ids() if p != 'lessons')}"
+        )
+    if args.matrix is not None and not (
+        args.panel == "heatmap" and args.matrix in ("scores", "weights", "output")
+    ):
+        parser.error("--matrix with --animate chooses the heatmap's scores, weights or output")
+    ext = _size_and_target(args, parser)
+    problem = unwritable(Path(args.out))
+    if problem:
+        print(f"attnviz export: cannot write {shown_path(args.out)}: {problem}", file=sys.stderr)
+        return 1
+    from attnviz.commands._workspace import build_workspace
+
+    workspace = build_workspace(args, parser)
+    frame_values = _frames_of(args, parser, workspace)
+    refusal = _memory_refusal(ext, len(frame_values), args)
+    if refusal:
+        print(f"attnviz export: {refusal}", file=sys.stderr)
+        return 1
+    if args.panel == "overview" and not _overview_work(workspace, frame_values, args.yes):
+        return 1
+    lang = _qt_app(args)
+    from attnviz.ui.animation import iter_frames
+    from attnviz.ui.export import ExportSpec
+
+    if args.matrix is not None:
+        workspace.state.update(matrix=args.matrix)
+    spec = ExportSpec(args.width, args.height, args.theme, args.transparent, None, args.title)
+    what = f"{len(frame_values)} frames of {args.panel} at {args.width}×{args.height}"
+    pace = _Pace(what, "frame", len(frame_values), args.width * args.height, args.yes)
+    frames = iter_frames(
+        workspace, args.panel, frame_values, spec, progress=pace.progress, cancel=pace.cancel
+    )
+    status = _encode(frames, args, ext, pace)
+    if status:
+        return status
+    swept = ", ".join(args.animate)
+    return print_output(
+        f"wrote {shown_path(args.out)} ({args.panel}, {len(frame_values)} "
+        f"frames, {args.width}×{args.height}, {args.theme}, {lang}; {swept})",
+        "attnviz export",
+    )
+
+
+def run_lesson_animation(args, parser) -> int:
+    """``attnviz export --lesson ID --out FILE.gif``: the lesson's steps as one animation,
+    each held ``--hold`` seconds; 0, or 1 when it cannot be written."""
+    from attnviz.model.lessons import LessonError, shipped_lessons
+
+    given = [f"--{name}" for name in _STATE_OPTIONS if getattr(args, name, None) is not None]
+    given += ["--set"] if args.set else []
+    given += ["--animate"] if args.animate else []
+    given += ["--frames"] if args.frames is not None else []
+    given += ["--panel"] if args.panel != "heatmap" else []
+    given += ["--transparent"] if args.transparent else []
+    if given:
+        parser.error(f"--lesson plays the lesson's own steps; drop {', '.join(given)}")
+    if args.window:
+        parser.error("give --lesson or --window, not both")
+    ext = _size_and_target(args, parser)
+    try:
+        lessons = shipped_lessons(panel_ids())
+    except LessonError as exc:
+        parser.error(str(exc))
+    lesson = next((x for x in lessons if x.id == args.lesson), None)
+    if lesson is None:
+        parser.error(f"unknown lesson {args.lesson!r}; lessons: {', '.join(x.id for x in lessons)}")
+    problem = unwritable(Path(args.out))
+    if problem:
+        print(f"attnviz export: cannot write {shown_path(args.out)}: {problem}", file=sys.stderr)
+        return 1
+    lang = _qt_app(args)
+    from attnviz.core.work import Cancelled
+    from attnviz.ui.animation import render_lesson_frames
+    from attnviz.ui.stage import STAGE_LARGE_FONTS
+
+    hold = args.hold if args.hold is not None else DEFAULT_HOLD_S
+    what = f"{len(lesson)} slides of lesson {lesson.id} at {args.width}×{args.height}"
+    pace = _Pace(what, "slide", len(lesson), args.width * args.height, args.yes)
+    try:
+        images = render_lesson_frames(
+            lesson,
+            args.width,
+            args.height,
+            progress=pace.progress,
+            cancel=pace.cancel,
+            dark=args.theme == "dark",
+            font_scale=STAGE_LARGE_FONTS if args.large_fonts else 1.0,
+        )
+    except Cancelled:
+        pace.terminal.done()
+        return 1
+    status = _encode(images, args, ext, pace, durations=[hold] * len(images))
+    if status:
+        return status
+    return print_output(
+        f"wrote {shown_path(args.out)} (lesson {lesson.id}, {len(images)} "
+        f"steps of {hold:g} s, {args.width}×{args.height}, {args.theme}, {lang})",
+        "attnviz export",
+    )

@@ -1,0 +1,247 @@
+"""``attnviz.figure()``: any panel as a figure for a notebook or a script.
+
+::
+
+    import attnviz
+    fig = attnviz.figure("heatmap", preset="banco")    # shows inline in Jupyter
+    fig.save("banco.png"); fig.data("weights")          # a file; the numbers
+
+The figure is the picture ``attnviz export`` draws (exact pixel size, theme, language) and
+its data are the arrays ``attnviz export --matrix NAME`` writes, from the same workspace:
+the defaults, then ``preset``, ``session``, ``model``/``text``, then each ``set`` field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.model.panel_data import data_names
+from attnviz.notebook import render
+from attnviz.notebook.options import FigureError, Look, build, check_panel
+
+#: Formats :meth:`Figure.save` writes, by extension.
+PICTURES = ("png", "svg")
+DATA = ("csv", "npy")
+ANIMATIONS = ("gif", "webp", "apng", "mp4")
+#: The heatmap's pictures can show any of these (its data also has q, k and v).
+_HEATMAP_MATRICES = ("scores", "weights", "output")
+
+
+class Figure:
+    """One panel drawn from one workspace; see :func:`figure`.
+
+    Attributes
+    ----------
+    panel : str
+        The panel id (``heatmap``, ``steps``, …).
+    width, height : int
+        The size of its pictures, in pixels.
+    theme, lang : str
+        ``light`` or ``dark``; ``en`` or ``pt_BR``.
+    workspace : attnviz.model.workspace.Workspace
+        The fields and results it is drawn from.
+    """
+
+    def __init__(self, workspace, panel: str, look: Look) -> None:
+        self.workspace = workspace
+        self.panel = panel
+        self._look = look
+
+    width = property(lambda self: self._look.width)
+    height = property(lambda self: self._look.height)
+    theme = property(lambda self: self._look.theme)
+    lang = property(lambda self: self._look.lang)
+
+    def __repr__(self) -> str:
+        return (
+            f"<attnviz Figure {self.panel!r} {self.width}×{self.height} {self.theme} {self.lang}>"
+        )
+
+    @property
+    def data_names(self) -> tuple[str, ...]:
+        """The names :meth:`data` accepts (none: the panel exports pictures only)."""
+        return data_names(self.panel)
+
+    def _name(self, name: str | None) -> str:
+        names = self.data_names
+        if name is None:
+            if self.panel == "heatmap":
+                return self.workspace.state.matrix  # what it shows, as the command line
+            if not names:
+                raise FigureError(f"panel {self.panel} has no data arrays; save it as .png or .svg")
+            return names[0]
+        if name not in names:
+            known = ", ".join(names) or "none: this panel exports pictures only"
+            raise FigureError(f"unknown data name {name!r} for panel {self.panel}; known: {known}")
+        return name
+
+    def data(self, name: str | None = None) -> np.ndarray:
+        """Array ``name`` of the panel: what ``attnviz export --matrix NAME --out F.npy``
+        writes.
+
+        Parameters
+        ----------
+        name : str, optional
+            One of :attr:`data_names`. By default the one the command line writes without
+            ``--matrix``: the heatmap's shown matrix, else the panel's first array.
+
+        Returns
+        -------
+        numpy.ndarray
+            A copy; changing it changes nothing in the figure.
+        """
+        return np.array(render.data_array(self.workspace, self.panel, self._name(name)).values)
+
+    def _picture_matrix(self, name: str | None) -> str | None:
+        if name is None:
+            return None
+        if self.panel == "heatmap" and name in _HEATMAP_MATRICES:
+            return name
+        raise FigureError(
+            f"name= picks the array of a .csv or .npy file; a picture of "
+            f"{self.panel} draws the panel (the heatmap's picture takes "
+            f"{', '.join(_HEATMAP_MATRICES)})"
+        )
+
+    def _repr_png_(self) -> bytes:
+        """The PNG Jupyter shows: exactly ``width × height`` pixels."""
+        return render.png_bytes(self.workspace, self.panel, self._look)
+
+    def _repr_svg_(self) -> str | None:
+        """The SVG Jupyter shows where the panel is a vector drawing, else None."""
+        return render.svg_text(self.workspace, self.panel, self._look)
+
+    def save(
+        self,
+        path,
+        *,
+        name: str | None = None,
+        animate=None,
+        frames: int | None = None,
+        fps: float | None = None,
+        transparent: bool = False,
+    ) -> Path:
+        """Write the figure to ``path``, in the format its extension names.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            ``.png`` (exact size), ``.svg``, ``.csv``/``.npy`` (array ``name``), or
+            ``.gif``/``.webp``/``.apng``/``.mp4`` (with ``animate``).
+        name : str, optional
+            The array of a ``.csv``/``.npy`` (default as :meth:`data`); for the heatmap's
+            pictures and animations, the matrix drawn (scores, weights or output).
+        animate : str or list of str, optional
+            ``"topic.field=start:stop[:log]"`` (several sweep together), for an animation.
+        frames : int, optional
+            How many frames the animation has, 2 to 600 (default 30).
+        fps : float, optional
+            Frames per second of the animation, at most 60 (default 10).
+        transparent : bool
+            No background (png, svg and the animations that have transparency).
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
+        path = render.writable(path)
+        ext = path.suffix.lower().lstrip(".")
+        if ext in ANIMATIONS:
+            from attnviz.notebook.animate import save_animation
+
+            return save_animation(
+                self,
+                path,
+                animate,
+                frames=frames,
+                fps=fps,
+                transparent=transparent,
+                matrix=self._picture_matrix(name),
+            )
+        if animate is not None or frames is not None or fps is not None:
+            raise FigureError(
+                f"animate=, frames= and fps= make an animation: save it as "
+                f"{', '.join('.' + e for e in ANIMATIONS)}"
+            )
+        if ext in DATA:
+            return render.write_data_file(self.workspace, self.panel, self._name(name), path)
+        if ext == "png":
+            path.write_bytes(
+                render.png_bytes(
+                    self.workspace,
+                    self.panel,
+                    self._look,
+                    transparent=transparent,
+                    matrix=self._picture_matrix(name),
+                )
+            )
+            return path
+        if ext == "svg":
+            return render.write_svg(
+                self.workspace,
+                self.panel,
+                self._look,
+                path,
+                transparent=transparent,
+                matrix=self._picture_matrix(name),
+            )
+        known = ", ".join(f".{e}" for e in PICTURES + DATA + ANIMATIONS)
+        raise FigureError(f"cannot save {path.name!r}: use {known}")
+
+
+def figure(
+    panel: str = "heatmap",
+    *,
+    preset: str | None = None,
+    session=None,
+    model=None,
+    text: str | None = None,
+    set=None,
+    width: int = 1280,
+    height: int = 720,
+    theme: str = "light",
+    lang: str = "en",
+) -> Figure:
+    """A panel drawn as ``attnviz export`` draws it, for Jupyter or a script.
+
+    Parameters
+    ----------
+    panel : str
+        A panel id: ``heatmap``, ``steps``, ``gradient``, ``positions``, ``heads``, …
+        (:func:`attnviz.model.panels.panel_ids`).
+    preset : str, optional
+        A preset id (``banco``, ``lesson-sqrt-dk``, ``rope-clock``, …).
+    session : str or os.PathLike, optional
+        An ``.attnviz`` session applied after the preset.
+    model : str or os.PathLike, optional
+        A local Hugging Face model folder; the heatmap shows its head
+        ``attention.layer`` / ``attention.model_head`` (needs ``attnviz[models]``).
+    text : str, optional
+        The sentence run through ``model``.
+    set : dict or list of str, optional
+        Fields set last, in order: ``{"attention.d_k": 8}`` or ``["attention.d_k=8"]``
+        (a string value is read as ``--set`` reads it: JSON when it parses).
+    width, height : int
+        Pixel size of the pictures (16 to 8192).
+    theme : {"light", "dark"}
+    lang : {"en", "pt_BR"}
+        The language of the labels (and the decimal comma in Portuguese).
+
+    Returns
+    -------
+    Figure
+
+    Raises
+    ------
+    FigureError
+        A ``ValueError`` with a one-line message: an unknown panel, preset or field, a
+        value a field refuses, a session or model that cannot be read.
+    """
+    look = Look(width, height, theme, lang)
+    look.check()
+    check_panel(panel)
+    workspace = build(preset=preset, session=session, model=model, text=text, set=set)
+    return Figure(workspace, panel, look)
