@@ -21,6 +21,7 @@ import numpy as np
 from attnviz.core.heads import generate_head, seeded_projection
 from attnviz.core.multihead import project_head, projection_shape
 from attnviz.model.safe_io import FileRefused, read_text_limited
+from attnviz.model.topic import values_equal
 from attnviz.model.topics.display import DisplayState
 from attnviz.paths import ResourceError, resource
 
@@ -335,6 +336,24 @@ def preset_state_values(p: Preset) -> dict:
         values["seed"] = proj["seed"]
         values.update({key: proj[key] for key in (*_LAYOUT, *_MATS)})
     return values
+
+
+#: The fields a preset's title describes: while they hold the preset's values, its title
+#: still tells the truth (a colormap, the matrix shown or a selection do not change it).
+SCENARIO_FIELDS = (
+    "tokens", "head", "seed", "d_k", "q", "k", "v", "scale", "temperature", "causal",
+    "padding", "segments", "window", "window_causal", "x", "w_q", "w_k", "w_v", "w_o",
+    "d_model", "n_heads", "n_kv_heads", "head_index",
+)  # fmt: skip
+
+
+def shows_preset(p: Preset, values: dict) -> bool:
+    """True while ``values`` (an attention topic's fields) still show preset ``p``'s
+    scenario: every field of :data:`SCENARIO_FIELDS` the preset sets has its value."""
+    want = preset_state_values(p)
+    return all(
+        values_equal(values.get(name), want[name]) for name in SCENARIO_FIELDS if name in want
+    )
 
 
 def _layout_defaults() -> dict:

@@ -21,7 +21,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from attnviz.model.presets import load_preset, preset_ids
+from attnviz.model.presets import load_preset, preset_ids, shows_preset
 from attnviz.model.resolve import Results
 from attnviz.model.safe_io import shown_path
 from attnviz.model.topics.attention import MATRICES, AttentionState
@@ -85,11 +85,12 @@ def _state_for(state: AttentionState, matrix: str | None) -> AttentionState:
 
 def default_title(state: AttentionState) -> str:
     """The formula of the shown matrix, then the preset's title (in the UI's language) while
-    the sentence is still the preset's."""
+    the state still shows the preset's scenario: a title that quotes d_k = 256 is not drawn
+    over d_k = 2 (:func:`~attnviz.model.presets.shows_preset`)."""
     text = formula(state, state.matrix)
     if state.preset_id in preset_ids():
         preset = load_preset(state.preset_id)
-        if tuple(preset.tokens) == tuple(state.tokens):
+        if shows_preset(preset, state.snapshot()):
             text += "   ·   " + preset_text(preset.title)
     return text
 

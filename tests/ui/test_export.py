@@ -321,6 +321,23 @@ def test_the_title_names_the_preset_only_while_the_sentence_is_its_own(state, re
     assert default_title(state) == "A = softmax(S)"
 
 
+def test_the_title_names_the_preset_only_while_its_scenario_holds(state, resolver):
+    """A title that quotes the preset's d_k (or its scale, its vectors) is not drawn over
+    other values: a slide series with --set would quote a number it does not show."""
+    from attnviz.model.topic_presets import document_preset_values
+    from attnviz.ui.export import default_title
+
+    title = load_preset("lesson-sqrt-dk").title
+    state.update(**document_preset_values("lesson-sqrt-dk")["attention"])
+    assert default_title(state).endswith(title)
+    state.update(matrix="scores", selected_query=1)  # what is shown, not the scenario
+    assert default_title(state).endswith(title)
+    for change in ({"d_k": 2}, {"scale": not state.scale}, {"temperature": 2.0}):
+        state.update(**document_preset_values("lesson-sqrt-dk")["attention"])
+        state.update(**change)
+        assert title not in default_title(state), change
+
+
 def test_csv_keeps_the_decimal_point_in_portuguese(state, resolver, tmp_path):
     from attnviz.ui.widgets import numbers
 
