@@ -229,61 +229,39 @@ def _matrix_name(args, parser, workspace) -> str | None:
     return args.matrix
 
 
-def run(args) -> int:
-    """Write the file ``--out`` names; 0 on success, 1 when it cannot be written."""
-    parser = args._export_parser
-    if args.list_fields:
-        from attnviz.model.document import field_listing
+def _list_fields(args) -> int:
+    from attnviz.model.document import field_listing, field_records
 
-        if args.json:
-            from attnviz.model.document import field_records
+    if args.json:
+        text = json.dumps(field_records(), ensure_ascii=False, indent=1, allow_nan=False)
+        return print_output(text, "attnviz export")
+    return print_output(field_listing(), "attnviz export")
 
-            text = json.dumps(field_records(), ensure_ascii=False, indent=1, allow_nan=False)
-            return print_output(text, "attnviz export")
-        return print_output(field_listing(), "attnviz export")
-    check_animation_options(args, parser)
-    if getattr(args, "lesson", None) is not None:
-        if args.window:
-            parser.error("give --lesson or --window, not both")
-        if is_animation(args.out):
-            return run_lesson_animation(args, parser)
-        return run_lesson(args, parser)
-    if args.window:
-        return run_window(args, parser)
-    if args.large_fonts:
-        parser.error("--large-fonts goes with --window or --lesson")
-    if args.animate or is_animation(args.out):
-        return run_animation(args, parser)
-    ext = _check(args, parser)
-    problem = unwritable(Path(args.out))
-    if problem:
-        print(f"attnviz export: cannot write {shown_path(args.out)}: {problem}", file=sys.stderr)
+
+def _write_data_file(args, parser, workspace, matrix: str | None, out: Path) -> int:
+    """A panel's data array as CSV or NPY (no QApplication, no platform plugin)."""
+    from attnviz.model.data_files import DataFileError, write_data
+    from attnviz.model.panel_data import panel_data
+
+    if matrix is None:
+        parser.error(f"panel {args.panel} has no data arrays; export it as .png or .svg")
+    symbol = {"scores": "S", "weights": "A", "output": "O"}.get(matrix)
+    corner = f"{symbol}: query \\ column" if args.panel == "heatmap" and symbol else matrix
+    try:
+        # The data may not exist for these settings (X of a head typed by hand).
+        data = panel_data(workspace, args.panel, matrix)
+        write_data(data, out, corner=corner)
+    except (DataFileError, ValueError, MemoryError) as exc:
+        print(f"attnviz export: {exc}", file=sys.stderr)
         return 1
-    workspace = build_workspace(args, parser)
-    matrix = _matrix_name(args, parser, workspace)
-    out = Path(args.out)
-    if args.panel == "overview" and not _long_work(workspace, args.yes):
-        return 1
-    if ext in ("csv", "npy"):
-        # A data file needs no QApplication and no platform plugin.
-        from attnviz.model.data_files import DataFileError, write_data
-        from attnviz.model.panel_data import panel_data
+    return print_output(
+        f"wrote {shown_path(out)} ({args.panel} {matrix}, {data.values.shape})",
+        "attnviz export",
+    )
 
-        if matrix is None:
-            parser.error(f"panel {args.panel} has no data arrays; export it as .png or .svg")
-        symbol = {"scores": "S", "weights": "A", "output": "O"}.get(matrix)
-        corner = f"{symbol}: query \\ column" if args.panel == "heatmap" and symbol else matrix
-        try:
-            # The data may not exist for these settings (X of a head typed by hand).
-            data = panel_data(workspace, args.panel, matrix)
-            write_data(data, out, corner=corner)
-        except (DataFileError, ValueError, MemoryError) as exc:
-            print(f"attnviz export: {exc}", file=sys.stderr)
-            return 1
-        return print_output(
-            f"wrote {shown_path(out)} ({args.panel} {matrix}, {data.values.shape})",
-            "attnviz export",
-        )
+
+def _draw_picture(args, workspace, out: Path) -> int:
+    """The panel as the app draws it, PNG or SVG, offscreen unless a platform is chosen."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     from attnviz.ui.app import require_working_binding
@@ -312,3 +290,36 @@ def run(args) -> int:
         f"wrote {shown_path(out)} ({args.panel}, {args.width}×{args.height}, {args.theme})",
         "attnviz export",
     )
+
+
+def run(args) -> int:
+    """Write the file ``--out`` names; 0 on success, 1 when it cannot be written."""
+    parser = args._export_parser
+    if args.list_fields:
+        return _list_fields(args)
+    check_animation_options(args, parser)
+    if getattr(args, "lesson", None) is not None:
+        if args.window:
+            parser.error("give --lesson or --window, not both")
+        if is_animation(args.out):
+            return run_lesson_animation(args, parser)
+        return run_lesson(args, parser)
+    if args.window:
+        return run_window(args, parser)
+    if args.large_fonts:
+        parser.error("--large-fonts goes with --window or --lesson")
+    if args.animate or is_animation(args.out):
+        return run_animation(args, parser)
+    ext = _check(args, parser)
+    problem = unwritable(Path(args.out))
+    if problem:
+        print(f"attnviz export: cannot write {shown_path(args.out)}: {problem}", file=sys.stderr)
+        return 1
+    workspace = build_workspace(args, parser)
+    matrix = _matrix_name(args, parser, workspace)
+    out = Path(args.out)
+    if args.panel == "overview" and not _long_work(workspace, args.yes):
+        return 1
+    if ext in ("csv", "npy"):
+        return _write_data_file(args, parser, workspace, matrix, out)
+    return _draw_picture(args, workspace, out)
