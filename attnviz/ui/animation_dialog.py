@@ -48,6 +48,7 @@ from attnviz.ui.animation_job import AnimationJob
 from attnviz.ui.export import SIZE_RANGE, ExportError, ExportSpec
 from attnviz.ui.export_dialog import SIZES
 from attnviz.ui.panels import panel_class
+from attnviz.ui.undo import change_label
 
 # Topics whose fields a panel's picture also follows (the heatmap rotates by positions).
 _ALSO_READS = {"attention": ("positions",)}
@@ -257,7 +258,9 @@ class AnimationDialog(QDialog):
         for name in (topic, *_ALSO_READS.get(topic, ())):
             for field_name in numeric_fields(self.document, name):
                 path = f"{name}.{field_name}"
-                self.field.addItem(path, path)
+                # The field's name as the Edit menu says it, then the name --animate takes.
+                shown = change_label({(name, field_name)})
+                self.field.addItem(f"{shown} ({path})" if shown != path else path, path)
                 doc = self.document[name].field(field_name).doc
                 self.field.setItemData(self.field.count() - 1, doc, Qt.ItemDataRole.ToolTipRole)
         index = self.field.findData(previous)
