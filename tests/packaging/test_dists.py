@@ -71,7 +71,10 @@ def test_every_runtime_dependency_declares_the_floor_ci_installs():
     import floors
 
     pins = dict(p.split("==") for p in floors.floor_pins())
-    assert set(pins) == {"PySide6-Essentials", "pyqtgraph", "numpy", "superqt", "threadpoolctl"}
+    assert set(pins) == {
+        "PySide6-Essentials", "pyqtgraph", "numpy", "superqt", "threadpoolctl", "Pillow",
+    }  # fmt: skip
+    assert pins["Pillow"] == "10.1"  # animated WebP and APNG writing, Image.Quantize
     assert pins["superqt"] == "0.7.1"  # QFlowLayout
     assert pins["PySide6-Essentials"] == "6.7"  # QTimer.singleShot(ms, context, callable)
     make = (ROOT / "Makefile").read_text(encoding="utf-8")
