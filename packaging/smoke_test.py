@@ -306,6 +306,31 @@ def check_export(bundle: Path, home: Path, ctx: dict) -> str:
     return f"{width}×{height}, {out.stat().st_size} bytes"
 
 
+def check_animation(bundle: Path, home: Path, ctx: dict) -> str:
+    """``attnviz export --animate`` writes an animated GIF and WebP of the exact size (Pillow
+    and its WebP module are in the bundle; AVIF, fonts and colour management are left out)."""
+    made = []
+    for ext in ("gif", "webp"):
+        out = home / f"sweep.{ext}"
+        args = ["export", "--preset", "banco", "--animate", "attention.temperature=0.5:2"]
+        args += ["--frames", "3", "--width", "160", "--height", "100", "--out", str(out)]
+        run_frozen(bundle, args, home)
+        if not out.is_file():
+            raise CheckError(f"export --animate exited 0 but wrote no {ext}")
+        data = out.read_bytes()
+        if ext == "gif":
+            size = struct.unpack("<HH", data[6:10])
+            animated = data[:6] == b"GIF89a" and b"NETSCAPE2.0" in data
+        else:
+            # VP8X: a 24-bit width − 1 and height − 1 at bytes 24–29; ANIM: an animation.
+            size = tuple(1 + int.from_bytes(data[i : i + 3], "little") for i in (24, 27))
+            animated = data[8:16] == b"WEBPVP8X" and b"ANIM" in data[:64]
+        if size != (160, 100) or not animated:
+            raise CheckError(f"export --animate wrote a {ext} of {size}, animated: {animated}")
+        made.append(f"{ext} {len(data)} bytes")
+    return ", ".join(made)
+
+
 #: Libraries that must come from the bundle itself: a "not found" among them is a broken
 #: bundle (over-eager filtering), not a library the user's system is expected to have.
 _BUNDLED_LIB = re.compile(r"^lib(Qt6|pyside6|shiboken6|python3|icu)")
@@ -391,6 +416,7 @@ CHECKS: list[Callable[[Path, Path, dict], str]] = [
     check_self_test,
     check_kv,
     check_export,
+    check_animation,
     check_model,
 ]
 
