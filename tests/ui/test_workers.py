@@ -44,7 +44,9 @@ def test_a_failing_job_reports_and_keeps_the_last_results(qtbot, monkeypatch):
     def boom(*args, **kwargs):
         raise MemoryError("no room")
 
+    # Whichever path the size takes: dense (attend) or the one float32 pass (row blocks).
     monkeypatch.setattr("attnviz.model.resolve.attention.attend", boom)
+    monkeypatch.setattr("attnviz.model.resolve.attention.RowBlockAttention", boom)
     with qtbot.waitSignal(r.failed, timeout=30000) as blocker:
         s.temperature = 2.0
     assert "MemoryError" in blocker.args[0] and not r.pending

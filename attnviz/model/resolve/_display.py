@@ -2,11 +2,11 @@
 pictures of a large matrix (at most :data:`DISPLAY_CELLS` per side) for the heatmap.
 
 A screen shows a few hundred rows, so a 4096 × 4096 matrix is drawn from a grid of block
-means (:func:`pool`, groups as ``numpy.array_split`` makes them); the exact matrix stays in
-the results for hover, steps and exports. While a slider moves over a long sentence, a
-:func:`preview` comes first: every s-th query row's exact softmax (over all keys), its
-keys averaged in groups — a quarter of the work at n = 4096 — and the exact matrix follows
-from a worker.
+means (:func:`pool`, groups as ``numpy.array_split`` makes them); hover, steps and exports
+read exact float64 rows and matrices (:mod:`~attnviz.model.resolve._row_blocks`). While a
+slider moves over a long sentence, a :func:`preview` comes first: every s-th query row's
+exact softmax (over all keys, in float32 from the kept q kᵀ), its keys averaged in groups
+— an eighth of the work at n = 4096 — and the exact matrix follows from a worker.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.core.attention import _softmax_entropy, masked_softmax
+from attnviz.core.attention import masked_softmax
 from attnviz.core.score_terms import PLAIN, ScoreTerms
+from attnviz.model.resolve._one_pass import Kept, preview_pass
 
 #: Largest side of the grid the heatmap draws; larger matrices are pooled into it.
 DISPLAY_CELLS = 1024
@@ -155,32 +156,26 @@ def picture(values: np.ndarray, mask, entropy) -> Picture:
     return Picture(pool(finite, rows, cols), (n, m), allowed, ent)
 
 
-def preview(qk: np.ndarray, c: float, mask, matrix: str, terms: ScoreTerms = PLAIN) -> Picture:
+def preview(qk, c: float, mask, matrix: str, terms: ScoreTerms = PLAIN, hidden=None) -> Picture:
     """A quick picture of S or A for a new scale: every s-th row's exact softmax (over all
-    keys), keys averaged in groups; ``exact`` is False."""
-    n = qk.shape[0]
+    keys, float32), keys averaged in groups; ``exact`` is False.
+
+    ``qk`` is the resolver's :class:`~attnviz.model.resolve._one_pass.Kept` (or ``q kᵀ``
+    itself); ``hidden`` the negated mask in its key order, when the resolver has it.
+    """
+    kept = qk if isinstance(qk, Kept) else Kept.of_scores(qk, DISPLAY_CELLS)
+    n = kept.n
     stride = -(-n // min(n, PREVIEW_ROWS))
-    rows = qk[::stride]
-    # One pass from the kept float64 q kᵀ to float32 scores.
-    scores = np.multiply(rows, c, out=np.empty(rows.shape, np.float32), casting="same_kind")
-    scores = terms.logits(scores, row_step=stride)
-    sub_mask = None if mask is None else mask[::stride]
-    if matrix == "scores":
-        values, entropy = scores, None
-        if sub_mask is not None:
-            values = np.where(sub_mask, values, 0.0)
-    else:
-        logits = scores if sub_mask is None else np.where(sub_mask, scores, -np.inf)
-        values, entropy = _softmax_entropy(logits, sub_mask is not None, terms.sink)
-    cols = grid_size(n)
-    allowed = None
-    if sub_mask is not None:
-        allowed = pool(sub_mask, sub_mask.shape[0], cols) > 0
+    if hidden is not None:
+        hidden = hidden[::stride]
+    elif mask is not None:
+        hidden = kept.order.hidden(mask[::stride])
+    done = preview_pass(kept, c, terms, hidden, matrix, stride)
     return Picture(
-        pool(values, values.shape[0], cols),
-        (n, n),
-        allowed,
-        None if entropy is None else entropy.astype(np.float32),
+        done.values,
+        (n, kept.order.n),
+        None if done.all_hidden is None else ~done.all_hidden,
+        None if matrix == "scores" else done.entropy.astype(np.float32),
         exact=False,
         row_stride=stride,
     )

@@ -20,6 +20,7 @@ dropped, so the views never show a stale matrix after a fresh one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,10 +29,12 @@ from attnviz.core import masks
 from attnviz.core.attention import AttentionResult, score_scale
 from attnviz.core.rope import apply_rope, rope_frequencies
 from attnviz.core.score_terms import PLAIN, ScoreTerms
+from attnviz.core.work import Cancelled
 from attnviz.model import events
 from attnviz.model.events import Signal
 from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
+from attnviz.model.resolve._one_pass import KEEP_LIMIT, Kept
 from attnviz.model.resolve._row_blocks import DENSE_LIMIT, RowBlockAttention
 from attnviz.model.resolve.work import LatestWork, Runner
 from attnviz.model.topics.attention import AttentionState
@@ -62,7 +65,8 @@ ASYNC_CELLS = 1024 * 1024
 
 
 def _runs(job: _Job):
-    """``job`` as a :class:`LatestWork` job (it neither reports progress nor stops)."""
+    """``job`` as a :class:`LatestWork` job (it reports no progress; it stops by itself
+    when a newer request replaced it, see :attr:`_Job.stale`)."""
     return lambda _progress, _cancel: job.run()
 
 
@@ -135,8 +139,11 @@ class Results:
         found = self.pictures.get(name)
         if found is not None:
             return found
-        mask = None if name == "output" else self.mask
-        pic = picture(self.matrix(name), mask, self.attention.entropy)
+        if isinstance(self.attention, RowBlockAttention):
+            pic = self.attention.picture(name)  # another float32 pass, no n × n array
+        else:
+            mask = None if name == "output" else self.mask
+            pic = picture(self.matrix(name), mask, self.attention.entropy)
         self.pictures[name] = pic
         return pic
 
@@ -218,13 +225,16 @@ class _Job:
     c: float
     mask_key: tuple
     rope_key: tuple | None  # (d_k, positions fields) when RoPE is on
-    qk_cache: tuple  # (q, k, rope_key, q_eff, k_eff, q_eff k_effᵀ) of the last job
-    mask_cache: tuple  # (mask_key, mask) of the last finished job
+    qk_cache: tuple  # (q, k, rope_key, q_eff, k_eff, q_eff k_effᵀ or Kept) of the last job
+    mask_cache: tuple  # (mask_key, mask, hidden: ~mask in the Kept's key order or None)
     shown: str = "weights"  # the matrix the heatmap shows: pooled here when it is large
     terms: ScoreTerms = PLAIN  # capping, ALiBi, a sink
+    # True once a newer request replaced this one (read between the pass's blocks): the
+    # pass stops and the answer, stale anyway, carries only the reusable q kᵀ.
+    stale: Callable[[], bool] | None = None
 
     def run(self) -> tuple:
-        q_old, k_old, rope_old, q_eff, k_eff, qk = self.qk_cache
+        q_old, k_old, rope_old, q_eff, k_eff, kept = self.qk_cache
         long = self.q.shape[0] > DENSE_LIMIT
         if not (self.q is q_old and self.k is k_old and self.rope_key == rope_old):
             q_eff, k_eff = self.q, self.k
@@ -232,30 +242,44 @@ class _Job:
                 width, fields = self.rope_key
                 inv = rope_frequencies_for(width, dict(fields))
                 q_eff, k_eff = rotate(self.q, self.k, inv)
-            qk = None if long else q_eff @ k_eff.T
-        key_old, mask = self.mask_cache
+            kept = None
+        if kept is None or long != isinstance(kept, Kept):  # new q, k, or across DENSE_LIMIT
+            kept = kept_scores(q_eff, k_eff) if long else q_eff @ k_eff.T
+        key_old, mask, hidden = self.mask_cache
         if self.mask_key != key_old:
-            mask = mask_from_key(self.mask_key)
+            mask, hidden = mask_from_key(self.mask_key), None
+        cache = (self.q, self.k, self.rope_key, q_eff, k_eff, kept)
         if long:
-            # No n × n array is kept: rows in blocks, pictures pooled on the way.
-            result = RowBlockAttention(q_eff, k_eff, self.v, self.c, mask, self.terms)
-            pictures = result.build()
-            cache = (self.q, self.k, self.rope_key, q_eff, k_eff, None)
-            return cache, (self.mask_key, mask), (result, pictures)
+            # No n × n float64 array: one float32 pass, exact rows when asked.
+            if hidden is None and mask is not None:
+                hidden = kept.order.hidden(mask)
+            result = RowBlockAttention(
+                q_eff,
+                k_eff,
+                self.v,
+                self.c,
+                mask,
+                self.terms,
+                kept=kept,
+                hidden=hidden,
+                mask_key=self.mask_key,
+            )
+            try:
+                pictures = result.build(self.shown, stop=self.stale)
+            except Cancelled:  # superseded: LatestWork hands this answer to on_stale
+                return cache, (self.mask_key, mask, hidden), None
+            return cache, (self.mask_key, mask, hidden), (result, pictures)
         # Bit for bit what attention(q, k, v, ...) gives: the same product, the same factor.
         result = attend(
-            qk * self.c, self.v, mask, with_output=self.shown == "output", terms=self.terms
+            kept * self.c, self.v, mask, with_output=self.shown == "output", terms=self.terms
         )
-        pictures = {}
-        if qk.shape[0] > DISPLAY_CELLS:
-            # Off the GUI thread too: the grid the heatmap draws from a large matrix.
-            pictures[self.shown] = picture(
-                getattr(result, self.shown),
-                None if self.shown == "output" else mask,
-                result.entropy,
-            )
-        cache = (self.q, self.k, self.rope_key, q_eff, k_eff, qk)
-        return cache, (self.mask_key, mask), (result, pictures)
+        return cache, (self.mask_key, mask, None), (result, {})
+
+
+def kept_scores(q: np.ndarray, k: np.ndarray) -> Kept:
+    """What the steps of a long sentence reuse for one q and k: float32 q and k, and
+    up to :data:`KEEP_LIMIT` tokens the float32 q kᵀ (64 MiB at n = 4096)."""
+    return Kept(q, k, DISPLAY_CELLS, keep=q.shape[0] <= KEEP_LIMIT)
 
 
 def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=None) -> QuerySteps:
@@ -351,11 +375,11 @@ class Resolver:
             self._finish,
             runner,
             on_stale=self._on_stale,
-            make_job=lambda _key: _runs(self._job()),
+            make_job=lambda key: _runs(self._job(stale=lambda: self._job_id != key)),
         )
         self.preview: Picture | None = None
         self._qk_cache: tuple = (None,) * 6
-        self._mask_cache: tuple = (None, None)
+        self._mask_cache: tuple = (None, None, None)
         self._apply(self._job().run())
         self.results = self._results(query_steps(state, self._attention, self._mask, *self._qk))
         if auto:
@@ -381,7 +405,7 @@ class Resolver:
     def _rope_key(self) -> tuple | None:
         return rope_key(self.state, self.positions)
 
-    def _job(self) -> _Job:
+    def _job(self, stale: Callable[[], bool] | None = None) -> _Job:
         s = self.state
         return _Job(
             s.q,
@@ -394,6 +418,7 @@ class Resolver:
             self._mask_cache,
             s.matrix,
             s.score_terms(),
+            stale,
         )
 
     def _apply(self, out: tuple) -> bool:
@@ -433,17 +458,20 @@ class Resolver:
 
     def _send_preview(self) -> None:
         """A quick picture of the shown S or A while the exact matrix is computed, when
-        only the scale or the mask changed (q kᵀ is kept from the last job)."""
+        only the scale, the terms or the mask changed (q and k are kept from the last job)."""
         s = self.state
-        q_old, k_old, rope_old, *_rest, qk = self._qk_cache
+        q_old, k_old, rope_old, *_rest, kept = self._qk_cache
         if s.matrix == "output" or not (s.q is q_old and s.k is k_old):
             return
-        if self._rope_key() != rope_old or qk is None or qk.shape[0] != s.n:
+        if self._rope_key() != rope_old or not isinstance(kept, Kept) or kept.n != s.n:
             return
         key = mask_key(s)
-        mask = self._mask_cache[1] if key == self._mask_cache[0] else mask_from_key(key)
+        if key == self._mask_cache[0]:
+            mask, hidden = self._mask_cache[1], self._mask_cache[2]
+        else:
+            mask, hidden = mask_from_key(key), None
         c = score_scale(s.d_k, s.scale, s.temperature)
-        self.preview = preview(qk, c, mask, s.matrix, s.score_terms())
+        self.preview = preview(kept, c, mask, s.matrix, s.score_terms(), hidden)
         self.resolved.emit(self.results, frozenset({"preview"}))
 
     def _on_stale(self, _job_id: int, out: tuple) -> None:
@@ -486,9 +514,10 @@ def heatmap_data(workspace, name: str) -> DataArray:
     if name in ("scores", "weights"):
         return DataArray(res.matrix(name), tokens, tokens)
     if name == "output":
-        d_v = res.attention.output.shape[1]
+        output = res.attention.output  # a long sentence's is computed when read: once
+        d_v = output.shape[1]
         labels = state.value_labels if len(state.value_labels) == d_v else None
-        return DataArray(res.attention.output, tokens, labels)
+        return DataArray(output, tokens, labels)
     arr = {"q": res.q, "k": res.k, "v": state.v}[name]
     return DataArray(arr, tokens, None)
 

@@ -15,7 +15,7 @@ MATRICES = ("scores", "weights", "output")
 COLORMAPS = ("viridis", "cividis", "magma", "inferno", "plasma", "diverging")
 BACKENDS = ("numpy", "torch", "auto")
 #: Longest sentence (a real model's up to 8,192 tokens); past DENSE_LIMIT the resolver
-#: works by row blocks and keeps no n × n matrix.
+#: works by row blocks and keeps no n × n float64 matrix (one float32 q kᵀ up to 4,096).
 MAX_TOKENS = 8192
 MAX_D_K = 1024
 #: Largest seed: what a spin box (a C int) can show.
