@@ -25,6 +25,8 @@ from attnviz.commands._args import (
     SAY_WORK_S,
     SIZE_RANGE,
     TerminalProgress,
+    about,
+    announce_work,
     print_output,
     unwritable,
 )
@@ -101,10 +103,6 @@ def check_animation_options(args, parser) -> None:
         parser.error("--hold goes with --lesson ID --out FILE.gif: the seconds each step shows")
 
 
-def _about(seconds: float) -> str:
-    return f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
-
-
 def _size_and_target(args, parser) -> str:
     from attnviz.ui.animation import VideoUnavailable, check_target
     from attnviz.ui.export import ExportError
@@ -152,18 +150,8 @@ def _overview_work(workspace, frame_values, yes: bool) -> bool:
         keys[tuple(sorted((k, repr(v)) for k, v in fields.items()))] = fields
     seconds = [overview_seconds(fields) for fields in keys.values()]
     total = sum(s for s in seconds if s is not None)
-    if total <= SAY_WORK_S:
-        return True
     what = f"the {len(keys)} overview maps of this sweep"
-    if total > LONG_WORK_S and not yes:
-        print(
-            f"attnviz export: {what} would take {_about(total)} on this machine's CPU; "
-            "pass --yes to go on, or lower long.n",
-            file=sys.stderr,
-        )
-        return False
-    print(f"attnviz export: {what} take {_about(total)} on this machine's CPU…", file=sys.stderr)
-    return True
+    return announce_work(what, total, yes=yes, verb="take")
 
 
 class _Pace:
@@ -195,13 +183,13 @@ class _Pace:
             self.refused = True
             self.terminal.done()
             print(
-                f"attnviz export: {self.what} would take {_about(estimate)} on this "
+                f"attnviz export: {self.what} would take {about(estimate)} on this "
                 "machine; pass --yes to go on, or use fewer frames or a smaller size",
                 file=sys.stderr,
             )
         elif estimate > SAY_WORK_S:
             print(
-                f"attnviz export: {self.what} take {_about(estimate)} on this machine…",
+                f"attnviz export: {self.what} take {about(estimate)} on this machine…",
                 file=sys.stderr,
             )
 

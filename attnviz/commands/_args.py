@@ -32,6 +32,27 @@ SAY_WORK_S = 10.0
 LONG_WORK_S = 60.0
 
 
+def about(seconds: float) -> str:
+    """``about 12 s`` or ``about 3 min``: a duration as a command says it."""
+    return f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
+
+
+def announce_work(what: str, seconds: float, *, yes: bool, verb: str = "takes") -> bool:
+    """Say on stderr how long ``what`` will take past :data:`SAY_WORK_S`; past
+    :data:`LONG_WORK_S` refuse (False) unless ``yes``. ``verb`` agrees with ``what``."""
+    if seconds <= SAY_WORK_S:
+        return True
+    if seconds > LONG_WORK_S and not yes:
+        print(
+            f"attnviz export: {what} would take {about(seconds)} on this machine's CPU; "
+            "pass --yes to go on, or lower long.n",
+            file=sys.stderr,
+        )
+        return False
+    print(f"attnviz export: {what} {verb} {about(seconds)} on this machine's CPU…", file=sys.stderr)
+    return True
+
+
 def shorten(text: str, limit: int = 24) -> str:
     """``text`` as ``repr`` for a message, its middle elided when longer than ``limit``.
 

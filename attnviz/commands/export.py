@@ -33,9 +33,9 @@ from attnviz.commands._animate_export import (
     run_lesson_animation,
 )
 from attnviz.commands._args import (
-    LONG_WORK_S,
     SAY_WORK_S,
     SIZE_RANGE,
+    announce_work,
     one_line_error,
     print_output,
     unwritable,
@@ -193,16 +193,9 @@ def _long_work(workspace, yes: bool) -> bool:
     seconds = overview_seconds(values)
     if seconds is None or seconds <= SAY_WORK_S:
         return True
-    about = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
     what = f"the overview of long.n = {values['n']:,} (d_k {values['d_k']})"
-    if seconds > LONG_WORK_S and not yes:
-        print(
-            f"attnviz export: {what} would take {about} on this machine's CPU; pass --yes "
-            "to go on, or lower long.n",
-            file=sys.stderr,
-        )
+    if not announce_work(what, seconds, yes=yes):
         return False
-    print(f"attnviz export: {what} takes {about} on this machine's CPU…", file=sys.stderr)
     terminal = sys.stderr.isatty()
 
     def progress(fraction: float) -> None:
