@@ -28,7 +28,15 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def _parser(command: str | None) -> argparse.ArgumentParser:
+def _asks_help(argv: list[str]) -> bool:
+    """True when ``argv`` asks for the full help (``-h``, ``--help`` or a prefix of it)."""
+    return any(a == "-h" or (len(a) > 2 and "--help".startswith(a)) for a in argv)
+
+
+def _parser(command: str | None, *, full: bool = True) -> argparse.ArgumentParser:
+    """The parser of ``attnviz``; the options of ``command`` only (of every command when
+    ``command`` is None and ``full``: the help lists them all). Without ``full``, the GUI's
+    start imports no command module."""
     # OneLineParser: bad arguments print one line, not argparse's usage block; the
     # subcommands' parsers inherit the class through add_subparsers.
     parser = OneLineParser(
@@ -50,7 +58,7 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
-        if command in (None, name):
+        if command == name or (command is None and full):
             importlib.import_module(f"attnviz.commands.{module}").register(sub)
         else:
             sub.add_parser(name)
@@ -125,7 +133,7 @@ def _main(argv: list[str] | None) -> int:
     else:
         if command is not None and command not in COMMANDS:
             command = None  # let argparse report the unknown command
-        args = _parse(_parser(command), argv)
+        args = _parse(_parser(command, full=command is not None or _asks_help(argv)), argv)
         args.open_session = None  # (a subcommand's own --session stays untouched)
     if args.command:
         module = importlib.import_module(f"attnviz.commands.{COMMANDS[args.command]}")
@@ -146,6 +154,9 @@ def _main(argv: list[str] | None) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 1
+    from attnviz.ui.app import hold_garbage_collection
+
+    hold_garbage_collection()  # the window comes back to it once it is painted
     from attnviz.model.presets import check_resources
 
     check_resources()  # a broken resources folder: one line (main), before any window

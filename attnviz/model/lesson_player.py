@@ -7,11 +7,22 @@ The window's lessons dock, presentation mode (F5) and the slides all follow one
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from attnviz.model.events import Signal
 from attnviz.model.fields import StateError
-from attnviz.model.lesson_check import play_step
-from attnviz.model.lessons import Lesson, shipped_lessons
 from attnviz.model.panels import panel_ids
+
+if TYPE_CHECKING:
+    from attnviz.model.lessons import Lesson
+
+
+def shipped_lessons(panels) -> tuple[Lesson, ...]:
+    """:func:`attnviz.model.lessons.shipped_lessons`, its modules imported on the first call:
+    a window opens without reading or playing a lesson."""
+    from attnviz.model.lessons import shipped_lessons as read
+
+    return read(panels)
 
 
 def _english_label(lesson: Lesson, index: int) -> str:
@@ -97,6 +108,8 @@ class LessonPlayer:
         self.sigStepChanged.emit(None, -1)
 
     def _play(self, lesson: Lesson, index: int) -> bool:
+        from attnviz.model.lesson_check import play_step
+
         label = self.label(lesson, index)
         try:
             if self.undo is not None:

@@ -116,6 +116,25 @@ def load_preset(preset_id: str) -> Preset:
     return preset_from_dict(read_preset_file(resource("presets", f"{preset_id}.json")))
 
 
+def preset_title(preset_id: str) -> str:
+    """The title of preset ``preset_id`` as its file gives it, without building the preset
+    (a long sentence's vectors, a synthetic head): what a list of presets shows.
+
+    Raises ``ValueError`` for an unknown id or a file that is not a preset.
+    """
+    if preset_id not in preset_ids():
+        raise ValueError(f"unknown preset {preset_id!r}; known: {', '.join(preset_ids())}")
+    data = read_preset_file(resource("presets", f"{preset_id}.json"))
+    if data.get("format") != _FORMAT:
+        raise ValueError(
+            f"preset format {data.get('format')!r} is not supported (expected {_FORMAT})"
+        )
+    title = data.get("title", data.get("id", preset_id))
+    if not isinstance(title, str):
+        raise ValueError(f"preset {preset_id!r}: its title must be text")
+    return title
+
+
 def check_resources() -> None:
     """Read every shipped preset file (the sentence presets and each topic's) and model
     card once, bounded; :class:`~attnviz.paths.ResourceError` names the first that cannot

@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QMainWindow, QMenu, QToolBar
 
-from attnviz.model.presets import load_preset, preset_ids
+from attnviz.model.presets import preset_ids, preset_title
 from attnviz.model.topics.display import MAX_DECIMALS, MIN_DECIMALS
 from attnviz.ui import language
 from attnviz.ui.preset_strings import preset_text
@@ -48,7 +48,8 @@ def preset_titles() -> list[tuple[str, str]]:
     out = []
     for pid in preset_ids():
         try:
-            out.append((pid, preset_text(load_preset(pid).title)))
+            # The title alone: building each preset (vectors, heads) would cost the start.
+            out.append((pid, preset_text(preset_title(pid))))
         except (ValueError, KeyError, OSError):
             continue  # a broken preset file must not keep the window from opening
     return out

@@ -47,7 +47,7 @@ from attnviz.ui.animation import ALPHA_FORMATS, check_target, kept_bytes, video_
 from attnviz.ui.animation_job import AnimationJob
 from attnviz.ui.export import SIZE_RANGE, ExportError, ExportSpec
 from attnviz.ui.export_dialog import SIZES
-from attnviz.ui.panels import panel_class
+from attnviz.ui.panels import panel_title
 from attnviz.ui.undo import change_label
 
 # Topics whose fields a panel's picture also follows (the heatmap rotates by positions).
@@ -113,7 +113,7 @@ class AnimationDialog(QDialog):
         self.panel.setToolTip(self.tr("The panel drawn in every frame"))
         for pid in panel_ids():
             if pid != "lessons":
-                self.panel.addItem(panel_class(pid).title().replace("&", ""), pid)
+                self.panel.addItem(panel_title(pid).replace("&", ""), pid)
         self.panel.currentIndexChanged.connect(self._on_q_panel_changed)
         form.addRow(self.tr("&Panel"), self.panel)
         self.field = QComboBox()

@@ -6,7 +6,6 @@ Shared by the lessons dock and presentation mode, in a module of its own so that
 
 from __future__ import annotations
 
-import html
 import re
 
 from PySide6.QtCore import QCoreApplication
@@ -17,7 +16,9 @@ from attnviz.ui.widgets.placeholders import fill
 
 def caption_html(text: str) -> str:
     """A lesson caption as rich text: escaped, ``**x**`` in bold, line breaks kept."""
-    out = html.escape(text)
+    from html import escape  # (its entity tables are not needed until a caption is shown)
+
+    out = escape(text)
     out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
     return out.replace("\n", "<br>")
 

@@ -23,15 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.lesson_player import LessonPlayer
-from attnviz.model.panels import panel_spec
+from attnviz.model.panels import panel_ids, panel_spec
 from attnviz.model.topic_presets import document_preset_values
 from attnviz.model.workspace import Workspace
 from attnviz.ui import actions
-from attnviz.ui.about import show_about
 from attnviz.ui.busy import BusyIndicator
 from attnviz.ui.lesson_text import lesson_step_label
 from attnviz.ui.model_loader import ModelController
-from attnviz.ui.panels import panel_classes
+from attnviz.ui.panels import panel_class, panel_title
 from attnviz.ui.presenter import Presenter
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
@@ -104,12 +103,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         self._areas: dict[str, str] = {}
         self._placed: dict[str, str] = {}  # the compact layout's areas, when it is used
-        self._classes: dict[str, type] = {}
         self._dock_shown: dict[str, bool] = {}
         # The layout to go back to while one panel is shown alone (View → Focus on Panel).
         self._focus_saved: QByteArray | None = None
-        for cls in panel_classes():
-            self._add_panel(cls)
+        for pid in panel_ids():
+            self._add_panel(pid)
         self.session = SessionController(self, self.document, self.undo)
 
         # Owns the menus' actions, so that a language change rebuilds them (rebuild_ui).
@@ -196,9 +194,10 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _rebuild(self) -> None:
         layout = self.saveState(LAYOUT_VERSION)
-        for cls in panel_classes():
-            if dict.__contains__(self.panels, cls.PANEL_ID):  # the others are built later
-                self._replace_panel(cls)
+        for pid, dock in self.docks.items():
+            dock.setWindowTitle(panel_title(pid))
+            if dict.__contains__(self.panels, pid):  # the others are built later
+                self._replace_panel(pid)
         self.menuBar().clear()
         for menu in self.menuBar().children():
             if isinstance(menu, QMenu):
@@ -239,15 +238,13 @@ class MainWindow(WindowLayout, QMainWindow):
         self._unelided_tabs()
         self.presenter.retranslate()
 
-    def _replace_panel(self, cls) -> None:
-        """A new panel of ``cls`` in its dock (titled again), the old one deleted."""
-        pid = cls.PANEL_ID
+    def _replace_panel(self, pid: str) -> None:
+        """A new panel ``pid`` in its dock, the old one deleted."""
         dock, old = self.docks[pid], self.panels[pid]
         old_shown = getattr(old, "set_shown", None)
         if old_shown is not None:
             dock.visibilityChanged.disconnect(old_shown)
             old_shown(False)  # stop the lazy resolvers it watched
-        dock.setWindowTitle(cls.title())
         self._build_panel(pid)
         shiboken6.delete(old)  # at once: it must not answer the next edit
 
@@ -257,11 +254,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self.models.retranslate()
 
     # --- docks and layout --------------------------------------------------------------
-    def _add_panel(self, cls) -> None:
-        """A dock for ``cls``; the panel itself is built when the dock is first seen (or
-        the panel asked for), so the tabs behind others cost nothing at start-up."""
-        pid = cls.PANEL_ID
-        dock = QDockWidget(cls.title(), self)
+    def _add_panel(self, pid: str) -> None:
+        """A dock for panel ``pid``; the panel itself (and its module) is built when the
+        dock is first seen or the panel asked for, so the tabs behind others cost nothing
+        at start-up."""
+        dock = QDockWidget(panel_title(pid), self)
         dock.setObjectName(f"dock-{pid}")
         dock.setWidget(QWidget())
         dock.setFeatures(
@@ -273,7 +270,6 @@ class MainWindow(WindowLayout, QMainWindow):
         self.addDockWidget(DOCK_AREAS[area], dock)
         self.docks[pid] = dock
         self._areas[pid] = area
-        self._classes[pid] = cls
         self._dock_shown[pid] = False
         self.panels.known.add(pid)
         dock.visibilityChanged.connect(lambda on, pid=pid: self._on_q_dock_visible(pid, on))
@@ -285,8 +281,8 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _build_panel(self, pid: str) -> QWidget:
         """Build the panel ``pid`` into its dock (in the current theme); return it."""
-        cls, dock = self._classes[pid], self.docks[pid]
-        panel = cls.create(self.workspace, self)
+        dock = self.docks[pid]
+        panel = panel_class(pid).create(self.workspace, self)
         dict.__setitem__(self.panels, pid, panel)
         placeholder = dock.widget()
         sizes = self._dock_sizes()
@@ -350,6 +346,8 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def about(self) -> None:
         """Help → About."""
+        from attnviz.ui.about import show_about  # only when asked: not on the way to the window
+
         show_about(self)
 
     # --- model and theme events --------------------------------------------------------

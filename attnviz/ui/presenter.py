@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.lessons import LessonError
 from attnviz.ui.stage import STAGE_LARGE_FONTS, Stage
 from attnviz.ui.widgets.binding import bind
 
@@ -73,6 +72,8 @@ class Presenter(QObject):
         stage.setGeometry(screen.geometry())
         # Active from here on: the window leaves its docks alone while the stage shows steps.
         self.stage = stage
+        from attnviz.model.lessons import LessonError  # the lessons are read from here on
+
         try:
             ready = self.player.lesson is not None or bool(
                 self.player.lessons and self.player.open(self.player.lessons[0].id)

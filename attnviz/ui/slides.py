@@ -30,6 +30,7 @@ from PySide6.QtCore import (
     Qt,
 )
 from PySide6.QtGui import QColor, QImage, QPainter, QRegion
+from PySide6.QtGui import Qt as GuiQt  # mightBeRichText is QtGui's (qtpy copies it, when loaded)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -252,7 +253,7 @@ def _cut_text(w: QWidget) -> str | None:
     metrics = w.fontMetrics()
     if isinstance(w, QLabel) and w.text():
         text = _shown(w.text()) if w.buddy() is not None else w.text()
-        plain = re.sub(r"<[^>]+>", "", text) if Qt.mightBeRichText(text) else text
+        plain = re.sub(r"<[^>]+>", "", text) if GuiQt.mightBeRichText(text) else text
         room = w.contentsRect()
         if plain.rstrip().endswith(ELLIPSIS):
             return plain

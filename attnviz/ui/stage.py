@@ -9,11 +9,12 @@ on a screen through :class:`~attnviz.ui.presenter.Presenter`; the slides of ``at
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from attnviz.model.lessons import Lesson
 from attnviz.model.panels import panel_spec
 from attnviz.ui import language
 from attnviz.ui.lesson_text import caption_html
@@ -23,6 +24,9 @@ from attnviz.ui.stage_figures import PanelSlot, figure_quotes
 from attnviz.ui.stage_fit import StageFit
 from attnviz.ui.theme import presentation_palette, presentation_theme
 from attnviz.ui.widgets.state_panel import scaled_font
+
+if TYPE_CHECKING:
+    from attnviz.model.lessons import Lesson  # (the lessons are read when presenting)
 
 # The context of presentation mode's strings since it was one module: the .ts keeps it.
 _C = "Presentation"

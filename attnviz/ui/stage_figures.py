@@ -10,13 +10,17 @@ a field the line follows; a quote that no longer holds shows its new value alone
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from attnviz.model.lessons import Quote, Step
 from attnviz.model.quotes import figure_panel, figure_text, quote_value
 from attnviz.ui import language
 from attnviz.ui.widgets.binding import bind
+
+if TYPE_CHECKING:
+    from attnviz.model.lessons import Quote, Step  # (the lessons are read when presenting)
 
 NBSP = "\u00a0"
 #: Between two figures of one line: where the line may wrap.

@@ -75,7 +75,7 @@ def test_every_runtime_dependency_declares_the_floor_ci_installs():
         "PySide6-Essentials", "pyqtgraph", "numpy", "superqt", "threadpoolctl", "Pillow",
     }  # fmt: skip
     assert pins["Pillow"] == "10.1"  # animated WebP and APNG writing, Image.Quantize
-    assert pins["superqt"] == "0.7.1"  # QFlowLayout
+    assert pins["superqt"] == "0.7.1"  # the floor of the throttles
     assert pins["PySide6-Essentials"] == "6.7"  # QTimer.singleShot(ms, context, callable)
     make = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "test-floors:" in make and "packaging/floors.py" in make

@@ -202,3 +202,26 @@ def test_a_saturated_row_is_not_written_with_six_decimals():
     assert shown_decimals(row, 0) == 4
     assert shown_decimals([0.331, 0.342, 0.327], 0) == 3  # told apart as before
     assert shown_decimals([0.5, 0.25, 0.25], 0) == 2
+
+
+def test_rows_read_alike_exactly_when_two_of_their_distinct_entries_round_alike():
+    """The sorted, vectorised check agrees with the plain one (np.unique per row), NaN,
+    ±inf and −0 included."""
+    from attnviz.ui.widgets.numbers import _rows_apart
+
+    def plain(rows, d):
+        for row in rows:
+            row = row[np.isfinite(row)]
+            if np.unique(np.round(row, d)).size < np.unique(row).size:
+                return False
+        return True
+
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        shape = (int(rng.integers(1, 5)), int(rng.integers(1, 9)))
+        rows = [rng.normal(size=shape), np.round(rng.normal(size=shape), 3)]
+        rows.append(rng.integers(-3, 3, shape) * 0.1)
+        for x in rows:
+            x[rng.random(shape) < 0.15] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0])
+            for d in range(2, 7):
+                assert _rows_apart(x, d) == plain(x, d), (x, d)

@@ -52,9 +52,12 @@ def test_a_state_change_reaches_the_pixels(panel, state):
     after = _grab(panel)
     assert before.size() == after.size()
     assert before != after
-    # The model's float64 matrix itself, not a rounded copy.
+    # The model's matrix in the view's float32 image buffer (the hover reads the exact one).
     shown = panel.view.image.image
-    np.testing.assert_array_equal(shown, panel.resolver.results.attention.weights)
+    assert shown.dtype == np.float32 and shown.flags.c_contiguous
+    np.testing.assert_array_equal(
+        shown, panel.resolver.results.attention.weights.astype(np.float32)
+    )
 
 
 def test_banco_shows_a_with_the_documents_numbers(qtbot, panel, state):
@@ -296,3 +299,117 @@ def test_a_long_sentence_by_row_blocks_hovers_exact_values(qtbot, monkeypatch):
     controls.show()
     seen = dense.attention.scores[dense.mask]
     assert controls.spread_value() == pytest.approx(float(np.std(seen)), rel=1e-9)
+
+
+# --- one paint per step, buffers kept --------------------------------------------------------
+def _count_paints(qapp, panel, steps, *, repaint: bool) -> list[int]:
+    """Viewport paints per ``state.update`` of ``steps`` (each a dict of fields), the
+    events run to the end; with ``repaint`` the step is painted at once first, as the
+    bench does."""
+    from PySide6.QtCore import QEvent, QObject
+
+    viewport = panel.view.viewport()
+
+    class Counter(QObject):
+        paints = 0
+
+        def eventFilter(self, obj, event) -> bool:
+            if obj is viewport and event.type() == QEvent.Type.Paint:
+                self.paints += 1
+            return False
+
+    counter = Counter()
+    viewport.installEventFilter(counter)
+    counts = []
+    try:
+        for fields in steps:
+            qapp.processEvents()
+            counter.paints = 0
+            panel.state.update(**fields)
+            if repaint:
+                viewport.repaint()
+            for _ in range(5):  # a queued update would have posted its paint by now
+                qapp.processEvents()
+            counts.append(counter.paints)
+    finally:
+        viewport.removeEventFilter(counter)
+    return counts
+
+
+@pytest.mark.parametrize("repaint", [False, True], ids=["event loop", "repaint first"])
+@pytest.mark.parametrize("matrix", ["weights", "scores"])
+def test_a_slider_step_paints_the_view_once(qapp, panel, state, repaint, matrix):
+    """Temperature steps on a 40-token content head: the image, the entropy strip, the
+    colour bar's levels (auto for S) and the caption change, and the view paints once."""
+    state.update(tokens=tuple(f"t{i}" for i in range(40)), head="content", d_k=16, matrix=matrix)
+    steps = [{"temperature": 1.0 + 0.05 * (i + 1)} for i in range(8)]
+    counts = _count_paints(qapp, panel, steps, repaint=repaint)
+    assert counts[2:] == [1] * (len(steps) - 2), counts
+    assert max(counts) == 1, counts
+
+
+def test_the_image_buffer_is_kept_while_the_shape_stays(qapp, panel, state, resolver):
+    state.update(tokens=tuple(f"t{i}" for i in range(6)), head="content", d_k=8)
+    first = panel.view.image.image
+    address = first.__array_interface__["data"][0]
+    state.temperature = 1.7
+    second = panel.view.image.image
+    assert second.__array_interface__["data"][0] == address
+    assert second.dtype == np.float32 and second.flags.c_contiguous
+    weights = resolver.results.attention.weights
+    np.testing.assert_array_equal(second, weights.astype(np.float32))
+    # The pixels are the new values in the colour map, at the levels 0 to 1.
+    image = _grab(panel)
+    lut = panel.view.image.lut
+    for r, c in ((0, 0), (2, 4), (5, 1)):
+        index = min(int(weights[r, c] * lut.shape[0]), lut.shape[0] - 1)
+        color = _pixel(image, panel, r + 0.2, c + 0.2)  # away from the printed number
+        drawn = (color.red(), color.green(), color.blue())
+        assert drawn == tuple(int(x) for x in lut[index][:3]), (r, c, weights[r, c])
+    state.tokens = tuple(f"t{i}" for i in range(7))  # a new shape, a new buffer
+    assert panel.view.image.image.shape == (7, 7)
+    assert panel.view.image.image.__array_interface__["data"][0] != address
+
+
+def test_the_colour_table_is_computed_once_per_colour_map(panel, state, monkeypatch):
+    from attnviz.ui.widgets import premultiplied_image
+
+    computed = []
+    real = premultiplied_image.argb_palette
+    monkeypatch.setattr(
+        premultiplied_image, "argb_palette", lambda lut: (computed.append(1), real(lut))[1]
+    )
+    lut = panel.view.image.lut
+    for t in (1.2, 1.4, 0.9):
+        state.temperature = t
+        _grab(panel)
+    assert computed == [] and panel.view.image.lut is lut  # steps reuse the table
+    state.update(levels_auto=False, levels=(0.1, 0.8))  # levels restyle with the same table
+    _grab(panel)
+    assert computed == [] and panel.view.image.lut is lut
+    state.colormap = "cividis"
+    _grab(panel)
+    assert len(computed) == 1
+    state.colormap = "viridis"  # seen before: its table is kept
+    _grab(panel)
+    state.colormap = "cividis"
+    _grab(panel)
+    assert len(computed) == 1
+
+
+def test_values_past_float32_draw_at_the_ends_of_the_table(qapp):
+    """The image buffer is float32: a score past its range is ±inf there (the ends of the
+    colour table), without a warning; the hover keeps the exact value."""
+    import warnings
+
+    from attnviz.ui.widgets.heatmap_view import HeatmapView
+
+    view = HeatmapView()
+    values = np.array([[1e300, -1e300], [0.25, np.nan]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        view.set_matrix(values, (0.0, 1.0))
+        view.image.render()
+    assert view.image.image.dtype == np.float32
+    assert np.isposinf(view.image.image[0, 0]) and np.isneginf(view.image.image[0, 1])
+    assert view.value_at(0, 0) == 1e300

@@ -1,7 +1,10 @@
-"""Dock panels, one module each; :func:`panel_classes` finds them.
+"""Dock panels, one module each, named by the panel's id; :func:`panel_class` finds one.
 
 A panel module defines one panel class with ``PANEL_ID`` and ``TITLE``; where it stands,
-what it shows and what it watches are its row of :data:`attnviz.model.panels.PANELS`.
+what it shows and what it watches are its row of :data:`attnviz.model.panels.PANELS`, and
+its class name and title are its entry of :data:`TITLES`, so that the window can make
+every dock, tab and View menu entry without importing the panels behind them: start-up
+imports only the panels it shows (:func:`panel_class` imports one module).
 """
 
 from __future__ import annotations
@@ -10,33 +13,76 @@ import importlib
 import pkgutil
 from functools import cache
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
 from attnviz.model.panels import panel_ids, panel_spec
 
-__all__ = ["panel_class", "panel_classes", "panel_ids"]
+__all__ = ["TITLES", "panel_class", "panel_classes", "panel_ids", "panel_title"]
+
+#: Panel id → (class name, title). The class takes its ``TITLE`` from here; the class name
+#: is the title's translation context, as for every string of the class.
+TITLES: dict[str, tuple[str, str]] = {
+    "editor": ("EditorPanel", QT_TRANSLATE_NOOP("EditorPanel", "Tokens and vectors")),
+    "controls": ("ControlsPanel", QT_TRANSLATE_NOOP("ControlsPanel", "Controls")),
+    "heatmap": ("HeatmapPanel", QT_TRANSLATE_NOOP("HeatmapPanel", "Attention matrix")),
+    "steps": ("StepsPanel", QT_TRANSLATE_NOOP("StepsPanel", "Steps for one query")),
+    "positions": ("PositionsPanel", QT_TRANSLATE_NOOP("PositionsPanel", "Positions (RoPE)")),
+    "gradient": ("GradientPanel", QT_TRANSLATE_NOOP("GradientPanel", "Gradient")),
+    "memory": ("MemoryPanel", QT_TRANSLATE_NOOP("MemoryPanel", "KV-cache memory")),
+    "reach": ("ReachPanel", QT_TRANSLATE_NOOP("ReachPanel", "Gradient reach")),
+    "embedding": ("EmbeddingPanel", QT_TRANSLATE_NOOP("EmbeddingPanel", "Embedding table")),
+    "heads": ("HeadsPanel", QT_TRANSLATE_NOOP("HeadsPanel", "Heads")),
+    "layers": ("LayersPanel", QT_TRANSLATE_NOOP("LayersPanel", "Layers")),
+    "overview": ("OverviewPanel", QT_TRANSLATE_NOOP("OverviewPanel", "Long sequence")),
+    "tiles": ("TilesPanel", QT_TRANSLATE_NOOP("TilesPanel", "FlashAttention")),
+    "lessons": ("LessonPanel", QT_TRANSLATE_NOOP("LessonPanel", "Lessons")),
+}
+
+
+def panel_title(panel_id: str) -> str:
+    """The translated title of panel ``panel_id`` (dock tab, View menu), its module not
+    imported; ``ValueError`` naming the known ids for an unknown one."""
+    panel_spec(panel_id)
+    context, title = TITLES[panel_id]
+    return QCoreApplication.translate(context, title)
+
+
+def _classes_in(module) -> list[type]:
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and value.__module__ == module.__name__
+        and getattr(value, "PANEL_ID", "")
+    ]
 
 
 @cache
 def panel_classes() -> tuple[type, ...]:
-    """Every panel class, in the table's order; a broken panel module raises."""
+    """Every panel class, in the table's order (imports every panel module); a broken
+    panel module raises."""
     found = []
     for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and value.__module__ == module.__name__
-                and getattr(value, "PANEL_ID", "")
-            ):
-                found.append(value)
+        if not info.name.startswith("_"):
+            found += _classes_in(importlib.import_module(f"{__name__}.{info.name}"))
     # A module without a row in the table is refused here (panel_spec raises).
     return tuple(sorted(found, key=lambda c: panel_spec(c.PANEL_ID).order))
 
 
 def panel_class(panel_id: str) -> type:
-    """The panel class of ``panel_id``; ``ValueError`` naming the known ones otherwise."""
-    for cls in panel_classes():
+    """The panel class of ``panel_id``, importing only its module; ``ValueError`` naming
+    the known ones otherwise."""
+    panel_spec(panel_id)
+    try:
+        module = importlib.import_module(f"{__name__}.{panel_id}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{panel_id}":
+            raise  # the panel's module is there, something it imports is not
+        module = None
+    for cls in _classes_in(module) if module is not None else ():
+        if panel_id == cls.PANEL_ID:
+            return cls
+    for cls in panel_classes():  # a panel in a module not named by its id
         if panel_id == cls.PANEL_ID:
             return cls
     raise ValueError(f"unknown panel {panel_id!r}; panels: {', '.join(panel_ids())}")

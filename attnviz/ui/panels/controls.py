@@ -36,6 +36,7 @@ from superqt.utils import qthrottled
 from attnviz.core.attention import score_scale
 from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE
 from attnviz.model.topics.attention import COLORMAPS, MATRICES, MAX_D_K, TEMPERATURE_RANGE
+from attnviz.ui.panels import TITLES
 from attnviz.ui.panels.heatmap import picture_levels
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.log_slider import LogSlider
@@ -86,7 +87,7 @@ class ControlsPanel(StatePanel):
     """d_k, √d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
 
     PANEL_ID = "controls"
-    TITLE = QT_TRANSLATE_NOOP("ControlsPanel", "Controls")
+    TITLE = TITLES["controls"][1]
 
     def __init__(self, state, resolver, parent=None) -> None:
         super().__init__(state, resolver, parent)

@@ -23,15 +23,16 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QFlowLayout
-from superqt.utils import qthrottled
 
 from attnviz.core.heads import token_embeddings
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
 from attnviz.model.topics.attention import HEAD_SOURCES
+from attnviz.ui.panels import TITLES
 from attnviz.ui.preset_strings import preset_text
+from attnviz.ui.widgets.flow_layout import FlowLayout
 from attnviz.ui.widgets.projection_editor import ProjectionEditor
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
+from attnviz.ui.widgets.throttle import LazyThrottled
 from attnviz.ui.widgets.token_list import TokenList
 from attnviz.ui.widgets.vector_plot import VectorPlot
 from attnviz.ui.widgets.vector_table import MAX_SHOWN, VectorTable
@@ -86,7 +87,7 @@ class EditorPanel(StatePanel):
     """Sentence, tokens, head type, seed, the Q/K/V table and the 2-D arrows."""
 
     PANEL_ID = "editor"
-    TITLE = QT_TRANSLATE_NOOP("EditorPanel", "Tokens and vectors")
+    TITLE = TITLES["editor"][1]
 
     def __init__(self, state, resolver, parent=None) -> None:
         super().__init__(state, resolver, parent)
@@ -95,7 +96,7 @@ class EditorPanel(StatePanel):
         layout.addLayout(self._build_head())
         # A flow layout: the experiment buttons wrap onto a second line in a narrow dock.
         self.experiment_box = QWidget()
-        self.experiments = QFlowLayout(self.experiment_box)
+        self.experiments = FlowLayout(self.experiment_box)
         self.experiments.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.experiment_box)
 
@@ -118,9 +119,9 @@ class EditorPanel(StatePanel):
         self.table_box = _with_note(self.table, self.table_note)
         right.addWidget(self.table_box)
         right.addWidget(_with_note(self.plot, self.plot_note))
-        # X and the W matrices, shown when Q, K, V come from learned projections.
-        self.projections = ProjectionEditor(state, self, write=self._write)
-        right.addWidget(self.projections)
+        # X and the W matrices, shown when Q, K, V come from learned projections: made the
+        # first time they are (five tables and a plot cost the window's start otherwise).
+        self.projections: ProjectionEditor | None = None
         right.setStretchFactor(1, 2)  # the arrows want the room; a few rows of numbers do not
         self._vertical = right
         self._fitted_rows = -1
@@ -132,7 +133,7 @@ class EditorPanel(StatePanel):
         self._token_split = split
         split.setSizes([self.fontMetrics().horizontalAdvance("M" * 5), 10 * 80])
         layout.addWidget(split, 1)
-        self._write_arrow = qthrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
+        self._write_arrow = LazyThrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
         self.mirror("seed", self.seed)
         self._finish(layout)
 
@@ -211,7 +212,12 @@ class EditorPanel(StatePanel):
         synthetic = self.state.head != "manual"
         self.seed.setEnabled(synthetic)
         self._head_form.setRowVisible(self.seed, synthetic)
-        self.projections.setVisible(self.state.head == "projections")
+        shown = self.state.head == "projections"
+        if shown and self.projections is None:
+            self.projections = ProjectionEditor(self.state, self, write=self._write)
+            self._vertical.addWidget(self.projections)
+        if self.projections is not None:
+            self.projections.setVisible(shown)
 
     def _refresh_vectors(self) -> None:
         s = self.state

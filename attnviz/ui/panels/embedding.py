@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.topics.embedding import MAX_D_MODEL, MAX_SEED, MAX_TOKENS, MAX_VOCAB
+from attnviz.ui.panels import TITLES
 from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
@@ -87,7 +88,7 @@ class EmbeddingPanel(TopicPanel):
     """The embedding table's sparse Zipf gradient and its parameter count."""
 
     PANEL_ID = "embedding"
-    TITLE = QT_TRANSLATE_NOOP("EmbeddingPanel", "Embedding table")
+    TITLE = TITLES["embedding"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

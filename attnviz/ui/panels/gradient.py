@@ -37,6 +37,7 @@ from attnviz.model.resolve.gradient import (
     check_cost,
 )
 from attnviz.model.topics.attention import MAX_SEED
+from attnviz.ui.panels import TITLES
 from attnviz.ui.theme import Theme, palette_for
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
@@ -97,7 +98,7 @@ class GradientPanel(TopicPanel):
     """The backward pass, the softmax Jacobian, its saturation and a finite-difference check."""
 
     PANEL_ID = "gradient"
-    TITLE = QT_TRANSLATE_NOOP("GradientPanel", "Gradient")
+    TITLE = TITLES["gradient"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

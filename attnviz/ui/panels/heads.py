@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.topics.attention import MAX_D_K, MAX_D_MODEL, MAX_HEADS
+from attnviz.ui.panels import TITLES
 from attnviz.ui.panels.heatmap import colormap_for
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.undo import register_labels
@@ -94,7 +95,7 @@ class HeadsPanel(TopicPanel):
     """All heads' maps, their KV grouping, the products as blocks, shapes and FLOPs."""
 
     PANEL_ID = "heads"
-    TITLE = QT_TRANSLATE_NOOP("HeadsPanel", "Heads")
+    TITLE = TITLES["heads"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from attnviz.model.resolve import Resolver, Results
 from attnviz.model.topics.attention import AttentionState
+from attnviz.ui.panels import TITLES
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import bind
@@ -176,13 +177,9 @@ def show_picture(view: HeatmapView, state: AttentionState, pic) -> None:
     )
 
 
-def configure_view(view: HeatmapView, state: AttentionState, results: Results) -> None:
-    """Fill ``view`` with everything the state shows (used for exports and first paint)."""
-    matrix = state.matrix
-    width = results.picture(matrix).extent[1]
-    view.set_colormap(colormap_for(state.colormap))
-    view.set_labels(state.tokens, shown_column_labels(state, matrix, width))
-    if matrix == "output":
+def set_axis_titles(view: HeatmapView, state: AttentionState) -> None:
+    """The words beside the axes of the matrix the state shows, in the view's style."""
+    if state.matrix == "output":
         cols = QCoreApplication.translate("HeatmapPanel", "value dimension")
     else:
         cols = QCoreApplication.translate("HeatmapPanel", "key")
@@ -191,6 +188,15 @@ def configure_view(view: HeatmapView, state: AttentionState, results: Results) -
         cols,
         QCoreApplication.translate("HeatmapPanel", "entropy (nats)"),
     )
+
+
+def configure_view(view: HeatmapView, state: AttentionState, results: Results) -> None:
+    """Fill ``view`` with everything the state shows (used for exports and first paint)."""
+    matrix = state.matrix
+    width = results.picture(matrix).extent[1]
+    view.set_colormap(colormap_for(state.colormap))
+    view.set_labels(state.tokens, shown_column_labels(state, matrix, width))
+    set_axis_titles(view, state)
     show_picture(view, state, results.picture(matrix))
 
 
@@ -198,7 +204,7 @@ class HeatmapPanel(StatePanel):
     """The matrix chosen in the state, with hover values and click-to-select a query."""
 
     PANEL_ID = "heatmap"
-    TITLE = QT_TRANSLATE_NOOP("HeatmapPanel", "Attention matrix")
+    TITLE = TITLES["heatmap"][1]
     #: The hover text (formatted), for the status bar; empty when the mouse leaves.
     sigHoverText = Signal(str)
 
@@ -283,7 +289,9 @@ class HeatmapPanel(StatePanel):
         # A little larger than the interface font: these labels are read from a distance.
         font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.15)))
         self.view.set_style(theme, font)
-        configure_view(self.view, self.state, self.resolver.results)
+        # The matrix, labels and levels are the state's already (the panel follows it):
+        # only the axis titles carry the theme's colour and the font's size in their text.
+        set_axis_titles(self.view, self.state)
 
     def _on_font_changed(self) -> None:
         if getattr(self, "_theme", None) is not None:

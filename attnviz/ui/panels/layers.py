@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.real_model import STORE, display_tokens, kv_head, layer_maps, link_strength
 from attnviz.ui.model_loader import controller_for
+from attnviz.ui.panels import TITLES
 from attnviz.ui.panels.heatmap import colormap_for
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.undo import register_labels
@@ -47,7 +48,7 @@ class LayersPanel(TopicPanel):
     """Every layer × head of a real model; a link finder; picks the head shown."""
 
     PANEL_ID = "layers"
-    TITLE = QT_TRANSLATE_NOOP("LayersPanel", "Layers")
+    TITLE = TITLES["layers"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

@@ -9,7 +9,7 @@ outlives the panel when the window rebuilds itself in another language.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -24,6 +24,7 @@ from attnviz.model.lesson_player import LessonPlayer
 from attnviz.model.lessons import LessonError
 from attnviz.ui import language
 from attnviz.ui.lesson_text import caption_html, lesson_step_label
+from attnviz.ui.panels import TITLES
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.state_panel import StatePanel
 
@@ -36,7 +37,7 @@ class LessonPanel(StatePanel):
     """Guided lessons: pick one, read each step's caption, step back and forth."""
 
     PANEL_ID = "lessons"
-    TITLE = QT_TRANSLATE_NOOP("LessonPanel", "Lessons")
+    TITLE = TITLES["lessons"][1]
 
     @classmethod
     def create(cls, workspace, parent=None):

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from attnviz.core.hf_config import load_hf_config
 from attnviz.core.kvcache import DTYPE_BYTES, MAX_BATCH, model_cards
 from attnviz.model.topics.memory import CUSTOM, card_values
+from attnviz.ui.panels import TITLES
 from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.memory_card import CardEditor
@@ -79,7 +80,7 @@ class MemoryPanel(TopicPanel):
     """KV-cache gauge on model cards, the attention variants and the n² price."""
 
     PANEL_ID = "memory"
-    TITLE = QT_TRANSLATE_NOOP("MemoryPanel", "KV-cache memory")
+    TITLE = TITLES["memory"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

@@ -33,6 +33,7 @@ from attnviz.core.memory_guard import MemoryRefused
 from attnviz.core.work import Cancelled
 from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
+from attnviz.ui.panels import TITLES
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
@@ -102,7 +103,7 @@ class OverviewPanel(TopicPanel):
     """A long sequence's attention map with zoom down to exact cells."""
 
     PANEL_ID = "overview"
-    TITLE = QT_TRANSLATE_NOOP("OverviewPanel", "Long sequence")
+    TITLE = TITLES["overview"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

@@ -30,15 +30,16 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt import QFlowLayout
 
 from attnviz.core.rope import ROPE_TYPES
 from attnviz.core.score_terms import MAX_SLOPE
 from attnviz.model.topic_presets import load_topic_preset, topic_preset_ids
 from attnviz.model.topics.positions import MAX_POSITION
+from attnviz.ui.panels import TITLES
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.clock_dial import ClockDial
+from attnviz.ui.widgets.flow_layout import FlowLayout
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import fmt, fmt_g, grouped
 from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
@@ -73,7 +74,7 @@ class PositionsPanel(TopicPanel):
     """RoPE's clock dial, relative-position invariance and context-extension scalings."""
 
     PANEL_ID = "positions"
-    TITLE = QT_TRANSLATE_NOOP("PositionsPanel", "Positions (RoPE)")
+    TITLE = TITLES["positions"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
@@ -194,7 +195,7 @@ class PositionsPanel(TopicPanel):
             self.extra[name] = spin
         # A flow: the settings wrap onto more lines in a narrow dock or with large fonts.
         self.settings_box = QWidget()
-        flow = QFlowLayout(self.settings_box)
+        flow = FlowLayout(self.settings_box)
         flow.setContentsMargins(0, 0, 0, 0)
         # The whole title ("…: a small teaching head" was cut): the flow gives a long one
         # a line of its own rather than eliding it.

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.resolve.reach import KINDS, REFERENCES
 from attnviz.model.topics.reach import MAX_LENGTH, MAX_SEED
+from attnviz.ui.panels import TITLES
 from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.figure_theme import style_figure
@@ -69,7 +70,7 @@ class ReachPanel(TopicPanel):
     """Gradient reach of an RNN, an LSTM and attention against the distance back."""
 
     PANEL_ID = "reach"
-    TITLE = QT_TRANSLATE_NOOP("ReachPanel", "Gradient reach")
+    TITLE = TITLES["reach"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

@@ -13,10 +13,11 @@ large fonts; the worked sum and the help text follow and may scroll.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
+from attnviz.ui.panels import TITLES
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import (
@@ -55,7 +56,7 @@ class StepsPanel(StatePanel):
     """The four steps of the hand-worked example for the selected query."""
 
     PANEL_ID = "steps"
-    TITLE = QT_TRANSLATE_NOOP("StepsPanel", "Steps for one query")
+    TITLE = TITLES["steps"][1]
 
     def __init__(self, state, resolver, parent=None) -> None:
         super().__init__(state, resolver, parent)

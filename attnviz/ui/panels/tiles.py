@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.resolve._long_tiles import tile_memory
 from attnviz.model.topics.long import MAX_BLOCK, MAX_TILES_D, MAX_TILES_N, MIN_BLOCK
+from attnviz.ui.panels import TITLES
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.long_controls import spin_box, theme_figure
 from attnviz.ui.widgets.numbers import grouped
@@ -53,7 +54,7 @@ class TilesPanel(TopicPanel):
     """FlashAttention step by step on a small head of the long topic."""
 
     PANEL_ID = "tiles"
-    TITLE = QT_TRANSLATE_NOOP("TilesPanel", "FlashAttention")
+    TITLE = TITLES["tiles"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)

@@ -67,10 +67,14 @@ class HeatmapFit:
         for i, item in enumerate(self._cell_texts):
             r, c = divmod(i, cols)
             if blocked[r, c]:
-                item.setText("")
-                continue
-            text = fmt(self._values[r, c], decimals[r])
-            item.setText(text, color=BLACK if dark[i] else WHITE)
+                shown_text = ("", None)
+            else:
+                shown_text = (fmt(self._values[r, c], decimals[r]), BLACK if dark[i] else WHITE)
+            # Only what changed: setting a text lays the item out again, and a relayout or a
+            # slider step mostly writes the same numbers in the same inks.
+            if getattr(item, "_shown_text", None) != shown_text:
+                item._shown_text = shown_text
+                item.setText(*shown_text)
         return max(decimals, default=0)
 
     def _fit_cell_texts(self) -> None:

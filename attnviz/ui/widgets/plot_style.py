@@ -38,7 +38,7 @@ class ThemedPlot(pg.PlotWidget):
     """A PlotWidget that restyles itself from a :class:`Theme` and a font."""
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, enableMenu=False)  # (a menu built, then dropped)
         self.theme: Theme | None = None
         self.plot_font: QFont | None = None
         self.setMenuEnabled(False)

@@ -7,16 +7,23 @@ heatmap's repaint together. Here a float matrix with a colour table is mapped on
 render, in a few passes over reused buffers, to premultiplied ARGB (the raster engine's
 own format), so each paint is a plain scaled blit (≈0.3 ms). Anything else (a callable
 table, colour images, downsampling) renders as pyqtgraph does, then is converted once.
+
+The colour table of a colour map and its palette of ``QRgb`` words are computed once per
+colour map and kept (a colour map or levels change restyles without computing them
+again); the float and index buffers are kept while the image keeps its shape.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from pyqtgraph import colormap
 from pyqtgraph import functions as fn
 from pyqtgraph.graphicsItems.ImageItem import ImageItem
 from PySide6.QtGui import QImage
 
 _NATIVE = QImage.Format.Format_ARGB32_Premultiplied
+#: Palettes kept for tables that came without a colour map (``setLookupTable``).
+_KEPT_TABLES = 16
 
 
 def argb_palette(lut: np.ndarray) -> list[int]:
@@ -51,10 +58,37 @@ class PremultipliedImageItem(ImageItem):
     """``ImageItem`` whose rendered QImage is always premultiplied ARGB32."""
 
     def __init__(self, *args, **kwargs) -> None:
-        self._palette_of: tuple | None = None  # (id of the lut, the lut) the palette is for
-        self._palette: list[int] = []
-        self._buffers: tuple | None = None  # float, index and ARGB scratch for one shape
+        # Colour map id → (the map, its 256-entry table, the table's palette); table id →
+        # (the table, its palette). A few entries: the maps a view has shown.
+        self._tables: dict[int, tuple] = {}
+        self._palettes: dict[int, tuple] = {}
+        self._buffers: tuple | None = None  # float and index scratch for one shape
         super().__init__(*args, **kwargs)
+
+    def setColorMap(self, colorMap) -> None:
+        """As ``ImageItem.setColorMap``, but the table of a map seen before is reused:
+        pyqtgraph samples the map anew on every call (the colour bar calls it on every
+        restyle)."""
+        if isinstance(colorMap, str):
+            colorMap = colormap.get(colorMap)
+        entry = self._tables.get(id(colorMap))
+        if entry is None or entry[0] is not colorMap:
+            lut = colorMap.getLookupTable(nPts=256)
+            entry = (colorMap, lut, argb_palette(lut))
+            self._tables[id(colorMap)] = entry
+            self._palettes[id(lut)] = (lut, entry[2])
+        self._colorMap = colorMap
+        self.setLookupTable(entry[1])
+
+    def _palette_for(self, lut: np.ndarray) -> list[int]:
+        """The ``QRgb`` words of ``lut``, computed the first time it is drawn."""
+        entry = self._palettes.get(id(lut))
+        if entry is None or entry[0] is not lut:
+            if len(self._palettes) >= _KEPT_TABLES:  # tables set from outside, one by one
+                self._palettes.clear()
+            entry = (lut, argb_palette(lut))
+            self._palettes[id(lut)] = entry
+        return entry[1]
 
     def _fast_table(self) -> np.ndarray | None:
         """The colour table when this image can take the direct path, else None."""
@@ -80,17 +114,16 @@ class PremultipliedImageItem(ImageItem):
             if self.qimage is not None and self.qimage.format() != _NATIVE:
                 self.qimage = self.qimage.convertToFormat(_NATIVE)
             return
-        if self._palette_of is None or self._palette_of[1] is not lut:
-            self._palette_of = (id(lut), lut)
-            self._palette = argb_palette(lut)
+        palette = self._palette_for(lut)
         image = self.image
         if self._buffers is None or self._buffers[0].shape != image.shape:
             self._buffers = (np.empty(image.shape, np.float32), np.empty(image.shape, np.uint8))
         floats, index = self._buffers
-        color_indices(image, self.levels, len(self._palette), floats, index)
-        # Qt's own conversion looks the colours up several times faster than np.take.
+        color_indices(image, self.levels, len(palette), floats, index)
+        # Qt's own conversion looks the colours up several times faster than np.take (and
+        # than drawing into a kept ARGB image: ≈0.1 ms against 0.3 ms at 512 × 512).
         indexed = fn.ndarray_to_qimage(index, QImage.Format.Format_Indexed8)
-        indexed.setColorTable(self._palette)
+        indexed.setColorTable(palette)
         qimage = indexed.convertToFormat(_NATIVE)
         if self._imageHasNans is None:
             self._imageHasNans = bool(np.isnan(image.min()))

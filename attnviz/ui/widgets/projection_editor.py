@@ -31,13 +31,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt.utils import qthrottled
 
 from attnviz.model.fields import StateError
 from attnviz.model.topics.attention import MATS
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import exact, fmt_value
 from attnviz.ui.widgets.plot_style import series_color
+from attnviz.ui.widgets.throttle import LazyThrottled
 from attnviz.ui.widgets.vector_plot import SNAP
 from attnviz.ui.widgets.vector_table import SpinDelegate
 
@@ -144,7 +144,7 @@ class EmbeddingPlot(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(enableMenu=False)  # (its menu would be built, then dropped)
         self.plot.setAspectLocked(True)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setMenuEnabled(False)
@@ -297,7 +297,7 @@ class ProjectionEditor(QWidget):
         self.message.hide()
         body.addWidget(self.message)
         layout.addWidget(self.body, 1)
-        self._write_drag = qthrottled(self._write_drag_now, timeout=THROTTLE_MS, parent=self)
+        self._write_drag = LazyThrottled(self._write_drag_now, timeout=THROTTLE_MS, parent=self)
         bind(self, state.changed, self._on_state_changed)
         self._on_q_toggled(True)
 

@@ -63,7 +63,10 @@ class StepsTable(QTableWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._fit()
+        # Only the width decides how the columns fit; the height is the table's own
+        # (``_fit`` sets it, and the layout passes of a window being opened resize it often).
+        if event.size().width() != event.oldSize().width():
+            self._fit()
 
     def show_rows(self, headers, rows, allowed, *, bars: bool = False) -> None:
         """Show ``rows`` = [(label, values, texts or None)] under ``headers``.

@@ -107,7 +107,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         self._hover = (-1, -1)
         self._last: tuple[int, int, int, int] | None = None
         self.ci.setContentsMargins(4, 4, 4, 4)
-        self.plot = self.addPlot(row=0, col=0)
+        self.plot = self.addPlot(row=0, col=0, enableMenu=False)
         self.plot.invertY(True)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)

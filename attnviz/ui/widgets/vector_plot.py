@@ -69,7 +69,7 @@ class VectorPlot(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(enableMenu=False)  # (its menu would be built, then dropped)
         self.plot.setAspectLocked(True)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setMenuEnabled(False)
@@ -88,6 +88,7 @@ class VectorPlot(QWidget):
         self._tokens: list[str] = []
         self._setting = False
         self._dragging = False
+        self._placed: tuple | None = None  # what the labels were last placed for
         vb = self.plot.getPlotItem().getViewBox()
         vb.sigResized.connect(self.place_labels)
         vb.sigRangeChanged.connect(self.place_labels)
@@ -207,6 +208,20 @@ class VectorPlot(QWidget):
         view = vb.sceneBoundingRect()
         if view.width() <= 0 or self._dragging:
             return
+        # Laying the window out resizes the view and sets its range several times over, most
+        # of them to where it already is: place the labels only for a new picture.
+        key = (
+            view.getRect(),
+            tuple(map(tuple, vb.viewRange())),
+            self._vectors["q"].tobytes(),
+            self._vectors["k"].tobytes(),
+            tuple(self._tokens),
+            self._selected,
+            self.font().key(),
+        )
+        if key == self._placed:
+            return
+        self._placed = key
         # A range just set reaches the view's transform only at the next paint: now.
         vb.updateMatrix()
         order = [("q", self._selected)] if self._selected < len(self.heads["q"]) else []

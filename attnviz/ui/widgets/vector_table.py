@@ -229,12 +229,20 @@ class VectorTable(QTableView):
     def fit_columns(self) -> None:
         """Columns as wide as their numbers and their header; rows for the font. A table
         wider than its room stacks q, k and v (see :class:`VectorModel`)."""
+        self._wide = None  # new numbers, headers or font: measure the wide table again
         self._size_columns()
         # Not from inside the model's own reset (set_stacked resets it): next time round.
         QTimer.singleShot(0, self, self._choose_stacking)
 
     def wide_width(self) -> int:
         """The width the wide table needs (its row header, every column, the frame)."""
+        if getattr(self, "_wide", None) is None:
+            # Kept until the numbers, headers or font change (fit_columns): each resize
+            # of the dock asks again.
+            self._wide = self._measure_wide()
+        return self._wide
+
+    def _measure_wide(self) -> int:
         metrics = self.fontMetrics()
         model = self.vectors
         width = max(

@@ -1,0 +1,163 @@
+"""Start-up: the window builds and imports only what it shows first, and still reaches every
+panel; what start-up leaves for later (superqt, the lessons, the collector) comes back."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from PySide6.QtWidgets import QPushButton, QWidget
+
+from attnviz.model.panels import panel_ids
+from attnviz.ui.panels import TITLES, panel_class, panel_classes, panel_title
+
+#: What must not load before the first paint (DESIGN.md: none of them is needed there).
+HEAVY = ("torch", "transformers", "scipy", "PIL", "superqt", "qtpy", "attnviz.model.lessons")
+
+_FIRST_WINDOW = textwrap.dedent(
+    """
+    import json, sys
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+    app = QApplication([])
+    from attnviz.ui.main_window import MainWindow
+    window = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat))
+    window.show_first()
+    for _ in range(20):
+        app.processEvents()
+    built = sorted(pid for pid in window.docks if dict.__contains__(window.panels, pid))
+    modules = sorted(m for m in sys.modules if m.startswith("attnviz.ui.panels."))
+    print(json.dumps({"built": built, "modules": modules, "loaded": sorted(sys.modules),
+                      "titles": {p: d.windowTitle() for p, d in window.docks.items()}}))
+    import os
+    os._exit(0)
+    """
+)
+
+
+def _run(code: str, *args: str) -> str:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_titles_table_is_each_panel_class_own():
+    assert set(TITLES) == set(panel_ids())
+    for cls in panel_classes():
+        assert TITLES[cls.PANEL_ID] == (cls.__name__, cls.TITLE)
+        assert panel_title(cls.PANEL_ID) == cls.title()
+        assert panel_class(cls.PANEL_ID) is cls
+    with pytest.raises(ValueError, match="unknown panel 'nope'"):
+        panel_title("nope")
+
+
+def test_the_first_window_builds_and_imports_only_the_panels_it_shows(tmp_path):
+    import json
+
+    out = json.loads(_run(_FIRST_WINDOW, str(tmp_path / "settings.ini")))
+    assert out["built"] and set(out["built"]) < set(panel_ids())
+    assert "heatmap" in out["built"]
+    assert out["modules"] == [f"attnviz.ui.panels.{pid}" for pid in out["built"]]
+    assert not [m for m in out["loaded"] if m.split(".")[0] in HEAVY or m in HEAVY]
+    # Every dock has its title (and so its View menu entry) without its module.
+    assert out["titles"] == {pid: TITLES[pid][1] for pid in panel_ids()}
+
+
+def test_every_dock_builds_its_panel_when_it_comes_forward(make_window, qtbot):
+    window = make_window(size=None)
+    for pid, dock in window.docks.items():
+        dock.show()
+        dock.raise_()
+        qtbot.waitUntil(lambda pid=pid: dict.__contains__(window.panels, pid))
+        panel = window.docks[pid].widget()
+        assert pid == type(panel).PANEL_ID and dock.windowTitle() == type(panel).title()
+
+
+def test_the_gui_start_parses_its_arguments_without_the_commands():
+    code = textwrap.dedent(
+        """
+        import sys
+        import attnviz.cli as cli
+        args = cli._parse(cli._parser(None, full=cli._asks_help([])), ["--self-test"])
+        assert args.self_test and args.command is None
+        print(sorted(m for m in sys.modules if m.startswith("attnviz.commands.")))
+        """
+    )
+    assert _run(code).strip() == "['attnviz.commands._args']"
+    help_text = _run("from attnviz.cli import main; main(['--help'])")
+    for name in ("bench", "export", "kv", "lessons"):
+        assert name in help_text
+
+
+def test_the_collector_is_held_until_the_window_is_painted():
+    from attnviz.ui import app
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        app.hold_garbage_collection()
+        assert not gc.isenabled()
+        app.release_garbage_collection()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+        app.release_garbage_collection()  # once only
+        gc.disable()  # someone else's choice: hold and release leave it alone
+        app.hold_garbage_collection()
+        app.release_garbage_collection()
+        assert not gc.isenabled()
+    finally:
+        gc.unfreeze()
+        (gc.enable if was else gc.disable)()
+
+
+def test_the_flow_layout_wraps_its_widgets(qtbot):
+    from attnviz.ui.widgets.flow_layout import FlowLayout
+
+    box = QWidget()
+    qtbot.addWidget(box)
+    flow = FlowLayout(box)
+    buttons = [QPushButton(f"experiment {i}") for i in range(5)]
+    for b in buttons:
+        flow.addWidget(b)
+    assert flow.count() == 5 and flow.itemAt(5) is None
+    wide = sum(b.sizeHint().width() for b in buttons) + 100
+    box.resize(wide, flow.heightForWidth(wide))
+    box.show()
+    qtbot.waitExposed(box)
+    assert len({b.y() for b in buttons}) == 1  # one line
+    narrow = buttons[0].sizeHint().width() + 10
+    assert flow.heightForWidth(narrow) > flow.heightForWidth(wide)
+    box.resize(narrow, flow.heightForWidth(narrow))
+    qtbot.waitUntil(lambda: len({b.y() for b in buttons}) == 5)  # one a line
+    assert all(b.x() == buttons[0].x() for b in buttons)
+    taken = flow.takeAt(0)
+    assert taken.widget() is buttons[0] and flow.count() == 4
+
+
+def test_a_lazy_throttle_imports_superqt_at_its_first_call(qtbot):
+    from PySide6.QtCore import QObject
+
+    from attnviz.ui.widgets.throttle import LazyThrottled
+
+    owner = QObject()
+    calls = []
+    throttled = LazyThrottled(calls.append, timeout=10, parent=owner)
+    throttled.flush()  # nothing pending, nothing made
+    assert throttled._throttled is None
+    throttled(1)
+    throttled(2)
+    throttled(3)
+    qtbot.waitUntil(lambda: calls and calls[-1] == 3)
+    assert calls[0] == 1 and len(calls) <= 3  # the leading call, then the last one
+    qtbot.wait(30)
+    throttled(4)  # a new period: at once
+    throttled(5)  # pending, then dropped
+    throttled.cancel()
+    qtbot.wait(30)
+    assert calls[-1] == 4 and 5 not in calls
