@@ -172,8 +172,12 @@ def model_capture(
     cached): tokenizing, the forward pass through attnviz's capture attention, which keeps
     every layer's q, k, v and weights (and proves a long sentence's layers while their
     weights exist), and the proof that every head's weights as attnviz recomputes them
-    match the model's own (``prove_capture``). ``forward_seconds`` is the forward pass
-    alone, as the capture times it. ``transformers_seconds`` is the tokenizer call and
+    match the model's own (``prove_capture``: every head of a layer at once in torch,
+    the float64 reference only for a figure near the tolerance). The pass stops after
+    the last layer's attention once a first whole pass of the model (the warm-up)
+    counted one attention call per layer. ``forward_seconds`` is the pass alone, as the
+    capture times it.
+    ``transformers_seconds`` is the tokenizer call and
     ``AutoModel(..., attn_implementation="eager")(**enc, output_attentions=True)`` under
     ``torch.no_grad()``. Both run in one child process, alternately, best of ``repeats``
     (5; 2 with ``quick``); loading either model is excluded from both. Skipped, saying

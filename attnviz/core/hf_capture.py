@@ -12,6 +12,10 @@ the attention product receives — q after the projections, the q/k norms and Ro
 the architecture has them, k and v of the KV heads before grouped-query repetition (query
 head i reads KV head i // (h / h_kv)), the additive mask, the scale — and the softmax
 weights the model computes. Every refusal is a :class:`ModelError` of one line.
+
+Once a model's first whole pass has made exactly one attention call per layer, a capture
+stops right after the last layer's attention (:class:`LastLayer`): the last MLP, the
+final norm and a pooler change no attention weight.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from attnviz.core.hf_record import (
     LONG_TOKENS,
     POOL_CELLS,
     Capture,
+    LastLayer,
     LayerCapture,
     _capture_attention,
     _held_bytes,
@@ -152,6 +157,11 @@ class LoadedModel:
         self.tokenizer = tokenizer
         self.load_seconds = seconds
         self._lock = threading.Lock()  # one forward pass at a time: hooks record per thread
+        #: Attention calls of this model's last whole forward pass (None: none yet). Once
+        #: a whole pass has made exactly one per layer, a capture stops at the last one
+        #: (:class:`LastLayer`): the number of calls is the architecture's, not the
+        #: sentence's, so the check that it is one per layer still holds.
+        self._calls: int | None = None
 
     def tokenize(self, text: str) -> tuple[list[int], list[str], list[bool]]:
         """Token ids, the tokens as the model sees them and which are special."""
@@ -195,7 +205,8 @@ class LoadedModel:
         model's (n, n) weights of one query head). ``progress("forward", done, total)`` is
         called before each layer (``done`` layers of ``total`` finished); it may raise
         :class:`LoadCancelled` to stop the pass."""
-        torch, _ = _import_stack()
+        import torch  # imported and checked when the model was loaded
+
         ids, tokens, special = self.tokenize(text)
         cfg = self.model.config
         n, layers = len(ids), cfg.num_hidden_layers
@@ -226,10 +237,12 @@ class LoadedModel:
         threads = torch.get_num_threads()
         single = 2.0 * self.info.params * n < SINGLE_THREAD_FLOPS
         with self._lock:
+            stop = self._calls == layers
             _LOCAL.layers = record
             _LOCAL.check = check
             _LOCAL.progress = progress
             _LOCAL.total = layers
+            _LOCAL.stop = stop
             if single:
                 torch.set_num_threads(1)
             start = time.perf_counter()
@@ -239,6 +252,8 @@ class LoadedModel:
                         input_ids=torch.tensor([ids]),
                         attention_mask=torch.ones(1, n, dtype=torch.long),
                     )
+            except LastLayer:
+                pass  # every layer's attention is recorded; the rest is not needed
             except LoadCancelled:
                 raise
             except Exception as exc:  # a model that cannot run this sentence
@@ -248,9 +263,12 @@ class LoadedModel:
             finally:
                 _LOCAL.layers = _LOCAL.check = _LOCAL.progress = None
                 _LOCAL.total = 0
+                _LOCAL.stop = False
                 if single:
                     torch.set_num_threads(threads)
             seconds = time.perf_counter() - start
+            if not stop:
+                self._calls = len(record)
         if len(record) != layers:
             raise ModelError(
                 f"captured {len(record)} attention layers of {layers}: this "

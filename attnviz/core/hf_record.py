@@ -5,7 +5,8 @@ AttentionInterface) runs the model's own eager attention and keeps what the atte
 product received; families whose attention runs in a module of its own (BLOOM, Falcon)
 are recorded by a forward hook on that module instead (:data:`HOOKED`). Each thread's
 forward pass records into ``_LOCAL.layers``; a long sentence keeps no n × n weights and is
-proven by ``_LOCAL.check`` while they exist; ``_LOCAL.progress`` may cancel between layers.
+proven by ``_LOCAL.check`` while they exist; ``_LOCAL.progress`` may cancel between layers;
+``_LOCAL.stop`` ends the pass once the last layer's attention is recorded (:class:`LastLayer`).
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ class Capture:
 _LOCAL = threading.local()  # the list the current thread's forward pass records into
 
 
+class LastLayer(Exception):  # noqa: N818 (a signal, as LoadCancelled)
+    """Raised once the last attention layer is recorded, when the pass was asked to stop
+    there (``_LOCAL.stop``): what follows it (the last MLP, the final norm, a pooler) is
+    not attention, and the capture keeps none of it."""
+
+
 def _generic_eager(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kw):
     """Eager attention for a module file without its own (grouped KV heads repeated)."""
     import torch
@@ -136,7 +143,7 @@ def _record_layer(record: list, query, key, value, weights, allowed, scale, **ex
         _numpy(query[0]),
         _numpy(key[0]),
         _numpy(value[0]),
-        None if long else _numpy(weights[0]),
+        None if long else _numpy(weights[0], copy=False),
         allowed,
         scale,
         **extra,
@@ -152,6 +159,8 @@ def _record_layer(record: list, query, key, value, weights, allowed, scale, **ex
         proof = None if check is None else check(lc, lambda head: w[head].numpy())
         lc = replace(lc, pooled=_numpy(pooled), proof=proof)
     record.append(lc)
+    if getattr(_LOCAL, "stop", False) and len(record) == getattr(_LOCAL, "total", 0):
+        raise LastLayer
 
 
 def _allowed(attention_mask, n: int, n_k: int, causal: bool) -> np.ndarray:
@@ -273,7 +282,17 @@ def _held_bytes(record: list) -> int:
     return sum(a.nbytes for a in arrays.values())
 
 
-def _numpy(t) -> np.ndarray:
-    arr = t.detach().float().cpu().numpy().copy()
+def _numpy(t, copy: bool = True) -> np.ndarray:
+    """``t`` as a read-only float32 array; ``copy=False`` shares the memory of a float32
+    CPU tensor: the model's weights (12 MB a layer at 512 tokens, whose copy would cost a
+    tenth of the forward pass), which nothing writes once the layer has returned them —
+    and the proof, run after the pass, compares what this memory then holds."""
+    src = t.detach().cpu()
+    t = src.float()
+    if not t.is_contiguous():
+        t = t.contiguous()  # a copy, made by torch (a strided numpy copy is slower)
+    elif copy and t is src:
+        t = t.clone()
+    arr = t.numpy()
     arr.flags.writeable = False
     return arr

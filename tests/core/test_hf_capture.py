@@ -196,6 +196,40 @@ def test_llama_q_is_captured_after_rope(tmp_path):
     assert np.abs(cap.layers[1].q[:, 1:] - q[:, 1:]).max() > 1e-2  # it did rotate
 
 
+@pytest.mark.slow
+def test_a_capture_stops_after_the_last_attention_once_a_whole_pass_made_one_a_layer():
+    """The first pass runs to its end and counts one attention call per layer; later ones
+    stop after the last layer's attention (its MLP, the final norm and the pooler are not
+    attention), with the same arrays."""
+    loaded = load_model(minilm_path())
+    after = []
+    handle = loaded.model.encoder.layer[5].output.register_forward_hook(
+        lambda *args: after.append(1)
+    )
+    try:
+        whole = loaded.capture(SENTENCE)
+        assert after == [1] and loaded._calls == 6
+        short = loaded.capture(SENTENCE)
+        assert after == [1] and len(short.layers) == 6  # stopped before the last MLP
+    finally:
+        handle.remove()
+    for a, b in zip(whole.layers, short.layers, strict=True):
+        for name in ("q", "k", "v", "weights", "allowed"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+@pytest.mark.slow
+def test_a_model_whose_pass_is_not_one_attention_a_layer_never_stops_early():
+    """Counted calls that are not one per layer: every pass runs whole, and every one is
+    refused by the count, never cut short to look right."""
+    loaded = load_model(minilm_path())
+    loaded.model.config.num_hidden_layers = 7  # the config says 7; the model runs 6
+    for _ in range(2):
+        with pytest.raises(ModelError, match="captured 6 attention layers of 7"):
+            loaded.capture(SENTENCE)
+        assert loaded._calls == 6
+
+
 # --- refusals --------------------------------------------------------------------------
 def _folder(tmp_path, config: dict | None = None, files: dict | None = None):
     if config is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -226,3 +227,109 @@ def test_a_window_that_looks_both_ways_is_drawn_and_passes():
     rng = np.random.default_rng(5)
     both = sliding_window_mask(N, 2, causal=False)
     prove_capture(_capture([_layer(rng, both, window=2)]))
+
+
+# --- the quick measure, and what it is trusted with --------------------------------------
+def _layers_of_every_kind(rng):
+    """One layer of each kind the topic draws: every pair, causal, windows, a scale of its
+    own, capping, ALiBi, sinks, and a multi-head one (as many KV heads as query heads)."""
+    slopes = np.array([0.5, 0.25, 0.125, 0.0625])
+    sinks = np.array([0.3, -1.0, 2.0, 0.0])
+    layers = [
+        _layer(rng, np.ones((N, N), bool)),
+        _layer(rng, causal_mask(N)),
+        _layer(rng, sliding_window_mask(N, 3), window=3),
+        _layer(rng, sliding_window_mask(N, 2, causal=False), window=2),
+        _layer(rng, causal_mask(N), scaling=0.2),
+        _layer(rng, causal_mask(N), scaling=1.0, softcap=1.0),
+        _layer(rng, causal_mask(N), alibi=slopes),
+        _layer(rng, causal_mask(N), sinks=sinks),
+        _layer(rng, sliding_window_mask(N, 3), window=3, softcap=2.0, sinks=sinks),
+        _layer(rng, causal_mask(N), scaling=150.0),  # logits past float32's limit
+    ]
+    g = _layer(rng, causal_mask(N))
+    mha = LayerCapture(
+        g.q, np.repeat(g.k, H // H_KV, 0), np.repeat(g.v, H // H_KV, 0), g.weights,
+        g.allowed, g.scaling,
+    )  # fmt: skip
+    return [*layers, mha]
+
+
+@pytest.mark.parametrize("cells", [N * N, 3 * N * N, 1 << 23])  # heads a step: 1, 3, all
+def test_the_quick_measure_is_the_references(monkeypatch, cells):
+    """Every head at once in torch (float32 for plain scores) measures the difference the
+    float64 reference does, for every kind of layer, a step of heads across KV groups,
+    and finds an altered weight at the same head, within float32's rounding."""
+    pytest.importorskip("torch")
+    from attnviz.core import hf_proof
+    from attnviz.model.model_proof import block_difference, fast_difference
+
+    monkeypatch.setattr(hf_proof, "CHUNK_CELLS", cells)
+    rng = np.random.default_rng(6)
+    for lc in _layers_of_every_kind(rng):
+        fast = fast_difference(lc)
+        reference = block_difference(lc, lambda head, lc=lc: lc.weights[head])
+        assert fast is not None and fast[0] < 1e-6 and abs(fast[0] - reference[0]) < 1e-6
+        for where in ((2, 4, 1), (3, 5, 5), (1, 0, 0)):
+            bad_w = lc.weights.copy()
+            bad_w[where] += 3e-4
+            bad = dataclasses.replace(lc, weights=bad_w)
+            fast = fast_difference(bad)
+            reference = block_difference(bad, lambda head, bad=bad: bad.weights[head])
+            assert fast[1] == reference[1] == where[0]
+            assert abs(fast[0] - reference[0]) < 1e-6
+
+
+def test_large_logits_are_measured_in_float64(monkeypatch):
+    """Scaled scores past FLOAT32_LOGITS: float32's rounding of them is near the
+    tolerance, so the layer is measured again in float64 — the reference's figure."""
+    torch = pytest.importorskip("torch")
+    from attnviz.core import hf_proof
+    from attnviz.model.model_proof import block_difference, fast_difference
+
+    dtypes = []
+    real = hf_proof._differences
+
+    def spy(torch_, qt, kt, wt, dtype, *args):
+        dtypes.append(dtype)
+        return real(torch_, qt, kt, wt, dtype, *args)
+
+    monkeypatch.setattr(hf_proof, "_differences", spy)
+    rng = np.random.default_rng(12)
+    small, large = _layer(rng, causal_mask(N)), _layer(rng, causal_mask(N), scaling=150.0)
+    fast_difference(small)
+    assert dtypes == [torch.float32]
+    dtypes.clear()
+    bad_w = large.weights.copy()
+    bad_w[3, 4, 2] += 5e-5
+    bad = dataclasses.replace(large, weights=bad_w)
+    fast = fast_difference(bad)
+    assert dtypes == [torch.float32, torch.float64]
+    reference = block_difference(bad, lambda head: bad.weights[head])
+    assert fast[1] == reference[1] == 3 and abs(fast[0] - reference[0]) < 1e-12
+
+
+def test_without_torch_the_reference_alone_decides(monkeypatch):
+    from attnviz.model import model_proof
+
+    monkeypatch.setattr(model_proof, "heads_difference", lambda *a, **k: None)
+    rng = np.random.default_rng(8)
+    layers = _layers_of_every_kind(rng)
+    prove_capture(_capture(layers))
+    bad_w = layers[1].weights.copy()
+    bad_w[2, 3, 1] += 2 * TOLERANCE
+    with pytest.raises(ModelError, match=r"layer 0, head 2: .*2\.0e-04"):
+        prove_capture(_capture([dataclasses.replace(layers[1], weights=bad_w)]))
+
+
+def test_a_figure_near_the_tolerance_is_the_references(monkeypatch):
+    """Above FAST_PASS the quick figure decides nothing: the reference measures again, and
+    its figure (and head) are the ones a refusal quotes."""
+    from attnviz.model import model_proof
+
+    rng = np.random.default_rng(9)
+    good = _layer(rng, causal_mask(N))
+    monkeypatch.setattr(model_proof, "fast_difference", lambda *a, **k: (0.9 * TOLERANCE, 3))
+    reference = model_proof.block_difference(good, lambda head: good.weights[head])
+    assert layer_difference(_capture([good]), 0) == reference
+    prove_capture(_capture([good]))  # the reference passes it: a quick 9e-5 refuses nothing

@@ -598,3 +598,162 @@ def test_the_cli_says_how_long_a_capture_takes_before_it_starts(tmp_path, capsys
     assert info.value.code == 2
     assert capsys.readouterr().err.strip().startswith("attnviz export: error: --model: ")
     STORE.clear()
+
+
+# --- the proof: every head recomputed, a refusal in one line ----------------------------
+@pytest.mark.slow
+def test_every_layer_of_minilm_is_recomputed_and_matches(monkeypatch):
+    """Each layer is measured once by the quick recomputation (every head at once) and
+    passes on it, well inside the tolerance; the float64 reference agrees."""
+    from attnviz.model import model_proof
+
+    measured = []
+    real_fast = model_proof.fast_difference
+
+    def fast(lc, work=None):
+        measured.append(real_fast(lc, work))
+        return measured[-1]
+
+    monkeypatch.setattr(model_proof, "fast_difference", fast)
+    cap = real_model.ModelStore().capture(minilm_path(), SENTENCE)
+    assert len(measured) == 6 and max(m[0] for m in measured) < 1e-5
+    for lc, quick in zip(cap.layers, measured, strict=True):
+        reference = model_proof.block_difference(lc, lambda head, lc=lc: lc.weights[head])
+        assert abs(reference[0] - quick[0]) < 1e-6
+
+
+def _refused(store, path, text, layer):
+    with pytest.raises(real_model.ModelError, match=rf"layer {layer}, head \d+: ") as info:
+        store.capture(path, text)
+    message = str(info.value)
+    assert "\n" not in message and "not shown" in message
+    assert store.cached(path, text) is None
+    return message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["minilm", "llama"])
+def test_a_hook_that_records_a_wrong_q_is_refused_in_one_line(tmp_path, monkeypatch, family):
+    """The recording hands the heatmap a q the model did not multiply: the proof,
+    recomputing from the recorded q, refuses."""
+    from attnviz.core import hf_record
+
+    path = minilm_path() if family == "minilm" else make_tiny_decoder(tmp_path, "llama")
+    text = SENTENCE if family == "minilm" else "the cat sat on the bank of the river"
+    real = hf_record._record_layer
+
+    def wrong_q(record, query, *args, **kwargs):
+        if len(record) == 1:
+            query = query * 1.05
+        return real(record, query, *args, **kwargs)
+
+    monkeypatch.setattr(hf_record, "_record_layer", wrong_q)
+    _refused(real_model.ModelStore(), path, text, 1)
+
+
+@pytest.mark.slow
+def test_weights_the_model_writes_after_the_capture_are_refused_in_one_line(monkeypatch):
+    """The capture shares the memory of the model's weights: a write into them later in
+    the pass (a hook of the model's own) is what the proof compares, and refuses."""
+    store = real_model.ModelStore()
+    loaded = store.model(minilm_path())
+    attention = loaded.model.encoder.layer[2].attention.self
+
+    def write(module, args, out) -> None:
+        out[1].mul_(0.98)
+
+    handle = attention.register_forward_hook(write)
+    try:
+        _refused(store, minilm_path(), SENTENCE, 2)
+    finally:
+        handle.remove()
+    assert store.capture(minilm_path(), SENTENCE).layers[2].weights is not None
+
+
+@pytest.mark.slow
+def test_an_eager_attention_that_alters_its_weights_is_refused_in_one_line(monkeypatch):
+    """The model's own attention returns weights that are not its softmax's: they differ
+    from attnviz's recomputation."""
+    from transformers.models.bert import modeling_bert
+
+    real = modeling_bert.eager_attention_forward
+    calls = []
+
+    def altered(module, query, key, value, *args, **kwargs):
+        out, weights = real(module, query, key, value, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == 4:
+            weights = weights.clone()
+            weights[0, 7, 3, 2] += 1e-3
+        return out, weights
+
+    monkeypatch.setattr(modeling_bert, "eager_attention_forward", altered)
+    message = _refused(real_model.ModelStore(), minilm_path(), SENTENCE, 3)
+    assert "head 7" in message and "1.0e-03" in message
+
+
+def _eager_variant(monkeypatch, layer: int, variant):
+    """BERT's eager attention, with ``variant(query, key, value, mask, scaling)`` in its
+    place for the ``layer``-th call (0-based) of every pass."""
+    from transformers.models.bert import modeling_bert
+
+    real = modeling_bert.eager_attention_forward
+    calls = []
+
+    def eager(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kw):
+        calls.append(1)
+        if (len(calls) - 1) % 6 != layer:
+            return real(module, query, key, value, attention_mask, scaling, dropout, **kw)
+        return variant(torch_module(), query, key, value, attention_mask, scaling)
+
+    monkeypatch.setattr(modeling_bert, "eager_attention_forward", eager)
+
+
+def torch_module():
+    import torch
+
+    return torch
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["scale", "bias", "written", "cap"])
+def test_an_attention_that_is_not_the_formula_it_looks_like_is_refused(monkeypatch, variant):
+    """The formula done otherwise: a scale not the layer's (1 % off), a bias in the mask
+    (one key favoured), its softmax written in place afterwards, a cap between the scale
+    and the softmax. Each differs from the recomputation and is refused in one line
+    naming its layer."""
+
+    def attention(torch, query, key, value, mask, scaling):
+        scores = torch.matmul(query, key.transpose(2, 3))
+        if variant == "scale":
+            scores = scores * (scaling * 1.01)
+        else:
+            scores = scores * scaling
+        if variant == "bias":
+            bias = torch.zeros(1, 1, scores.shape[-2], scores.shape[-1])
+            bias[..., 3] = 0.5
+            scores = scores + bias
+        if variant == "cap":
+            scores = torch.tanh(scores / 2.0) * 2.0
+        weights = torch.nn.functional.softmax(scores, dim=-1)
+        if variant == "written":
+            weights[0, 5, 2, :] = weights[0, 5, 2, :].flip(-1)
+        return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights
+
+    _eager_variant(monkeypatch, 2, attention)
+    _refused(real_model.ModelStore(), minilm_path(), SENTENCE, 2)
+
+
+@pytest.mark.slow
+def test_an_attention_that_is_the_formula_under_another_name_is_proven(monkeypatch):
+    """The same formula written out by hand passes: the proof is of the numbers, not of
+    the code that computed them."""
+
+    def attention(torch, query, key, value, mask, scaling):
+        scores = torch.matmul(query, key.transpose(2, 3)) * scaling
+        weights = torch.softmax(scores, dim=-1)
+        return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights
+
+    _eager_variant(monkeypatch, 2, attention)
+    cap = real_model.ModelStore().capture(minilm_path(), SENTENCE)
+    assert cap.layers[2].weights is not None
