@@ -390,6 +390,28 @@ def test_cli_says_long_work_and_refuses_past_a_minute_without_yes(
     assert main([*argv, "--yes", "--out", str(tmp_path / "yes.gif")]) == 0
 
 
+def test_cli_says_the_overview_maps_of_a_sweep_before_computing_them(tmp_path, capsys, monkeypatch):
+    from attnviz.model.resolve import long as long_resolver
+
+    # A thousand times slower: 512, 768 and 1,024 tokens take 13 + 29 + 52 s.
+    monkeypatch.setattr(long_resolver, "_cell_seconds", lambda d, dtype: 1e-4)
+    out = tmp_path / "maps.gif"
+    argv = ["export", "--panel", "overview", "--animate", "long.n=512:1024", "--frames", "3"]
+    assert main([*argv, *SIZE, "--out", str(out)]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "attnviz export: the 3 overview maps of this sweep would take about 95 s on this "
+        "machine's CPU; pass --yes to go on, or lower long.n"
+    ]
+    assert not out.exists()
+    # A sweep of a field no map depends on computes one map, and says so in the singular.
+    one = ["export", "--panel", "overview", "--set", "long.n=1024"]
+    one += ["--animate", "attention.d_k=2:4", "--frames", "3", *SIZE, "--out", str(out)]
+    assert main(one) == 0
+    assert capsys.readouterr().err.strip().splitlines()[0] == (
+        "attnviz export: the overview map of this sweep takes about 52 s on this machine's CPU…"
+    )
+
+
 def test_cli_lesson_plays_as_one_animation_each_step_held(tmp_path):
     out = tmp_path / "sqrt-dk.gif"
     r = subprocess.run(

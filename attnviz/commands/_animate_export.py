@@ -138,20 +138,15 @@ def _memory_refusal(ext: str, frames: int, args) -> str | None:
 
 
 def _overview_work(workspace, frame_values, yes: bool) -> bool:
-    """The overview's maps, estimated before any is computed (model.resolve.long), said
+    """The overview's maps, estimated before any is computed (model.sweep_work), said
     past ten seconds and refused past a minute without --yes. False when refused."""
-    from attnviz.model.resolve.long import overview_seconds
+    from attnviz.model.sweep_work import overview_work
 
-    base = workspace.document["long"].snapshot()
-    keys = {}
-    for values in frame_values:
-        fields = dict(base)
-        fields.update({p.partition(".")[2]: v for p, v in values.items() if p.startswith("long.")})
-        keys[tuple(sorted((k, repr(v)) for k, v in fields.items()))] = fields
-    seconds = [overview_seconds(fields) for fields in keys.values()]
-    total = sum(s for s in seconds if s is not None)
-    what = f"the {len(keys)} overview maps of this sweep"
-    return announce_work(what, total, yes=yes, verb="take")
+    work = overview_work(workspace.document, frame_values)
+    if len(work.maps) == 1:
+        return announce_work("the overview map of this sweep", work.seconds, yes=yes)
+    what = f"the {len(work.maps)} overview maps of this sweep"
+    return announce_work(what, work.seconds, yes=yes, verb="take")
 
 
 class _Pace:

@@ -22,14 +22,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+# Work estimated past SAY_WORK_S is said before it starts; past LONG_WORK_S it needs --yes.
+# Defined in the model: File → Export Animation… asks at the same threshold.
+from attnviz.model.sweep_work import LONG_WORK_S, SAY_WORK_S
+
 #: Digits a bounded number may have before it is refused unread (far above any maximum here).
 MAX_DIGITS = 30
 #: Pixel sizes an image export (a panel, the window, a slide) may have.
 SIZE_RANGE = (16, 8192)
-#: Work estimated past this many seconds is said before it starts; past LONG_WORK_S it needs
-#: --yes.
-SAY_WORK_S = 10.0
-LONG_WORK_S = 60.0
 
 
 def about(seconds: float) -> str:

@@ -7,6 +7,11 @@ size, theme, background, the file) and checks it with the same functions
 :func:`attnviz.ui.animation.check_target`). An :class:`~attnviz.ui.animation_job.
 AnimationJob` then draws the frames in slices on the GUI thread, on a copy of the
 document, and encodes them on the thread pool, behind a progress dialog with Cancel.
+
+The ``overview`` panel's maps of a long sequence take seconds to minutes: when their
+estimate (:func:`attnviz.model.sweep_work.overview_work`, as ``attnviz export --animate``
+says it) passes :data:`~attnviz.model.sweep_work.SAY_WORK_S`, the dialog asks before
+starting; the job then computes them on the thread pool, the progress dialog following.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from attnviz.model.sweep import (
     parse_sweep,
     sweep_values,
 )
+from attnviz.model.sweep_work import SAY_WORK_S, OverviewWork, overview_work
 from attnviz.ui.animation import ALPHA_FORMATS, check_target, kept_bytes, video_available
 from attnviz.ui.animation_job import AnimationJob
 from attnviz.ui.export import SIZE_RANGE, ExportError, ExportSpec
@@ -367,8 +373,47 @@ class AnimationDialog(QDialog):
 
     def _on_q_export(self) -> None:
         request = self._checked_request()
-        if request is not None:
+        if request is not None and self._long_work_accepted(request[1]):
             self.run(*request)
+
+    def _long_work_accepted(self, frame_values: list[dict]) -> bool:
+        """True unless the overview's maps take past SAY_WORK_S and the user says No."""
+        if self.panel.currentData() != "overview":
+            return True
+        work = overview_work(self.document, frame_values)
+        if work.seconds <= SAY_WORK_S:
+            return True
+        answer = QMessageBox.question(
+            self,
+            self.tr("Export Animation"),
+            self.long_work_text(work),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def long_work_text(self, work: OverviewWork) -> str:
+        """The question asked before ``work``: how many maps, and about how long."""
+        duration = self.about(work.seconds)
+        if len(work.maps) == 1:
+            return self.tr(
+                "The attention map of this animation takes %1 on this machine's CPU; export anyway?"
+            ).replace("%1", duration)
+        return (
+            self.tr(
+                "The %1 attention maps of this animation take %2 on this machine's CPU; "
+                "export anyway?"
+            )
+            .replace("%1", str(len(work.maps)))
+            .replace("%2", duration)
+        )
+
+    def about(self, seconds: float) -> str:
+        """``about 12 s`` or ``about 3 min`` in the UI's language, rounded as the commands
+        round it (``attnviz.commands._args.about``)."""
+        if seconds < 120:
+            return self.tr("about %1 s").replace("%1", f"{seconds:.0f}")
+        return self.tr("about %1 min").replace("%1", f"{seconds / 60:.0f}")
 
     def run(self, path, frame_values: list[dict]) -> AnimationJob:
         """Start writing ``path`` with ``frame_values`` (checked) and the dialog's choices."""
@@ -403,13 +448,20 @@ class AnimationDialog(QDialog):
             return
         if self.progress.wasCanceled():  # closed or Escape, not only the Cancel button
             self.job.cancel()
-        text = (
-            self.tr("Drawing frame %1 of %2…")
-            if stage == "draw"
-            else self.tr("Writing frame %1 of %2…")
-        )
+        if stage == "map":
+            text = self.tr("Computing map %1 of %2…")
+            # In thousandths, with the share of the map on its way: one map may take minutes.
+            maximum, value = 1000, round(1000 * (done - 1 + self.job.map_fraction) / total)
+        else:
+            text = (
+                self.tr("Drawing frame %1 of %2…")
+                if stage == "draw"
+                else self.tr("Writing frame %1 of %2…")
+            )
+            maximum, value = total, done
+        self.progress.setMaximum(maximum)
         self.progress.setLabelText(text.replace("%1", str(max(done, 1))).replace("%2", str(total)))
-        self.progress.setValue(done)
+        self.progress.setValue(value)
 
     def _on_job_finished(self, result) -> None:
         if self.progress is not None:

@@ -208,12 +208,32 @@
         <translation>Estes quadros precisam de %1 GiB de memória e há %2 GiB livres: use menos quadros ou um tamanho menor.</translation>
     </message>
     <message>
+        <source>The attention map of this animation takes %1 on this machine&apos;s CPU; export anyway?</source>
+        <translation>O mapa de atenção desta animação leva %1 na CPU desta máquina; exportar mesmo assim?</translation>
+    </message>
+    <message>
+        <source>The %1 attention maps of this animation take %2 on this machine&apos;s CPU; export anyway?</source>
+        <translation>Os %1 mapas de atenção desta animação levam %2 na CPU desta máquina; exportar mesmo assim?</translation>
+    </message>
+    <message>
+        <source>about %1 s</source>
+        <translation>cerca de %1 s</translation>
+    </message>
+    <message>
+        <source>about %1 min</source>
+        <translation>cerca de %1 min</translation>
+    </message>
+    <message>
         <source>Drawing the frames…</source>
         <translation>Desenhando os quadros…</translation>
     </message>
     <message>
         <source>Cancel</source>
         <translation>Cancelar</translation>
+    </message>
+    <message>
+        <source>Computing map %1 of %2…</source>
+        <translation>Calculando o mapa %1 de %2…</translation>
     </message>
     <message>
         <source>Drawing frame %1 of %2…</source>

@@ -34,12 +34,23 @@ def _frames(path) -> list[np.ndarray]:
     return out
 
 
-def _dialog(qtbot, document, path: Path, *, frames=3, panel="heatmap") -> AnimationDialog:
+def _dialog(
+    qtbot,
+    document,
+    path: Path,
+    *,
+    frames=3,
+    panel="heatmap",
+    field="attention.temperature",
+    start=1.0,
+    stop=4.0,
+) -> AnimationDialog:
+    """The dialog filled in for a small, quick animation of ``panel`` (160 × 90)."""
     dialog = AnimationDialog(document, panel)
     qtbot.addWidget(dialog)
-    dialog.field.setCurrentIndex(dialog.field.findData("attention.temperature"))
-    dialog.start.setValue(1.0)
-    dialog.stop.setValue(4.0)
+    dialog.field.setCurrentIndex(dialog.field.findData(field))
+    dialog.start.setValue(start)
+    dialog.stop.setValue(stop)
     dialog.frames.setValue(frames)
     dialog.fps.setValue(10)
     dialog.size.setCurrentIndex(dialog.size.count() - 1)  # custom
