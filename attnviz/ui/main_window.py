@@ -284,8 +284,19 @@ class MainWindow(WindowLayout, QMainWindow):
         dock = self.docks[pid]
         panel = panel_class(pid).create(self.workspace, self)
         dict.__setitem__(self.panels, pid, panel)
+        # Styled before it takes its dock's size, as before that size was given: the
+        # heatmap measures its colour bar's axis when styled, and must measure it as it
+        # always did for the window to look as it did.
+        apply = getattr(panel, "apply_theme", None)
+        if apply is not None and hasattr(self, "themes"):
+            apply(self.themes.theme)
         placeholder = dock.widget()
         sizes = self._dock_sizes()
+        if placeholder is not None and placeholder.testAttribute(Qt.WidgetAttribute.WA_Resized):
+            # The room the dock has already laid out: built while the window is first
+            # shown, the panel would otherwise be laid out (plots fitted, labels placed)
+            # at a default 100 × 30 first and at its real size just after.
+            panel.resize(placeholder.size())
         dock.setWidget(panel)
         if placeholder is not None:
             placeholder.deleteLater()
@@ -294,9 +305,6 @@ class MainWindow(WindowLayout, QMainWindow):
             # went from 42 % to 32 % of the width when its second tab was first opened).
             self._restore_dock_sizes(sizes)
             QTimer.singleShot(0, self, lambda: self._restore_dock_sizes(sizes))
-        apply = getattr(panel, "apply_theme", None)
-        if apply is not None and hasattr(self, "themes"):
-            apply(self.themes.theme)
         shown = getattr(panel, "set_shown", None)
         if shown is not None:
             # A tab behind another counts as visible to Qt; the dock knows better.

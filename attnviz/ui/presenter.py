@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -23,8 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.ui.stage import STAGE_LARGE_FONTS, Stage
 from attnviz.ui.widgets.binding import bind
+
+if TYPE_CHECKING:
+    from attnviz.ui.stage import Stage
 
 NEXT_KEYS = (Qt.Key.Key_PageDown,)
 PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
@@ -63,6 +67,10 @@ class Presenter(QObject):
         if getattr(w, "focused_panel", False):
             w.set_focus_mode(False)  # Esc then gives back the whole layout, not one panel
         self._saved = {"state": w.saveState(), "geometry": w.saveGeometry()}
+        # The stage (and what it draws with) is imported when first presented: the window's
+        # start-up never needs it.
+        from attnviz.ui.stage import STAGE_LARGE_FONTS, Stage
+
         # Large Fonts carry over to the hall's screen (whose type is large already).
         scale = STAGE_LARGE_FONTS if w.themes.large_fonts else 1.0
         stage = Stage(w.workspace, dark=w.themes.theme.dark, font_scale=scale, parent=w)

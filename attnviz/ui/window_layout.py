@@ -154,11 +154,29 @@ class WindowLayout:
         self._arrange_default()
 
     def show_first(self) -> None:
-        """Show the window as it opens: maximized when :meth:`fit_screen` said so."""
-        if self.opens_maximized and not self.settings.contains("window/geometry"):
+        """Show the window as it opens: maximized when :meth:`fit_screen` said so (or a
+        saved maximized geometry does).
+
+        A maximized window is given the maximized size before it is shown: laid out at
+        another size first, every panel would be laid out (and the heatmap's axes and
+        labels fitted) twice before the first paint.
+        """
+        maximize = self.opens_maximized and not self.settings.contains("window/geometry")
+        if maximize or self.windowState() & Qt.WindowState.WindowMaximized:
+            self._take_maximized_geometry()
             self.showMaximized()
         else:
             self.show()
+
+    def _take_maximized_geometry(self) -> None:
+        """Take the screen's free area less the frame, as maximizing will (where the
+        platform tells the frame before the first show; else the window manager's own
+        resize follows, as it always did)."""
+        self.winId()  # the platform window, which knows its frame margins
+        handle = self.windowHandle()
+        if handle is not None:
+            available = self.screen().availableGeometry()
+            self.setGeometry(available.marginsRemoved(handle.frameMargins()))
 
     def _unelided_tabs(self) -> None:
         """Dock tabs keep their whole titles and scroll when they do not fit ("G…" and

@@ -225,3 +225,55 @@ def test_many_two_dimensional_tokens_skip_the_arrows(panel, state):
     assert panel.plot.isHidden() and str(MAX_ARROWS) in panel.plot_note.text()
     state.tokens = ("a", "b")
     assert not panel.plot.isHidden() and len(panel.plot.heads["q"]) == 2
+
+
+def test_a_preset_draws_the_table_and_the_arrows_once(panel, state, monkeypatch):
+    # Tokens, q, k, v and the selected query all change: one drawing of each, at the end.
+    tables, arrows = [], []
+    monkeypatch.setattr(panel.table.vectors, "set_data", lambda *a: tables.append(a))
+    monkeypatch.setattr(panel.plot, "set_vectors", lambda *a: arrows.append(a))
+    state.update(**preset_state_values(load_preset("banco-dinheiro")))
+    assert len(tables) == 1 and len(arrows) == 1
+    tokens, _q, _k, selected = arrows[0]
+    assert list(tokens) == list(state.tokens) and selected == state.selected_query
+    state.update(selected_query=0)  # the query alone: only the arrows
+    assert len(tables) == 1 and len(arrows) == 2 and arrows[1][3] == 0
+
+
+def test_the_arrow_labels_are_placed_when_the_plot_is_first_shown(qtbot, state):
+    from attnviz.ui.widgets.vector_plot import VectorPlot
+
+    plot = VectorPlot()
+    qtbot.addWidget(plot)
+    plot.resize(380, 250)
+    plot.set_vectors(state.tokens, state.q, state.k, state.selected_query)
+    assert plot._placed is None  # hidden: nothing placed for a size it does not have
+    plot.show()
+    qtbot.waitExposed(plot)
+    plot.grab()
+    rects = plot.label_rects()
+    assert plot._placed is not None and rects
+    view = plot.plot.getPlotItem().getViewBox().sceneBoundingRect()
+    assert all(view.intersects(r) for r in rects.values())
+
+
+def _table_share(panel) -> int:
+    """The height _fit_table gives the q/k/v table for its rows now."""
+    table, total = panel.table, sum(panel._vertical.sizes())
+    rows = table.verticalHeader().defaultSectionSize() * (table.vectors.rowCount() + 1)
+    extra = table.horizontalScrollBar().sizeHint().height() + 2 * table.frameWidth() + 4
+    return min(rows + extra + panel.table_note.sizeHint().height(), total // 2)
+
+
+def test_a_docked_table_fits_its_split_when_it_stacks(make_window, qtbot, panel):
+    window = make_window(size=(1000, 800), front="editor")
+    qtbot.waitUntil(lambda: dict.__contains__(window.panels, "editor"))
+    docked = window.panels["editor"]
+    qtbot.waitExposed(docked)
+    model = docked.table.vectors
+    model.set_stacked(not model.stacked)  # as a narrower (or wider) dock makes it
+    assert docked._vertical.sizes()[0] == _table_share(docked)
+    # A panel outside a dock (an export) keeps the split it was laid out with.
+    before = panel._vertical.sizes()
+    panel.table.vectors.set_stacked(not panel.table.vectors.stacked)
+    assert panel._vertical.sizes() == before

@@ -413,3 +413,47 @@ def test_values_past_float32_draw_at_the_ends_of_the_table(qapp):
     assert view.image.image.dtype == np.float32
     assert np.isposinf(view.image.image[0, 0]) and np.isneginf(view.image.image[0, 1])
     assert view.value_at(0, 0) == 1e300
+
+
+def test_a_refresh_of_every_field_fits_the_labels_and_numbers_once(panel, state, monkeypatch):
+    # Tokens, matrix, colour map, levels and selection all handled: one fit, at the end.
+    fits = []
+    view = panel.view
+    plain = type(view).refresh_ticks
+    monkeypatch.setattr(view, "refresh_ticks", lambda *a: (fits.append(1), plain(view)))
+    panel._refresh(panel._fields)
+    assert fits == [1]
+    assert view.tick_labels("left") == list(state.tokens) and view.cell_texts() == BANCO_A
+
+
+def test_held_fit_fits_once_as_the_block_ends(panel, state):
+    view = panel.view
+    with view.held_fit():
+        view.set_labels(("a", "b", "c"), ("x", "y", "z"))
+        assert view.tick_labels("left") != ["a", "b", "c"]  # not yet
+        with view.held_fit():
+            view.set_colormap(view._cmap)
+        assert view._fit_due  # an inner block leaves it to the outer one
+    assert not view._fit_due and view.tick_labels("left") == ["a", "b", "c"]
+
+
+def test_building_a_figure_inverts_no_singular_transform(qapp, state, resolver, monkeypatch):
+    # A cell's number shown before the view had a size inverted a singular transform (a
+    # LAPACK SVD per cell on the GUI thread); the numbers are shown once there is room.
+    import pyqtgraph.functions as fn
+
+    from attnviz.ui.panels.heatmap import configure_view
+    from attnviz.ui.widgets.heatmap_view import HeatmapView
+
+    singular = []
+    plain = fn._pinv_fallback
+    monkeypatch.setattr(fn, "_pinv_fallback", lambda tr: (singular.append(tr), plain(tr))[1])
+    view = HeatmapView()
+    configure_view(view, state, resolver.results)
+    view.resize(500, 400)
+    view.show()
+    QTest.qWaitForWindowExposed(view)
+    view.grab()
+    assert view.cell_values_shown() and view.cell_texts() == BANCO_A
+    assert not singular
+    view.close()

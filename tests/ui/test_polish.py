@@ -449,3 +449,23 @@ def test_random_edits_hover_undo_resize_and_themes(make_window):
     Soak(rng, actions, at={20: Action("dark, large", dark_and_large)}, after=after,
          settle=None).run(40)  # fmt: skip
     window.themes.set_large_fonts(False)
+
+
+def test_the_app_style_is_fusion_with_its_title_bar_icons_made_once(qapp):
+    from PySide6.QtWidgets import QStyle, QStyleFactory
+
+    from attnviz.ui.theme import AppStyle, ProjectorStyle
+
+    fusion, style = QStyleFactory.create("Fusion"), AppStyle()
+    assert style.objectName() == "fusion" and isinstance(ProjectorStyle(1.5), AppStyle)
+    sp = QStyle.StandardPixmap
+    for pixmap in (sp.SP_TitleBarCloseButton, sp.SP_TitleBarNormalButton, sp.SP_MediaPlay):
+        icon = style.standardIcon(pixmap)
+        for size in (10, 16, 32):
+            assert icon.pixmap(size).toImage() == fusion.standardIcon(pixmap).pixmap(size).toImage()
+    first = style.standardIcon(sp.SP_TitleBarCloseButton)
+    assert style.standardIcon(sp.SP_TitleBarCloseButton).cacheKey() == first.cacheKey()
+    # Every other icon is Fusion's own, asked for each time.
+    assert style.standardIcon(sp.SP_MediaPlay).cacheKey() != (
+        style.standardIcon(sp.SP_MediaPlay).cacheKey()
+    )

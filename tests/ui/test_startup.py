@@ -48,6 +48,69 @@ def _run(code: str, *args: str) -> str:
     return done.stdout
 
 
+_LAID_OUT_ONCE = textwrap.dedent(
+    """
+    import json, sys
+    from PySide6.QtCore import QEvent, QObject, QSettings
+    from PySide6.QtWidgets import QApplication, QWidget
+    app = QApplication([])
+    from attnviz.ui.main_window import MainWindow
+    sizes = {}
+    class Sizes(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Resize and isinstance(obj, QWidget):
+                name = obj.objectName()
+                if name == "MainWindow" or name.startswith("panel_"):
+                    sizes.setdefault(name, []).append(event.size().toTuple())
+            return False
+    watcher = Sizes()
+    app.installEventFilter(watcher)
+    window = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat))
+    window.show_first()
+    for _ in range(20):
+        app.processEvents()
+    if len(sys.argv) > 2:  # settle, as a window does before it is closed, and save
+        import time
+        deadline = time.monotonic() + 0.6
+        while time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.01)
+        window.save_layout()
+    print(json.dumps({"sizes": sizes, "final": {
+        n: [w.width(), w.height()] for n, w in
+        [("MainWindow", window), *((p.objectName(), p) for p in window.panels.values())]},
+        "loaded": sorted(sys.modules)}))
+    import os
+    os._exit(0)
+    """
+)
+
+
+def test_the_window_is_laid_out_at_its_size_once(tmp_path):
+    """Maximized before it is shown, and each panel built at its dock's size: no layout of
+    the window (and of every panel) at another size first. (At the very first start the
+    docks take their shares only once shown, and the panels follow them once more.)"""
+    import json
+
+    settings = str(tmp_path / "settings.ini")
+    first = json.loads(_run(_LAID_OUT_ONCE, settings, "save"))
+    assert len({tuple(s) for s in first["sizes"]["MainWindow"]}) == 1
+    again = json.loads(_run(_LAID_OUT_ONCE, settings))  # the layout saved by the first
+    sizes, final = again["sizes"], again["final"]
+    assert len(sizes) >= 4 and len({tuple(s) for s in sizes["MainWindow"]}) == 1
+    for name, seen in sizes.items():
+        # Built at its dock's room, never at a default 100 × 30 first; once the steps'
+        # tables have their heights, the separator between two docks may still move by a
+        # few pixels (no more than that).
+        width, height = seen[0]
+        assert width == final[name][0] and abs(height - final[name][1]) <= 12, (name, seen)
+        assert len(seen) <= 2, (name, seen)
+    # Nor is what only a presentation or a projections head shows imported.
+    for out in (first, again):
+        assert "attnviz.ui.stage" not in out["loaded"]
+        assert "attnviz.ui.widgets.projection_editor" not in out["loaded"]
+
+
 def test_the_titles_table_is_each_panel_class_own():
     assert set(TITLES) == set(panel_ids())
     for cls in panel_classes():

@@ -9,10 +9,13 @@ itself is set in the controls panel, beside the √d_k divisor and the temperatu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QDockWidget,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -30,12 +33,14 @@ from attnviz.model.topics.attention import HEAD_SOURCES
 from attnviz.ui.panels import TITLES
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.flow_layout import FlowLayout
-from attnviz.ui.widgets.projection_editor import ProjectionEditor
 from attnviz.ui.widgets.state_panel import StatePanel, blocked
 from attnviz.ui.widgets.throttle import LazyThrottled
 from attnviz.ui.widgets.token_list import TokenList
 from attnviz.ui.widgets.vector_plot import VectorPlot
 from attnviz.ui.widgets.vector_table import MAX_SHOWN, VectorTable
+
+if TYPE_CHECKING:
+    from attnviz.ui.widgets.projection_editor import ProjectionEditor
 
 # QT_TRANSLATE_NOOP below spells the context out: pyside6-lupdate does not resolve _C.
 _C = "EditorPanel"
@@ -91,6 +96,9 @@ class EditorPanel(StatePanel):
 
     def __init__(self, state, resolver, parent=None) -> None:
         super().__init__(state, resolver, parent)
+        # While a refresh runs, what to draw once it ends ("vectors" or "arrows").
+        self._batching = False
+        self._drawing_due: str | None = None
         layout = QVBoxLayout()
         layout.addLayout(self._build_sentence())
         layout.addLayout(self._build_head())
@@ -106,6 +114,7 @@ class EditorPanel(StatePanel):
         self.table = VectorTable()
         self.table.setObjectName("vectors")
         self.table.vectors.sigEdited.connect(self._on_q_cell_edited)
+        self.table.vectors.modelReset.connect(self._on_q_table_reset)
         self.table_note = QLabel()
         self.table_note.setObjectName("table_note")
         # Wrapped: one long line would set the dock's minimum width (more so in Portuguese).
@@ -214,12 +223,40 @@ class EditorPanel(StatePanel):
         self._head_form.setRowVisible(self.seed, synthetic)
         shown = self.state.head == "projections"
         if shown and self.projections is None:
+            # Its module too only now: five tables and a plot no start-up needs.
+            from attnviz.ui.widgets.projection_editor import ProjectionEditor
+
             self.projections = ProjectionEditor(self.state, self, write=self._write)
             self._vertical.addWidget(self.projections)
         if self.projections is not None:
             self.projections.setVisible(shown)
 
+    def _refresh(self, names) -> None:
+        # Tokens, vectors and the selected query mostly change together (the first fill, a
+        # preset, a new sentence): their handlers only note what to draw, and the table
+        # and the arrows are drawn once, after all of them ran.
+        if self._batching:  # a handler's write came back: the outer refresh draws
+            super()._refresh(names)
+            return
+        self._batching = True
+        try:
+            super()._refresh(names)
+        finally:
+            self._batching = False
+        due, self._drawing_due = self._drawing_due, None
+        if due == "vectors":
+            self._draw_vectors()
+        elif due == "arrows":
+            self._draw_arrows()
+
     def _refresh_vectors(self) -> None:
+        """Draw the table and the arrows again (at the end of a refresh, during one)."""
+        if self._batching:
+            self._drawing_due = "vectors"
+        else:
+            self._draw_vectors()
+
+    def _draw_vectors(self) -> None:
         s = self.state
         self.table.vectors.set_data(s.tokens, s.q, s.k, s.v, s.value_labels)
         widths = (s.d_k, s.v.shape[1])
@@ -266,6 +303,14 @@ class EditorPanel(StatePanel):
         self._fit_token_list()
         self._fit_table()
 
+    def _on_q_table_reset(self) -> None:
+        # The table chooses wide or stacked rows on the turn after a resize (VectorTable):
+        # in a dock, fit the split to its new rows then, not at the dock's next resize (a
+        # panel built at its dock's size may get none). An exported panel keeps the
+        # split it was laid out with, as its pictures always had.
+        if isinstance(self.parentWidget(), QDockWidget):
+            self._fit_table()
+
     def focus_fields(self, in_lesson=(), so_far=(), step=()) -> None:
         """On a slide, the q/k/v table only where the audience can read it, or where it is
         the point: vectors at most :data:`SLIDE_DIMS` wide, or a lesson that edits them
@@ -286,8 +331,14 @@ class EditorPanel(StatePanel):
     _on_value_labels_changed = _refresh_vectors
 
     def _on_selected_query_changed(self) -> None:
+        self.tokens.set_current(self.state.selected_query)
+        if self._batching:
+            self._drawing_due = self._drawing_due or "arrows"
+        else:
+            self._draw_arrows()
+
+    def _draw_arrows(self) -> None:
         s = self.state
-        self.tokens.set_current(s.selected_query)
         if s.d_k == 2 and s.n <= MAX_ARROWS:
             self.plot.set_vectors(s.tokens, s.q, s.k, s.selected_query)
 

@@ -227,6 +227,12 @@ class HeatmapPanel(StatePanel):
         bind(self, resolver.resolved, self._on_resolved)
 
     # --- model → view ------------------------------------------------------------------
+    def _refresh(self, names) -> None:
+        # A preset (or the first fill) changes tokens, matrix, colours and levels at once:
+        # the view fits its labels and numbers once, after all of them.
+        with self.view.held_fit():
+            super()._refresh(names)
+
     def _on_resolved(self, _results, names: frozenset) -> None:
         if "attention" in names or "mask" in names:
             self._on_attention_changed()
@@ -288,10 +294,11 @@ class HeatmapPanel(StatePanel):
         font = QFont(self.font())
         # A little larger than the interface font: these labels are read from a distance.
         font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.15)))
-        self.view.set_style(theme, font)
-        # The matrix, labels and levels are the state's already (the panel follows it):
-        # only the axis titles carry the theme's colour and the font's size in their text.
-        set_axis_titles(self.view, self.state)
+        with self.view.held_fit():
+            self.view.set_style(theme, font)
+            # The matrix, labels and levels are the state's already (the panel follows
+            # it): only the axis titles carry the theme's colour and the font's size.
+            set_axis_titles(self.view, self.state)
 
     def _on_font_changed(self) -> None:
         if getattr(self, "_theme", None) is not None:

@@ -12,6 +12,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 from PySide6.QtGui import QFont, QFontMetricsF
 
@@ -25,7 +28,33 @@ CELL_FONT_STEPS = (1.0, 0.85, 0.7, 0.6)
 class HeatmapFit:
     """Cell numbers, entropy strip and colour-bar axis fitted to the view (see above)."""
 
+    #: Open :meth:`held_fit` blocks, and whether a fit was asked for inside them.
+    _held = 0
+    _fit_due = False
+
+    @contextmanager
+    def held_fit(self) -> Iterator[None]:
+        """Fit the ticks, the entropy strip and the cell numbers once, as the block ends,
+        however often what they depend on changes inside it (a new state sets the labels,
+        the matrix, its colours and its levels one after the other)."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            if not self._held and self._fit_due:
+                self._fit_due = False
+                self.refresh_ticks()  # the cell numbers too
+
+    def _fit_held(self) -> bool:
+        """True inside :meth:`held_fit` (the fit is then noted as due, not done)."""
+        if self._held:
+            self._fit_due = True
+        return self._held > 0
+
     def _update_cell_texts(self) -> None:
+        if self._fit_held():
+            return
         self._fit_cell_texts()  # it writes them, with the decimals that fit
 
     def _write_cell_texts(self, cap: int | None = None) -> int | None:
@@ -94,6 +123,10 @@ class HeatmapFit:
                     break
             else:
                 self._write_cell_texts()
+        if font is not None and not self._cell_texts[0].isVisible():
+            # A range set while the view had no size reaches its transform only at the next
+            # paint: bring it up to date now, or each text shown inverts a singular one.
+            self.plot.vb.updateMatrix()
         for item in self._cell_texts:
             if font is not None and item.textItem.font() != font:
                 item.setFont(font)

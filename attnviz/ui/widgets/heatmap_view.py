@@ -500,6 +500,9 @@ class HeatmapView(HeatmapFit, pg.GraphicsLayoutWidget):
                     item.setFont(self._font)
                     item.setPos(c + 0.5, r + 0.5)
                     item.setZValue(6)  # above the spotlight's veil (inks chosen for it)
+                    # Shown by _fit_cell_texts once a cell has room for it: a text item
+                    # shown in a view not laid out yet inverts a singular transform.
+                    item.setVisible(False)
                     self.plot.addItem(item)
                     self._cell_texts.append(item)
         self.set_selection(*self._selection)
@@ -528,6 +531,8 @@ class HeatmapView(HeatmapFit, pg.GraphicsLayoutWidget):
 
     def refresh_ticks(self, *_args) -> None:
         """Place the token labels again for the current size and range (thinned out)."""
+        if self._fit_held():
+            return  # once, as the held block ends
         self.rows_axis.set_labels(self._row_labels, self._font)
         self.cols_axis.set_labels(self._col_labels, self._font)
         # Long words never take more than a third of the figure from the matrix.

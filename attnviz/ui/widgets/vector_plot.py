@@ -206,7 +206,9 @@ class VectorPlot(QWidget):
         """
         vb = self.plot.getPlotItem().getViewBox()
         view = vb.sceneBoundingRect()
-        if view.width() <= 0 or self._dragging:
+        # Hidden, the plot has no size of its own yet (a panel being built sets its vectors,
+        # range and font at a default size): :meth:`showEvent` places them for the real one.
+        if view.width() <= 0 or self._dragging or not self.isVisible():
             return
         # Laying the window out resizes the view and sets its range several times over, most
         # of them to where it already is: place the labels only for a new picture.
@@ -344,6 +346,10 @@ class VectorPlot(QWidget):
         self._dragging = False
         self.place_labels()
         self.sigDragFinished.emit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.place_labels()  # skipped while hidden; nothing to do when placed for this view
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:
