@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from attnviz.ui.theme import LIGHT, Theme
 from attnviz.ui.widgets.heatmap_fit import HeatmapFit
 from attnviz.ui.widgets.heatmap_items import MaskOverlay, entropy_strip_path
+from attnviz.ui.widgets.heatmap_spotlight import HeatmapSpotlight
 from attnviz.ui.widgets.numbers import decimal_separator, fmt_g
 from attnviz.ui.widgets.premultiplied_image import PremultipliedImageItem
 from attnviz.ui.widgets.token_axis import TokenAxis
@@ -70,7 +71,7 @@ def localize_ticks(axis) -> None:
     axis._attnviz_localized = True
 
 
-class HeatmapView(HeatmapFit, pg.GraphicsLayoutWidget):
+class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):
     """A matrix heatmap with colour bar, token labels, mask hatch and entropy strip.
 
     Signals
@@ -333,46 +334,6 @@ class HeatmapView(HeatmapFit, pg.GraphicsLayoutWidget):
         """The cell of an array of ``shape`` (the drawn grid) covering matrix cell (row, col)."""
         rows, cols = self._extent
         return row * shape[0] // rows, col * shape[1] // cols
-
-    def set_spotlight(self, kind: str | None, index=()) -> None:
-        """Spotlight a ``"cell"`` (``index`` = (row, column)), a ``"row"`` or a ``"column"``
-        (``index`` = (i,)): the rest of the matrix is dimmed. None clears it."""
-        self._spotlight = None if kind is None else (kind, tuple(int(i) for i in index))
-        self._apply_spotlight()
-        if self._cell_texts:
-            self._update_cell_texts()  # the inks follow the veil
-
-    def spotlight(self) -> tuple[str, tuple[int, ...]] | None:
-        """The spotlight asked for (kept while the matrix changes shape), or None."""
-        return self._spotlight
-
-    def spotlight_rect(self) -> QRectF | None:
-        """The spotlit region in cells, or None when nothing of it is in the matrix now."""
-        if self._spotlight is None:
-            return None
-        rows, cols = self._extent  # the matrix's cells, also when a pooled grid is drawn
-        kind, idx = self._spotlight
-        if kind == "row" and 0 <= idx[0] < rows:
-            return QRectF(0, idx[0], cols, 1)
-        if kind == "column" and 0 <= idx[0] < cols:
-            return QRectF(idx[0], 0, 1, rows)
-        if kind == "cell" and 0 <= idx[0] < rows and 0 <= idx[1] < cols:
-            return QRectF(idx[1], idx[0], 1, 1)
-        return None
-
-    def _apply_spotlight(self) -> None:
-        rect = self.spotlight_rect()
-        self.spot_dim.setVisible(rect is not None)
-        self.spot_box.setVisible(rect is not None)
-        if rect is None:
-            return
-        rows, cols = self._extent
-        path = QPainterPath()
-        path.setFillRule(Qt.FillRule.OddEvenFill)  # the spotlit rectangle is a hole
-        path.addRect(QRectF(0, 0, cols, rows))
-        path.addRect(rect)
-        self.spot_dim.setPath(path)
-        self.spot_box.setRect(rect)
 
     def value_at(self, row: int, col: int) -> float:
         """The value drawn at a cell (NaN when masked or outside the matrix); for a pooled
