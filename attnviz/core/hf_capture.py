@@ -20,7 +20,6 @@ final norm and a pooler change no attention weight.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import threading
@@ -28,7 +27,10 @@ import time
 from collections.abc import Callable
 
 from attnviz.core.cell_timing import cell_seconds, flop_seconds
+from attnviz.core.hf_errors import INSTALL_HINT as INSTALL_HINT
+from attnviz.core.hf_errors import TORCH_CPU as TORCH_CPU
 from attnviz.core.hf_errors import LoadCancelled, ModelError
+from attnviz.core.hf_errors import transformers_available as transformers_available
 from attnviz.core.hf_folder import FAMILIES, REFUSED, ModelInfo, inspect_folder
 
 # The folder's other public names, importable from here as before.
@@ -87,17 +89,9 @@ MAX_CAPTURE_BYTES = 1 << 30
 SINGLE_THREAD_FLOPS = 4e9
 
 
-def transformers_available() -> bool:
-    """True when transformers and torch can be imported (nothing is imported here)."""
-    return all(importlib.util.find_spec(m) is not None for m in ("transformers", "torch"))
-
-
 #: The oldest transformers whose every family's attention goes through AttentionInterface
 #: (the floor of the `models` extra, tested in CI with the newest).
 MIN_TRANSFORMERS = (5, 0)
-#: The CPU build of torch (a plain "pip install torch" fetches a CUDA build of several GB).
-TORCH_CPU = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
-INSTALL_HINT = f'install the models extra: pip install "attnviz[models]", and torch: {TORCH_CPU}'
 
 
 # --- capture ---------------------------------------------------------------------------

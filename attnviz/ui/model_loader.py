@@ -23,13 +23,13 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, QTi
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QProgressDialog
 
-from attnviz.core.hf_capture import (
+# Not hf_capture nor real_model: the model chain loads when a model is first opened.
+from attnviz.core.hf_errors import (
     INSTALL_HINT,
     LoadCancelled,
     ModelError,
     transformers_available,
 )
-from attnviz.model import real_model
 from attnviz.model.fields import StateError
 from attnviz.model.topics.memory import card_values_from_folder
 from attnviz.ui.widgets.binding import bind
@@ -195,6 +195,8 @@ class ModelController(QObject):
 
     def open_path(self, path: str, text: str | None = None) -> None:
         """Load the model in ``path`` (on a worker) and show ``text`` through it."""
+        from attnviz.model import real_model
+
         try:
             path = real_model.normalize_path(path)
         except real_model.ModelError as exc:  # a link loop, an unencodable name
@@ -208,6 +210,8 @@ class ModelController(QObject):
 
     def run_text(self, text: str) -> None:
         """Run ``text`` through the open model (on a worker), then show it."""
+        from attnviz.model import real_model
+
         path = self.state.model_path
         if not path:
             self._fail(
@@ -226,6 +230,8 @@ class ModelController(QObject):
         same progress and cancel as Open Model; then call ``then()`` on the GUI thread, or
         ``fail(message)`` (a cancel calls neither). Opening a session uses this, so that
         its check finds the sentence captured instead of loading on the GUI thread."""
+        from attnviz.model import real_model
+
         try:
             path = real_model.normalize_path(path)
         except real_model.ModelError as exc:
@@ -270,6 +276,8 @@ class ModelController(QObject):
                 )
                 return
             self.timings = {"total": time.perf_counter() - started, "forward": result.seconds}
+            from attnviz.model import real_model
+
             loaded = real_model.STORE.loaded(result.path)
             if loaded is not None:
                 self.timings["load"] = loaded.load_seconds

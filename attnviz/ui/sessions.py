@@ -14,7 +14,6 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
-from attnviz.model import real_model
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
 from attnviz.model.safe_io import clean_stale_temps
@@ -133,7 +132,7 @@ class SessionController(QObject):
             return self._refuse(path, exc)
         model = model_needed(data)
         loader = getattr(self.window, "models", None)
-        if model is not None and loader is not None and real_model.STORE.cached(*model) is None:
+        if model is not None and loader is not None and _capture_missing(model):
             loader.warm(
                 *model,
                 then=lambda: ticket == self._opening and self._open_parsed(path, data),
@@ -322,3 +321,12 @@ class SessionController(QObject):
 
     def _show_error(self, title: str, message: str) -> None:
         QMessageBox.warning(self.window, title, message)
+
+
+def _capture_missing(model: tuple[str, str]) -> bool:
+    """True when the sentence of ``model`` (folder, text) is not captured yet. The model
+    chain is imported here, not with this module: a session that shows no model never
+    loads it."""
+    from attnviz.model import real_model
+
+    return real_model.STORE.cached(*model) is None

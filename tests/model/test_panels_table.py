@@ -94,3 +94,15 @@ def test_resolvers_are_named_and_an_unknown_name_is_refused():
     assert {spec.resolver for spec in PANELS} - {None} <= modules
     with pytest.raises(ValueError, match="no resolver 'attention'; known: positions"):
         Workspace().resolver_for("attention")
+
+
+def test_a_lazy_resolver_is_made_once_on_first_use_and_announced():
+    ws = Workspace()
+    made = []
+    ws.resolver_created.connect(lambda name, resolver: made.append((name, resolver)))
+    assert ws.existing_resolver("gradient") is None
+    gradient = ws.resolver_for("gradient")
+    assert made == [("gradient", gradient)]
+    assert ws.existing_resolver("gradient") is gradient
+    assert ws.resolver_for("gradient") is gradient and len(made) == 1  # not made again
+    assert ws.existing_resolver("reach") is None

@@ -110,6 +110,9 @@ def test_step_five_shows_the_gradient_reaching_the_query_while_the_gradient_pane
     window = make_window(preset="backward-reference")
     steps = window.panels["steps"]
     assert steps.grad.isHidden()
+    # Nothing has made the gradient's resolver yet (its module stays unimported): the steps
+    # wait for the panel that makes it.
+    assert window.workspace.existing_resolver("gradient") is None
     window.docks["gradient"].raise_()
     qtbot.waitUntil(lambda: not steps.grad.isHidden(), timeout=3000)
     # the chapter's reference run: dQ's first row [0.456 0.354 0.099 0.209]

@@ -4,7 +4,6 @@ real model's head, from the sentence captured in :mod:`attnviz.model.real_model`
 
 from __future__ import annotations
 
-from attnviz.model import real_model
 from attnviz.model.fields import StateError
 from attnviz.model.topics._attention_limits import MAX_D_MODEL, MAX_HEADS, MODEL_KEYS
 
@@ -14,6 +13,10 @@ NO_MODEL = "no model is open: File → Open Model… or attnviz --model DIR"
 def model_capture(values: dict):
     """The captured sentence of field ``values`` (cached, or run again); a folder or a
     sentence that cannot be used is a :class:`StateError` of one line."""
+    # Imported on first use: the model chain (loaders, proofs, capture) is not needed to
+    # start the window, which opens on a preset.
+    from attnviz.model import real_model
+
     if not values["model_path"]:
         raise StateError(NO_MODEL)
     try:
@@ -30,6 +33,8 @@ def model_capture(values: dict):
 
 def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> None:
     """Tokens, Q, K, V, mask and scale of the selected head of the captured sentence."""
+    from attnviz.model import real_model
+
     switched = old["head"] != "model"
     if arrays_given or not (switched or given & MODEL_KEYS):
         return  # the slider path, or a snapshot that brings its own arrays

@@ -28,6 +28,7 @@ from attnviz.ui.panels import TITLES
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.colormaps import colormap
 from attnviz.ui.widgets.heatmap_view import ENTROPY_COL, HeatmapView
 from attnviz.ui.widgets.numbers import fmt, fmt_g
 from attnviz.ui.widgets.placeholders import fill
@@ -54,7 +55,7 @@ _NOTES = {
 @cache
 def colormap_for(name: str) -> pg.ColorMap:
     """The pyqtgraph colour map behind a state colormap name (viridis, …, diverging)."""
-    return pg.colormap.get(PG_COLORMAPS.get(name, name))
+    return colormap(PG_COLORMAPS.get(name, name))
 
 
 def auto_levels(values: np.ndarray, allowed: np.ndarray | None, diverging: bool) -> tuple:

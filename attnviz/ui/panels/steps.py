@@ -134,14 +134,24 @@ class StepsPanel(StatePanel):
         self._content = layout
         bind(self, resolver.resolved, self._on_resolved)
         self.mirror("selected_query", self.query)
+        # (_finish draws the steps: value_labels is among the fields it shows.)
         self._finish(layout, scroll=True)
-        self._on_steps_changed(resolver.results.steps)
 
     @classmethod
     def create(cls, workspace, parent=None):
         panel = cls(workspace.state, workspace.resolver, parent)
-        panel.attach_gradient(workspace.resolver_for("gradient"))
+        # Step ⑤ shows only while someone watches the gradient, and watching it makes its
+        # resolver: until then the steps wait for it instead of making it themselves.
+        gradient = workspace.existing_resolver("gradient")
+        if gradient is not None:
+            panel.attach_gradient(gradient)
+        else:
+            bind(panel, workspace.resolver_created, panel._on_resolver_created)
         return panel
+
+    def _on_resolver_created(self, name: str, resolver) -> None:
+        if name == "gradient" and self._gradient is None:
+            self.attach_gradient(resolver)
 
     def attach_gradient(self, resolver) -> None:
         """Show step ⑤ from the gradient panel's resolver while someone watches it."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.colormaps import colormap
 
 #: Smallest cell (pixels, as an area): below it, consecutive rows share a cell.
 MIN_CELL_AREA = 4.0
@@ -36,7 +36,7 @@ def cell_layout(n: int, width: float, height: float) -> tuple[int, int, int]:
     return cols, math.ceil(cells / cols), per
 
 
-_VIRIDIS = pg.colormap.get("viridis")
+_VIRIDIS = colormap("viridis")
 
 
 def lut(theme: Theme) -> np.ndarray:

@@ -22,7 +22,6 @@ import pyqtgraph as pg
 from pyqtgraph.graphicsItems.AxisItem import AxisItem
 
 # Imported by module, not through pyqtgraph's lazy attributes, so a frozen bundle has them.
-from pyqtgraph.graphicsItems.ColorBarItem import ColorBarItem
 from pyqtgraph.graphicsItems.LabelItem import LabelItem
 from pyqtgraph.graphicsItems.TextItem import TextItem
 from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, Qt, Signal
@@ -43,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.colormaps import ColorBar, colormap
 from attnviz.ui.widgets.heatmap_fit import HeatmapFit
 from attnviz.ui.widgets.heatmap_items import MaskOverlay, entropy_strip_path
 from attnviz.ui.widgets.heatmap_spotlight import HeatmapSpotlight
@@ -99,7 +99,7 @@ class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):
         self._hover = (-1, -1)
         self._selected_row = -1
         self._selection: tuple[int, tuple[int, int] | None] = (-1, None)
-        self._cmap = pg.colormap.get("viridis")
+        self._cmap = colormap("viridis")
         self._levels = (0.0, 1.0)
         self._cell_texts: list[TextItem] = []
         self._entropy: np.ndarray | None = None
@@ -161,7 +161,7 @@ class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):
         self.entropy_max = pg.InfiniteLine(angle=90, movable=False)
         self.entropy_plot.addItem(self.entropy_max)
 
-        self.colorbar = ColorBarItem(
+        self.colorbar = ColorBar(
             values=self._levels, colorMap=self._cmap, interactive=False, colorMapMenu=False
         )
         self.colorbar.setImageItem(self.image)

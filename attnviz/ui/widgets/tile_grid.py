@@ -16,12 +16,12 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.colormaps import colormap
 from attnviz.ui.widgets.contrast import BLACK, WHITE, dark_ink, ink_for, qcolor_rgb
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
 
@@ -72,7 +72,7 @@ class AlignedMatrices(QWidget):
         self.matrices: list[Matrix] = []
         self.rows = 1
         self.theme: Theme = LIGHT
-        self.cmap = pg.colormap.get("viridis")
+        self.cmap = colormap("viridis")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMouseTracking(True)
 

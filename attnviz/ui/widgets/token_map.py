@@ -17,13 +17,13 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from pyqtgraph.graphicsItems.ColorBarItem import ColorBarItem
 from pyqtgraph.graphicsItems.TextItem import TextItem
 from PySide6.QtCore import QRectF, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.colormaps import ColorBar, colormap
 from attnviz.ui.widgets.premultiplied_image import PremultipliedImageItem
 
 #: Cells across (and down) the view below which exact values are printed in them.
@@ -125,9 +125,9 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         self.detail.image.setVisible(False)
         self.detail_fill.setVisible(False)
         self._texts: list[TextItem] = []
-        self.colorbar = ColorBarItem(
+        self.colorbar = ColorBar(
             values=self._levels,
-            colorMap=pg.colormap.get("viridis"),
+            colorMap=colormap("viridis"),
             interactive=False,
             colorMapMenu=False,
         )

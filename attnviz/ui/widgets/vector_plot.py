@@ -94,6 +94,11 @@ class VectorPlot(QWidget):
         vb.sigRangeChanged.connect(self.place_labels)
         for axis in ("left", "bottom"):
             localize_ticks(self.plot.getPlotItem().getAxis(axis))
+        # No axis here shows a title, and an axis without one never scales its ticks by an
+        # SI prefix: checking for one would only set each hidden title's HTML again on every
+        # range change (a few ms at start-up).
+        for axis in ("left", "bottom", "right", "top"):
+            self.plot.getPlotItem().getAxis(axis).enableAutoSIPrefix(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
