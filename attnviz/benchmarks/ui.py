@@ -219,7 +219,7 @@ def _first_paint(command: list[str], env: dict, what: str) -> float:
     return float(marks[-1].split()[1]) - t0
 
 
-def startup(*, quick: bool = False, runs: int = 3) -> dict:
+def startup(*, quick: bool = False, runs: int = 5) -> dict:
     """Seconds from starting ``attnviz`` (a new process) to its first painted window, and
     the same for a bare PySide6 + pyqtgraph window with one small image (``bare_seconds``).
 

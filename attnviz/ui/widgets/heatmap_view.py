@@ -176,10 +176,12 @@ class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):
 
         self.scene().sigMouseMoved.connect(self._on_q_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_q_mouse_clicked)
-        self.plot.vb.sigResized.connect(self.refresh_ticks)
-        self.plot.vb.sigRangeChanged.connect(self.refresh_ticks)
-        self.set_style(LIGHT, QFont())
-        self._set_shape(1, 1)
+        self._fitted_view: tuple | None = None  # the view's size and range at the last fit
+        self.plot.vb.sigResized.connect(self._on_q_view_moved)
+        self.plot.vb.sigRangeChanged.connect(self._on_q_view_moved)
+        with self.held_fit():  # one fit for the style and the shape
+            self.set_style(LIGHT, QFont())
+            self._set_shape(1, 1)
 
     def cache_frame(self, on: bool = True) -> None:
         """Keep the axes, their titles and the plot titles as pixmaps between repaints.
@@ -490,10 +492,28 @@ class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):
             ticks = [(0, "0")] + ([(top, fmt_g(top, 2))] if top > 1e-6 else [])
             self.entropy_plot.getAxis("bottom").setTicks([ticks])
 
+    def _view_key(self) -> tuple:
+        vb = self.plot.vb
+        return (
+            self.width(),
+            self.height(),
+            vb.sceneBoundingRect().getRect(),
+            tuple(map(tuple, vb.viewRange())),
+        )
+
+    def _on_q_view_moved(self, *_args) -> None:
+        # Laying a window out resizes the view and sets its range several times over, most
+        # of them to where it already is (11 fits before the first paint, 4 of them new):
+        # fit again only for a new size or range. What else a fit reads (labels, font,
+        # matrix, style) calls refresh_ticks itself when it changes.
+        if self._view_key() != self._fitted_view:
+            self.refresh_ticks()
+
     def refresh_ticks(self, *_args) -> None:
         """Place the token labels again for the current size and range (thinned out)."""
         if self._fit_held():
             return  # once, as the held block ends
+        self._fitted_view = self._view_key()
         self.rows_axis.set_labels(self._row_labels, self._font)
         self.cols_axis.set_labels(self._col_labels, self._font)
         # Long words never take more than a third of the figure from the matrix.
