@@ -333,3 +333,39 @@ def test_a_figure_near_the_tolerance_is_the_references(monkeypatch):
     reference = model_proof.block_difference(good, lambda head: good.weights[head])
     assert layer_difference(_capture([good]), 0) == reference
     prove_capture(_capture([good]))  # the reference passes it: a quick 9e-5 refuses nothing
+
+
+def test_a_score_bound_inside_the_float32_limit_is_never_passed_by_a_score():
+    """Cauchy–Schwarz with float32's rounding: where the bound says no score can pass
+    FLOAT32_LOGITS, none does (so the scan it skips would have found none); a bound past
+    the limit, or NaN, leaves the scan to decide."""
+    torch = pytest.importorskip("torch")
+    from attnviz.core.hf_proof import FLOAT32_LOGITS, _logits_bounded
+
+    rng = np.random.default_rng(31)
+    skipped = scanned = 0
+    for trial in range(300):
+        h, n, d = 3, int(rng.integers(2, 40)), int(rng.choice([2, 8, 32, 64]))
+        size = 10 ** rng.uniform(-1, 1.6)
+        q = torch.from_numpy((rng.standard_normal((h, n, d)) * size).astype(np.float32))
+        k = torch.from_numpy((rng.standard_normal((h, n, d)) * size).astype(np.float32))
+        if trial % 3 == 0:  # aligned rows: the bound is reached (nearly) exactly
+            k = q.clone()
+        scale = float(rng.choice([1 / np.sqrt(d), 1.0, -0.5]))
+        scores = torch.baddbmm(torch.empty(h, n, n), q, k.transpose(1, 2), beta=0.0, alpha=scale)
+        largest = float(scores.abs().max())
+        if _logits_bounded(torch, q, k, scale):
+            skipped += 1
+            assert largest <= FLOAT32_LOGITS
+        else:
+            scanned += 1
+    assert skipped > 50 and scanned > 50  # both ways were tried
+    q = torch.ones(1, 2, 4)
+    q[0, 1, 2] = float("nan")
+    assert not _logits_bounded(torch, q, torch.ones(1, 2, 4), 0.5)
+    q[0, 1, 2] = float("inf")
+    assert not _logits_bounded(torch, q, torch.ones(1, 2, 4), 0.5)
+    # Aligned rows right at the limit: 4 · 4 · 8 = 128 exactly, rounding room included
+    # past it, so the scan decides (and finds 128, which float32 still measures).
+    assert not _logits_bounded(torch, torch.full((1, 1, 16), 1.0), torch.full((1, 1, 16), 1.0), 8.0)
+    assert _logits_bounded(torch, torch.full((1, 1, 16), 1.0), torch.full((1, 1, 16), 1.0), 7.9)
