@@ -2,9 +2,12 @@
 
 On a Linux desktop without a few small xcb libraries (``libxcb-icccm4`` and
 ``libxcb-keysyms1`` are the usual two) Qt aborts the process (SIGABRT) with a message that
-names another library. :func:`platform_problem` reads what the plugin and its Qt library
-link against (``ldd``) and, when something is missing, gives one line naming the files
-and the command that installs them on Debian/Ubuntu and on Fedora.
+names another library. :func:`platform_problem` first asks the dynamic loader to load the
+plugin and its Qt library (as Qt will, a millisecond); only when one will not load does it
+read what they link against (``ldd``, two processes, about 20 ms) and give one line
+naming the missing files and the command that installs them on Debian/Ubuntu and on
+Fedora. This runs on every start on X11, hence the quick way first; ``socket`` and
+``subprocess`` are imported only when they are needed.
 """
 
 from __future__ import annotations
@@ -12,9 +15,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import shutil
-import socket
-import subprocess
 import sys
 from pathlib import Path
 
@@ -80,7 +80,26 @@ def missing_libraries(files, ldd_output=None) -> list[str]:
     return missing
 
 
+def all_load(files) -> bool:
+    """True when the dynamic loader loads every one of ``files`` (and all they need) here.
+
+    Loaded as Qt will load them a moment later (the same files, so nothing is loaded twice);
+    False at the first that will not load, whatever the reason: :func:`missing_libraries`
+    then says which libraries are missing, if any."""
+    import ctypes
+
+    for path in files:
+        try:
+            ctypes.CDLL(str(path))
+        except OSError:
+            return False
+    return True
+
+
 def _ldd(path: Path) -> str:
+    import shutil
+    import subprocess
+
     ldd = shutil.which("ldd")
     if ldd is None:
         return ""
@@ -119,6 +138,8 @@ def uses_xcb(environ=None) -> bool:
 def display_answers(display: str, timeout: float = 1.0) -> bool:
     """True when an X server answers at ``display`` (``:0``, ``unix:1``, ``host:0.0``):
     its local socket (the file, or Linux's abstract one) or its TCP port 6000 + N."""
+    import socket
+
     host, _, rest = display.rpartition(":")
     number = rest.split(".")[0]
     if not number.isdigit():
@@ -143,10 +164,13 @@ def display_answers(display: str, timeout: float = 1.0) -> bool:
 def platform_problem(environ=None, ldd_output=None) -> str | None:
     """One line when Qt's xcb plugin cannot load here (naming the missing libraries and how
     to install them) or its display does not answer; None when all is well, or when Qt will
-    not use it."""
+    not use it. ``ldd_output`` (tests) replaces ``ldd`` and skips the loader's quick
+    answer."""
     if not uses_xcb(environ):
         return None
-    missing = missing_libraries(xcb_plugin_files(), ldd_output)
+    files = xcb_plugin_files()
+    loads = ldd_output is None and all_load(files)
+    missing = [] if loads else missing_libraries(files, ldd_output)
     if not missing:
         env = os.environ if environ is None else environ
         display = env.get("DISPLAY", "")

@@ -97,3 +97,31 @@ def test_a_running_x_server_answers():
         ["xvfb-run", "-a", sys.executable, "-c", script], capture_output=True, text=True, timeout=60
     )
     assert r.returncode == 0, r.stderr
+
+
+def test_the_loader_answers_first_and_ldd_runs_only_when_a_file_will_not_load(
+    monkeypatch, tmp_path
+):
+    import ctypes.util
+
+    import attnviz.platform_check as check
+
+    not_a_library = tmp_path / "libqxcb.so"
+    not_a_library.write_bytes(b"not an ELF file")
+    assert check.all_load([not_a_library]) is False
+    libc = ctypes.util.find_library("c")
+    if sys.platform.startswith("linux") and libc:
+        assert check.all_load([libc]) is True
+    assert check.all_load([]) is True
+
+    if not (sys.platform.startswith("linux") and xcb_plugin_files()):
+        return
+    calls = []
+    monkeypatch.setattr(check, "display_answers", lambda display, timeout=1.0: True)
+    monkeypatch.setattr(check, "_ldd", lambda path: calls.append(path) or LDD)
+    monkeypatch.setattr(check, "all_load", lambda files: True)
+    assert platform_problem({"DISPLAY": ":0"}) is None
+    assert calls == []  # everything loads: no ldd process at all
+    monkeypatch.setattr(check, "all_load", lambda files: False)
+    line = platform_problem({"DISPLAY": ":0"})
+    assert calls and "libxcb-icccm.so.4, libxcb-keysyms.so.1 are missing" in line
