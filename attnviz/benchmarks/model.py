@@ -180,14 +180,15 @@ def model_capture(
     ``transformers_seconds`` is the tokenizer call and
     ``AutoModel(..., attn_implementation="eager")(**enc, output_attentions=True)`` under
     ``torch.no_grad()``. Both run in one child process, alternately, best of ``repeats``
-    (5; 2 with ``quick``); loading either model is excluded from both. Skipped, saying
-    why, where torch, transformers or the packaged model (when no ``path`` is given) is
-    missing.
+    (9; 2 with ``quick``: with 5, the best of each side swung the ratio by ±0.05 on the
+    2-core machine, about a true 1.15); loading either model is excluded from both.
+    Skipped, saying why, where torch, transformers or the packaged model (when no
+    ``path`` is given) is missing.
     """
     reason = _missing(path)
     if reason is not None:
         return skipped(reason)
-    repeats = repeats or (2 if quick else 5)
+    repeats = repeats or (2 if quick else 9)
     result = run_isolated(
         __name__, "model_capture_child", path=path, tokens=tokens, repeats=repeats
     )
