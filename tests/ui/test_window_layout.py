@@ -235,19 +235,30 @@ def test_the_memory_charts_labels_cross_no_line_and_no_other_label(qtbot, size):
         panel.deleteLater()
 
 
-@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
-def test_the_reach_charts_labels_cross_no_curve_and_no_other_label(qtbot, size):
+@pytest.mark.parametrize(
+    ("size", "length"),
+    [((1280, 720), 256), ((1920, 1080), 256), ((1280, 720), 1000), ((1280, 720), 1024)]
+    + [((960, 540), n) for n in (64, 100, 300, 600)],
+)
+def test_the_reach_charts_labels_cross_no_curve_and_no_other_label(qtbot, size, length):
     from attnviz.ui.export import ExportSpec
     from attnviz.ui.panel_export import build_panel
 
+    workspace = Workspace()
+    workspace.document["reach"].update(length=length)
     spec = ExportSpec(*size, "light", False, None, None)
-    panel, _figure = build_panel(Workspace(), "reach", spec)
+    panel, _figure = build_panel(workspace, "reach", spec)
     try:
         qtbot.waitUntil(lambda: panel.curves["rnn"].xData is not None, timeout=10000)
         _settle(0.3)
         labels = [i for i in panel.reference_labels if i.isVisible()]
-        assert len(labels) == 4
-        _labels_clear(panel.plot.getViewBox(), labels, list(panel.curves.values()), log_x=False)
+        assert len(labels) == (4 if length >= 256 else 2)
+        vb = panel.plot.getViewBox()
+        # Whole inside the plot (none cut at its left edge), and clear of the legend.
+        area = vb.sceneBoundingRect()
+        for item in labels:
+            assert area.contains(item.sceneBoundingRect()), item.toPlainText()
+        _labels_clear(vb, [*labels, panel.plot.legend], list(panel.curves.values()), log_x=False)
     finally:
         panel.close()
         panel.deleteLater()

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, Qt
+from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QPen
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
+    QGraphicsLineItem,
     QHBoxLayout,
     QLabel,
     QSpinBox,
@@ -28,6 +29,7 @@ from attnviz.ui.panels import TITLES
 from attnviz.ui.theme import Theme
 from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.figure_theme import style_figure
+from attnviz.ui.widgets.label_room import LabelRoom, nearest_point
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.plot_style import series_color
@@ -55,11 +57,12 @@ def _tr(text: str) -> str:
 
 
 def _label_anchor(n: int, value: float, length: int) -> tuple[float, float]:
-    """Where a chapter mark's label sits on its point, clear of every curve (they all fall
-    to the right): the upper of two marks at one length above and right of its point, the
-    lower one below and left (below and right, each line struck its own label through);
-    near the right end below and left, so that it stays inside. A little off the point, so
-    the line running into the mark does not touch the text's box."""
+    """The first place tried for a chapter mark's label on its point: the upper of two
+    marks at one length above and right of its point, the lower one below and left (below
+    and right, each line struck its own label through); near the right end below and left,
+    so that it stays inside. A little off the point, so the line running into the mark
+    does not touch the text's box. :meth:`ReachPanel._place_labels` keeps it only where it
+    is clear."""
     if n - 1 > 0.6 * (length - 1):
         return (1.0, -0.3)
     upper = value >= max(v for _k, m, v in REFERENCES if m == n)
@@ -172,7 +175,17 @@ class ReachPanel(TopicPanel):
         self.reference_labels = [pg.TextItem(anchor=(0, 0)) for _ in REFERENCES]
         for item in self.reference_labels:
             plot.addItem(item)
+        # From a mark to its label, where the curves left no room beside the mark.
+        self.leaders = [QGraphicsLineItem() for _ in REFERENCES]
+        for leader in self.leaders:
+            leader.setVisible(False)
+            leader.setZValue(9)
+            plot.addItem(leader)
         plot.scene().sigMouseMoved.connect(self._on_q_mouse)
+        # A new size (an export's) or range moves the curves under the labels: place again.
+        vb = plot.getPlotItem().vb
+        vb.sigResized.connect(self._place_labels)
+        vb.sigRangeChanged.connect(self._place_labels)
         return plot
 
     def figure_widget(self) -> QWidget:
@@ -213,6 +226,7 @@ class ReachPanel(TopicPanel):
         # Room below the lowest point for its label.
         plot.setYRange(y_lo - 0.12 * span, np.log10(top) + 0.05 * span, padding=0)
         plot.setXRange(0, max(1, res.length - 1), padding=0.02)
+        self._place_labels()
         self._write_summary(res)
         self._show_hover(self._hover_t)
 
@@ -256,6 +270,47 @@ class ReachPanel(TopicPanel):
             item.setAnchor(_label_anchor(n, value, res.length))
             item.setPos(n - 1, np.log10(value))
         self.references.setData(spots)
+
+    def _place_labels(self, *_args) -> None:
+        """Put each shown label where it lies whole inside the plot, clear of every curve,
+        of the legend and of the labels placed before it: beside its mark (its usual place
+        first) or, where the curves crowd the mark, in the nearest free box, with a leader
+        to the mark (:class:`~attnviz.ui.widgets.label_room.LabelRoom`)."""
+        res = self.results
+        if res is None:
+            return
+        vb = self.plot.getPlotItem().vb
+        legend = self.plot.legend
+        curves = []
+        for kind in KINDS:
+            g = np.asarray(res.curves[kind], float)
+            keep = g > 0  # a cut path (0) has no place on the log axis
+            curves.append((np.asarray(res.distance, float)[keep], np.log10(g[keep])))
+        room = LabelRoom(vb, curves, [legend.sceneBoundingRect()] if legend.isVisible() else [])
+        marks = [
+            (item, leader, QPointF(n - 1, np.log10(value)), _label_anchor(n, value, res.length))
+            for item, leader, (_kind, n, value) in zip(
+                self.reference_labels, self.leaders, REFERENCES, strict=True
+            )
+        ]
+        for _item, leader, _point, _first in marks:
+            leader.setVisible(False)
+        # Beside their marks first, all of them; then the crowded ones, where there is room.
+        crowded = [m for m in marks if m[0].isVisible() and not room.beside(m[0], m[2], m[3])]
+        for item, leader, point, first in crowded:
+            if room.away(item, point, first):
+                end = vb.mapSceneToView(
+                    nearest_point(item.sceneBoundingRect(), vb.mapViewToScene(point))
+                )
+                leader.setPen(self._leader_pen(marks.index((item, leader, point, first))))
+                leader.setLine(point.x(), point.y(), end.x(), end.y())
+                leader.setVisible(True)
+
+    def _leader_pen(self, index: int) -> QPen:
+        """The thin line from mark ``index`` to its label, in its curve's colour."""
+        pen = QPen(series_color(self._theme, KINDS.index(REFERENCES[index][0])), 1)
+        pen.setCosmetic(True)
+        return pen
 
     def _write_summary(self, res) -> None:
         first = [f"{_tr(KIND_NAMES[k])} {sci(res.curves[k][-1])}" for k in KINDS]
