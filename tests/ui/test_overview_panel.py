@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLabel
 
 from attnviz.core import memory_guard
@@ -223,3 +224,33 @@ def test_the_whole_map_fits_a_720p_window_with_large_fonts(window, qtbot):
     assert panel.view.height() >= 300 and panel.hover.isVisible()
     window.set_focus_mode(False)
     window.themes.set_large_fonts(False)
+
+
+@pytest.mark.parametrize("n", [64, 4096])
+def test_every_query_tick_label_is_drawn_whole_inside_the_view(qtbot, n):
+    from attnviz.model.workspace import Workspace
+    from attnviz.ui.panel_export import build_panel
+
+    workspace = Workspace()
+    workspace.document["long"].update(n=n)
+    panel, _figure = build_panel(
+        workspace, "overview", ExportSpec(1280, 720, "light", False, None, None)
+    )
+    try:
+        _map_ready(qtbot, panel)
+        view = panel.view
+        axis = view.plot.getAxis("left")
+        image = QImage(8, 8, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)  # the axis measures its labels with a painter's font
+        try:
+            texts = axis.generateDrawSpecs(painter)[2]
+        finally:
+            painter.end()
+        shown = {text for _rect, _flags, text in texts}
+        assert "0" in shown  # token 0's label: its cell sits half a cell below the top
+        visible = view.mapToScene(view.viewport().rect()).boundingRect()
+        for rect, _flags, text in texts:
+            assert visible.contains(axis.mapRectToScene(rect)), text
+    finally:
+        panel.close()
+        panel.deleteLater()

@@ -268,6 +268,10 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         if font.pixelSize() <= 0:
             font.setPixelSize(max(8, round(QFontMetricsF(font).height() * 0.8)))
         self._font = font
+        # Room above the map for half a tick label: token 0 sits half a cell below the top
+        # and its label, centred on it, was cut by the view's edge on a long sentence.
+        half = math.ceil(QFontMetricsF(font).height() / 2)
+        self.ci.setContentsMargins(4, max(4, half), 4, 4)
         self.setBackground(theme.background)
         fg, muted = QColor(theme.foreground), QColor(theme.muted)
         for item in (self.plot, self.colorbar):
