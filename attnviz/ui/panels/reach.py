@@ -79,6 +79,7 @@ class ReachPanel(TopicPanel):
         super().__init__(workspace, parent)
         self._theme: Theme | None = None
         self._hover_t: int | None = None
+        self._placing_held = False  # while a result sets both ranges
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel(
@@ -223,9 +224,14 @@ class ReachPanel(TopicPanel):
         if res.length >= 64:
             y_lo = min(y_lo, np.log10(min(r[2] for r in REFERENCES if r[1] <= res.length)))
         span = max(np.log10(top) - y_lo, 1.0)
-        # Room below the lowest point for its label.
-        plot.setYRange(y_lo - 0.12 * span, np.log10(top) + 0.05 * span, padding=0)
-        plot.setXRange(0, max(1, res.length - 1), padding=0.02)
+        # Room below the lowest point for its label. The two ranges each move the view:
+        # the labels are placed once, after both.
+        self._placing_held = True
+        try:
+            plot.setYRange(y_lo - 0.12 * span, np.log10(top) + 0.05 * span, padding=0)
+            plot.setXRange(0, max(1, res.length - 1), padding=0.02)
+        finally:
+            self._placing_held = False
         self._place_labels()
         self._write_summary(res)
         self._show_hover(self._hover_t)
@@ -277,7 +283,7 @@ class ReachPanel(TopicPanel):
         first) or, where the curves crowd the mark, in the nearest free box, with a leader
         to the mark (:class:`~attnviz.ui.widgets.label_room.LabelRoom`)."""
         res = self.results
-        if res is None:
+        if res is None or self._placing_held:
             return
         vb = self.plot.getPlotItem().vb
         legend = self.plot.legend
@@ -288,29 +294,32 @@ class ReachPanel(TopicPanel):
             curves.append((np.asarray(res.distance, float)[keep], np.log10(g[keep])))
         room = LabelRoom(vb, curves, [legend.sceneBoundingRect()] if legend.isVisible() else [])
         marks = [
-            (item, leader, QPointF(n - 1, np.log10(value)), _label_anchor(n, value, res.length))
-            for item, leader, (_kind, n, value) in zip(
+            (
+                item,
+                leader,
+                kind,
+                QPointF(n - 1, np.log10(value)),
+                _label_anchor(n, value, res.length),
+            )
+            for item, leader, (kind, n, value) in zip(
                 self.reference_labels, self.leaders, REFERENCES, strict=True
             )
         ]
-        for _item, leader, _point, _first in marks:
+        for leader in self.leaders:
             leader.setVisible(False)
         # Beside their marks first, all of them; then the crowded ones, where there is room.
-        crowded = [m for m in marks if m[0].isVisible() and not room.beside(m[0], m[2], m[3])]
-        for item, leader, point, first in crowded:
+        crowded = [m for m in marks if m[0].isVisible() and not room.beside(m[0], m[3], m[4])]
+        for item, leader, kind, point, first in crowded:
             if room.away(item, point, first):
                 end = vb.mapSceneToView(
                     nearest_point(item.sceneBoundingRect(), vb.mapViewToScene(point))
                 )
-                leader.setPen(self._leader_pen(marks.index((item, leader, point, first))))
+                # A thin line in the mark's curve's colour.
+                pen = QPen(series_color(self._theme, KINDS.index(kind)), 1)
+                pen.setCosmetic(True)
+                leader.setPen(pen)
                 leader.setLine(point.x(), point.y(), end.x(), end.y())
                 leader.setVisible(True)
-
-    def _leader_pen(self, index: int) -> QPen:
-        """The thin line from mark ``index`` to its label, in its curve's colour."""
-        pen = QPen(series_color(self._theme, KINDS.index(REFERENCES[index][0])), 1)
-        pen.setCosmetic(True)
-        return pen
 
     def _write_summary(self, res) -> None:
         first = [f"{_tr(KIND_NAMES[k])} {sci(res.curves[k][-1])}" for k in KINDS]

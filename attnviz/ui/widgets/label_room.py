@@ -124,9 +124,8 @@ class LabelRoom:
         rows_low, rows_high = np.minimum(y_a, y_b), np.maximum(y_a, y_b)
         for column, left in enumerate(lefts):
             x_a, x_b = ox + sx * left, ox + sx * (left + w)
-            box = QRectF(QPointF(min(x_a, x_b), 0.0), QPointF(max(x_a, x_b), 0.0))
             for curve in self.curves:
-                span = _span(curve, box.left(), box.right())
+                span = _span(curve, min(x_a, x_b), max(x_a, x_b))
                 if span is not None:
                     free[:, column] &= ~((span[1] >= rows_low) & (span[0] <= rows_high))
         if not free.any():
