@@ -40,9 +40,12 @@ def test_overview_figure_at_tiny_n():
     if result["torch_sdpa_gflops"] is None:
         assert "torch not installed" in result["torch_sdpa_skipped"]
     else:
-        assert result["ratio"] == pytest.approx(
-            result["gflops"] / result["torch_sdpa_gflops"], rel=0.01
-        )
+        # Each figure is reported rounded (GFLOP/s to 0.01, the ratio to 0.001). At this size
+        # the ratio is near 0.02, where rounding alone moves it by a few per cent, so the
+        # tolerance is the rounding's own: half a unit of each figure, carried through.
+        ours, theirs = result["gflops"], result["torch_sdpa_gflops"]
+        slack = 5e-4 + (ours / theirs) * (0.005 / ours + 0.005 / theirs)
+        assert result["ratio"] == pytest.approx(ours / theirs, rel=1e-9, abs=slack)
 
 
 def test_overview_without_torch_says_why(monkeypatch):
