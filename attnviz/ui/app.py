@@ -17,8 +17,17 @@ _BROKEN_PYSIDE6 = ("6.12.0",)
 
 
 def require_working_binding() -> None:
-    """Raise ``RuntimeError`` with a clear remedy when the installed PySide6 is known broken."""
+    """Raise ``RuntimeError`` with a clear remedy when the installed PySide6 is known broken.
+
+    Every entry point that uses Qt passes here first, right after PySide6 is loaded: the
+    place to make PySide6's per-import source probe cheap (:mod:`attnviz.ui.feature_probe`)
+    before pyqtgraph's and attnviz's modules are imported.
+    """
     import PySide6
+
+    from attnviz.ui.feature_probe import quicken_feature_probe
+
+    quicken_feature_probe()
 
     if sys.implementation.name == "cpython" and sys.version_info < (3, 12):
         if PySide6.__version__ in _BROKEN_PYSIDE6:
