@@ -5,6 +5,7 @@ shared. The full-size figures are run by hand (``attnviz bench``).
 """
 
 import json
+import os
 import sys
 
 import pytest
@@ -185,6 +186,7 @@ def test_heatmap_large_reads_its_memory_in_a_child():
 def test_startup_measures_the_bare_window_beside_attnviz():
     result = ui_bench.startup(quick=True)
     assert result["runs"] == 1 and result["frozen"] is False
+    assert result["platform"] == os.environ.get("QT_QPA_PLATFORM", "offscreen")
     assert 0 < result["bare_seconds"] == result["bare_best_seconds"]
     assert 0 < result["seconds"] == result["best_seconds"]
     assert result["ratio"] == pytest.approx(result["seconds"] / result["bare_seconds"], rel=0.01)
