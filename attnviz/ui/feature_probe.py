@@ -11,10 +11,10 @@ memory for the sources it kept (issue 24).
 :func:`quicken_feature_probe` gives the hook the same answer from the file's raw bytes.
 It is the same answer because Python source files are in an ASCII-compatible encoding
 (PEP 263), so the word is in the bytes exactly when it is in the decoded text, and the file
-read is the module's own ``.py``, the one ``inspect.getsource`` reads. A module with no ``.py`` file, or one whose file
-cannot be read, goes to PySide6's own probe as before. Nothing here changes what any
-module may do: no attnviz module uses ``__feature__``, and the table PySide6 keeps holds
-the same values.
+read is the module's own ``.py``, the one ``inspect.getsource`` reads. A module with no
+``.py`` file, or one whose file cannot be read, goes to PySide6's own probe as before.
+Nothing here changes what any module may do: no attnviz module uses ``__feature__``, and
+the table PySide6 keeps holds the same values.
 
 The hook's names are PySide6 internals (``shibokensupport.feature``, as in PySide6 6.11).
 When they are missing or look different, nothing is changed and imports just keep their
