@@ -16,7 +16,7 @@ read is the module's own ``.py``, the one ``inspect.getsource`` reads. A module 
 Nothing here changes what any module may do: no attnviz module uses ``__feature__``, and
 the table PySide6 keeps holds the same values.
 
-The hook's names are PySide6 internals (``shibokensupport.feature``, as in PySide6 6.11).
+The hook's names are PySide6 internals (``shibokensupport.feature``, as in PySide6 6.7 to 6.11).
 When they are missing or look different, nothing is changed and imports just keep their
 old cost.
 """
