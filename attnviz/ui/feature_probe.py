@@ -53,6 +53,6 @@ def quicken_feature_probe() -> bool:
         return original(module)
 
     setattr(uses_pyside, _MARK, True)
-    uses_pyside.original = original  # type: ignore[attr-defined]  # for tests and undoing
+    uses_pyside.original = original  # type: ignore[attr-defined]  # the tests compare the two
     feature._mod_uses_pyside = uses_pyside
     return True

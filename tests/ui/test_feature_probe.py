@@ -70,7 +70,7 @@ def test_new_modules_get_the_same_table_entry(quick, tmp_path, monkeypatch):
             feature.pyside_feature_dict.pop(name, None)
 
 
-def test_a_module_without_a_readable_file_goes_to_pysides_probe(quick):
+def test_a_module_without_a_readable_file_goes_to_pysides_probe(quick, monkeypatch):
     probe, _ = quick
     seen = []
 
@@ -78,22 +78,19 @@ def test_a_module_without_a_readable_file_goes_to_pysides_probe(quick):
         seen.append(module.__name__)
         return True
 
-    # The closure's original is the real one; check the fallback path through a fresh wrap.
+    # A fresh wrap around a recording stand-in for PySide6's probe shows the fallback path.
     fake = types.SimpleNamespace(_mod_uses_pyside=original, pyside_feature_dict={})
-    saved = sys.modules["shibokensupport.feature"]
-    sys.modules["shibokensupport.feature"] = fake
-    try:
-        assert feature_probe.quicken_feature_probe() is True
-        wrapped = fake._mod_uses_pyside
-        gone = types.ModuleType("gone")
-        gone.__file__ = "/nonexistent/dir/gone.py"
-        compiled = types.ModuleType("compiled")
-        compiled.__file__ = "/somewhere/compiled.cpython-311-x86_64-linux-gnu.so"
-        builtin = types.ModuleType("builtin_like")  # no __file__ at all
-        assert wrapped(gone) and wrapped(compiled) and wrapped(builtin)
-        assert seen == ["gone", "compiled", "builtin_like"]
-    finally:
-        sys.modules["shibokensupport.feature"] = saved
+    monkeypatch.setitem(sys.modules, "shibokensupport.feature", fake)
+    assert feature_probe.quicken_feature_probe() is True
+    wrapped = fake._mod_uses_pyside
+    gone = types.ModuleType("gone")
+    gone.__file__ = "/nonexistent/dir/gone.py"
+    compiled = types.ModuleType("compiled")
+    compiled.__file__ = "/somewhere/compiled.cpython-311-x86_64-linux-gnu.so"
+    builtin = types.ModuleType("builtin_like")  # no __file__ at all
+    assert wrapped(gone) and wrapped(compiled) and wrapped(builtin)
+    assert seen == ["gone", "compiled", "builtin_like"]
+    monkeypatch.undo()
     assert feature._mod_uses_pyside is probe
 
 
