@@ -1,4 +1,4 @@
-"""Export every panel of every preset (PNG, SVG and each data array as NPY) into a folder, or
+"""Export every panel of every preset (PNG, SVG and each data array as NPY and CSV) into a folder, or
 compare two such folders byte for byte: the proof that a refactoring changed no output.
 
     python packaging/compare_exports.py write OUT      # from the checkout to test
@@ -47,7 +47,7 @@ def _export(argv: list[str], out: Path) -> None:
 
 
 def write(folder: Path) -> int:
-    """Every preset × panel × (png, svg, each data name as npy) into ``folder``."""
+    """Every preset × panel × (png, svg, each data name as npy and csv) into ``folder``."""
     from attnviz.model.panel_data import data_names
     from attnviz.model.topic_presets import all_preset_ids
 
@@ -62,8 +62,10 @@ def write(folder: Path) -> int:
                 )
                 count += 1
             for name in data_names(panel):
-                _export([*base, "--matrix", name], folder / f"{preset}.{panel}.{name}.npy")
-                count += 1
+                for ext in ("npy", "csv"):
+                    out = folder / f"{preset}.{panel}.{name}.{ext}"
+                    _export([*base, "--matrix", name], out)
+                    count += 1
         print(f"{preset}: done", file=sys.stderr, flush=True)
     print(f"{count} exports in {folder}")
     return 0
