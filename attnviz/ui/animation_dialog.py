@@ -51,8 +51,8 @@ from attnviz.model.sweep import (
 from attnviz.model.sweep_work import SAY_WORK_S, OverviewWork, overview_work
 from attnviz.ui.animation import ALPHA_FORMATS, check_target, kept_bytes, video_available
 from attnviz.ui.animation_job import AnimationJob
-from attnviz.ui.export import SIZE_RANGE, ExportError, ExportSpec
-from attnviz.ui.export_dialog import SIZES
+from attnviz.ui.export import ExportError, ExportSpec
+from attnviz.ui.export_form import PictureForm
 from attnviz.ui.panels import panel_title
 from attnviz.ui.undo import change_label
 
@@ -110,7 +110,6 @@ class AnimationDialog(QDialog):
         self.panel.setCurrentIndex(index if index >= 0 else self.panel.findData("heatmap"))
         self._on_q_panel_changed()
         self._on_q_format_changed()
-        self._on_q_size_changed(0)
 
     # --- building ----------------------------------------------------------------------
     def _build_sweep_rows(self, form: QFormLayout) -> None:
@@ -184,34 +183,20 @@ class AnimationDialog(QDialog):
             self.format.model().item(self.format.count() - 1).setEnabled(False)
         self.format.currentIndexChanged.connect(self._on_q_format_changed)
         form.addRow(self.tr("F&ormat"), self.format)
-        self.size = QComboBox()
-        self.size.setObjectName("size")
-        for size in SIZES:
-            self.size.addItem(self.tr("Custom") if size is None else f"{size[0]} × {size[1]}", size)
-        self.size.currentIndexChanged.connect(self._on_q_size_changed)
-        self.width_spin, self.height_spin = QSpinBox(), QSpinBox()
-        row = QHBoxLayout()
-        for spin, value, name in (
-            (self.width_spin, 1920, "width"),
-            (self.height_spin, 1080, "height"),
-        ):
-            spin.setObjectName(name)
-            spin.setRange(*SIZE_RANGE)
-            spin.setValue(value)
-            spin.setSuffix(" px")
-            row.addWidget(spin)
-        form.addRow(self.tr("Si&ze"), self.size)
-        form.addRow("", row)
-        self.theme = QComboBox()
-        self.theme.setObjectName("theme")
-        self.theme.addItem(self.tr("Light"), "light")
-        self.theme.addItem(self.tr("Dark"), "dark")
-        self.theme.setCurrentIndex(1 if theme == "dark" else 0)
-        form.addRow(self.tr("T&heme"), self.theme)
-        self.transparent = QCheckBox(self.tr("Tr&ansparent background"))
-        self.transparent.setObjectName("transparent")
+        self.picture = PictureForm(
+            form,
+            theme,
+            (self.tr("Si&ze"), self.tr("T&heme"), self.tr("Tr&ansparent background")),
+            self,
+        )
+        # The rows' widgets under the names tests and scripts know them by.
+        self.size, self.width_spin, self.height_spin = (
+            self.picture.size,
+            self.picture.width_spin,
+            self.picture.height_spin,
+        )
+        self.theme, self.transparent = self.picture.theme, self.picture.transparent
         self.transparent.setToolTip(self.tr("WebP and APNG only"))
-        form.addRow("", self.transparent)
         self.output = QLineEdit()
         self.output.setObjectName("output")
         self.output.setPlaceholderText(self.tr("the file to write"))
@@ -244,12 +229,7 @@ class AnimationDialog(QDialog):
 
     def spec(self) -> ExportSpec:
         """Size, theme and background of every frame."""
-        return ExportSpec(
-            self.width_spin.value(),
-            self.height_spin.value(),
-            self.theme.currentData(),
-            self.transparent.isChecked(),
-        )
+        return self.picture.spec()
 
     def _field(self):
         topic, _, name = self.field_path().partition(".")
@@ -308,14 +288,6 @@ class AnimationDialog(QDialog):
         text = self.output.text().strip()
         if text:
             self.output.setText(str(Path(text).with_suffix(f".{ext}")))
-
-    def _on_q_size_changed(self, index: int) -> None:
-        size = self.size.itemData(index)
-        for spin in (self.width_spin, self.height_spin):
-            spin.setEnabled(size is None)
-        if size is not None:
-            self.width_spin.setValue(size[0])
-            self.height_spin.setValue(size[1])
 
     def _on_q_browse(self) -> None:
         ext = self.format.currentData()

@@ -10,24 +10,19 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
-    QSpinBox,
 )
 
 from attnviz.model.topics.attention import MATRICES
-from attnviz.ui.export import SIZE_RANGE, ExportError, ExportSpec, copy_to_clipboard, export
-
-#: (width, height) offered; None = custom.
-SIZES = ((1920, 1080), (3840, 2160), (1280, 720), (1080, 1080), None)
+from attnviz.ui.export import ExportError, ExportSpec, copy_to_clipboard, export
+from attnviz.ui.export_form import PictureForm
 
 
 class ExportDialog(QDialog):
@@ -61,29 +56,19 @@ class ExportDialog(QDialog):
             self.matrix.addItem(names[name], name)
         self.matrix.setCurrentIndex(MATRICES.index(state.matrix))
         form.addRow(self.tr("&Matrix"), self.matrix)
-        self.size = QComboBox()
-        self.size.setObjectName("size")
-        for size in SIZES:
-            text = self.tr("Custom") if size is None else f"{size[0]} × {size[1]}"
-            self.size.addItem(text, size)
-        self.size.currentIndexChanged.connect(self._on_q_size_changed)
-        self.width_spin, self.height_spin = QSpinBox(), QSpinBox()
-        row = QHBoxLayout()
-        for spin, value in ((self.width_spin, 1920), (self.height_spin, 1080)):
-            spin.setRange(*SIZE_RANGE)
-            spin.setValue(value)
-            spin.setSuffix(" px")
-            row.addWidget(spin)
-        form.addRow(self.tr("&Size"), self.size)
-        form.addRow("", row)
-        self.theme = QComboBox()
-        self.theme.setObjectName("theme")
-        self.theme.addItem(self.tr("Light"), "light")
-        self.theme.addItem(self.tr("Dark"), "dark")
-        self.theme.setCurrentIndex(1 if theme == "dark" else 0)
-        form.addRow(self.tr("&Theme"), self.theme)
-        self.transparent = QCheckBox(self.tr("Transparent background"))
-        form.addRow("", self.transparent)
+        self.picture = PictureForm(
+            form,
+            theme,
+            (self.tr("&Size"), self.tr("&Theme"), self.tr("Transparent background")),
+            self,
+        )
+        # The rows' widgets under the names tests and scripts know them by.
+        self.size, self.width_spin, self.height_spin = (
+            self.picture.size,
+            self.picture.width_spin,
+            self.picture.height_spin,
+        )
+        self.theme, self.transparent = self.picture.theme, self.picture.transparent
         self.title = QLineEdit()
         self.title.setPlaceholderText(self.tr("automatic: the formula and the preset's title"))
         form.addRow(self.tr("T&itle"), self.title)
@@ -101,36 +86,16 @@ class ExportDialog(QDialog):
         self.copy_button.clicked.connect(self._on_q_copy)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
-        self._on_q_size_changed(0)
         self._on_q_format_changed(0)
 
     def spec(self) -> ExportSpec:
         """The export the dialog describes now."""
-        return ExportSpec(
-            width=self.width_spin.value(),
-            height=self.height_spin.value(),
-            theme=self.theme.currentData(),
-            transparent=self.transparent.isChecked(),
-            matrix=self.matrix.currentData(),
-            title=self.title.text() or None,
-        )
-
-    def _on_q_size_changed(self, index: int) -> None:
-        size = self.size.itemData(index)
-        custom = size is None
-        self.width_spin.setEnabled(custom)
-        self.height_spin.setEnabled(custom)
-        if not custom:
-            self.width_spin.setValue(size[0])
-            self.height_spin.setValue(size[1])
+        return self.picture.spec(matrix=self.matrix.currentData(), title=self.title.text() or None)
 
     def _on_q_format_changed(self, _index: int) -> None:
         figure = self.format.currentData() in ("png", "svg")
-        for widget in (self.size, self.width_spin, self.height_spin, self.theme, self.title):
-            widget.setEnabled(figure)
-        self.transparent.setEnabled(figure)
-        if figure:
-            self._on_q_size_changed(self.size.currentIndex())
+        self.picture.set_enabled(figure)
+        self.title.setEnabled(figure)
         self.note.setText(
             self.tr("The image is exactly this many pixels, whatever the screen.")
             if figure

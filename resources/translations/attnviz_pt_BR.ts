@@ -156,20 +156,8 @@
         <translation>F&amp;ormato</translation>
     </message>
     <message>
-        <source>Custom</source>
-        <translation>Personalizado</translation>
-    </message>
-    <message>
         <source>Si&amp;ze</source>
         <translation>Tama&amp;nho</translation>
-    </message>
-    <message>
-        <source>Light</source>
-        <translation>Claro</translation>
-    </message>
-    <message>
-        <source>Dark</source>
-        <translation>Escuro</translation>
     </message>
     <message>
         <source>T&amp;heme</source>
@@ -527,11 +515,11 @@
     </message>
     <message>
         <source>Controls</source>
-        <extracomment>The attention fields each group of the panel edits (a slide shows the groups it needs).</extracomment>
         <translation>Controles</translation>
     </message>
     <message>
         <source>Scores</source>
+        <extracomment>The attention fields each group of the panel edits (a slide shows the groups it needs).</extracomment>
         <translation>Pontuações</translation>
     </message>
     <message>
@@ -734,11 +722,12 @@
     </message>
     <message>
         <source>Tokens and vectors</source>
-        <extracomment>Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.</extracomment>
+        <extracomment>Panel id → (class name, title). The class takes its ``TITLE`` from here; the class name is the title&apos;s translation context, as for every string of the class.</extracomment>
         <translation>Tokens e vetores</translation>
     </message>
     <message>
         <source>Arrows are drawn when d_k = 2.</source>
+        <extracomment>Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.</extracomment>
         <translation>As setas aparecem quando d_k = 2.</translation>
     </message>
     <message>
@@ -822,11 +811,11 @@
     </message>
     <message>
         <source>Embedding table</source>
-        <extracomment>Bins per decade of rank on the rank plot.</extracomment>
         <translation>Tabela de embeddings</translation>
     </message>
     <message>
         <source>Chapter 003, the embedding table: a lookup is a one-hot product, so a batch&apos;s gradient reaches only the rows of the tokens in it.</source>
+        <extracomment>Bins per decade of rank on the rank plot.</extracomment>
         <translation>Capítulo 003, a tabela de embeddings: buscar uma linha é multiplicar por um vetor one-hot, então o gradiente de um lote só alcança as linhas dos tokens que estão nele.</translation>
     </message>
     <message>
@@ -934,7 +923,6 @@
     <name>ExportDialog</name>
     <message>
         <source>Export Heatmap</source>
-        <extracomment>(width, height) offered; None = custom.</extracomment>
         <translation>Exportar mapa de calor</translation>
     </message>
     <message>
@@ -974,20 +962,8 @@
         <translation>&amp;Matriz</translation>
     </message>
     <message>
-        <source>Custom</source>
-        <translation>Personalizado</translation>
-    </message>
-    <message>
         <source>&amp;Size</source>
         <translation>&amp;Tamanho</translation>
-    </message>
-    <message>
-        <source>Light</source>
-        <translation>Claro</translation>
-    </message>
-    <message>
-        <source>Dark</source>
-        <translation>Escuro</translation>
     </message>
     <message>
         <source>&amp;Theme</source>
@@ -1050,11 +1026,11 @@
     </message>
     <message>
         <source>Gradient</source>
-        <extracomment>Decimals written in the cells (the chapter quotes dQ to three). The fields the saturation plot is about (a slide shows it when its lesson moves them). The lowest power of ten the saturation plot draws: smaller sizes (a double underflows near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph&apos;s log axes stop at 1e−307.6. The matrices of the chain and the row of the figure each sits in.</extracomment>
         <translation>Gradiente</translation>
     </message>
     <message>
         <source>Chapter 003, backward pass: how the loss&apos;s gradient dO flows back through A = softmax(QKᵀ/√d_k) to Q, K and V.</source>
+        <extracomment>Decimals written in the cells (the chapter quotes dQ to three). The fields the saturation plot is about (a slide shows it when its lesson moves them). The lowest power of ten the saturation plot draws: smaller sizes (a double underflows near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph&apos;s log axes stop at 1e−307.6. The matrices of the chain and the row of the figure each sits in.</extracomment>
         <translation>Capítulo 003, retropropagação: como o gradiente da perda dO volta por A = softmax(QKᵀ/√d_k) até Q, K e V.</translation>
     </message>
     <message>
@@ -1566,11 +1542,11 @@
     <name>LessonPanel</name>
     <message>
         <source>Lessons</source>
-        <extracomment>Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and room for a few more; below the list the panel itself scrolls.</extracomment>
         <translation>Lições</translation>
     </message>
     <message>
         <source>Each lesson walks through one section of the documents: every step sets up the panels and says what to look at.</source>
+        <extracomment>Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and room for a few more; below the list the panel itself scrolls.</extracomment>
         <translation>Cada lição percorre uma seção dos documentos: cada passo prepara os painéis e diz o que observar.</translation>
     </message>
     <message>
@@ -2292,12 +2268,11 @@
     </message>
     <message>
         <source>Long sequence</source>
-        <extracomment>Decades of weight the log colour scale spans below the largest one shown.</extracomment>
         <translation>Sequência longa</translation>
     </message>
     <message>
         <source>Chapter 003, the price of n²: every weight of a long sequence, mapped without the n×n matrix. Drag a rectangle or scroll to zoom down to the exact weights.</source>
-        <extracomment>None: compute in place when the panel is its own window (an offscreen export).</extracomment>
+        <extracomment>Decades of weight the log colour scale spans below the largest one shown. None: compute in place when the panel is its own window (an offscreen export).</extracomment>
         <translation>Capítulo 003, o preço de n²: todos os pesos de uma sequência longa, mapeados sem a matriz n×n. Arraste um retângulo ou role para aproximar até os pesos exatos.</translation>
     </message>
     <message>
@@ -2494,6 +2469,22 @@
     </message>
 </context>
 <context>
+    <name>PictureForm</name>
+    <message>
+        <source>Custom</source>
+        <extracomment>(width, height) offered; None = custom.</extracomment>
+        <translation>Personalizado</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Claro</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Escuro</translation>
+    </message>
+</context>
+<context>
     <name>PositionsPanel</name>
     <message>
         <source>plain RoPE</source>
@@ -2533,11 +2524,11 @@
     </message>
     <message>
         <source>Positions (RoPE)</source>
-        <extracomment>How the pairs of the chosen method are marked on the extension plot (Okabe–Ito index). Milliseconds between frames of the position animation.</extracomment>
         <translation>Posições (RoPE)</translation>
     </message>
     <message>
         <source>Chapter 003, positions: each pair of dimensions turns like a clock hand, m·θ per position; the score sees only the angle between query and key.</source>
+        <extracomment>How the pairs of the chosen method are marked on the extension plot (Okabe–Ito index). Milliseconds between frames of the position animation.</extracomment>
         <translation>Capítulo 003, posições: cada par de dimensões gira como o ponteiro de um relógio, m·θ por posição; a pontuação só vê o ângulo entre consulta e chave.</translation>
     </message>
     <message>
@@ -3045,11 +3036,11 @@
     <name>StepsPanel</name>
     <message>
         <source>Steps for one query</source>
-        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
         <translation>Passo a passo de uma consulta</translation>
     </message>
     <message>
         <source>The query whose row of attention is worked out below</source>
+        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
         <translation>A consulta cuja linha de atenção é calculada abaixo</translation>
     </message>
     <message>
@@ -3145,11 +3136,11 @@
     <name>TilesPanel</name>
     <message>
         <source>FlashAttention</source>
-        <extracomment>Milliseconds between tiles while playing. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
         <translation>FlashAttention</translation>
     </message>
     <message>
         <source>Chapter 003, FlashAttention: the scores are computed one tile at a time; each query row keeps only a running max m, a running sum ℓ and its output so far, rescaled whenever m grows. ←/→ step, Home/End, Space plays.</source>
+        <extracomment>Milliseconds between tiles while playing. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
         <translation>Capítulo 003, FlashAttention: as pontuações são calculadas um bloco por vez; cada linha de consulta guarda só um máximo corrente m, uma soma corrente ℓ e a saída até ali, reescalonadas sempre que m cresce. ←/→ avançam, Home/End, Space reproduz.</translation>
     </message>
     <message>
