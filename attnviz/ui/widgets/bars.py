@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip
 
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.plot_style import line_width, series_color
 
 
@@ -37,14 +37,16 @@ class Bar:
     color: int = 0
 
 
-class BarChart(QWidget):
+class BarChart(PaintedWidget):
     """Horizontal bars on one linear scale (see the module docstring)."""
+
+    background = Background.THEME
+    render_hints = (QPainter.RenderHint.Antialiasing,)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.bars: tuple[Bar, ...] = ()
         self.title = ""
-        self.theme: Theme = LIGHT
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
@@ -53,11 +55,6 @@ class BarChart(QWidget):
         self.bars = tuple(bars)
         self.title = title
         self.updateGeometry()
-        self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        """Colours of ``theme``."""
-        self.theme = theme
         self.update()
 
     def _row_height(self) -> float:
@@ -82,15 +79,6 @@ class BarChart(QWidget):
         return i if 0 <= i < len(self.bars) and y >= self._top() else None
 
     # --- painting ----------------------------------------------------------------------
-    def paintEvent(self, _event) -> None:
-        painter = QPainter(self)
-        try:
-            painter.fillRect(self.rect(), QColor(self.theme.background))
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            self._paint(painter)
-        finally:
-            painter.end()
-
     def _paint(self, p: QPainter) -> None:
         if not self.bars:
             return

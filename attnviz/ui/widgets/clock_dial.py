@@ -21,11 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip
 
 from attnviz.core.rope import rotation_angles, wavelengths
 from attnviz.ui.widgets.fit_text import fit_caption
 from attnviz.ui.widgets.numbers import fmt, grouped, localize
+from attnviz.ui.widgets.painted import PaintedWidget
 
 #: At most this many clocks are drawn; more pairs show an evenly spaced subset.
 MAX_PAIRS = 64
@@ -81,7 +82,7 @@ class _Layout:
     line: float  # the font's line height
 
 
-class ClockDial(QWidget):
+class ClockDial(PaintedWidget):
     """One clock per RoPE dimension pair: query hand at ``m·θ_i``, key hand at ``n·θ_i``.
 
     Keys: Right/Up emit ``sigStep(+1)``, Left/Down ``sigStep(-1)`` (the panel moves the
@@ -102,7 +103,7 @@ class ClockDial(QWidget):
         self._n = 0.0
         self._max_pairs = MAX_PAIRS
         self._shown = np.zeros(0, dtype=int)
-        self._theme = None
+        self.theme = None  # the palette's colours until a theme is set
         self._font: QFont | None = None
         self._hover = -1
         self._cached: tuple[tuple, _Layout] | None = None  # (rect, layout): hover is hot
@@ -148,8 +149,7 @@ class ClockDial(QWidget):
         ``entropy`` (key); a theme with ``query`` or ``key`` colours uses those instead, and
         a missing colour falls back to the palette.
         """
-        self._theme = theme
-        self.update()
+        super().set_theme(theme)
 
     def set_font(self, font: QFont | None) -> None:
         """The font of labels and header (None: the widget's own font).
@@ -264,17 +264,13 @@ class ClockDial(QWidget):
         return round(cols * max(diam + pad, widest + pad) + 2 * pad)
 
     # --- painting -------------------------------------------------------------------
-    def paintEvent(self, _event) -> None:
-        painter = QPainter(self)
-        try:
-            self.draw(painter, QRectF(self.rect()))
-            if self.hasFocus():
-                pen = QPen(self._colors()["query"], 2, Qt.PenStyle.DashLine)
-                painter.setPen(pen)
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(QRectF(self.rect()).adjusted(1, 1, -1, -1))
-        finally:
-            painter.end()
+    def _paint(self, painter: QPainter) -> None:
+        self.draw(painter, QRectF(self.rect()))
+        if self.hasFocus():
+            pen = QPen(self._colors()["query"], 2, Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(QRectF(self.rect()).adjusted(1, 1, -1, -1))
 
     def draw(self, painter: QPainter, rect: QRectF, *, background: bool = True) -> None:
         """Paint the dial into ``rect`` of any painter (widget, image, SVG)."""
@@ -513,7 +509,7 @@ class ClockDial(QWidget):
         out = {}
         for name, (attrs, role) in roles.items():
             value = next(
-                (getattr(self._theme, a, None) for a in attrs if getattr(self._theme, a, None)),
+                (getattr(self.theme, a, None) for a in attrs if getattr(self.theme, a, None)),
                 None,
             )
             color = QColor(value) if value else QColor()

@@ -15,10 +15,11 @@ import math
 import numpy as np
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy
 
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.colormaps import colormap
+from attnviz.ui.widgets.painted import Background, PaintedWidget
 
 #: Smallest cell (pixels, as an area): below it, consecutive rows share a cell.
 MIN_CELL_AREA = 4.0
@@ -66,7 +67,7 @@ def binned(values: np.ndarray, per_cell: int) -> tuple[np.ndarray, np.ndarray]:
     return groups.sum(axis=1) / sizes, groups.max(axis=1) > 0
 
 
-class EmbeddingStrip(QWidget):
+class EmbeddingStrip(PaintedWidget):
     """A view of one value per table row (update count, gradient norm).
 
     Signals
@@ -76,6 +77,7 @@ class EmbeddingStrip(QWidget):
     """
 
     sigHover = Signal(int, int)  # Qt naming
+    background = Background.THEME
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -84,18 +86,12 @@ class EmbeddingStrip(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.values = np.zeros(0)
         self.title = ""
-        self.theme: Theme = LIGHT
 
     # --- data --------------------------------------------------------------------------
     def set_values(self, values: np.ndarray, title: str) -> None:
         """Show ``values`` (one per row, ≥ 0) with the colour bar titled ``title``."""
         self.values = np.asarray(values, dtype=np.float64)
         self.title = title
-        self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        """Colours of ``theme`` (text, the untouched grey)."""
-        self.theme = theme
         self.update()
 
     def geometry_of_cells(self) -> tuple[QRectF, int, int, int] | None:
@@ -127,14 +123,6 @@ class EmbeddingStrip(QWidget):
     def _bar_width(self) -> float:
         fm = QFontMetricsF(self.font())
         return fm.horizontalAdvance("0000.0") + fm.height() * 1.5
-
-    def paintEvent(self, _event) -> None:
-        painter = QPainter(self)
-        try:
-            painter.fillRect(self.rect(), QColor(self.theme.background))
-            self._paint(painter)
-        finally:
-            painter.end()
 
     def _paint(self, painter: QPainter) -> None:
         fm = QFontMetricsF(self.font())

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy
 
-from attnviz.ui.theme import LIGHT, Theme
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
+from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.plot_style import line_width, series_color
 from attnviz.ui.widgets.units import short_tokens
 
@@ -55,23 +55,20 @@ def track_exponents(context: int, max_context: int) -> tuple[float, float]:
     return TRACK_MIN_EXP, min(top, MAX_TRACK_EXP)
 
 
-class MemoryGauge(QWidget):
+class MemoryGauge(PaintedWidget):
     """The memory bar and the context track of the memory panel."""
+
+    background = Background.THEME
+    render_hints = (QPainter.RenderHint.Antialiasing,)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.state: GaugeState | None = None
-        self.theme: Theme = LIGHT
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_state(self, state: GaugeState) -> None:
         """Show ``state``."""
         self.state = state
-        self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        """Colours of ``theme``."""
-        self.theme = theme
         self.update()
 
     def _line(self) -> float:
@@ -88,18 +85,11 @@ class MemoryGauge(QWidget):
         self.updateGeometry()  # the height follows the font
 
     # --- painting ----------------------------------------------------------------------
-    def paintEvent(self, _event) -> None:
-        if self.state is None:
-            return
-        painter = QPainter(self)
-        try:
-            painter.fillRect(self.rect(), QColor(self.theme.background))
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            self._paint(painter, self.state)
-        finally:
-            painter.end()
+    def _has_content(self) -> bool:
+        return self.state is not None  # nothing at all until the panel sets a state
 
-    def _paint(self, p: QPainter, s: GaugeState) -> None:
+    def _paint(self, p: QPainter) -> None:
+        s = self.state
         line = self._line()
         fg = QColor(self.theme.foreground)
         pad = line * 0.3

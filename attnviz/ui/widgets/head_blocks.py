@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy
 
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.plot_style import line_width, series_color
 
 
@@ -47,13 +47,15 @@ def picture_rows(n: int, d_model: int, h: int, h_kv: int, d: int) -> list[tuple[
     ]
 
 
-class BlocksView(QWidget):
+class BlocksView(PaintedWidget):
     """The four products of one attention layer, drawn as blocks (see the module docstring)."""
+
+    background = Background.EXPORTED
+    render_hints = (QPainter.RenderHint.Antialiasing,)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.theme: Theme = LIGHT
         self.layout_key = (1, 1, 1, 1, 1)
         self.selected = 0
         self.rows: list[tuple[Box, Box, Box]] = []
@@ -82,11 +84,6 @@ class BlocksView(QWidget):
     def set_selected(self, head: int) -> None:
         """Outline ``head``'s blocks."""
         self.selected = head
-        self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        """Colours of ``theme``."""
-        self.theme = theme
         self.update()
 
     # --- painting ----------------------------------------------------------------------
@@ -130,20 +127,8 @@ class BlocksView(QWidget):
             width = max(width, metrics.horizontalAdvance(_shape_text(box)))
         return width + 6
 
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setFont(self.font())
-            self._paint(painter)
-        finally:
-            painter.end()
-
     def _paint(self, painter: QPainter) -> None:
-        if self.window().autoFillBackground():
-            # An exported panel (a window of its own) does not pass its palette down: the
-            # theme's background, unless the export is transparent.
-            painter.fillRect(self.rect(), QColor(self.theme.background))
+        painter.setFont(self.font())
         if not self.rows:
             painter.setPen(QColor(self.theme.muted))
             painter.drawText(

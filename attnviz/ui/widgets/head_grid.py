@@ -15,11 +15,12 @@ import math
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy
 
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.fit_text import fit_caption
 from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.plot_style import line_width, series_color
 
 
@@ -87,7 +88,7 @@ def grid_layout(n_groups: int, per_group: int, width: float, height: float, labe
     return best
 
 
-class HeadGrid(QWidget):
+class HeadGrid(PaintedWidget):
     """Small multiples of ``(h, n, n)`` attention weights, grouped by KV head.
 
     Signals
@@ -100,6 +101,8 @@ class HeadGrid(QWidget):
 
     sigHeadClicked = Signal(int)  # Qt naming
     sigHovered = Signal(str)  # Qt naming
+    background = Background.EXPORTED
+    render_hints = (QPainter.RenderHint.Antialiasing,)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -112,7 +115,6 @@ class HeadGrid(QWidget):
         self.tokens: tuple[str, ...] = ()
         self.selected = 0
         self.message = ""
-        self.theme: Theme = LIGHT
         self.lut = np.stack([np.arange(256)] * 3, axis=1).astype(np.uint8)
         self._images: list[QImage] = []
         self._tiles: list[QRectF] = []
@@ -150,6 +152,10 @@ class HeadGrid(QWidget):
         self.lut = np.asarray(lut, dtype=np.uint8)[:, :3]
         self._build_images()
         self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        """Colours of ``theme``, keeping the colour map."""
+        self.set_style(theme, self.lut)
 
     def _build_images(self) -> None:
         self._images = []
@@ -220,22 +226,10 @@ class HeadGrid(QWidget):
         return None
 
     # --- painting ----------------------------------------------------------------------
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        try:
-            self._paint(painter)
-        finally:
-            painter.end()
-
     def _paint(self, painter: QPainter) -> None:
         theme = self.theme
         fg, muted = QColor(theme.foreground), QColor(theme.muted)
         font = self.font()
-        if self.window().autoFillBackground():
-            # An exported panel (a window of its own) does not pass its palette down: the
-            # theme's background, unless the export is transparent.
-            painter.fillRect(self.rect(), QColor(theme.background))
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setFont(font)
         if self.weights is None:
             painter.setPen(fg)

@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy
 
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.head_grid import paint_unit_bar, rgb_image
 from attnviz.ui.widgets.numbers import fmt, shown_decimals
+from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import line_width
 
@@ -39,7 +40,7 @@ def block_max(w: np.ndarray, side: int = MAX_TILE_CELLS) -> np.ndarray:
     return np.maximum.reduceat(np.maximum.reduceat(w, edges, axis=0), edges, axis=1)
 
 
-class LayerGrid(QWidget):
+class LayerGrid(PaintedWidget):
     """Small multiples of ``(layers, heads, n, n)`` weights (see the module docstring).
 
     Signals
@@ -52,6 +53,7 @@ class LayerGrid(QWidget):
 
     sigPicked = Signal(int, int)  # Qt naming
     sigHovered = Signal(str)  # Qt naming
+    background = Background.EXPORTED
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -65,7 +67,6 @@ class LayerGrid(QWidget):
         self.link: tuple[int, int] | None = None
         self.by_link = False
         self.message = ""
-        self.theme: Theme = LIGHT
         self.lut = np.stack([np.arange(256)] * 3, axis=1).astype(np.uint8)
         self._images: list[list[QImage]] = []
         self._hover: tuple | None = None
@@ -111,6 +112,10 @@ class LayerGrid(QWidget):
         self._build_images()
         self.update()
 
+    def set_theme(self, theme: Theme) -> None:
+        """Colours of ``theme``, keeping the colour map."""
+        self.set_style(theme, self.lut)
+
     def _build_images(self) -> None:
         masked = QColor(self.theme.masked_fill)
         self._images = [
@@ -155,18 +160,9 @@ class LayerGrid(QWidget):
         return None
 
     # --- painting ----------------------------------------------------------------------
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        try:
-            self._paint(painter)
-        finally:
-            painter.end()
-
     def _paint(self, painter: QPainter) -> None:
         theme = self.theme
         fg = QColor(theme.foreground)
-        if self.window().autoFillBackground():
-            painter.fillRect(self.rect(), QColor(theme.background))  # an exported panel
         painter.setFont(self.font())
         if not self.weights:
             painter.setPen(fg)

@@ -32,11 +32,12 @@ from PySide6.QtGui import (
     QPainter,
     QPen,
 )
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip
 
-from attnviz.ui.theme import LIGHT, Theme
+from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.numbers import MINUS, exact, fmt
+from attnviz.ui.widgets.painted import PaintedWidget
 from attnviz.ui.widgets.token_axis import label_step
 
 #: Colour stops from −m to +m (blue for negative, red for positive, as RdBu reversed).
@@ -101,7 +102,7 @@ def _short(label: str) -> str:
     return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
 
 
-class MatrixView(QWidget):
+class MatrixView(PaintedWidget):
     """One matrix as a diverging heatmap with numbers (see the module docstring).
 
     Signals
@@ -112,6 +113,7 @@ class MatrixView(QWidget):
     """
 
     sigHover = Signal(int, int)
+    render_hints = (QPainter.RenderHint.TextAntialiasing,)
 
     def __init__(self, symbol: str = "", parent=None) -> None:
         super().__init__(parent)
@@ -129,7 +131,6 @@ class MatrixView(QWidget):
         self._decimals = 2
         self._vmax = 1.0
         self._image: QImage | None = None
-        self._theme = LIGHT
         self._lut = colormap_lut(STOPS_LIGHT)
         self.hovered: tuple[int, int] = (-1, -1)
 
@@ -193,7 +194,7 @@ class MatrixView(QWidget):
 
     def set_theme(self, theme: Theme) -> None:
         """Colormap and masked colours of ``theme`` (text follows the palette)."""
-        self._theme = theme
+        self.theme = theme
         self._lut = colormap_lut(STOPS_DARK if theme.dark else STOPS_LIGHT)
         self._image = self._build_image()
         self.update()
@@ -342,9 +343,7 @@ class MatrixView(QWidget):
         super().leaveEvent(event)
 
     # --- painting ------------------------------------------------------------------
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    def _paint(self, painter: QPainter) -> None:
         fg = self.palette().windowText().color()
         title, labels, _scale = self._chrome()
         bold = QFont(self.font())
@@ -360,7 +359,6 @@ class MatrixView(QWidget):
         )
         painter.setFont(self.font())
         if self._image is None:
-            painter.end()
             return
         grid, cw, ch = self._grid()
         painter.drawImage(grid, self._image)
@@ -371,11 +369,10 @@ class MatrixView(QWidget):
         self._paint_numbers(painter, grid, cw, ch)
         self._paint_labels(painter, grid, cw, ch, fg)
         self._paint_scale(painter, grid, fg)
-        painter.end()
 
     def _paint_frame(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
         """An outline, and thin cell borders where the cells are large enough for numbers."""
-        color = QColor(self._theme.muted)
+        color = QColor(self.theme.muted)
         color.setAlphaF(0.55)
         painter.setPen(QPen(color, 1))
         if self._fits(cw, ch):
@@ -392,10 +389,10 @@ class MatrixView(QWidget):
     def _paint_masked(self, painter: QPainter, grid: QRectF, cw: float, ch: float) -> None:
         if self._allowed is None:
             return
-        fill = QBrush(QColor(self._theme.masked_fill))
+        fill = QBrush(QColor(self.theme.masked_fill))
         # SVG has no device-pixel pattern brush: the grey fill alone marks masked cells there.
         svg = painter.paintEngine().type() == QPaintEngine.Type.SVG
-        hatch = QBrush(QColor(self._theme.masked_hatch), Qt.BrushStyle.BDiagPattern)
+        hatch = QBrush(QColor(self.theme.masked_hatch), Qt.BrushStyle.BDiagPattern)
         for r, c in zip(*np.nonzero(~self._allowed), strict=True):
             rect = QRectF(grid.left() + c * cw, grid.top() + r * ch, cw, ch)
             painter.fillRect(rect, fill)

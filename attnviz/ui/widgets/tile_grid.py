@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip
 
-from attnviz.ui.theme import LIGHT, Theme
 from attnviz.ui.widgets.colormaps import colormap
 from attnviz.ui.widgets.contrast import BLACK, WHITE, dark_ink, ink_for, qcolor_rgb
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
+from attnviz.ui.widgets.painted import PaintedWidget
 
 #: Largest cell, in multiples of the font height (a 4-token demo must not fill the screen).
 MAX_CELL_EM = 3.2
@@ -64,14 +64,15 @@ class Matrix:
             self.levels = (float(finite.min()), float(finite.max())) if finite.size else (0, 1)
 
 
-class AlignedMatrices(QWidget):
+class AlignedMatrices(PaintedWidget):
     """Matrices side by side sharing rows; see the module docstring."""
+
+    render_hints = (QPainter.RenderHint.Antialiasing, QPainter.RenderHint.TextAntialiasing)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.matrices: list[Matrix] = []
         self.rows = 1
-        self.theme: Theme = LIGHT
         self.cmap = colormap("viridis")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMouseTracking(True)
@@ -80,10 +81,6 @@ class AlignedMatrices(QWidget):
         """Show ``matrices`` on a grid of ``rows`` rows."""
         self.matrices = list(matrices)
         self.rows = max(rows, 1)
-        self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
         self.update()
 
     def texts(self, index: int) -> list[list[str]]:
@@ -145,12 +142,10 @@ class AlignedMatrices(QWidget):
         return None
 
     # --- painting ------------------------------------------------------------------
-    def paintEvent(self, _event) -> None:
-        if not self.matrices:
-            return
-        p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    def _has_content(self) -> bool:
+        return bool(self.matrices)
+
+    def _paint(self, p: QPainter) -> None:
         fm = QFontMetricsF(self.font())
         cell, left, top, xs = self._geometry()
         muted, fg = QColor(self.theme.muted), QColor(self.theme.foreground)
@@ -198,7 +193,6 @@ class AlignedMatrices(QWidget):
                 p.setPen(QPen(QColor(o.color), o.width))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawRect(rect)
-        p.end()
 
     def _paint_cells(self, p: QPainter, m: Matrix, x0: float, y0: float, cell: float) -> None:
         """One pixel per cell, scaled up (a 64 × 64 matrix repaints in a few ms), then the
@@ -261,14 +255,13 @@ class AlignedMatrices(QWidget):
         return super().event(event)
 
 
-class MemoryBars(QWidget):
+class MemoryBars(PaintedWidget):
     """Bars of what the tiles hold against the n×n matrix, for one or more lengths."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.rows: list[tuple[str, int, int]] = []
         self.names = ("", "")
-        self.theme: Theme = LIGHT
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_rows(self, rows, names: tuple[str, str]) -> None:
@@ -276,10 +269,6 @@ class MemoryBars(QWidget):
         self.rows = list(rows)
         self.names = names
         self.setFixedHeight(self.sizeHint().height())
-        self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
         self.update()
 
     def sizeHint(self) -> QSize:
@@ -291,8 +280,7 @@ class MemoryBars(QWidget):
             self.setFixedHeight(self.sizeHint().height())
         super().changeEvent(event)
 
-    def paintEvent(self, _event) -> None:
-        p = QPainter(self)
+    def _paint(self, p: QPainter) -> None:
         m = QFontMetricsF(self.font())
         h = m.height()
         fg = QColor(self.theme.foreground)
@@ -314,4 +302,3 @@ class MemoryBars(QWidget):
                 spot = row.adjusted(6 if inside else length + 6, 0, 0, 0)
                 p.drawText(spot, Qt.AlignmentFlag.AlignVCenter, text)
             y += 2.6 * h
-        p.end()
