@@ -22,6 +22,7 @@ import importlib
 import importlib.util
 import math
 import sys
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -282,6 +283,21 @@ class TorchBackend:
         return self.ops.numpy(self.ops.block(q, k, ri, ci, lse, c, causal))
 
 
+class _Sweep(NamedTuple):
+    """What every panel of query rows of one :meth:`_TorchOps.overview` reads."""
+
+    qf: Any  #: queries, (B, n_q, d)
+    kf: Any  #: keys, (B, n_k, d)
+    tiles: list  #: key tiles: (first key, end, first bin, runs of bins)
+    bins: int
+    scale: float  #: c·log2(e): scores in base 2
+    buf: Any  #: room for a tile's scores, or None
+    causal: bool
+    off: int  #: n_k − n_q: a query sees the keys up to its own index plus this
+    reduce: str | None
+    runner: Any
+
+
 class _TorchOps:
     """The torch computations behind :class:`TorchBackend`, on one device."""
 
@@ -417,47 +433,17 @@ class _TorchOps:
         tiles = _tiled._key_tiles(*work.split_starts(n_k, bins), width)
         group = np.repeat(np.arange(bins), work.split_starts(n_q, bins)[1])
         group = t.as_tensor(group, device=dev)
-        buf = None  # half-precision products come as new float32 tensors (cached by torch)
-        if qf.dtype not in (t.bfloat16, t.float16):
-            widest = max(j1 - j0 for j0, j1, _b, _r in tiles)
-            buf = t.empty(n_b * rows * widest, dtype=qf.dtype, device=dev)
+        buf = self._score_buffer(qf, n_b, rows, tiles)
         scale = c * _tiled._LOG2E  # base 2: exp2 for exp
         out = t.zeros(n_b, bins, bins, dtype=t.float64, device=dev) if reduce else None
         lse = t.empty(n_b, n_q, dtype=t.float64, device=dev)
         panels = [(a, min(a + rows, n_q)) for a in range(0, n_q, rows)]
         panels = [(a, b, min(n_k, b + off) if causal else n_k) for a, b in panels]
         runner.total = max(1.0, float(sum((b - a) * end for a, b, end in panels)))
+        sweep = _Sweep(qf, kf, tiles, bins, scale, buf, causal, off, reduce, runner)
         for a, b, end in panels:
-            m = None
-            acc = t.zeros(n_b, b - a, bins, dtype=t.float64, device=dev)
-            top = t.full_like(acc, -math.inf) if reduce == "max" else None
-            for j0, j1, b0, runs in tiles:
-                if j0 >= end:
-                    break
-                runner.check()
-                nb = sum(count for count, _w in runs)
-                s = self._scores(qf[:, a:b], kf[:, j0:j1], scale, buf)
-                if causal:
-                    self._hide(s, a, b, j0, j1, off)
-                if top is not None:
-                    seg = top[..., b0 : b0 + nb]
-                    t.maximum(seg, self._runs(s, runs, "max").double(), out=seg)
-                # Every query sees key 0, so the first tile gives each a finite maximum.
-                new = s.amax(-1) if m is None else t.maximum(m, s.amax(-1))
-                if m is not None:
-                    acc.mul_(t.exp2(m - new).double()[..., None])
-                s.sub_(new[..., None]).exp2_()
-                acc[..., b0 : b0 + nb] += self._runs(s, runs, "sum").double()
-                m = new
-            total = acc.sum(-1)
-            lse2 = m.double() + total.log2()
-            lse[:, a:b] = lse2 / _tiled._LOG2E
-            if reduce == "mean":
-                out.index_add_(1, group[a:b], acc / total[..., None])
-            elif reduce == "max":
-                cells = t.exp2(top - lse2[..., None])
-                index = group[a:b][None, :, None].expand_as(cells)
-                out.scatter_reduce_(1, index, cells, "amax", include_self=True)
+            m, acc, top = self._panel_sums(sweep, a, b, end)
+            self._reduce_panel(sweep, a, b, (m, acc, top), group, out, lse)
             if dev.startswith("cuda") and runner.watched:
                 t.cuda.synchronize(dev)  # progress and cancel follow the GPU, not the queue
             runner.advance((b - a) * end)
@@ -466,6 +452,59 @@ class _TorchOps:
             out /= t.as_tensor(sizes.astype(np.float64), device=dev)
         shape = batch + (bins, bins)
         return (None if out is None else out.reshape(shape)), lse.reshape(batch + (n_q,))
+
+    def _score_buffer(self, qf, n_b: int, rows: int, tiles):
+        """Room for the scores of the widest tile, reused by every tile; None for
+        half-precision products, which come as new float32 tensors (cached by torch)."""
+        t = self.torch
+        if qf.dtype in (t.bfloat16, t.float16):
+            return None
+        widest = max(j1 - j0 for j0, j1, _b, _r in tiles)
+        return t.empty(n_b * rows * widest, dtype=qf.dtype, device=self.device)
+
+    def _panel_sums(self, sweep: _Sweep, a: int, b: int, end: int):
+        """``(m, acc, top)`` of query rows ``a:b`` over the key tiles before ``end``: the
+        running maximum per query (base 2), the per-(query, key bin) sums of exp2(score −
+        m), rescaled as m grows, and (``reduce="max"``) each bin's largest score."""
+        t, dev = self.torch, self.device
+        qf, kf, tiles, runner = sweep.qf, sweep.kf, sweep.tiles, sweep.runner
+        m = None
+        acc = t.zeros(qf.shape[0], b - a, sweep.bins, dtype=t.float64, device=dev)
+        top = t.full_like(acc, -math.inf) if sweep.reduce == "max" else None
+        for j0, j1, b0, runs in tiles:
+            if j0 >= end:
+                break
+            runner.check()
+            nb = sum(count for count, _w in runs)
+            s = self._scores(qf[:, a:b], kf[:, j0:j1], sweep.scale, sweep.buf)
+            if sweep.causal:
+                self._hide(s, a, b, j0, j1, sweep.off)
+            if top is not None:
+                seg = top[..., b0 : b0 + nb]
+                t.maximum(seg, self._runs(s, runs, "max").double(), out=seg)
+            # Every query sees key 0, so the first tile gives each a finite maximum.
+            new = s.amax(-1) if m is None else t.maximum(m, s.amax(-1))
+            if m is not None:
+                acc.mul_(t.exp2(m - new).double()[..., None])
+            s.sub_(new[..., None]).exp2_()
+            acc[..., b0 : b0 + nb] += self._runs(s, runs, "sum").double()
+            m = new
+        return m, acc, top
+
+    def _reduce_panel(self, sweep: _Sweep, a: int, b: int, sums, group, out, lse) -> None:
+        """Write the log-sum-exp of query rows ``a:b`` into ``lse`` and add their weights to
+        ``out``'s query bins: the mean of each key bin, or its largest weight."""
+        t = self.torch
+        m, acc, top = sums
+        total = acc.sum(-1)
+        lse2 = m.double() + total.log2()
+        lse[:, a:b] = lse2 / _tiled._LOG2E
+        if sweep.reduce == "mean":
+            out.index_add_(1, group[a:b], acc / total[..., None])
+        elif sweep.reduce == "max":
+            cells = t.exp2(top - lse2[..., None])
+            index = group[a:b][None, :, None].expand_as(cells)
+            out.scatter_reduce_(1, index, cells, "amax", include_self=True)
 
     def row_lse(self, q, k, batch, c, causal):
         runner = _parallel.Runner(1.0)

@@ -360,43 +360,15 @@ def _check_highlight(h: Highlight, doc: Document, file: str, i: int) -> None:
 
 # --- quotes ----------------------------------------------------------------------------------
 def _quote(raw, caption: dict, file: str, i: int) -> Quote:
+    """One entry of a step's ``quotes``, checked against the step's ``caption``."""
     if not isinstance(raw, dict):
         raise LessonError(file, i, "a quote must be a JSON object")
     _no_unknown(raw, _QUOTE_KEYS, file, i, "quote key")
-    text = raw.get("text")
-    if isinstance(text, str):
-        texts = {"en": text, "pt_BR": portuguese_number(text)}
-    elif (
-        isinstance(text, dict)
-        and set(text) == set(LANGS)
-        and all(isinstance(t, str) for t in text.values())
-    ):
-        texts = dict(text)
-    else:
-        raise LessonError(file, i, "a quote's text must be a string or give en and pt_BR")
-    for lang in LANGS:
-        if not texts[lang] or texts[lang] not in caption[lang]:
-            raise LessonError(file, i, f"the quoted {texts[lang]!r} is not in the {lang} caption")
-    parsed = parse_number(texts["en"])
-    value = raw.get("value", parsed[0] if parsed else None)
-    if not _finite(value):
-        raise LessonError(file, i, f"quote {texts['en']!r}: give its value (a finite number)")
-    if parsed is not None and "value" in raw and not math.isclose(parsed[0], value, rel_tol=1e-12):
-        raise LessonError(file, i, f"quote {texts['en']!r} reads {parsed[0]}, not {value}")
-    tol = raw.get("tol", parsed[1] if parsed else 0.0)
-    factor = raw.get("factor")
-    bound = raw.get("bound")
-    if bound not in (None, "below", "above"):
-        raise LessonError(file, i, f"quote {texts['en']!r}: bound is below or above")
-    if not _finite(tol) or tol < 0 or (factor is not None and not (_finite(factor) and factor > 1)):
-        raise LessonError(file, i, f"quote {texts['en']!r}: tol ≥ 0, factor > 1")
+    texts = _quote_texts(raw.get("text"), caption, file, i)
+    value, tol, factor, bound = _quote_numbers(raw, texts["en"], file, i)
     source = raw.get("from")
     _check_source(source, file, i)
-    label = raw.get("label")
-    if label is not None:
-        label = _texts(label, file, i, "a quote's label")
-        if any(len(t) > _MAX_LABEL for t in label.values()):
-            raise LessonError(file, i, f"a quote's label has at most {_MAX_LABEL} characters")
+    label = _quote_label(raw.get("label"), file, i)
     on = raw.get("on")
     if on is not None and not isinstance(on, str):
         raise LessonError(file, i, "a quote's 'on' names a panel of the step")
@@ -412,26 +384,90 @@ def _quote(raw, caption: dict, file: str, i: int) -> Quote:
     )
 
 
+def _quote_texts(text, caption: dict, file: str, i: int) -> dict:
+    """The quote as each language's caption writes it (a string is the English one, its
+    Portuguese form derived), refused unless each caption contains it."""
+    if isinstance(text, str):
+        texts = {"en": text, "pt_BR": portuguese_number(text)}
+    elif (
+        isinstance(text, dict)
+        and set(text) == set(LANGS)
+        and all(isinstance(t, str) for t in text.values())
+    ):
+        texts = dict(text)
+    else:
+        raise LessonError(file, i, "a quote's text must be a string or give en and pt_BR")
+    for lang in LANGS:
+        if not texts[lang] or texts[lang] not in caption[lang]:
+            raise LessonError(file, i, f"the quoted {texts[lang]!r} is not in the {lang} caption")
+    return texts
+
+
+def _quote_numbers(raw: dict, text: str, file: str, i: int) -> tuple:
+    """``(value, tol, factor, bound)`` of a quote whose English text is ``text``: value and
+    tolerance default to what the text reads (the number and half a unit of its last
+    digit), and a value given must agree with it."""
+    parsed = parse_number(text)
+    value = raw.get("value", parsed[0] if parsed else None)
+    if not _finite(value):
+        raise LessonError(file, i, f"quote {text!r}: give its value (a finite number)")
+    if parsed is not None and "value" in raw and not math.isclose(parsed[0], value, rel_tol=1e-12):
+        raise LessonError(file, i, f"quote {text!r} reads {parsed[0]}, not {value}")
+    tol = raw.get("tol", parsed[1] if parsed else 0.0)
+    factor = raw.get("factor")
+    bound = raw.get("bound")
+    if bound not in (None, "below", "above"):
+        raise LessonError(file, i, f"quote {text!r}: bound is below or above")
+    if not _finite(tol) or tol < 0 or (factor is not None and not (_finite(factor) and factor > 1)):
+        raise LessonError(file, i, f"quote {text!r}: tol ≥ 0, factor > 1")
+    return value, tol, factor, bound
+
+
+def _quote_label(label, file: str, i: int) -> dict | None:
+    """A quote's optional label in each language, refused when longer than
+    :data:`_MAX_LABEL` characters."""
+    if label is None:
+        return None
+    label = _texts(label, file, i, "a quote's label")
+    if any(len(t) > _MAX_LABEL for t in label.values()):
+        raise LessonError(file, i, f"a quote's label has at most {_MAX_LABEL} characters")
+    return label
+
+
 def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+#: The keys each kind of quote source may have.
+_SOURCE_KEYS = {
+    "panel": {"panel", "data", "index"},
+    "resolver": {"resolver", "path", "index"},
+    "field": {"field", "index"},
+    "derived": {"derived"},
+    "product": {"product"},
+    "sum": {"sum"},
+}
+
+
 def _check_source(src, file: str, i: int) -> None:
+    """Refuse a quote's ``from`` unless it names one kind of source, with that kind's keys
+    and known operations (the parts of a product or sum checked the same way)."""
     if not isinstance(src, dict):
         raise LessonError(file, i, "a quote needs 'from': where its number comes from")
     kinds = [k for k in _SOURCE_KINDS if k in src]
     if len(kinds) != 1:
         raise LessonError(file, i, f"a quote source is one of {', '.join(_SOURCE_KINDS)}")
     kind = kinds[0]
-    known = {
-        "panel": {"panel", "data", "index"},
-        "resolver": {"resolver", "path", "index"},
-        "field": {"field", "index"},
-        "derived": {"derived"},
-        "product": {"product"},
-        "sum": {"sum"},
-    }[kind] | {"ops"}
-    _no_unknown(src, known, file, i, "quote source key")
+    _no_unknown(src, _SOURCE_KEYS[kind] | {"ops"}, file, i, "quote source key")
+    _check_source_kind(src, kind, file, i)
+    for op in src.get("ops", []):
+        _check_op(op, file, i)
+
+
+def _check_source_kind(src: dict, kind: str, file: str, i: int) -> None:
+    """Refuse what the source's ``kind`` cannot name: a panel's unknown data, an unknown
+    derived quantity, a private attribute on a resolver path, a product or sum of fewer
+    than two (valid) sources."""
     if kind == "panel":
         from attnviz.model.panel_data import data_names
 
@@ -449,19 +485,23 @@ def _check_source(src, file: str, i: int) -> None:
             raise LessonError(file, i, f"{kind} needs a list of two or more sources")
         for part in parts:
             _check_source(part, file, i)
-    for op in src.get("ops", []):
-        name = (
-            op
-            if isinstance(op, str)
-            else (next(iter(op)) if isinstance(op, dict) and len(op) == 1 else None)
-        )
-        arg_ok = isinstance(op, str) or _finite(next(iter(op.values())))
-        if (
-            name not in OPS
-            or not arg_ok
-            or (isinstance(op, str) and name in ("mul", "div", "add", "pow"))
-        ):
-            raise LessonError(file, i, f"unknown quote operation {op!r}; known: {', '.join(OPS)}")
+
+
+def _check_op(op, file: str, i: int) -> None:
+    """Refuse an operation of a source's ``ops`` that is not one of :data:`OPS` given as a
+    name (``"mean"``) or as ``{name: finite number}`` (mul, div, add and pow only so)."""
+    name = (
+        op
+        if isinstance(op, str)
+        else (next(iter(op)) if isinstance(op, dict) and len(op) == 1 else None)
+    )
+    arg_ok = isinstance(op, str) or _finite(next(iter(op.values())))
+    if (
+        name not in OPS
+        or not arg_ok
+        or (isinstance(op, str) and name in ("mul", "div", "add", "pow"))
+    ):
+        raise LessonError(file, i, f"unknown quote operation {op!r}; known: {', '.join(OPS)}")
 
 
 # --- a step on a document --------------------------------------------------------------------

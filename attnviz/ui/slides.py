@@ -250,39 +250,65 @@ def _in_view(child: QWidget, panel: QWidget) -> bool:
 
 
 def _cut_text(w: QWidget) -> str | None:
-    metrics = w.fontMetrics()
+    """What ``w`` shows that does not fit its room (a text, or a line saying how far a view
+    is scrolled), or None."""
     if isinstance(w, QLabel) and w.text():
-        text = _shown(w.text()) if w.buddy() is not None else w.text()
-        plain = re.sub(r"<[^>]+>", "", text) if GuiQt.mightBeRichText(text) else text
-        room = w.contentsRect()
-        if plain.rstrip().endswith(ELLIPSIS):
-            return plain
-        if w.wordWrap():
-            if w.heightForWidth(room.width()) > room.height() + 2:
-                return plain
-        elif max(map(metrics.horizontalAdvance, plain.splitlines() or [""])) > room.width() + 1:
-            return plain
-    elif isinstance(w, QAbstractButton) and w.text() and not w.isHidden():
-        hint = w.sizeHint().width()
-        if hint > w.width() + 1 and w.minimumSizeHint().width() > w.width() + 1:
-            return w.text()
-    elif isinstance(w, QComboBox) and w.currentText():
-        room = w.style().subControlRect(
-            w.style().ComplexControl.CC_ComboBox,
-            _combo_option(w),
-            w.style().SubControl.SC_ComboBoxEditField,
-            w,
-        )
-        if metrics.horizontalAdvance(w.currentText()) > room.width() + 1:
-            return w.currentText()
-    elif isinstance(w, QAbstractScrollArea) and not isinstance(w, QComboBox):
-        for bar, side in ((w.horizontalScrollBar(), "wide"), (w.verticalScrollBar(), "tall")):
-            hidden = bar.maximum() - bar.minimum()
-            per_item = _scrolls_per_item(w, side)
-            if hidden > (0 if per_item else 2) and w.objectName() not in _SCROLL_OK:
-                name = w.objectName() or type(w).__name__
-                unit = "rows or columns" if per_item else "px"
-                return f"{name} too {side} for its room by {hidden} {unit}"
+        return _cut_label(w)
+    if isinstance(w, QAbstractButton) and w.text() and not w.isHidden():
+        return _cut_button(w)
+    if isinstance(w, QComboBox) and w.currentText():
+        return _cut_combo(w)
+    if isinstance(w, QAbstractScrollArea) and not isinstance(w, QComboBox):
+        return _cut_scroll_area(w)
+    return None
+
+
+def _cut_label(w: QLabel) -> str | None:
+    """The label's text as drawn when it ends in an ellipsis, or wraps taller than its box,
+    or has a line wider than it."""
+    text = _shown(w.text()) if w.buddy() is not None else w.text()
+    plain = re.sub(r"<[^>]+>", "", text) if GuiQt.mightBeRichText(text) else text
+    room = w.contentsRect()
+    if plain.rstrip().endswith(ELLIPSIS):
+        return plain
+    if w.wordWrap():
+        return plain if w.heightForWidth(room.width()) > room.height() + 2 else None
+    widest = max(map(w.fontMetrics().horizontalAdvance, plain.splitlines() or [""]))
+    return plain if widest > room.width() + 1 else None
+
+
+def _cut_button(w: QAbstractButton) -> str | None:
+    """The button's text when the button is narrower than both its preferred and its
+    smallest size."""
+    hint = w.sizeHint().width()
+    if hint > w.width() + 1 and w.minimumSizeHint().width() > w.width() + 1:
+        return w.text()
+    return None
+
+
+def _cut_combo(w: QComboBox) -> str | None:
+    """The current text when it is wider than the combo box's field."""
+    room = w.style().subControlRect(
+        w.style().ComplexControl.CC_ComboBox,
+        _combo_option(w),
+        w.style().SubControl.SC_ComboBoxEditField,
+        w,
+    )
+    if w.fontMetrics().horizontalAdvance(w.currentText()) > room.width() + 1:
+        return w.currentText()
+    return None
+
+
+def _cut_scroll_area(w: QAbstractScrollArea) -> str | None:
+    """How much wider (first) or taller than its room a scrolled view's content is, unless
+    the view is meant to scroll (:data:`_SCROLL_OK`)."""
+    for bar, side in ((w.horizontalScrollBar(), "wide"), (w.verticalScrollBar(), "tall")):
+        hidden = bar.maximum() - bar.minimum()
+        per_item = _scrolls_per_item(w, side)
+        if hidden > (0 if per_item else 2) and w.objectName() not in _SCROLL_OK:
+            name = w.objectName() or type(w).__name__
+            unit = "rows or columns" if per_item else "px"
+            return f"{name} too {side} for its room by {hidden} {unit}"
     return None
 
 

@@ -39,8 +39,23 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
     if arrays_given or not (switched or given & MODEL_KEYS):
         return  # the slider path, or a snapshot that brings its own arrays
     cap = model_capture(new)
-    layers, heads = len(cap.layers), cap.n_heads
     other = switched or given & {"model_path", "model_text"}
+    _select_head(new, given, cap, other)
+    lc = cap.layers[new["layer"]]
+    new["tokens"] = real_model.display_tokens(cap)
+    new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
+    new["d_k"] = cap.head_dim
+    follow = _head_settings(new, given, cap, lc, other)
+    for name, value in follow.items():
+        if name not in given:
+            new[name] = value
+    _follow_head_layout(new, given, cap)
+
+
+def _select_head(new: dict, given: set[str], cap, other) -> None:
+    """Keep the layer and head within another model or sentence (``other``) unless the
+    update sets them, then refuse a layer or head the captured model does not have."""
+    layers, heads = len(cap.layers), cap.n_heads
     if other and "layer" not in given and new["layer"] >= layers:
         new["layer"] = layers - 1
     if other and "model_head" not in given and new["model_head"] >= heads:
@@ -54,10 +69,14 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
             f"model_head {new['model_head']} is outside 0…{heads - 1} "
             f"({cap.name} has {heads} query heads per layer)"
         )
-    lc = cap.layers[new["layer"]]
-    new["tokens"] = real_model.display_tokens(cap)
-    new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
-    new["d_k"] = cap.head_dim
+
+
+def _head_settings(new: dict, given: set[str], cap, lc, other) -> dict:
+    """The mask, scale and score terms of the selected layer ``lc`` and head that follow
+    it: those of a new layer when the layer changes, of a new head when the head does,
+    and all of them for another model or sentence (``other``)."""
+    from attnviz.model import real_model
+
     n = len(new["tokens"])
     follow = {}
     if other or "layer" in given:
@@ -84,9 +103,13 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
         # The heatmap then computes the model's own weights: no extra rotation (q and k
         # are already rotated), the model's scale as √d_k and a temperature.
         follow |= {"rope": False, "scale": True, "preset_id": ""}
-    for name, value in follow.items():
-        if name not in given:
-            new[name] = value
+    return follow
+
+
+def _follow_head_layout(new: dict, given: set[str], cap) -> None:
+    """The heads panel's layout becomes this model's (when it can show that many heads and
+    the update does not set it), with the head shown selected."""
+    heads = cap.n_heads
     if heads <= MAX_HEADS and "n_heads" not in given and "n_kv_heads" not in given:
         # The heads panel shows this layer's layout and highlights the head shown.
         new["n_heads"], new["n_kv_heads"] = heads, cap.n_kv_heads

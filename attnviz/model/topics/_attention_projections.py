@@ -56,12 +56,31 @@ def follow_projections(new: dict, old: dict, given: set[str]) -> None:
     switched = old["head"] != "projections"
     if not (switched or given & PROJ_KEYS):
         return  # the slider path: temperature, masks, the view
+    _follow_widths(new, given, switched)
+    _check_layout(new)
+    _fit_typed(new, old, given)
+    if set(ARRAYS) & given:
+        return
+    for name in MATS:
+        if new[name] is not None and new[name].shape != _shape(new, name):
+            return  # a typed matrix of the wrong shape: _check says which
+    _derive_head(new)
+
+
+def _follow_widths(new: dict, given: set[str], switched: bool) -> None:
+    """d_model follows a typed X, and d_k = d_head follows d_model and the heads, unless
+    the update sets them itself."""
     if "x" in given and new["x"] is not None and "d_model" not in given:
         new["d_model"] = new["x"].shape[1]
     if (switched or {"n_heads", "d_model"} & given) and not {"d_k", "q"} & given:
         # d_head = d_model / h, as the chapter splits d = 4096 into 32 heads of 128.
         new["d_k"] = max(1, new["d_model"] // new["n_heads"])
-    _check_layout(new)
+
+
+def _fit_typed(new: dict, old: dict, given: set[str]) -> None:
+    """Refit each typed X or W that the update does not set and whose shape no longer
+    fits the layout (read-only): from the old head layout when the projections were in use
+    already, else without one."""
     for name in MATS:
         arr = new[name]
         if arr is None or name in given or arr.shape == _shape(new, name):
@@ -71,11 +90,11 @@ def follow_projections(new: dict, old: dict, given: set[str]) -> None:
         out = fit_projection(name, arr, _seeded(new, name), old_layout, _layout(new, name))
         out.flags.writeable = False
         new[name] = out
-    if set(ARRAYS) & given:
-        return
-    for name in MATS:
-        if new[name] is not None and new[name].shape != _shape(new, name):
-            return  # a typed matrix of the wrong shape: _check says which
+
+
+def _derive_head(new: dict) -> None:
+    """Q, K, V of the selected head from X and the W matrices (read-only); a layout that
+    cannot be projected is a :class:`StateError`."""
     m = effective_projections(new)
     try:
         arrays = project_head(

@@ -99,62 +99,14 @@ class TokenAxis(AxisItem):
         lo, hi = sorted(self.range)
         rect = self.linkedView().boundingRect() if self.linkedView() is not None else QRectF()
         sizes = self._smaller_sizes()
-        self._use_font(self._base_font)
-        step, rotated = self._placement(hi - lo, rect)
-        if self.orientation != "left" and (step > 1 or rotated):
-            # Side by side in smaller type reads better, and takes less height, than upright.
-            for font in sizes:
-                self._use_font(font)
-                if self._placement(hi - lo, rect, upright=False)[0] == 1:
-                    step, rotated = 1, False
-                    break
-            else:
-                self._use_font(self._base_font)
-        if step > 1:
-            # Smaller type before fewer labels: try each pixel size down to the minimum.
-            for font in sizes:
-                self._use_font(font)
-                step, rotated = self._placement(hi - lo, rect)
-                if step == 1:
-                    break
-            else:
-                self._use_font(self._base_font)
-                step, rotated = self._placement(hi - lo, rect)
+        step, rotated = self._choose_step(hi - lo, rect, sizes)
         self.rotated = rotated
-        metrics = QFontMetricsF(self._font)
-        line = metrics.height()
+        line = QFontMetricsF(self._font).height()
         ticks = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][0]
         title = QFontMetricsF(self._base_font).height() * 1.6 if self.label.isVisible() else 0.0
         shown = [(i + 0.5, self._labels[i]) for i in range(0, len(self._labels), step)]
         if self.orientation == "left" or rotated:
-            room = None if self.max_thickness is None else self.max_thickness - ticks - title - 6
-            if room is not None and _widest(shown, self._font) > room:
-                # Smaller type before cut words ("dinh…" on a slide): the labels only get
-                # smaller, so the placement found above still holds. Only the labels shown
-                # count: every fourth token's need not make room for "attention".
-                for font in sizes:
-                    if QFontMetricsF(font).height() >= line:
-                        continue
-                    self._use_font(font)
-                    if _widest(shown, font) <= room:
-                        metrics = QFontMetricsF(self._font)
-                        break
-            if room is not None and _widest(shown, self._font) > room:
-                # Labels along the thickness are cut to leave the matrix its room (the
-                # hover text names every token whole).
-                room = max(room, metrics.horizontalAdvance("M…"))
-                elide = Qt.TextElideMode.ElideRight
-                shown = [(pos, metrics.elidedText(text, elide, room)) for pos, text in shown]
-                self._widest = max(metrics.horizontalAdvance(t) for _p, t in shown)
-            widest = self._widest
-            if self.orientation == "left":
-                # As wide as the labels in the given font, even when they are drawn
-                # smaller: the row labels' size follows the height, and a width that
-                # followed it in turn would move the column labels, and the height, again
-                # (a loop of relayouts).
-                widest = self._base_widest if room is None else min(self._base_widest, room)
-                widest = max(widest, self._widest)
-            thickness = widest + ticks + title + 6
+            shown, thickness = self._fit_across(shown, sizes, line, ticks, title)
         else:
             thickness = line + ticks + title + 4
         self._shown = shown
@@ -163,6 +115,101 @@ class TokenAxis(AxisItem):
         self.picture = None
         self.update()
         return round(thickness)
+
+    def _choose_step(self, count: float, rect: QRectF, sizes: list[QFont]) -> tuple[int, bool]:
+        """``(step, rotated)`` for ``count`` labels in ``rect``, after choosing the font
+        (the given one or one of the smaller ``sizes``) that shows the most of them."""
+        self._use_font(self._base_font)
+        step, rotated = self._placement(count, rect)
+        if self.orientation != "left" and (step > 1 or rotated):
+            step, rotated = self._side_by_side(count, rect, sizes, step, rotated)
+        if step > 1:
+            step, rotated = self._every_label(count, rect, sizes)
+        return step, rotated
+
+    def _side_by_side(
+        self, count: float, rect: QRectF, sizes: list[QFont], step: int, rotated: bool
+    ) -> tuple[int, bool]:
+        """Every column label side by side in the largest of the smaller ``sizes`` that
+        fits them, or else ``(step, rotated)`` unchanged in the given font.
+
+        Side by side in smaller type reads better, and takes less height, than upright.
+        """
+        for font in sizes:
+            self._use_font(font)
+            if self._placement(count, rect, upright=False)[0] == 1:
+                return 1, False
+        self._use_font(self._base_font)
+        return step, rotated
+
+    def _every_label(self, count: float, rect: QRectF, sizes: list[QFont]) -> tuple[int, bool]:
+        """The placement in the largest of the smaller ``sizes`` that shows every label, or
+        in the given font when none does.
+
+        Smaller type before fewer labels: each pixel size down to the minimum is tried.
+        """
+        for font in sizes:
+            self._use_font(font)
+            step, rotated = self._placement(count, rect)
+            if step == 1:
+                return step, rotated
+        self._use_font(self._base_font)
+        return self._placement(count, rect)
+
+    def _fit_across(
+        self,
+        shown: list[tuple[float, str]],
+        sizes: list[QFont],
+        line: float,
+        ticks: float,
+        title: float,
+    ) -> tuple[list[tuple[float, str]], float]:
+        """``(shown, thickness)`` for labels that lie along the axis' thickness (a left
+        axis, or rotated ones): made smaller, then cut, to keep within
+        :attr:`max_thickness` beside the room the ``ticks`` and the ``title`` take."""
+        room = None if self.max_thickness is None else self.max_thickness - ticks - title - 6
+        metrics = QFontMetricsF(self._font)
+        if room is not None and _widest(shown, self._font) > room:
+            metrics = self._shrink_to(room, shown, sizes, line, metrics)
+        if room is not None and _widest(shown, self._font) > room:
+            # Labels along the thickness are cut to leave the matrix its room (the hover
+            # text names every token whole).
+            room = max(room, metrics.horizontalAdvance("M…"))
+            elide = Qt.TextElideMode.ElideRight
+            shown = [(pos, metrics.elidedText(text, elide, room)) for pos, text in shown]
+            self._widest = max(metrics.horizontalAdvance(t) for _p, t in shown)
+        widest = self._widest
+        if self.orientation == "left":
+            # As wide as the labels in the given font, even when they are drawn smaller: the
+            # row labels' size follows the height, and a width that followed it in turn
+            # would move the column labels, and the height, again (a loop of relayouts).
+            widest = self._base_widest if room is None else min(self._base_widest, room)
+            widest = max(widest, self._widest)
+        return shown, widest + ticks + title + 6
+
+    def _shrink_to(
+        self,
+        room: float,
+        shown: list[tuple[float, str]],
+        sizes: list[QFont],
+        line: float,
+        metrics: QFontMetricsF,
+    ) -> QFontMetricsF:
+        """Try the ``sizes`` smaller than ``line`` until the ``shown`` labels fit ``room``;
+        return the metrics of the font that fits, else ``metrics`` as given (the smallest
+        font tried stays in use).
+
+        Smaller type before cut words ("dinh…" on a slide): the labels only get smaller, so
+        the placement found before still holds. Only the labels shown count: every fourth
+        token's need not make room for "attention".
+        """
+        for font in sizes:
+            if QFontMetricsF(font).height() >= line:
+                continue
+            self._use_font(font)
+            if _widest(shown, font) <= room:
+                return QFontMetricsF(self._font)
+        return metrics
 
     def _smaller_sizes(self) -> list[QFont]:
         """The fonts to try below the given one, one pixel apart, down to the minimum."""

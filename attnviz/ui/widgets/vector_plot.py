@@ -53,6 +53,61 @@ def _overlap(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
     return np.clip(w, 0, None) * np.clip(h, 0, None)
 
 
+class _LabelLayout:
+    """What one placement of the labels weighs, in scene pixels: the head each shown label
+    belongs to (``where``), the places each may take (``options``, rows of
+    :meth:`VectorPlot._candidates`), every head's box, the heads at each label's own point,
+    and the view's bounds."""
+
+    def __init__(self, where, options, heads, own, bounds) -> None:
+        self.where, self.options = where, options
+        self.heads, self.own, self.bounds = heads, own, bounds
+
+    def cost(self, i: int, rects: np.ndarray, placed: np.ndarray) -> np.ndarray:
+        """How bad each of ``rects`` is as label ``i``'s place beside the ``placed`` ones.
+
+        The share of it over other labels, half the share over other heads, three times
+        the share outside the view, and 0.01 for a place pushed a line further out. A cost
+        below 0.01 counts as free (a pushed place never does).
+        """
+        area = (rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])
+        value = _overlap(rects, placed).sum(axis=1) / area
+        value += 0.5 * _overlap(rects, self.heads[~self.own[i]]).sum(axis=1) / area
+        inside = _overlap(rects, self.bounds[None, :])[:, 0] / area
+        return value + 3 * (1 - inside) + 0.01 * rects[:, 4]
+
+    def place_greedily(self, needed: list[int], chosen: np.ndarray, done: list[int]) -> None:
+        """Give each ``needed`` label in turn its first free place (else its least bad one)
+        beside those placed before it; record it in ``chosen`` and ``done``."""
+        for i in needed:
+            values = self.cost(i, self.options[i], chosen[done])
+            free = np.nonzero(values < 0.01)[0]
+            chosen[i] = self.options[i][free[0] if free.size else int(np.argmin(values))]
+            done.append(i)
+
+    def refine(self, needed: list[int], chosen: np.ndarray, done: list[int]) -> None:
+        """Up to three passes over the overlaps the greedy placement left: a label placed
+        early could not know of those placed after it."""
+        for _ in range(3):
+            if not self._improve(needed, chosen, done):
+                break
+
+    def _improve(self, needed: list[int], chosen: np.ndarray, done: list[int]) -> bool:
+        """One pass: move each ``needed`` label that still overlaps to its best place given
+        all the others; True when any moved."""
+        moved = False
+        for i in needed:
+            others = chosen[[j for j in done if j != i]]
+            now = self.cost(i, chosen[i : i + 1], others)[0]
+            if now < 0.01:
+                continue
+            values = self.cost(i, self.options[i], others)
+            best = int(np.argmin(values))
+            if values[best] < now - 1e-9:
+                chosen[i], moved = self.options[i][best], True
+        return moved
+
+
 class VectorPlot(QWidget):
     """Arrows from the origin to every q_i and k_j, heads draggable.
 
@@ -215,8 +270,32 @@ class VectorPlot(QWidget):
         # range and font at a default size): :meth:`showEvent` places them for the real one.
         if view.width() <= 0 or self._dragging or not self.isVisible():
             return
-        # Laying the window out resizes the view and sets its range several times over, most
-        # of them to where it already is: place the labels only for a new picture.
+        if not self._new_picture(vb, view):
+            return
+        # A range just set reaches the view's transform only at the next paint: now.
+        vb.updateMatrix()
+        order = self._label_order()
+        labelled = [key for key in self._merge_labels(order) if self._label(key) is not None]
+        if not labelled:
+            return
+        layout = self._label_layout(vb, view, order, labelled)
+        needed = self._needed(labelled)
+        chosen = np.zeros((len(labelled), 5))
+        done: list[int] = []
+        layout.place_greedily(needed, chosen, done)
+        if len(needed) <= MAX_REFINED:
+            layout.refine(needed, chosen, done)
+        for i, key in enumerate(labelled):
+            if i not in needed and not self._place_if_free(layout, i, key, chosen, done):
+                continue
+            self._apply_place(key, layout.where[key], chosen[i])
+
+    def _new_picture(self, vb, view: QRectF) -> bool:
+        """Remember what the labels are being placed for; False when they already were.
+
+        Laying the window out resizes the view and sets its range several times over, most
+        of them to where it already is: the labels are placed only for a new picture.
+        """
         key = (
             view.getRect(),
             tuple(map(tuple, vb.viewRange())),
@@ -227,16 +306,29 @@ class VectorPlot(QWidget):
             self.font().key(),
         )
         if key == self._placed:
-            return
+            return False
         self._placed = key
-        # A range just set reaches the view's transform only at the next paint: now.
-        vb.updateMatrix()
+        return True
+
+    def _label_order(self) -> list[tuple[str, int]]:
+        """The heads in the order their labels claim a place: the selected query, then the
+        keys it is read against, then the other queries."""
         order = [("q", self._selected)] if self._selected < len(self.heads["q"]) else []
         order += [("k", r) for r in range(len(self.heads["k"]))]
         order += [("q", r) for r in range(len(self.heads["q"])) if r != self._selected]
-        labelled = [key for key in self._merge_labels(order) if self._label(key) is not None]
-        if not labelled:
-            return
+        return order
+
+    def _needed(self, labelled: list[tuple[str, int]]) -> list[int]:
+        """Indices of the labels that are always shown: the keys and the selected query.
+
+        Another query is named only where its label is free (it is drawn faint, and its
+        tooltip names it anyway).
+        """
+        return [i for i, key in enumerate(labelled) if key[0] == "k" or key[1] == self._selected]
+
+    def _label_layout(self, vb, view: QRectF, order, labelled) -> _LabelLayout:
+        """The rectangles the placement weighs, in scene pixels: every head, the places
+        each shown label may take, and the view the labels should stay inside."""
         points = np.array([self._vectors[name][row] for name, row in order], dtype=float)
         centres = np.array(
             [(p.x(), p.y()) for p in (vb.mapViewToScene(QPointF(*xy)) for xy in points)]
@@ -248,46 +340,18 @@ class VectorPlot(QWidget):
         bounds = np.array([view.left(), view.top(), view.right(), view.bottom()])
         # A label does not mind the heads at its own point (its own, or those it names).
         own = [np.all(np.abs(centres - where[key]) < 0.5, axis=1) for key in labelled]
+        return _LabelLayout(where, options, heads, own, bounds)
 
-        def cost(i: int, rects: np.ndarray, placed: np.ndarray) -> np.ndarray:
-            area = (rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])
-            value = _overlap(rects, placed).sum(axis=1) / area
-            value += 0.5 * _overlap(rects, heads[~own[i]]).sum(axis=1) / area
-            inside = _overlap(rects, bounds[None, :])[:, 0] / area
-            return value + 3 * (1 - inside) + 0.01 * rects[:, 4]
-
-        # The keys and the selected query are always named; another query only where its
-        # label is free (it is drawn faint, and its tooltip names it anyway).
-        needed = [i for i, key in enumerate(labelled) if key[0] == "k" or key[1] == self._selected]
-        chosen = np.zeros((len(labelled), 5))
-        done: list[int] = []
-        for i in needed:
-            values = cost(i, options[i], chosen[done])
-            free = np.nonzero(values < 0.01)[0]
-            chosen[i] = options[i][free[0] if free.size else int(np.argmin(values))]
-            done.append(i)
-        for _ in range(3 if len(needed) <= MAX_REFINED else 0):
-            moved = False
-            for i in needed:
-                others = chosen[[j for j in done if j != i]]
-                now = cost(i, chosen[i : i + 1], others)[0]
-                if now < 0.01:
-                    continue
-                values = cost(i, options[i], others)
-                best = int(np.argmin(values))
-                if values[best] < now - 1e-9:
-                    chosen[i], moved = options[i][best], True
-            if not moved:
-                break
-        for i, key in enumerate(labelled):
-            if i not in needed:
-                free = np.nonzero(cost(i, options[i], chosen[done]) < 0.01)[0]
-                self._label(key).setVisible(bool(free.size))
-                if not free.size:
-                    continue
-                chosen[i] = options[i][free[0]]
-                done.append(i)
-            self._apply_place(key, where[key], chosen[i])
+    def _place_if_free(self, layout, i: int, key, chosen: np.ndarray, done: list[int]) -> bool:
+        """Show an optional query's label at its first free place, or hide it; True when
+        shown (its place then counts for the optional labels after it)."""
+        free = np.nonzero(layout.cost(i, layout.options[i], chosen[done]) < 0.01)[0]
+        self._label(key).setVisible(bool(free.size))
+        if not free.size:
+            return False
+        chosen[i] = layout.options[i][free[0]]
+        done.append(i)
+        return True
 
     def _label(self, key: tuple[str, int]):
         return self.heads[key[0]][key[1]].label()
