@@ -498,7 +498,6 @@
     <name>ControlsPanel</name>
     <message>
         <source>S  scores  QKᵀ / √d_k</source>
-        <extracomment>Write at most once per frame of a 60 Hz display while a slider is dragged.</extracomment>
         <translation>S  pontuações  QKᵀ / √d_k</translation>
     </message>
     <message>
@@ -526,12 +525,8 @@
         <translation>divergente (para pontuações)</translation>
     </message>
     <message>
-        <source>Controls</source>
-        <extracomment>The attention fields each group of the panel edits (a slide shows the groups it needs).</extracomment>
-        <translation>Controles</translation>
-    </message>
-    <message>
         <source>Scores</source>
+        <extracomment>The attention fields each group of the panel edits (a slide shows the groups it needs).</extracomment>
         <translation>Pontuações</translation>
     </message>
     <message>
@@ -733,12 +728,8 @@
         <translation>modelo real (painel de camadas)</translation>
     </message>
     <message>
-        <source>Tokens and vectors</source>
-        <extracomment>Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.</extracomment>
-        <translation>Tokens e vetores</translation>
-    </message>
-    <message>
         <source>Arrows are drawn when d_k = 2.</source>
+        <extracomment>Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.</extracomment>
         <translation>As setas aparecem quando d_k = 2.</translation>
     </message>
     <message>
@@ -821,12 +812,8 @@
         <translation>norma do gradiente</translation>
     </message>
     <message>
-        <source>Embedding table</source>
-        <extracomment>Bins per decade of rank on the rank plot.</extracomment>
-        <translation>Tabela de embeddings</translation>
-    </message>
-    <message>
         <source>Chapter 003, the embedding table: a lookup is a one-hot product, so a batch&apos;s gradient reaches only the rows of the tokens in it.</source>
+        <extracomment>Bins per decade of rank on the rank plot.</extracomment>
         <translation>Capítulo 003, a tabela de embeddings: buscar uma linha é multiplicar por um vetor one-hot, então o gradiente de um lote só alcança as linhas dos tokens que estão nele.</translation>
     </message>
     <message>
@@ -1049,12 +1036,8 @@
         <translation>o do próprio exemplo</translation>
     </message>
     <message>
-        <source>Gradient</source>
-        <extracomment>Decimals written in the cells (the chapter quotes dQ to three). The fields the saturation plot is about (a slide shows it when its lesson moves them). The lowest power of ten the saturation plot draws: smaller sizes (a double underflows near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph&apos;s log axes stop at 1e−307.6. The matrices of the chain and the row of the figure each sits in.</extracomment>
-        <translation>Gradiente</translation>
-    </message>
-    <message>
         <source>Chapter 003, backward pass: how the loss&apos;s gradient dO flows back through A = softmax(QKᵀ/√d_k) to Q, K and V.</source>
+        <extracomment>Decimals written in the cells (the chapter quotes dQ to three). The fields the saturation plot is about (a slide shows it when its lesson moves them). The lowest power of ten the saturation plot draws: smaller sizes (a double underflows near 1e−308; the sizes are exact beyond) lie on the floor. pyqtgraph&apos;s log axes stop at 1e−307.6. The matrices of the chain and the row of the figure each sits in.</extracomment>
         <translation>Capítulo 003, retropropagação: como o gradiente da perda dO volta por A = softmax(QKᵀ/√d_k) até Q, K e V.</translation>
     </message>
     <message>
@@ -1385,7 +1368,7 @@
     <name>HeatmapPanel</name>
     <message>
         <source>how well each query matches each key</source>
-        <extracomment>pyqtgraph maps behind the state&apos;s colormap names; the diverging one is for scores.</extracomment>
+        <extracomment>pyqtgraph maps behind the state&apos;s colormap names; the diverging one is for scores. What each matrix (and the weights with a sink) means, under its formula.</extracomment>
         <translation>o quanto cada consulta combina com cada chave</translation>
     </message>
     <message>
@@ -1418,12 +1401,7 @@
         <translation>entropia (nats)</translation>
     </message>
     <message>
-        <source>Attention matrix</source>
-        <translation>Matriz de atenção</translation>
-    </message>
-    <message>
         <source>%1  query “%2”, dimension “%3” = %4</source>
-        <extracomment>The hover text (formatted), for the status bar; empty when the mouse leaves.</extracomment>
         <translation>%1  consulta “%2”, dimensão “%3” = %4</translation>
     </message>
     <message>
@@ -1481,10 +1459,6 @@
 </context>
 <context>
     <name>LayersPanel</name>
-    <message>
-        <source>Layers</source>
-        <translation>Camadas</translation>
-    </message>
     <message>
         <source>Open Model…</source>
         <translation>Abrir modelo…</translation>
@@ -1565,12 +1539,8 @@
 <context>
     <name>LessonPanel</name>
     <message>
-        <source>Lessons</source>
-        <extracomment>Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and room for a few more; below the list the panel itself scrolls.</extracomment>
-        <translation>Lições</translation>
-    </message>
-    <message>
         <source>Each lesson walks through one section of the documents: every step sets up the panels and says what to look at.</source>
+        <extracomment>Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and room for a few more; below the list the panel itself scrolls.</extracomment>
         <translation>Cada lição percorre uma seção dos documentos: cada passo prepara os painéis e diz o que observar.</translation>
     </message>
     <message>
@@ -2052,10 +2022,6 @@
         <translation>int4: meio byte por elemento</translation>
     </message>
     <message>
-        <source>KV-cache memory</source>
-        <translation>Memória do cache KV</translation>
-    </message>
-    <message>
         <source>Chapter 003, the KV cache and the price of O(n²): every token keeps its keys and values in every attention layer; GQA, MLA, windows and hybrids shrink them.</source>
         <translation>Capítulo 003, o cache KV e o preço de O(n²): cada token guarda suas chaves e valores em cada camada de atenção; GQA, MLA, janelas e híbridos os encolhem.</translation>
     </message>
@@ -2291,13 +2257,8 @@
         <translation>máximo do bloco</translation>
     </message>
     <message>
-        <source>Long sequence</source>
-        <extracomment>Decades of weight the log colour scale spans below the largest one shown.</extracomment>
-        <translation>Sequência longa</translation>
-    </message>
-    <message>
         <source>Chapter 003, the price of n²: every weight of a long sequence, mapped without the n×n matrix. Drag a rectangle or scroll to zoom down to the exact weights.</source>
-        <extracomment>None: compute in place when the panel is its own window (an offscreen export).</extracomment>
+        <extracomment>Decades of weight the log colour scale spans below the largest one shown. None: compute in place when the panel is its own window (an offscreen export).</extracomment>
         <translation>Capítulo 003, o preço de n²: todos os pesos de uma sequência longa, mapeados sem a matriz n×n. Arraste um retângulo ou role para aproximar até os pesos exatos.</translation>
     </message>
     <message>
@@ -2494,6 +2455,73 @@
     </message>
 </context>
 <context>
+    <name>Panel</name>
+    <message>
+        <source>Computing…</source>
+        <extracomment>The panel&apos;s row of :data:`attnviz.model.panels.PANELS`. What the mouse rests on, with its exact value, for the status bar (&quot;&quot; when it leaves); a panel with values under the mouse emits it. The cell (row, column) the mouse rests on, (-1, -1) when none: the presenter&apos;s pointer spotlights it (:meth:`highlight`). What a picture of the panel shows (set it to the part under the controls). The results last drawn (None before the first).</extracomment>
+        <translation>Calculando…</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Tokens and vectors</source>
+        <translation>Tokens e vetores</translation>
+    </message>
+    <message>
+        <source>Controls</source>
+        <translation>Controles</translation>
+    </message>
+    <message>
+        <source>Attention matrix</source>
+        <translation>Matriz de atenção</translation>
+    </message>
+    <message>
+        <source>Steps for one query</source>
+        <translation>Passo a passo de uma consulta</translation>
+    </message>
+    <message>
+        <source>Positions (RoPE)</source>
+        <translation>Posições (RoPE)</translation>
+    </message>
+    <message>
+        <source>Gradient</source>
+        <translation>Gradiente</translation>
+    </message>
+    <message>
+        <source>KV-cache memory</source>
+        <translation>Memória do cache KV</translation>
+    </message>
+    <message>
+        <source>Gradient reach</source>
+        <translation>Alcance do gradiente</translation>
+    </message>
+    <message>
+        <source>Embedding table</source>
+        <translation>Tabela de embeddings</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>Cabeças</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>Camadas</translation>
+    </message>
+    <message>
+        <source>Long sequence</source>
+        <translation>Sequência longa</translation>
+    </message>
+    <message>
+        <source>FlashAttention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>Lessons</source>
+        <translation>Lições</translation>
+    </message>
+</context>
+<context>
     <name>PositionsPanel</name>
     <message>
         <source>plain RoPE</source>
@@ -2532,12 +2560,8 @@
         <translation>mesclados</translation>
     </message>
     <message>
-        <source>Positions (RoPE)</source>
-        <extracomment>How the pairs of the chosen method are marked on the extension plot (Okabe–Ito index). Milliseconds between frames of the position animation.</extracomment>
-        <translation>Posições (RoPE)</translation>
-    </message>
-    <message>
         <source>Chapter 003, positions: each pair of dimensions turns like a clock hand, m·θ per position; the score sees only the angle between query and key.</source>
+        <extracomment>How the pairs of the chosen method are marked on the extension plot (Okabe–Ito index). Milliseconds between frames of the position animation.</extracomment>
         <translation>Capítulo 003, posições: cada par de dimensões gira como o ponteiro de um relógio, m·θ por posição; a pontuação só vê o ângulo entre consulta e chave.</translation>
     </message>
     <message>
@@ -2903,10 +2927,6 @@
         <translation>atenção</translation>
     </message>
     <message>
-        <source>Gradient reach</source>
-        <translation>Alcance do gradiente</translation>
-    </message>
-    <message>
         <source>Chapter 003, why recurrent networks forget: each step back multiplies the gradient by a factor below 1; attention reaches every token in one step.</source>
         <translation>Capítulo 003, por que as redes recorrentes esquecem: cada passo para trás multiplica o gradiente por um fator menor que 1; a atenção alcança todos os tokens num único passo.</translation>
     </message>
@@ -3044,12 +3064,8 @@
 <context>
     <name>StepsPanel</name>
     <message>
-        <source>Steps for one query</source>
-        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
-        <translation>Passo a passo de uma consulta</translation>
-    </message>
-    <message>
         <source>The query whose row of attention is worked out below</source>
+        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
         <translation>A consulta cuja linha de atenção é calculada abaixo</translation>
     </message>
     <message>
@@ -3144,12 +3160,8 @@
 <context>
     <name>TilesPanel</name>
     <message>
-        <source>FlashAttention</source>
-        <extracomment>Milliseconds between tiles while playing. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
-        <translation>FlashAttention</translation>
-    </message>
-    <message>
         <source>Chapter 003, FlashAttention: the scores are computed one tile at a time; each query row keeps only a running max m, a running sum ℓ and its output so far, rescaled whenever m grows. ←/→ step, Home/End, Space plays.</source>
+        <extracomment>Milliseconds between tiles while playing. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
         <translation>Capítulo 003, FlashAttention: as pontuações são calculadas um bloco por vez; cada linha de consulta guarda só um máximo corrente m, uma soma corrente ℓ e a saída até ali, reescalonadas sempre que m cresce. ←/→ avançam, Home/End, Space reproduz.</translation>
     </message>
     <message>
@@ -3325,13 +3337,6 @@
         <source>Exact value: %1 tokens; type 131072, 128k or 1M</source>
         <extracomment>The slider&apos;s stops.</extracomment>
         <translation>Valor exato: %1 tokens; digite 131072, 128k ou 1M</translation>
-    </message>
-</context>
-<context>
-    <name>TopicPanel</name>
-    <message>
-        <source>Computing…</source>
-        <translation>Calculando…</translation>
     </message>
 </context>
 <context>
