@@ -3343,6 +3343,7 @@
     <name>UndoController</name>
     <message>
         <source>Preset</source>
+        <extracomment>The name of an undo step that changes a preset: it wins over every field it set.</extracomment>
         <translation>Exemplo</translation>
     </message>
     <message>
@@ -3355,6 +3356,9 @@
     </message>
     <message>
         <source>Sequence length</source>
+        <extracomment>The lesson&apos;s model: 262,144 tokens of context. A real model&apos;s sentence is at most this long (its zoom windows may reach past ``n``). The tiles demo: a sequence small enough to print, blocks of 4–16 rows or keys.
+----------
+Longest sequence the panel simulates (the LSTM runs one step per token).</extracomment>
         <translation>Comprimento da sequência</translation>
     </message>
     <message>
@@ -3491,6 +3495,7 @@
     </message>
     <message>
         <source>Head width</source>
+        <extracomment>Largest position or context the panel offers (the lesson&apos;s model reaches 262,144; scaled contexts of real models reach about a million).</extracomment>
         <translation>Largura da cabeça</translation>
     </message>
     <message>
@@ -3563,6 +3568,7 @@
     </message>
     <message>
         <source>Decimals</source>
+        <extracomment>0 is automatic; 1 decimal cannot tell the documents&apos; weights apart, so it is not offered.</extracomment>
         <translation>Casas decimais</translation>
     </message>
     <message>
@@ -3587,6 +3593,7 @@
     </message>
     <message>
         <source>Vocabulary size</source>
+        <extracomment>Largest vocabulary offered: 128k read as 128 × 1024 (the default is the chapter&apos;s 128,000). Largest batch: 2^20 tokens, the order of an LLM&apos;s training batch.</extracomment>
         <translation>Tamanho do vocabulário</translation>
     </message>
     <message>
@@ -3663,6 +3670,7 @@
     </message>
     <message>
         <source>Model card</source>
+        <extracomment>Fields that describe the card (ModelCard&apos;s names in brackets where they differ). Largest GPU memory offered, in GB (10^9 bytes): a whole rack&apos;s worth.</extracomment>
         <translation>Ficha do modelo</translation>
     </message>
     <message>

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 from attnviz.model.topics.embedding import MAX_D_MODEL, MAX_SEED, MAX_TOKENS, MAX_VOCAB
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
@@ -39,16 +38,6 @@ from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count
 
 _C = "EmbeddingPanel"
-register_labels(
-    "embedding",
-    ("vocab_size", QT_TRANSLATE_NOOP("UndoController", "Vocabulary size")),
-    ("batch_tokens", QT_TRANSLATE_NOOP("UndoController", "Tokens in the batch")),
-    ("exponent", QT_TRANSLATE_NOOP("UndoController", "Zipf exponent")),
-    ("d_model", QT_TRANSLATE_NOOP("UndoController", "Table width")),
-    ("tied", QT_TRANSLATE_NOOP("UndoController", "Tied embeddings")),
-    ("color_by", QT_TRANSLATE_NOOP("UndoController", "Strip colour")),
-    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
-)
 COLOR_NAMES = {
     "count": QT_TRANSLATE_NOOP("EmbeddingPanel", "update count"),
     "norm": QT_TRANSLATE_NOOP("EmbeddingPanel", "gradient row norm"),

@@ -37,24 +37,10 @@ from attnviz.model.topics.attention import MAX_D_K, MAX_D_MODEL, MAX_HEADS
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.head_blocks import BlocksView
 from attnviz.ui.widgets.head_grid import HeadGrid
 from attnviz.ui.widgets.numbers import grouped
-
-register_labels(
-    "attention",
-    ("d_model", QT_TRANSLATE_NOOP("UndoController", "Model width d_model")),
-    ("n_heads", QT_TRANSLATE_NOOP("UndoController", "Number of heads")),
-    ("n_kv_heads", QT_TRANSLATE_NOOP("UndoController", "KV heads")),
-    ("x", QT_TRANSLATE_NOOP("UndoController", "Embeddings X")),
-    ("w_q", QT_TRANSLATE_NOOP("UndoController", "W_Q")),
-    ("w_k", QT_TRANSLATE_NOOP("UndoController", "W_K")),
-    ("w_v", QT_TRANSLATE_NOOP("UndoController", "W_V")),
-    ("w_o", QT_TRANSLATE_NOOP("UndoController", "W^O")),
-    ("head_index", QT_TRANSLATE_NOOP("UndoController", "Head shown")),
-)
 
 _C = "HeadsPanel"
 #: Rows of the FLOP table: a FlopCount field and what it counts.

@@ -12,7 +12,7 @@ heads panels show. A new sentence runs through the model on a worker.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,19 +29,10 @@ from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.layer_grid import LayerGrid
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.placeholders import fill
-
-register_labels(
-    "attention",
-    ("model_path", QT_TRANSLATE_NOOP("UndoController", "Model")),
-    ("model_text", QT_TRANSLATE_NOOP("UndoController", "Sentence")),
-    ("layer", QT_TRANSLATE_NOOP("UndoController", "Layer")),
-    ("model_head", QT_TRANSLATE_NOOP("UndoController", "Model head")),
-)
 
 
 class LayersPanel(FigurePanel):

@@ -32,7 +32,6 @@ from attnviz.core.kvcache import DTYPE_BYTES, MAX_BATCH, model_cards
 from attnviz.model.topics.memory import CUSTOM, card_values
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.memory_card import CardEditor
 from attnviz.ui.widgets.memory_figure import MemoryFigure, gpu_label
@@ -40,26 +39,6 @@ from attnviz.ui.widgets.token_slider import TokenSlider
 from attnviz.ui.widgets.units import binary_bytes
 
 _C = "MemoryPanel"
-register_labels(
-    "memory",
-    ("model", QT_TRANSLATE_NOOP("UndoController", "Model card")),
-    ("context", QT_TRANSLATE_NOOP("UndoController", "Context length")),
-    ("batch", QT_TRANSLATE_NOOP("UndoController", "Batch")),
-    ("dtype", QT_TRANSLATE_NOOP("UndoController", "Cache dtype")),
-    ("weights_dtype", QT_TRANSLATE_NOOP("UndoController", "Weights dtype")),
-    ("gpu_gb", QT_TRANSLATE_NOOP("UndoController", "GPU memory")),
-    ("kv_heads", QT_TRANSLATE_NOOP("UndoController", "KV heads")),
-    ("layers", QT_TRANSLATE_NOOP("UndoController", "Layers")),
-    ("heads", QT_TRANSLATE_NOOP("UndoController", "Query heads")),
-    ("kv_lora_rank", QT_TRANSLATE_NOOP("UndoController", "MLA latent")),
-    ("attention_layers", QT_TRANSLATE_NOOP("UndoController", "Attention layers")),
-    ("sliding_window", QT_TRANSLATE_NOOP("UndoController", "Window")),
-    ("name", QT_TRANSLATE_NOOP("UndoController", "Model name")),
-    ("head_dim", QT_TRANSLATE_NOOP("UndoController", "Head width")),
-    ("rope_head_dim", QT_TRANSLATE_NOOP("UndoController", "Rotary head width")),
-    ("sliding_layers", QT_TRANSLATE_NOOP("UndoController", "Window layers")),
-    ("params", QT_TRANSLATE_NOOP("UndoController", "Parameter count")),
-)
 #: The GPUs offered in the picker, in GB (any other size can be typed).
 GPU_SIZES = (24.0, 48.0, 80.0, 141.0, 192.0)
 DTYPE_TIPS = {

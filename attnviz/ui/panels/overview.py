@@ -34,29 +34,12 @@ from attnviz.core.work import Cancelled
 from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
 from attnviz.ui.panel_base import FigurePanel
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
 from attnviz.ui.widgets.token_map import TokenMapView
 
 _C = "OverviewPanel"
-register_labels(
-    "long",
-    ("n", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
-    ("d_k", QT_TRANSLATE_NOOP("UndoController", "d_k")),
-    ("head", QT_TRANSLATE_NOOP("UndoController", "Head")),
-    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
-    ("bins", QT_TRANSLATE_NOOP("UndoController", "Map cells")),
-    ("reduce", QT_TRANSLATE_NOOP("UndoController", "Map cell value")),
-    ("causal", QT_TRANSLATE_NOOP("UndoController", "Causal mask")),
-    ("scale", QT_TRANSLATE_NOOP("UndoController", "Scale by √d_k")),
-    ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
-    ("dtype", QT_TRANSLATE_NOOP("UndoController", "Precision")),
-    ("log_color", QT_TRANSLATE_NOOP("UndoController", "Log colour scale")),
-    ("rows", QT_TRANSLATE_NOOP("UndoController", "Zoomed rows")),
-    ("cols", QT_TRANSLATE_NOOP("UndoController", "Zoomed columns")),
-)
 HEAD_NAMES = {
     "content": QT_TRANSLATE_NOOP("OverviewPanel", "content"),
     "previous": QT_TRANSLATE_NOOP("OverviewPanel", "previous token"),

@@ -27,7 +27,6 @@ from attnviz.model.resolve.reach import KINDS, REFERENCES
 from attnviz.model.topics.reach import MAX_LENGTH, MAX_SEED
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.label_room import LabelRoom, nearest_point
 from attnviz.ui.widgets.log_slider import LogSlider
@@ -37,13 +36,6 @@ from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import sci
 
 _C = "ReachPanel"
-register_labels(
-    "reach",
-    ("length", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
-    ("weight_scale", QT_TRANSLATE_NOOP("UndoController", "Weight scale")),
-    ("score_std", QT_TRANSLATE_NOOP("UndoController", "Score spread")),
-    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
-)
 KIND_NAMES = {
     "rnn": QT_TRANSLATE_NOOP("ReachPanel", "RNN (tanh)"),
     "lstm": QT_TRANSLATE_NOOP("ReachPanel", "LSTM cell path"),

@@ -13,7 +13,7 @@ Home/End and Space (play) step through.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -30,20 +30,11 @@ from PySide6.QtWidgets import (
 from attnviz.model.resolve._long_tiles import tile_memory
 from attnviz.model.topics.long import MAX_BLOCK, MAX_TILES_D, MAX_TILES_N, MIN_BLOCK
 from attnviz.ui.panel_base import FigurePanel
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.long_controls import spin_box, theme_figure
 from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.tile_grid import AlignedMatrices, Matrix, MemoryBars, Outline
 
-register_labels(
-    "long",
-    ("tiles_n", QT_TRANSLATE_NOOP("UndoController", "Tiles: tokens")),
-    ("tiles_d", QT_TRANSLATE_NOOP("UndoController", "Tiles: width")),
-    ("tile_step", QT_TRANSLATE_NOOP("UndoController", "Tiles: step")),
-    ("block_q", QT_TRANSLATE_NOOP("UndoController", "Query tile size")),
-    ("block_k", QT_TRANSLATE_NOOP("UndoController", "Key tile size")),
-)
 #: Milliseconds between tiles while playing.
 PLAY_MS = 700
 #: Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.
