@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from attnviz.model import resolve
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
-from attnviz.model.resolve.attention import heatmap_data, steps_data
+from attnviz.model.resolve.attention import entropy_data, heatmap_data, steps_data
 
 AREAS = ("left", "right", "bottom")
 # The translation context of every panel's title.
@@ -126,6 +126,12 @@ PANELS: tuple[PanelSpec, ...] = (
     ),
     PanelSpec(
         "tiles", 82, "right", "long", QT_TRANSLATE_NOOP("Panels", "FlashAttention"), "long", 3
+    ),
+    # The chapter's cheap diagnostic: how spread each row's weights are (CONTRIBUTING.md
+    # builds it as the example of a new panel).
+    PanelSpec(
+        "entropy", 84, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Entropy per row"),
+        weight=3, data=("entropy",), reader=entropy_data,
     ),
     PanelSpec(
         "lessons", 90, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Lessons"), vector=False

@@ -435,6 +435,7 @@ class FigurePanel(Panel):
 
     def _redraw_styled(self) -> None:
         """Draw the results again in the new style: the ones held (a background
-        resolver's, whose recomputing is not needed), or the current ones while seen."""
-        if self.resolver.BACKGROUND or self.shown:
+        resolver's, whose recomputing is not needed), the always-on resolver's, or the
+        current ones while seen."""
+        if self.resolver.BACKGROUND or self.resolver.EAGER or self.shown:
             self.redraw()

@@ -180,7 +180,7 @@ class UndoController(QObject):
 
     def label_for(self, step) -> str:
         """The text of ``step`` (its :meth:`merging` label if it has one)."""
-        return step.label or change_label(step.fields())
+        return step.label or change_label(step.changed_fields() or step.fields())
 
     @contextmanager
     def merging(self, label: str | None = None) -> Iterator[None]:

@@ -918,6 +918,34 @@
     </message>
 </context>
 <context>
+    <name>EntropyPanel</name>
+    <message>
+        <source>entropy (nats)</source>
+        <extracomment>Up to this many rows the axis names each query by its token. The plot&apos;s height over the tallest bar or bound: the legend&apos;s room above them.</extracomment>
+        <translation>entropia (nats)</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>consulta</translation>
+    </message>
+    <message>
+        <source>entropy of the row</source>
+        <translation>entropia da linha</translation>
+    </message>
+    <message>
+        <source>ln of the keys it sees</source>
+        <translation>ln das chaves que ela vê</translation>
+    </message>
+    <message>
+        <source>Mean entropy %1 nats over %2 rows; a row spread evenly over all %2 keys has ln %2 = %3.</source>
+        <translation>Entropia média de %1 nats em %2 linhas; uma linha distribuída por igual pelas %2 chaves tem ln %2 = %3.</translation>
+    </message>
+    <message>
+        <source>“%1”: entropy %2 nats, at most %3 (ln of the keys it sees)</source>
+        <translation>“%1”: entropia de %2 nats, no máximo %3 (ln das chaves que ela vê)</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
         <source>Export Heatmap</source>
@@ -2515,6 +2543,10 @@
     <message>
         <source>FlashAttention</source>
         <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>Entropy per row</source>
+        <translation>Entropia por linha</translation>
     </message>
     <message>
         <source>Lessons</source>

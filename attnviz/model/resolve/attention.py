@@ -532,6 +532,8 @@ def _same(a, b) -> bool:
 
 # --- exported data (attnviz export --panel heatmap|steps|editor --matrix NAME) -----------
 # The names are the table's (attnviz.model.panels); these read them.
+#: The entropy panel's columns: each row's entropy, and its largest possible value.
+ENTROPY_COLUMNS = ("entropy", "ln keys seen")
 #: A heatmap matrix's CSV corner: its symbol, and that rows are queries.
 MATRIX_CORNERS = {
     "scores": "S: query \\ column",
@@ -562,3 +564,17 @@ def steps_data(workspace, name: str) -> DataArray:
     if name == "output":
         return DataArray(steps.output[None, :], (steps.token,), None)
     return DataArray(values[name][None, :], (steps.token,), tuple(workspace.state.tokens))
+
+
+def entropy_data(workspace, name: str) -> DataArray:
+    """The entropy panel's one array, ``entropy``: for each query row, the entropy of its
+    weights in nats and the most it could be, ln of the number of keys the row may see
+    (a row spread evenly over them); a row that sees no key has 0 and 0."""
+    res = workspace.resolver.results
+    entropy = np.asarray(res.attention.entropy, dtype=np.float64)
+    n = entropy.shape[0]
+    seen = np.full(n, n) if res.mask is None else res.mask.sum(axis=1)
+    bound = np.log(np.maximum(seen, 1))
+    tokens = tuple(workspace.state.tokens)
+    rows = tokens if len(tokens) == n else tuple(str(i) for i in range(n))
+    return DataArray(np.column_stack([entropy, bound]), rows, ENTROPY_COLUMNS, corner="nats")
