@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where lupdate looks for marked strings.
-SOURCE_DIRS = ("attnviz/ui", "attnviz/commands")
+SOURCE_DIRS = ("attnviz/ui", "attnviz/commands", "attnviz/model")
 TRANSLATIONS = ROOT / "resources" / "translations"
 #: Languages shipped besides the English of the source.
 LANGUAGES = ("pt_BR",)

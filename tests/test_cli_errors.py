@@ -218,7 +218,7 @@ def test_a_panel_that_cannot_draw_stops_the_export_in_one_line(tmp_path, qapp, m
     from attnviz.ui.panel_export import export_panel
     from attnviz.ui.panels.positions import PositionsPanel
 
-    def broken(self, res):
+    def broken(self, res, names):
         raise ValueError("a drawing that cannot be made\nsecond line")
 
     monkeypatch.setattr(PositionsPanel, "_on_results", broken)

@@ -49,15 +49,16 @@ def heatmap_update(*, quick: bool = False, n: int = 512, d_k: int = 256, steps: 
     by the core), ``view_median_ms`` the part spent in the panel and the paint.
     """
     app = _app()
-    from attnviz.model.resolve import Resolver
+    from attnviz.model.document import Document
     from attnviz.model.topics.attention import AttentionState
+    from attnviz.model.workspace import Workspace
     from attnviz.ui.panels.heatmap import HeatmapPanel
     from attnviz.ui.theme import theme_named
 
     steps = 60 if quick else steps
     state = AttentionState(tokens=tuple(f"t{i}" for i in range(n)), head="content", d_k=d_k)
-    resolver = Resolver(state)
-    panel = HeatmapPanel(state, resolver)
+    workspace = Workspace(Document(attention=state))
+    panel = HeatmapPanel(workspace)
     panel.apply_theme(theme_named("light"))
     panel.resize(900, 700)
     panel.show()
@@ -96,13 +97,14 @@ def heatmap_update(*, quick: bool = False, n: int = 512, d_k: int = 256, steps: 
 def _slider_modules() -> tuple:
     """What a slider run builds on: the resolver, the state, the panel, the theme, the
     worker runner (imported here, so a child can read its memory before the sentence)."""
-    from attnviz.model.resolve import Resolver
+    from attnviz.model.document import Document
     from attnviz.model.topics.attention import AttentionState
+    from attnviz.model.workspace import Workspace
     from attnviz.ui.panels.heatmap import HeatmapPanel
     from attnviz.ui.theme import theme_named
     from attnviz.ui.workers import qt_runner
 
-    return Resolver, AttentionState, HeatmapPanel, theme_named, qt_runner
+    return Workspace, Document, AttentionState, HeatmapPanel, theme_named, qt_runner
 
 
 def _slider_run(n: int, d_k: int, steps: int) -> dict:
@@ -111,10 +113,11 @@ def _slider_run(n: int, d_k: int, steps: int) -> dict:
     to the repainted preview (every s-th row exact, keys pooled); ``exact_ms`` is the wait,
     after the last step, for the exact matrix to replace the preview."""
     app = _app()
-    Resolver, AttentionState, HeatmapPanel, theme_named, qt_runner = _slider_modules()
+    Workspace, Document, AttentionState, HeatmapPanel, theme_named, qt_runner = _slider_modules()
     state = AttentionState(tokens=tuple(f"t{i}" for i in range(n)), head="content", d_k=d_k)
-    resolver = Resolver(state, runner=qt_runner)
-    panel = HeatmapPanel(state, resolver)
+    workspace = Workspace(Document(attention=state), runner=qt_runner)
+    resolver = workspace.resolver
+    panel = HeatmapPanel(workspace)
     panel.apply_theme(theme_named("light"))
     panel.resize(900, 700)
     panel.show()

@@ -30,6 +30,7 @@ from attnviz.commands._args import (
     print_output,
     unwritable,
 )
+from attnviz.model.panel_data import picture_field, show_in_picture
 from attnviz.model.panels import panel_ids
 from attnviz.model.safe_io import shown_path
 
@@ -287,9 +288,7 @@ def run_animation(args, parser) -> int:
             f"unknown panel {args.panel!r}; panels: "
             f"{', '.join(p for p in panel_ids() if p != 'lessons')}"
         )
-    if args.matrix is not None and not (
-        args.panel == "heatmap" and args.matrix in ("scores", "weights", "output")
-    ):
+    if args.matrix is not None and picture_field(args.panel, args.matrix) is None:
         parser.error("--matrix with --animate chooses the heatmap's scores, weights or output")
     ext = _size_and_target(args, parser)
     problem = unwritable(Path(args.out))
@@ -310,8 +309,7 @@ def run_animation(args, parser) -> int:
     from attnviz.ui.animation import iter_frames
     from attnviz.ui.export import ExportSpec
 
-    if args.matrix is not None:
-        workspace.state.update(matrix=args.matrix)
+    show_in_picture(workspace, args.panel, args.matrix)
     spec = ExportSpec(args.width, args.height, args.theme, args.transparent, None, args.title)
     what = f"{len(frame_values)} frames of {args.panel} at {args.width}×{args.height}"
     pace = _Pace(what, "frame", len(frame_values), args.width * args.height, args.yes)
@@ -338,7 +336,7 @@ def run_lesson_animation(args, parser) -> int:
     given += ["--set"] if args.set else []
     given += ["--animate"] if args.animate else []
     given += ["--frames"] if args.frames is not None else []
-    given += ["--panel"] if args.panel != "heatmap" else []
+    given += ["--panel"] if args.panel_given else []
     given += ["--transparent"] if args.transparent else []
     if given:
         parser.error(f"--lesson plays the lesson's own steps; drop {', '.join(given)}")

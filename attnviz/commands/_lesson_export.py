@@ -33,7 +33,7 @@ def _check(args, parser):
     given = [f"--{name}" for name in _STATE_OPTIONS if getattr(args, name, None) is not None]
     given += ["--set"] if args.set else []
     given += ["--transparent"] if args.transparent else []
-    given += ["--panel"] if args.panel != "heatmap" else []
+    given += ["--panel"] if args.panel_given else []
     if given:
         parser.error(f"--lesson sets the state of every slide itself; drop {', '.join(given)}")
     if not args.out:

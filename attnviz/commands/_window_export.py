@@ -24,7 +24,7 @@ def run_window(args, parser) -> int:
 
     given = [f"--{name}" for name in _FIGURE_OPTIONS if getattr(args, name, None) is not None]
     given += ["--transparent"] if args.transparent else []
-    given += ["--panel"] if args.panel != "heatmap" else []
+    given += ["--panel"] if args.panel_given else []
     if given:
         parser.error(f"--window draws the whole window; drop {', '.join(given)}")
     if not args.out or Path(args.out).suffix.lower() != ".png":

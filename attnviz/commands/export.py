@@ -47,6 +47,8 @@ from attnviz.model.panels import panel_ids
 from attnviz.model.safe_io import shown_path
 
 EXTENSIONS = ("png", "svg", "csv", "npy")
+#: What ``attnviz export`` draws without ``--panel``.
+DEFAULT_PANEL = "heatmap"
 
 
 EXAMPLES = """examples:
@@ -97,9 +99,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--panel",
-        default="heatmap",
         metavar="PANEL",
-        help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lessons')} (default heatmap)",
+        help=f"the panel: {', '.join(p for p in panel_ids() if p != 'lessons')} "
+        f"(default {DEFAULT_PANEL})",
     )
     p.add_argument(
         "--matrix",
@@ -209,13 +211,11 @@ def _long_work(workspace, yes: bool) -> bool:
 
 
 def _matrix_name(args, parser, workspace) -> str | None:
-    from attnviz.model.panel_data import data_names
+    from attnviz.model.panel_data import data_names, shown_data_name
 
     names = data_names(args.panel)
     if args.matrix is None:
-        if args.panel == "heatmap":
-            return workspace.state.matrix
-        return names[0] if names else None
+        return shown_data_name(workspace, args.panel)
     if args.matrix not in names:
         known = ", ".join(names) or "none: this panel exports pictures only"
         parser.error(f"unknown --matrix {args.matrix!r} for panel {args.panel}; known: {known}")
@@ -233,18 +233,14 @@ def _list_fields(args) -> int:
 
 def _write_data_file(args, parser, workspace, matrix: str | None, out: Path) -> int:
     """A panel's data array as CSV or NPY (no QApplication, no platform plugin)."""
-    from attnviz.model.data_files import DataFileError, write_data
-    from attnviz.model.panel_data import panel_data
+    from attnviz.model.panel_data import write_panel_data
 
     if matrix is None:
         parser.error(f"panel {args.panel} has no data arrays; export it as .png or .svg")
-    symbol = {"scores": "S", "weights": "A", "output": "O"}.get(matrix)
-    corner = f"{symbol}: query \\ column" if args.panel == "heatmap" and symbol else matrix
     try:
         # The data may not exist for these settings (X of a head typed by hand).
-        data = panel_data(workspace, args.panel, matrix)
-        write_data(data, out, corner=corner)
-    except (DataFileError, ValueError, MemoryError) as exc:
+        data = write_panel_data(workspace, args.panel, matrix, out)[1]
+    except (ValueError, MemoryError) as exc:
         print(f"attnviz export: {exc}", file=sys.stderr)
         return 1
     return print_output(
@@ -268,11 +264,11 @@ def _draw_picture(args, workspace, out: Path) -> int:
     lang = language.export_language(args.lang)
     if lang != "en" and not language.install_translations(app, lang):  # and the decimal comma
         print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
+    from attnviz.model.panel_data import show_in_picture
     from attnviz.ui.export import ExportError, ExportSpec
     from attnviz.ui.panel_export import export_panel
 
-    if args.panel == "heatmap" and args.matrix in ("scores", "weights", "output"):
-        workspace.state.update(matrix=args.matrix)
+    show_in_picture(workspace, args.panel, args.matrix)
     spec = ExportSpec(args.width, args.height, args.theme, args.transparent, None, args.title)
     try:
         export_panel(workspace, args.panel, out, spec)
@@ -288,6 +284,9 @@ def _draw_picture(args, workspace, out: Path) -> int:
 def run(args) -> int:
     """Write the file ``--out`` names; 0 on success, 1 when it cannot be written."""
     parser = args._export_parser
+    # Whether --panel was given: a lesson or the whole window refuses it.
+    args.panel_given = args.panel is not None
+    args.panel = args.panel or DEFAULT_PANEL
     if args.list_fields:
         return _list_fields(args)
     check_animation_options(args, parser)

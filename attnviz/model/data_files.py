@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.model.panel_data import DataArray
+from attnviz.model.data_array import DataArray
 from attnviz.model.safe_io import FileRefused, atomic_write_text, shown_path
 
 

@@ -76,11 +76,21 @@ class _Slot:
 class Emitter:
     """The per-instance side of a :class:`Signal`."""
 
-    __slots__ = ("_slots", "_blocked", "__weakref__")
+    __slots__ = ("_slots", "_blocked", "_running", "_count", "__weakref__")
 
     def __init__(self) -> None:
         self._slots: list[_Slot] = []
         self._blocked = 0
+        self._running: list[int] = []  # the emissions under way, innermost last
+        self._count = 0
+
+    @property
+    def emission(self) -> int | None:
+        """A number for the emission whose listeners are running now (the innermost, when
+        a listener emitted again), or None between emissions. A listener that keeps it
+        can tell, when something else calls it later, whether this emission has already
+        reached it."""
+        return self._running[-1] if self._running else None
 
     def connect(self, callback: Callable, *, phase: int = VIEW) -> Callable:
         """Call ``callback(*args)`` on every emission, in ``phase`` (:data:`MODEL`
@@ -121,17 +131,22 @@ class Emitter:
             return
         errors = []
         dead = False
-        for slot in list(self._slots):
-            if phase is not None and slot.phase != phase:
-                continue
-            target = slot.target()
-            if target is None:
-                dead = True
-                continue
-            try:
-                target(*args)
-            except Exception as exc:  # isolate listeners; reported below
-                errors.append(exc)
+        self._count += 1
+        self._running.append(self._count)
+        try:
+            for slot in list(self._slots):
+                if phase is not None and slot.phase != phase:
+                    continue
+                target = slot.target()
+                if target is None:
+                    dead = True
+                    continue
+                try:
+                    target(*args)
+                except Exception as exc:  # isolate listeners; reported below
+                    errors.append(exc)
+        finally:
+            self._running.pop()
         if dead:
             self._slots = [s for s in self._slots if s.target() is not None]
         for exc in errors:

@@ -85,6 +85,9 @@ class Field:
     doc : one line for ``--list-fields``
     recompute : False for restyle-only fields (colormap, levels)
     browse : True for selections, which are not undo steps
+    label : the name of an undo step that changes the field ("Temperature"), marked
+        ``QT_TRANSLATE_NOOP("UndoController", ...)`` (:mod:`attnviz.model.i18n`) for the
+        UI to translate; "" for none (the step is then named after the field)
     """
 
     name: str
@@ -97,6 +100,7 @@ class Field:
     doc: str = ""
     recompute: bool = True
     browse: bool = False
+    label: str = ""
 
     def __post_init__(self) -> None:
         # A declaration that could never hold fails when its module is imported, not at the

@@ -66,6 +66,17 @@ class Step:
         """The ``(topic, field)`` pairs the step changes."""
         return {(t, f) for t, values in self.after.items() for f in values}
 
+    def changed_fields(self) -> set[tuple[str, str]]:
+        """The ``(topic, field)`` pairs whose value the step really changes (an update
+        may write a field its own value again, a head index kept in range): what names
+        the step."""
+        return {
+            (t, f)
+            for t, values in self.after.items()
+            for f, value in values.items()
+            if not values_equal(self.before.get(t, {}).get(f), value)
+        }
+
     def names(self) -> frozenset:
         """The field names the step changes, of every topic (for labels)."""
         return frozenset(f for values in self.after.values() for f in values)

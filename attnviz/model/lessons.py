@@ -26,6 +26,7 @@ import numpy as np
 
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
+from attnviz.model.panels import panel_spec
 from attnviz.model.quotes import (  # the lesson API names them too
     DERIVED,
     OPS,
@@ -137,7 +138,7 @@ class Lesson:
         """What any step's quotes read that panel ``panel_id`` shows: its export arrays
         (``"dscores"``) and the paths of its resolver (``"attention:attention.entropy"``;
         the heatmap's resolver is ``attention``)."""
-        resolver = {"heatmap": "attention"}.get(panel_id, panel_id)
+        resolver = panel_spec(panel_id).resolver
 
         def names(source: dict):
             for part in source.get("product", []) + source.get("sum", []):

@@ -1,29 +1,31 @@
 """The data arrays every panel exports (``attnviz export --panel ID --matrix NAME``), no Qt.
 
 The table of panels (:mod:`attnviz.model.panels`) names each panel's arrays and the
-function of a resolver module that reads them from a
-:class:`~attnviz.model.workspace.Workspace`; ``.csv`` and ``.npy`` exports, the export
-dialog and the tests all go through :func:`panel_data`.
+function that reads them from a :class:`~attnviz.model.workspace.Workspace`; ``.csv`` and
+``.npy`` exports, the export dialog, the notebook figures and the tests all go through
+:func:`panel_data` (and :func:`write_panel_data` to a file).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from attnviz.model.data_array import DataArray
 from attnviz.model.panels import PANELS, panel_spec
+from attnviz.model.topics import topic_classes
 
-
-@dataclass(frozen=True)
-class DataArray:
-    """One exported array, with the labels of its rows and columns when they have names."""
-
-    values: np.ndarray
-    rows: tuple[str, ...] | None = None
-    columns: tuple[str, ...] | None = None
+__all__ = [
+    "DataArray",
+    "data_names",
+    "data_panels",
+    "panel_data",
+    "picture_field",
+    "show_in_picture",
+    "shown_data_name",
+    "write_panel_data",
+]
 
 
 def data_panels() -> tuple[str, ...]:
@@ -37,9 +39,39 @@ def data_names(panel: str) -> tuple[str, ...]:
     return spec.data if spec is not None else ()
 
 
-def _reader(source: str) -> Callable:
-    module, _, function = source.partition(":")
-    return getattr(importlib.import_module(f"attnviz.model.resolve.{module}"), function)
+def shown_data_name(workspace, panel: str) -> str | None:
+    """The array a data export of ``panel`` writes when no name is given: the one the
+    panel draws (its row's ``shows`` field: the heatmap's shown matrix), else its first
+    array; None for a panel of pictures only."""
+    spec = panel_spec(panel)
+    if spec.shows is not None:
+        topic, _, field = spec.shows.partition(".")
+        return workspace.document[topic].get(field)
+    return spec.data[0] if spec.data else None
+
+
+def picture_field(panel: str, name: str) -> tuple[str, str] | None:
+    """``(topic, field)`` to set so that a picture of ``panel`` draws array ``name``
+    (``--matrix weights`` on the heatmap), or None when its pictures do not choose that
+    way (no ``shows`` field, or ``name`` is not one of its choices: the heatmap's q)."""
+    spec = panel_spec(panel)
+    if spec.shows is None:
+        return None
+    topic, _, field = spec.shows.partition(".")
+    classes = {cls.NAME: cls for cls in topic_classes()}
+    return (topic, field) if name in classes[topic].field(field).choices else None
+
+
+def show_in_picture(workspace, panel: str, name: str | None) -> bool:
+    """Make a picture of ``panel`` draw array ``name`` by setting its row's ``shows``
+    field (``--matrix weights`` for the heatmap); False, nothing set, when its pictures
+    do not choose so (or ``name`` is None)."""
+    found = None if name is None else picture_field(panel, name)
+    if found is None:
+        return False
+    topic, field = found
+    workspace.document[topic].update(**{field: name})
+    return True
 
 
 def panel_data(workspace, panel: str, name: str) -> DataArray:
@@ -48,7 +80,19 @@ def panel_data(workspace, panel: str, name: str) -> DataArray:
     if name not in names:
         known = ", ".join(names) or "none (this panel exports pictures only)"
         raise ValueError(f"panel {panel!r} has no data {name!r}; known: {known}")
-    out = _reader(panel_spec(panel).data_source)(workspace, name)
+    out = panel_spec(panel).reader(workspace, name)
     if not isinstance(out, DataArray):
         out = DataArray(np.asarray(out))
     return out
+
+
+def write_panel_data(workspace, panel: str, name: str, path) -> tuple[Path, DataArray]:
+    """Write array ``name`` of ``panel`` to ``path`` (``.csv`` or ``.npy``); the CSV's
+    corner cell is the array's own (:attr:`DataArray.corner`) or its name. Returns the
+    path written and the array. ``ValueError`` (a :class:`DataFileError` among them) when
+    it cannot be read or written."""
+    from attnviz.model.data_files import write_data
+
+    data = panel_data(workspace, panel, name)
+    corner = data.corner if data.corner is not None else name
+    return write_data(data, path, corner=corner), data

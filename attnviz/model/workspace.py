@@ -15,8 +15,8 @@ from attnviz.model.panels import resolver_names
 from attnviz.model.resolve import Resolver, Runner
 from attnviz.model.resolve.lazy import LazyResolver
 
-#: The lazy resolvers (modules of :mod:`attnviz.model.resolve` with a ``RESOLVER``), as
-#: the table of panels names them.
+#: The resolvers, as the table of panels names them: ``attention`` (always on) and the lazy
+#: ones (modules of :mod:`attnviz.model.resolve` with a ``RESOLVER``).
 RESOLVER_NAMES = resolver_names()
 
 
@@ -46,11 +46,14 @@ class Workspace:
         """The attention topic (the first window's state)."""
         return self.document.attention
 
-    def resolver_for(self, name: str) -> LazyResolver:
-        """The lazy resolver ``name``: ``attnviz.model.resolve.<name>.RESOLVER``, as a panel's
-        entry in :data:`attnviz.model.panels.PANELS` names it. A resolver is named after what
-        it resolves, which is not always a whole topic: ``gradient`` and ``heads`` read the
-        attention topic, ``reach`` the reach topic (its :attr:`~LazyResolver.TOPIC`)."""
+    def resolver_for(self, name: str) -> LazyResolver | Resolver:
+        """The resolver ``name``, as a panel's row of :data:`attnviz.model.panels.PANELS`
+        names it: ``attention``, the always-on :attr:`resolver`, or a lazy one,
+        ``attnviz.model.resolve.<name>.RESOLVER``, made on first use. A resolver is named
+        after what it resolves, which is not always a whole topic: ``gradient`` and
+        ``heads`` read the attention topic, ``reach`` the reach topic (its ``TOPIC``)."""
+        if name == "attention":
+            return self.resolver
         if name not in RESOLVER_NAMES:
             raise ValueError(f"no resolver {name!r}; known: {', '.join(RESOLVER_NAMES)}")
         if name not in self._lazy:
@@ -59,7 +62,10 @@ class Workspace:
             self.resolver_created.emit(name, self._lazy[name])
         return self._lazy[name]
 
-    def existing_resolver(self, name: str) -> LazyResolver | None:
-        """The lazy resolver ``name`` if something has asked for it, else None (and its
-        module stays unimported: the gradient's costs a start-up 8 ms)."""
+    def existing_resolver(self, name: str) -> LazyResolver | Resolver | None:
+        """The resolver ``name`` if something has asked for it (``attention`` always has
+        been), else None (and its module stays unimported: the gradient's costs a start-up
+        8 ms)."""
+        if name == "attention":
+            return self.resolver
         return self._lazy.get(name)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnviz.model.panel_data import data_names
+from attnviz.model.panel_data import data_names, picture_field, shown_data_name
 from attnviz.notebook import render
 from attnviz.notebook.options import FigureError, Look, build, check_panel
 
@@ -67,11 +67,10 @@ class Figure:
     def _name(self, name: str | None) -> str:
         names = self.data_names
         if name is None:
-            if self.panel == "heatmap":
-                return self.workspace.state.matrix  # what it shows, as the command line
-            if not names:
+            shown = shown_data_name(self.workspace, self.panel)  # as the command line
+            if shown is None:
                 raise FigureError(f"panel {self.panel} has no data arrays; save it as .png or .svg")
-            return names[0]
+            return shown
         if name not in names:
             known = ", ".join(names) or "none: this panel exports pictures only"
             raise FigureError(f"unknown data name {name!r} for panel {self.panel}; known: {known}")
@@ -97,7 +96,7 @@ class Figure:
     def _picture_matrix(self, name: str | None) -> str | None:
         if name is None:
             return None
-        if self.panel == "heatmap" and name in _HEATMAP_MATRICES:
+        if picture_field(self.panel, name) is not None:
             return name
         raise FigureError(
             f"name= picks the array of a .csv or .npy file; a picture of "

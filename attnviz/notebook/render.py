@@ -1,9 +1,9 @@
 """A figure's pictures and files, and the Qt they are drawn with.
 
-Pictures are drawn by the export's own functions (:func:`attnviz.ui.export.render_image`
-for the heatmap's slide figure, :func:`attnviz.ui.panel_export.render_panel_image` for the
-other panels); data files are written as ``attnviz export`` writes them, with the same
-corner cell.
+Pictures are drawn by the export's own function
+(:func:`attnviz.ui.panel_export.render_panel_image`: the heatmap's slide figure, the other
+panels as they are built); data files are written as ``attnviz export`` writes them
+(:func:`attnviz.model.panel_data.write_panel_data`), with the same corner cell.
 
 A figure never needs a display. When no ``QApplication`` exists, :func:`application` makes
 one on the ``offscreen`` platform (unless ``QT_QPA_PLATFORM`` already names one) and keeps it
@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from attnviz.commands._args import SAY_WORK_S, unwritable
-from attnviz.model.panel_data import panel_data
+from attnviz.model.panel_data import panel_data, write_panel_data
 from attnviz.model.panels import PANELS
 from attnviz.model.safe_io import shown_path
 from attnviz.notebook.options import FigureError
@@ -94,8 +94,6 @@ def drawing(app, lang: str, document) -> Iterator[None]:
 
 #: Panels whose SVG is a vector drawing (the table's ``vector``); the others show as PNG.
 VECTOR_PANELS = frozenset(spec.id for spec in PANELS if spec.vector)
-#: What the corner cell of a heatmap CSV says, as ``attnviz export`` writes it.
-_SYMBOLS = {"scores": "S", "weights": "A", "output": "O"}
 
 
 def prepare(workspace, panel: str) -> None:
@@ -129,16 +127,12 @@ def data_array(workspace, panel: str, name: str):
 
 
 def write_data_file(workspace, panel: str, name: str, path: Path) -> Path:
-    """Write array ``name`` as ``.csv`` or ``.npy``, with the command line's corner cell."""
-    from attnviz.model.data_files import DataFileError, write_data
-
-    data = data_array(workspace, panel, name)
-    symbol = _SYMBOLS.get(name)
-    corner = f"{symbol}: query \\ column" if panel == "heatmap" and symbol else name
+    """Write array ``name`` as ``.csv`` or ``.npy``, as the command line does."""
+    prepare(workspace, panel)
     try:
-        return write_data(data, path, corner=corner)
-    except DataFileError as exc:
-        raise FigureError(str(exc)) from None
+        return write_panel_data(workspace, panel, name, path)[0]
+    except (ValueError, MemoryError) as exc:
+        raise FigureError(str(exc) or type(exc).__name__) from None
 
 
 def _spec(look, transparent: bool, matrix: str | None = None):
@@ -152,14 +146,12 @@ def image(workspace, panel: str, look, *, transparent: bool = False, matrix: str
     heatmap's ``matrix``, when given, instead of the one the state shows)."""
     app = application()
     prepare(workspace, panel)
-    from attnviz.ui.export import ExportError, render_image
+    from attnviz.ui.export import ExportError
     from attnviz.ui.panel_export import render_panel_image
 
     spec = _spec(look, transparent, matrix)
     with drawing(app, look.lang, workspace.document):
         try:
-            if panel == "heatmap":
-                return render_image(workspace.state, workspace.resolver.results, spec)
             return render_panel_image(workspace, panel, spec)
         except (ExportError, RuntimeError) as exc:
             raise FigureError(str(exc)) from None

@@ -1,10 +1,9 @@
 """Animated exports: a panel drawn while fields sweep, written as GIF, WebP, APNG or MP4.
 
 :func:`render_frames` draws one frame per ``{"topic.field": value}`` of
-:func:`attnviz.model.sweep.sweep_values` with the very functions a PNG export uses
-(:func:`attnviz.ui.export.render_image` for the heatmap, :func:`attnviz.ui.panel_export.
-render_panel_image` for every other panel), so frame k is, pixel for pixel, what ``attnviz
-export --set FIELD=value --out x.png`` draws. Each frame's fields are set on top of the
+:func:`attnviz.model.sweep.sweep_values` with the very function a PNG export uses
+(:func:`attnviz.ui.panel_export.render_panel_image`), so frame k is, pixel for pixel, what
+``attnviz export --set FIELD=value --out x.png`` draws. Each frame's fields are set on top of the
 workspace's state as it was given, and that state is put back afterwards.
 :func:`write_animation` (:mod:`attnviz.ui.animation_writer`) encodes the frames.
 """
@@ -30,7 +29,7 @@ from attnviz.ui.animation_writer import (
     video_available,
     write_animation,
 )
-from attnviz.ui.export import ExportError, ExportSpec, render_image
+from attnviz.ui.export import ExportError, ExportSpec
 from attnviz.ui.panel_export import render_panel_image
 from attnviz.ui.widgets.numbers import follow_document
 
@@ -44,9 +43,6 @@ __all__ = [
 # --- drawing ---------------------------------------------------------------------------
 def frame_image(workspace, panel_id: str, spec: ExportSpec) -> QImage:
     """The panel as a PNG export draws it now, ``spec.width × spec.height`` pixels."""
-    follow_document(workspace.document)
-    if panel_id == "heatmap":
-        return render_image(workspace.state, workspace.resolver.results, spec)
     return render_panel_image(workspace, panel_id, spec)
 
 

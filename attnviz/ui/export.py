@@ -23,15 +23,14 @@ from PySide6.QtSvg import QSvgGenerator
 
 from attnviz.model.presets import load_preset, preset_ids, shows_preset
 from attnviz.model.resolve import Results
+from attnviz.model.resolve.attention import MATRIX_CORNERS
 from attnviz.model.safe_io import shown_path
 from attnviz.model.topics.attention import MATRICES, AttentionState
-from attnviz.ui.panels.heatmap import SYMBOLS, column_labels, configure_view, formula
+from attnviz.ui.heatmap_look import column_labels, configure_view, formula
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
 
-#: Panels that can be exported, by PANEL_ID.
-EXPORT_PANELS = ("heatmap",)
 FIGURE_FORMATS = ("png", "svg")
 MATRIX_FORMATS = ("csv", "npy")
 #: Smallest and largest width or height of an exported image, in pixels.
@@ -208,7 +207,7 @@ def write_csv(state: AttentionState, results: Results, path, matrix: str | None 
     """
     path = Path(path)
     rows, cols, values = matrix_table(state, results, matrix)
-    corner = f"{SYMBOLS[matrix or state.matrix]}: query \\ column"
+    corner = MATRIX_CORNERS[matrix or state.matrix]
     try:
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)

@@ -36,8 +36,7 @@ from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
 from attnviz.ui.widgets import numbers
-from attnviz.ui.widgets.binding import bind
-from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.window_layout import DOCK_AREAS, LAYOUT_VERSION, WindowLayout
 from attnviz.ui.workers import qt_runner
 
@@ -176,9 +175,8 @@ class MainWindow(WindowLayout, QMainWindow):
                 if dock is not None:
                     dock.show()
                     dock.raise_()
-        heatmap = self.panels.get("heatmap")
-        if heatmap is not None:
-            heatmap.highlight_step(step)
+        for panel in self.panels.values():  # those built; the others show none yet
+            panel.highlight_step(step)
 
     def rebuild_ui(self) -> None:
         """Build the menus, toolbar and panels again in the language installed now.
@@ -241,10 +239,8 @@ class MainWindow(WindowLayout, QMainWindow):
     def _replace_panel(self, pid: str) -> None:
         """A new panel ``pid`` in its dock, the old one deleted."""
         dock, old = self.docks[pid], self.panels[pid]
-        old_shown = getattr(old, "set_shown", None)
-        if old_shown is not None:
-            dock.visibilityChanged.disconnect(old_shown)
-            old_shown(False)  # stop the lazy resolvers it watched
+        dock.visibilityChanged.disconnect(old.set_shown)
+        old.set_shown(False)  # stop the lazy resolvers it watched
         self._build_panel(pid)
         shiboken6.delete(old)  # at once: it must not answer the next edit
 
@@ -287,9 +283,8 @@ class MainWindow(WindowLayout, QMainWindow):
         # Styled before it takes its dock's size, as before that size was given: the
         # heatmap measures its colour bar's axis when styled, and must measure it as it
         # always did for the window to look as it did.
-        apply = getattr(panel, "apply_theme", None)
-        if apply is not None and hasattr(self, "themes"):
-            apply(self.themes.theme)
+        if hasattr(self, "themes"):
+            panel.apply_theme(self.themes.theme)
         placeholder = dock.widget()
         sizes = self._dock_sizes()
         if placeholder is not None and placeholder.testAttribute(Qt.WidgetAttribute.WA_Resized):
@@ -305,13 +300,13 @@ class MainWindow(WindowLayout, QMainWindow):
             # went from 42 % to 32 % of the width when its second tab was first opened).
             self._restore_dock_sizes(sizes)
             QTimer.singleShot(0, self, lambda: self._restore_dock_sizes(sizes))
-        shown = getattr(panel, "set_shown", None)
-        if shown is not None:
-            # A tab behind another counts as visible to Qt; the dock knows better.
-            dock.visibilityChanged.connect(shown)
-            shown(self._dock_shown[pid])
-        if pid == "heatmap" and hasattr(self, "hover_label"):
+        # A tab behind another counts as visible to Qt; the dock knows better.
+        dock.visibilityChanged.connect(panel.set_shown)
+        panel.set_shown(self._dock_shown[pid])
+        if hasattr(self, "hover_label"):
             panel.sigHoverText.connect(self.hover_label.setText)
+        if self.lessons.step is not None and not self.presenter.active:
+            panel.highlight_step(self.lessons.step)  # built after the step was shown
         return panel
 
     # --- presets, export, about --------------------------------------------------------
@@ -374,9 +369,7 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _on_q_theme_changed(self, theme: Theme) -> None:
         for panel in self.panels.values():
-            apply = getattr(panel, "apply_theme", None)
-            if apply is not None:
-                apply(theme)
+            panel.apply_theme(theme)
 
     def closeEvent(self, event) -> None:
         if not self.session.maybe_save():

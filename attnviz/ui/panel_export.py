@@ -1,11 +1,13 @@
 """Export any panel: PNG at an exact pixel size or SVG, drawn as the app draws it.
 
-The heatmap has its own slide figure (:mod:`attnviz.ui.export`). Every other panel is
-built afresh, offscreen, on the same workspace, styled with the export's theme and a font
-sized for a 1920×1080 slide, laid out on that logical canvas and painted into an image of
-exactly the requested size with a device-pixel ratio — so 1920×1080 and 3840×2160 show
-the same picture, only sharper. A panel may offer :meth:`figure_widget` to export only
-its pictures, without its controls. Data arrays go through :mod:`attnviz.model.data_files`.
+A panel with a slide figure of its own (the heatmap's, :mod:`attnviz.ui.export`) draws it
+(:meth:`~attnviz.ui.panel_base.Panel.render_picture`). Every other panel is built afresh,
+offscreen, on the same workspace, styled with the export's theme and a font sized for a
+1920×1080 slide, laid out on that logical canvas and painted into an image of exactly the
+requested size with a device-pixel ratio — so 1920×1080 and 3840×2160 show the same
+picture, only sharper. What is drawn is the panel's
+:meth:`~attnviz.ui.panel_base.Panel.figure_widget`: its pictures, without its controls.
+Data arrays go through :func:`attnviz.model.panel_data.write_panel_data`.
 """
 
 from __future__ import annotations
@@ -18,10 +20,9 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
 from attnviz.model import events
-from attnviz.model.data_files import DataFileError, write_data
-from attnviz.model.panel_data import panel_data
+from attnviz.model.panel_data import shown_data_name, write_panel_data
 from attnviz.model.safe_io import shown_path
-from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec, export
+from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec
 from attnviz.ui.panels import panel_class
 from attnviz.ui.theme import palette_for, theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
@@ -29,12 +30,6 @@ from attnviz.ui.widgets.numbers import follow_document
 
 #: Interface text on the 1920×1080 design canvas: large enough for the back of a room.
 PANEL_FONT_PX = 22
-#: What a heatmap CSV's corner cell says, as the app has always written it.
-_CORNERS = {
-    "scores": "S: query \\ column",
-    "weights": "A: query \\ column",
-    "output": "O: query \\ column",
-}
 
 
 def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QWidget]:
@@ -50,9 +45,7 @@ def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QW
     font = QFont(QGuiApplication.font())
     font.setPixelSize(PANEL_FONT_PX)
     panel.setFont(font)
-    apply = getattr(panel, "apply_theme", None)
-    if apply is not None:
-        apply(theme)
+    panel.apply_theme(theme)
     scale = min(spec.width / DESIGN_SIZE[0], spec.height / DESIGN_SIZE[1])
     canvas = (round(spec.width / scale), round(spec.height / scale))
     failures: list[BaseException] = []
@@ -63,7 +56,7 @@ def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QW
         panel.resize(*canvas)
         panel.show()
         _settle()
-        figure = getattr(panel, "figure_widget", lambda: panel)()
+        figure = panel.figure_widget()
         # Grow the panel until its figure alone fills the canvas (the controls stay outside).
         for _ in range(3):
             extra_w, extra_h = canvas[0] - figure.width(), canvas[1] - figure.height()
@@ -102,11 +95,16 @@ def _paint(figure: QWidget, painter: QPainter, spec: ExportSpec) -> None:
     flags = QWidget.RenderFlag.DrawChildren
     if not spec.transparent:
         flags |= QWidget.RenderFlag.DrawWindowBackground
-    figure.render(painter, QPoint(0, 0), QRegion(), flags)
+    # QWidget's own render: a pyqtgraph view given as the figure has another one.
+    QWidget.render(figure, painter, QPoint(0, 0), QRegion(), flags)
 
 
 def render_panel_image(workspace, panel_id: str, spec: ExportSpec) -> QImage:
     """The panel as a ``QImage`` of exactly ``spec.width × spec.height`` pixels."""
+    follow_document(workspace.document)
+    own = panel_class(panel_id).render_picture(workspace, spec)
+    if own is not None:
+        return own
     panel, figure = build_panel(workspace, panel_id, spec)
     try:
         image = QImage(spec.width, spec.height, QImage.Format.Format_ARGB32_Premultiplied)
@@ -161,18 +159,17 @@ def export_panel(workspace, panel_id: str, path, spec: ExportSpec, matrix: str |
     ext = path.suffix.lower().lstrip(".")
     spec.check()
     if ext in ("csv", "npy"):
-        name = matrix or spec.matrix or (workspace.state.matrix if panel_id == "heatmap" else None)
+        name = matrix or spec.matrix or shown_data_name(workspace, panel_id)
         if name is None:
-            raise ExportError(f"say which data array of {panel_id} to write")
+            raise ExportError(f"panel {panel_id} has no data arrays; export it as .png or .svg")
         try:
-            return write_data(
-                panel_data(workspace, panel_id, name), path, corner=_CORNERS.get(name, name)
-            )
-        except (DataFileError, ValueError) as exc:
+            return write_panel_data(workspace, panel_id, name, path)[0]
+        except ValueError as exc:
             raise ExportError(str(exc)) from None
     follow_document(workspace.document)
-    if panel_id == "heatmap":
-        return export(workspace.state, workspace.resolver.results, path, spec)
+    own = panel_class(panel_id).write_picture(workspace, path, spec)
+    if own is not None:
+        return own
     if ext == "png":
         image = render_panel_image(workspace, panel_id, spec)
         if not image.save(str(path), "PNG", 80):

@@ -23,7 +23,7 @@ from attnviz.ui.presentation_form import EDITING_PANELS, PresentationForm
 from attnviz.ui.stage_figures import PanelSlot, figure_quotes
 from attnviz.ui.stage_fit import StageFit
 from attnviz.ui.theme import presentation_palette, presentation_theme
-from attnviz.ui.widgets.state_panel import scaled_font
+from attnviz.ui.widgets.binding import scaled_font
 
 if TYPE_CHECKING:
     from attnviz.model.lessons import Lesson  # (the lessons are read when presenting)
@@ -138,10 +138,8 @@ class Stage(QWidget):
             self.slots[pid].figures.set_quotes(figures.get(pid, ()))
         for pid in self.shown:
             panel = self.panels[pid]
-            if hasattr(panel, "focus_data"):  # the parts of a panel the lesson speaks of
-                panel.focus_data(lesson.quoted_data(pid))
-            if hasattr(panel, "focus_fields"):
-                panel.focus_fields(**_fields_in_play(lesson, index, pid))
+            panel.focus_data(lesson.quoted_data(pid))  # the parts the lesson speaks of
+            panel.focus_fields(**_fields_in_play(lesson, index, pid))
         self.retranslate()
         self.apply_highlight()
         self.fit.restart()
@@ -176,12 +174,10 @@ class Stage(QWidget):
             panel.setObjectName(f"stage_{panel_id}")
             if panel_id not in EDITING_PANELS:
                 self.forms[panel_id] = PresentationForm(panel)
-            apply = getattr(panel, "apply_theme", None)
-            if apply is not None:
-                apply(self.theme)
-            view = getattr(panel, "view", None)
-            if panel_id == "heatmap" and view is not None:
-                view.sigHover.connect(self._on_q_pointer)
+            panel.apply_theme(self.theme)
+            panel.sigPointed.connect(
+                lambda row, col, panel=panel: self._on_q_pointer(panel, row, col)
+            )
             slot.hide()
             self.panels[panel_id] = panel
             self.slots[panel_id] = slot
@@ -221,11 +217,10 @@ class Stage(QWidget):
 
     # --- highlight and pointer ---------------------------------------------------------
     def apply_highlight(self) -> None:
-        """The step's highlight (or none) on the heatmap."""
-        heatmap = self.panels.get("heatmap")
-        if heatmap is None:
-            return
-        heatmap.highlight_step(None if self.lesson is None else self.lesson.steps[self.index])
+        """The step's highlight (or none) on every panel of the stage."""
+        step = None if self.lesson is None else self.lesson.steps[self.index]
+        for panel in self.panels.values():
+            panel.highlight_step(step)
 
     def cycle_pointer(self) -> str:
         """The next pointer mode: the spotlight follows the mouse on a cell, row or column."""
@@ -235,16 +230,15 @@ class Stage(QWidget):
         self.retranslate()  # the footer names the mode
         return self.pointer
 
-    def _on_q_pointer(self, row: int, col: int, _value: float) -> None:
-        heatmap = self.panels.get("heatmap")
-        if self.pointer == "off" or heatmap is None:
+    def _on_q_pointer(self, panel, row: int, col: int) -> None:
+        if self.pointer == "off":
             return
         if row < 0 or col < 0:
             self.apply_highlight()
         elif self.pointer == "cell":
-            heatmap.highlight("cell", (row, col))
+            panel.highlight("cell", (row, col))
         else:
-            heatmap.highlight(self.pointer, (row if self.pointer == "row" else col,))
+            panel.highlight(self.pointer, (row if self.pointer == "row" else col,))
 
     # --- blank, fonts ------------------------------------------------------------------
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -17,6 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from attnviz.model.document import Document
 from attnviz.model.history import MERGE_INTERVAL, History
 from attnviz.model.topic import Topic
+from attnviz.model.topics import topic_classes
 from attnviz.ui.widgets.binding import bind
 
 __all__ = [
@@ -24,89 +26,37 @@ __all__ = [
     "HistoryStack",
     "UndoController",
     "change_label",
-    "register_labels",
+    "label_text",
 ]
 
-# The name an undo step gets, by the most telling field it changed (the first in this
-# order wins), keyed by topic and field: the same name in two topics may mean two things
-# (the attention head's type, the overview's head). "*": the field of every topic.
-_LABELS: dict[tuple[str, str], str] = {
-    ("*", "preset_id"): QT_TRANSLATE_NOOP("UndoController", "Preset"),
-    ("attention", "tokens"): QT_TRANSLATE_NOOP("UndoController", "Tokens"),
-    ("attention", "head"): QT_TRANSLATE_NOOP("UndoController", "Head type"),
-    ("attention", "seed"): QT_TRANSLATE_NOOP("UndoController", "Seed"),
-    ("attention", "d_k"): QT_TRANSLATE_NOOP("UndoController", "d_k"),
-    ("attention", "q"): QT_TRANSLATE_NOOP("UndoController", "Query vectors"),
-    ("attention", "k"): QT_TRANSLATE_NOOP("UndoController", "Key vectors"),
-    ("attention", "v"): QT_TRANSLATE_NOOP("UndoController", "Value vectors"),
-    ("attention", "scale"): QT_TRANSLATE_NOOP("UndoController", "√d_k scaling"),
-    ("attention", "temperature"): QT_TRANSLATE_NOOP("UndoController", "Temperature"),
-    ("attention", "causal"): QT_TRANSLATE_NOOP("UndoController", "Causal mask"),
-    ("attention", "padding"): QT_TRANSLATE_NOOP("UndoController", "Padding mask"),
-    ("attention", "segments"): QT_TRANSLATE_NOOP("UndoController", "Document segments"),
-    ("attention", "window"): QT_TRANSLATE_NOOP("UndoController", "Sliding window"),
-    ("attention", "window_causal"): QT_TRANSLATE_NOOP("UndoController", "Window direction"),
-    ("attention", "selected_query"): QT_TRANSLATE_NOOP("UndoController", "Selected query"),
-    ("attention", "selected_cell"): QT_TRANSLATE_NOOP("UndoController", "Selected cell"),
-    ("attention", "matrix"): QT_TRANSLATE_NOOP("UndoController", "Matrix"),
-    ("attention", "colormap"): QT_TRANSLATE_NOOP("UndoController", "Colormap"),
-    ("attention", "levels_auto"): QT_TRANSLATE_NOOP("UndoController", "Automatic levels"),
-    ("attention", "levels"): QT_TRANSLATE_NOOP("UndoController", "Levels"),
-    ("attention", "value_labels"): QT_TRANSLATE_NOOP("UndoController", "Value labels"),
-    ("attention", "backend"): QT_TRANSLATE_NOOP("UndoController", "Backend"),
-    ("attention", "stretch_weights"): QT_TRANSLATE_NOOP("UndoController", "Levels of A"),
-    ("attention", "grad_source"): QT_TRANSLATE_NOOP("UndoController", "Upstream gradient"),
-    ("attention", "grad_seed"): QT_TRANSLATE_NOOP("UndoController", "Gradient seed"),
-    ("attention", "grad_dim"): QT_TRANSLATE_NOOP("UndoController", "Gradient component"),
-    ("attention", "rope"): QT_TRANSLATE_NOOP("UndoController", "RoPE on the heatmap"),
-    ("positions", "rope_type"): QT_TRANSLATE_NOOP("UndoController", "RoPE scaling"),
-    ("positions", "head_dim"): QT_TRANSLATE_NOOP("UndoController", "Head width"),
-    ("positions", "base"): QT_TRANSLATE_NOOP("UndoController", "RoPE base"),
-    ("positions", "factor"): QT_TRANSLATE_NOOP("UndoController", "Scaling factor"),
-    ("positions", "original_context"): QT_TRANSLATE_NOOP("UndoController", "Original context"),
-    ("positions", "position"): QT_TRANSLATE_NOOP("UndoController", "Query position"),
-    ("positions", "key_position"): QT_TRANSLATE_NOOP("UndoController", "Key position"),
-    ("positions", "offset"): QT_TRANSLATE_NOOP("UndoController", "Position offset"),
-    ("attention", "softcap"): QT_TRANSLATE_NOOP("UndoController", "Logit soft-cap"),
-    ("attention", "alibi"): QT_TRANSLATE_NOOP("UndoController", "ALiBi"),
-    ("attention", "sink"): QT_TRANSLATE_NOOP("UndoController", "Attention sink"),
-    ("attention", "sink_logit"): QT_TRANSLATE_NOOP("UndoController", "Sink logit"),
-    ("attention", "rope_dims"): QT_TRANSLATE_NOOP("UndoController", "Rotated dimensions"),
-    ("attention", "d_output"): QT_TRANSLATE_NOOP("UndoController", "Upstream gradient values"),
-    ("positions", "low_freq_factor"): QT_TRANSLATE_NOOP("UndoController", "Low-frequency factor"),
-    ("positions", "high_freq_factor"): QT_TRANSLATE_NOOP("UndoController", "High-frequency factor"),
-    ("positions", "beta_fast"): QT_TRANSLATE_NOOP("UndoController", "YaRN β fast"),
-    ("positions", "beta_slow"): QT_TRANSLATE_NOOP("UndoController", "YaRN β slow"),
-    ("positions", "alibi_slope"): QT_TRANSLATE_NOOP("UndoController", "ALiBi slope"),
-    ("display", "decimals"): QT_TRANSLATE_NOOP("UndoController", "Decimals"),
-}
+#: The name of an undo step that changes a preset: it wins over every field it set.
+_PRESET_LABEL = QT_TRANSLATE_NOOP("UndoController", "Preset")
 
 
-def register_labels(topic: str, *pairs: tuple[str, str]) -> None:
-    """Add ``(field, QT_TRANSLATE_NOOP("UndoController", text))`` names of the undo steps
-    of ``topic``'s fields.
-
-    A panel module calls this for the fields of its topic, so adding a panel needs no edit
-    here. A field named twice for one topic is a mistake, refused.
-    """
-    for field, text in pairs:
-        if (topic, field) in _LABELS:
-            raise ValueError(f"the undo label of {topic}.{field} is registered twice")
-        _LABELS[(topic, field)] = text
+@cache
+def _labels() -> dict[tuple[str, str], str]:
+    """Every field's undo label (its declaration's ``label``), by ``(topic, field)``, in
+    the order that names a step changing several: the document's topics and each
+    topic's fields as declared (the first found wins)."""
+    return {(cls.NAME, f.name): f.label for cls in topic_classes() for f in cls.FIELDS if f.label}
 
 
 def label_text(topic: str, field: str) -> str | None:
     """The untranslated undo label of ``topic.field``, or None when it has none."""
-    return _LABELS.get((topic, field), _LABELS.get(("*", field)))
+    if field == "preset_id":
+        return _PRESET_LABEL
+    return _labels().get((topic, field))
 
 
 def change_label(fields) -> str:
     """The translated name of a change to the ``(topic, field)`` pairs ``fields`` (e.g.
-    "Temperature")."""
+    "Temperature"): a preset's, else that of the first field in the document's order."""
     fields = set(fields)
     names = {f for _t, f in fields}
-    for (topic, field), text in _LABELS.items():
-        if (topic, field) in fields or (topic == "*" and field in names):
+    if "preset_id" in names:
+        return QCoreApplication.translate("UndoController", _PRESET_LABEL)
+    for key, text in _labels().items():
+        if key in fields:
             return QCoreApplication.translate("UndoController", text)
     if names:
         return QCoreApplication.translate("UndoController", "Edit %1").replace(
@@ -230,7 +180,7 @@ class UndoController(QObject):
 
     def label_for(self, step) -> str:
         """The text of ``step`` (its :meth:`merging` label if it has one)."""
-        return step.label or change_label(step.fields())
+        return step.label or change_label(step.changed_fields() or step.fields())
 
     @contextmanager
     def merging(self, label: str | None = None) -> Iterator[None]:

@@ -14,10 +14,12 @@ from PySide6.QtCore import QByteArray, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QApplication, QDockWidget, QTabBar
 
-from attnviz.ui.widgets.state_panel import blocked
+from attnviz.model.panels import layout_version
+from attnviz.ui.widgets.binding import blocked
 
-#: Bump when the set or arrangement of docks changes, so an old saved layout is ignored.
-LAYOUT_VERSION = 5
+#: The saved layout's version: it changes with the set of docks and their areas (the
+#: table of panels), so a layout saved by another set is ignored.
+LAYOUT_VERSION = layout_version()
 #: Screens this wide or narrower open the window maximized (1280×720, 1366×768).
 SMALL_SCREEN = 1366
 #: The first layout's shares: the left column of the width, the views of the height.

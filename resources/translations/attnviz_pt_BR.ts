@@ -486,7 +486,6 @@
     <name>ControlsPanel</name>
     <message>
         <source>S  scores  QKᵀ / √d_k</source>
-        <extracomment>Write at most once per frame of a 60 Hz display while a slider is dragged.</extracomment>
         <translation>S  pontuações  QKᵀ / √d_k</translation>
     </message>
     <message>
@@ -512,10 +511,6 @@
     <message>
         <source>diverging (for scores)</source>
         <translation>divergente (para pontuações)</translation>
-    </message>
-    <message>
-        <source>Controls</source>
-        <translation>Controles</translation>
     </message>
     <message>
         <source>Scores</source>
@@ -721,11 +716,6 @@
         <translation>modelo real (painel de camadas)</translation>
     </message>
     <message>
-        <source>Tokens and vectors</source>
-        <extracomment>Panel id → (class name, title). The class takes its ``TITLE`` from here; the class name is the title&apos;s translation context, as for every string of the class.</extracomment>
-        <translation>Tokens e vetores</translation>
-    </message>
-    <message>
         <source>Arrows are drawn when d_k = 2.</source>
         <extracomment>Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.</extracomment>
         <translation>As setas aparecem quando d_k = 2.</translation>
@@ -808,10 +798,6 @@
     <message>
         <source>gradient row norm</source>
         <translation>norma do gradiente</translation>
-    </message>
-    <message>
-        <source>Embedding table</source>
-        <translation>Tabela de embeddings</translation>
     </message>
     <message>
         <source>Chapter 003, the embedding table: a lookup is a one-hot product, so a batch&apos;s gradient reaches only the rows of the tokens in it.</source>
@@ -920,6 +906,34 @@
     </message>
 </context>
 <context>
+    <name>EntropyPanel</name>
+    <message>
+        <source>entropy (nats)</source>
+        <extracomment>Up to this many rows the axis names each query by its token. The plot&apos;s height over the tallest bar or bound: the legend&apos;s room above them.</extracomment>
+        <translation>entropia (nats)</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>consulta</translation>
+    </message>
+    <message>
+        <source>entropy of the row</source>
+        <translation>entropia da linha</translation>
+    </message>
+    <message>
+        <source>ln of the keys it sees</source>
+        <translation>ln das chaves que ela vê</translation>
+    </message>
+    <message>
+        <source>Mean entropy %1 nats over %2 rows; a row spread evenly over all %2 keys has ln %2 = %3.</source>
+        <translation>Entropia média de %1 nats em %2 linhas; uma linha distribuída por igual pelas %2 chaves tem ln %2 = %3.</translation>
+    </message>
+    <message>
+        <source>“%1”: entropy %2 nats, at most %3 (ln of the keys it sees)</source>
+        <translation>“%1”: entropia de %2 nats, no máximo %3 (ln das chaves que ela vê)</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
         <source>Export Heatmap</source>
@@ -1023,10 +1037,6 @@
     <message>
         <source>the example&apos;s own</source>
         <translation>o do próprio exemplo</translation>
-    </message>
-    <message>
-        <source>Gradient</source>
-        <translation>Gradiente</translation>
     </message>
     <message>
         <source>Chapter 003, backward pass: how the loss&apos;s gradient dO flows back through A = softmax(QKᵀ/√d_k) to Q, K and V.</source>
@@ -1361,7 +1371,7 @@
     <name>HeatmapPanel</name>
     <message>
         <source>how well each query matches each key</source>
-        <extracomment>pyqtgraph maps behind the state&apos;s colormap names; the diverging one is for scores.</extracomment>
+        <extracomment>pyqtgraph maps behind the state&apos;s colormap names; the diverging one is for scores. What each matrix (and the weights with a sink) means, under its formula.</extracomment>
         <translation>o quanto cada consulta combina com cada chave</translation>
     </message>
     <message>
@@ -1394,12 +1404,7 @@
         <translation>entropia (nats)</translation>
     </message>
     <message>
-        <source>Attention matrix</source>
-        <translation>Matriz de atenção</translation>
-    </message>
-    <message>
         <source>%1  query “%2”, dimension “%3” = %4</source>
-        <extracomment>The hover text (formatted), for the status bar; empty when the mouse leaves.</extracomment>
         <translation>%1  consulta “%2”, dimensão “%3” = %4</translation>
     </message>
     <message>
@@ -1457,10 +1462,6 @@
 </context>
 <context>
     <name>LayersPanel</name>
-    <message>
-        <source>Layers</source>
-        <translation>Camadas</translation>
-    </message>
     <message>
         <source>Open Model…</source>
         <translation>Abrir modelo…</translation>
@@ -1540,10 +1541,6 @@
 </context>
 <context>
     <name>LessonPanel</name>
-    <message>
-        <source>Lessons</source>
-        <translation>Lições</translation>
-    </message>
     <message>
         <source>Each lesson walks through one section of the documents: every step sets up the panels and says what to look at.</source>
         <extracomment>Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and room for a few more; below the list the panel itself scrolls.</extracomment>
@@ -2028,10 +2025,6 @@
         <translation>int4: meio byte por elemento</translation>
     </message>
     <message>
-        <source>KV-cache memory</source>
-        <translation>Memória do cache KV</translation>
-    </message>
-    <message>
         <source>Chapter 003, the KV cache and the price of O(n²): every token keeps its keys and values in every attention layer; GQA, MLA, windows and hybrids shrink them.</source>
         <translation>Capítulo 003, o cache KV e o preço de O(n²): cada token guarda suas chaves e valores em cada camada de atenção; GQA, MLA, janelas e híbridos os encolhem.</translation>
     </message>
@@ -2267,10 +2260,6 @@
         <translation>máximo do bloco</translation>
     </message>
     <message>
-        <source>Long sequence</source>
-        <translation>Sequência longa</translation>
-    </message>
-    <message>
         <source>Chapter 003, the price of n²: every weight of a long sequence, mapped without the n×n matrix. Drag a rectangle or scroll to zoom down to the exact weights.</source>
         <extracomment>Decades of weight the log colour scale spans below the largest one shown. None: compute in place when the panel is its own window (an offscreen export).</extracomment>
         <translation>Capítulo 003, o preço de n²: todos os pesos de uma sequência longa, mapeados sem a matriz n×n. Arraste um retângulo ou role para aproximar até os pesos exatos.</translation>
@@ -2469,6 +2458,77 @@
     </message>
 </context>
 <context>
+    <name>Panel</name>
+    <message>
+        <source>Computing…</source>
+        <extracomment>The panel&apos;s row of :data:`attnviz.model.panels.PANELS`. What the mouse rests on, with its exact value, for the status bar (&quot;&quot; when it leaves); a panel with values under the mouse emits it. The cell (row, column) the mouse rests on, (-1, -1) when none: the presenter&apos;s pointer spotlights it (:meth:`highlight`). What a picture of the panel shows (set it to the part under the controls). The results last drawn (None before the first).</extracomment>
+        <translation>Calculando…</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Tokens and vectors</source>
+        <translation>Tokens e vetores</translation>
+    </message>
+    <message>
+        <source>Controls</source>
+        <translation>Controles</translation>
+    </message>
+    <message>
+        <source>Attention matrix</source>
+        <translation>Matriz de atenção</translation>
+    </message>
+    <message>
+        <source>Steps for one query</source>
+        <translation>Passo a passo de uma consulta</translation>
+    </message>
+    <message>
+        <source>Positions (RoPE)</source>
+        <translation>Posições (RoPE)</translation>
+    </message>
+    <message>
+        <source>Gradient</source>
+        <translation>Gradiente</translation>
+    </message>
+    <message>
+        <source>KV-cache memory</source>
+        <translation>Memória do cache KV</translation>
+    </message>
+    <message>
+        <source>Gradient reach</source>
+        <translation>Alcance do gradiente</translation>
+    </message>
+    <message>
+        <source>Embedding table</source>
+        <translation>Tabela de embeddings</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>Cabeças</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>Camadas</translation>
+    </message>
+    <message>
+        <source>Long sequence</source>
+        <translation>Sequência longa</translation>
+    </message>
+    <message>
+        <source>FlashAttention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>Entropy per row</source>
+        <translation>Entropia por linha</translation>
+    </message>
+    <message>
+        <source>Lessons</source>
+        <translation>Lições</translation>
+    </message>
+</context>
+<context>
     <name>PictureForm</name>
     <message>
         <source>Custom</source>
@@ -2521,10 +2581,6 @@
     <message>
         <source>blended</source>
         <translation>mesclados</translation>
-    </message>
-    <message>
-        <source>Positions (RoPE)</source>
-        <translation>Posições (RoPE)</translation>
     </message>
     <message>
         <source>Chapter 003, positions: each pair of dimensions turns like a clock hand, m·θ per position; the score sees only the angle between query and key.</source>
@@ -2894,10 +2950,6 @@
         <translation>atenção</translation>
     </message>
     <message>
-        <source>Gradient reach</source>
-        <translation>Alcance do gradiente</translation>
-    </message>
-    <message>
         <source>Chapter 003, why recurrent networks forget: each step back multiplies the gradient by a factor below 1; attention reaches every token in one step.</source>
         <translation>Capítulo 003, por que as redes recorrentes esquecem: cada passo para trás multiplica o gradiente por um fator menor que 1; a atenção alcança todos os tokens num único passo.</translation>
     </message>
@@ -3035,10 +3087,6 @@
 <context>
     <name>StepsPanel</name>
     <message>
-        <source>Steps for one query</source>
-        <translation>Passo a passo de uma consulta</translation>
-    </message>
-    <message>
         <source>The query whose row of attention is worked out below</source>
         <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
         <translation>A consulta cuja linha de atenção é calculada abaixo</translation>
@@ -3134,10 +3182,6 @@
 </context>
 <context>
     <name>TilesPanel</name>
-    <message>
-        <source>FlashAttention</source>
-        <translation>FlashAttention</translation>
-    </message>
     <message>
         <source>Chapter 003, FlashAttention: the scores are computed one tile at a time; each query row keeps only a running max m, a running sum ℓ and its output so far, rescaled whenever m grows. ←/→ step, Home/End, Space plays.</source>
         <extracomment>Milliseconds between tiles while playing. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
@@ -3319,16 +3363,10 @@
     </message>
 </context>
 <context>
-    <name>TopicPanel</name>
-    <message>
-        <source>Computing…</source>
-        <translation>Calculando…</translation>
-    </message>
-</context>
-<context>
     <name>UndoController</name>
     <message>
         <source>Preset</source>
+        <extracomment>The name of an undo step that changes a preset: it wins over every field it set.</extracomment>
         <translation>Exemplo</translation>
     </message>
     <message>
@@ -3341,6 +3379,9 @@
     </message>
     <message>
         <source>Sequence length</source>
+        <extracomment>The lesson&apos;s model: 262,144 tokens of context. A real model&apos;s sentence is at most this long (its zoom windows may reach past ``n``). The tiles demo: a sequence small enough to print, blocks of 4–16 rows or keys.
+----------
+Longest sequence the panel simulates (the LSTM runs one step per token).</extracomment>
         <translation>Comprimento da sequência</translation>
     </message>
     <message>
@@ -3477,6 +3518,7 @@
     </message>
     <message>
         <source>Head width</source>
+        <extracomment>Largest position or context the panel offers (the lesson&apos;s model reaches 262,144; scaled contexts of real models reach about a million).</extracomment>
         <translation>Largura da cabeça</translation>
     </message>
     <message>
@@ -3549,6 +3591,7 @@
     </message>
     <message>
         <source>Decimals</source>
+        <extracomment>0 is automatic; 1 decimal cannot tell the documents&apos; weights apart, so it is not offered.</extracomment>
         <translation>Casas decimais</translation>
     </message>
     <message>
@@ -3573,6 +3616,7 @@
     </message>
     <message>
         <source>Vocabulary size</source>
+        <extracomment>Largest vocabulary offered: 128k read as 128 × 1024 (the default is the chapter&apos;s 128,000). Largest batch: 2^20 tokens, the order of an LLM&apos;s training batch.</extracomment>
         <translation>Tamanho do vocabulário</translation>
     </message>
     <message>
@@ -3649,6 +3693,7 @@
     </message>
     <message>
         <source>Model card</source>
+        <extracomment>Fields that describe the card (ModelCard&apos;s names in brackets where they differ). Largest GPU memory offered, in GB (10^9 bytes): a whole rack&apos;s worth.</extracomment>
         <translation>Ficha do modelo</translation>
     </message>
     <message>

@@ -2,45 +2,93 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from attnviz.model.document import Document
 from attnviz.model.panel_data import DataArray, data_panels, panel_data
-from attnviz.model.panels import AREAS, PANELS, panel_ids, panel_spec
+from attnviz.model.panels import (
+    AREAS,
+    PANELS,
+    check_table,
+    layout_version,
+    panel_ids,
+    panel_spec,
+)
 from attnviz.model.workspace import Workspace
+
+#: The ids of waves 2 and 3: scripts say --panel ID and dock-ID (DESIGN.md).
+CONTRACT_IDS = {
+    "editor", "controls", "heatmap", "steps", "gradient", "positions", "memory", "reach",
+    "embedding", "heads", "overview", "tiles", "layers", "lessons",
+}  # fmt: skip
 
 
 def test_every_row_is_one_panel_with_a_topic_and_a_resolver_that_exist():
+    assert check_table() == []
     ids = [spec.id for spec in PANELS]
-    assert len(set(ids)) == len(ids) == 14
+    assert len(set(ids)) == len(ids)
     assert len({spec.order for spec in PANELS}) == len(PANELS)  # one place each
     topics = set(Document().topics)
     ws = Workspace()
     for spec in PANELS:
         assert spec.area in AREAS and spec.topic in topics and spec.weight >= 1
-        if spec.resolver is not None:
-            assert ws.resolver_for(spec.resolver).topic is ws.document[spec.topic]
+        assert ws.resolver_for(spec.resolver).topic is ws.document[spec.topic]
+        assert spec.title.strip() and "&" not in spec.title, spec.id
     assert set(data_panels()) <= set(ids)  # every --matrix owner is a panel
     assert panel_ids()[:3] == ("editor", "controls", "heatmap")
-    # The 14 ids are a contract (DESIGN.md, wave 3): scripts say --panel ID and dock-ID.
-    assert set(panel_ids()) == {
-        "editor",
-        "controls",
-        "heatmap",
-        "steps",
-        "gradient",
-        "positions",
-        "memory",
-        "reach",
-        "embedding",
-        "heads",
-        "overview",
-        "tiles",
-        "layers",
-        "lessons",
-    }
+    assert set(panel_ids()) >= CONTRACT_IDS  # more may come; none of these may go
     with pytest.raises(ValueError, match="unknown panel 'nope'; panels: editor, controls"):
         panel_spec("nope")
+
+
+def test_the_table_check_names_each_broken_row():
+    good = PANELS[0]
+    rows = (
+        good,
+        replace(good, order=good.order + 1),  # the same id twice
+        replace(good, id="Bad-id", order=-1, area="top", title=" ", weight=0),
+        replace(good, id="noreader", order=-2, reader=None),
+        replace(good, id="twice", order=-3, data=("q", "q")),
+        replace(good, id="shows", order=-4, shows="matrix"),
+        replace(good, id="clash", order=-3),
+    )
+    problems = check_table(rows)
+    assert "panel id 'editor' appears more than once" in problems
+    assert "order -3 is taken by more than one panel" in problems
+    for line in (
+        "Bad-id: the id must be a lower-case Python name (its module is ui/panels/<id>.py)",
+        "Bad-id: area 'top' is not one of left, right, bottom",
+        "Bad-id: it has no title",
+        "Bad-id: its weight must be at least 1",
+        "noreader: data names need a reader, and a reader needs data names",
+        "twice: a data name appears twice",
+        "shows: shows 'matrix' is not a topic.field",
+    ):
+        assert line in problems
+
+
+def test_the_layout_version_follows_the_docks_and_their_areas():
+    import attnviz.model.panels as panels
+
+    version = layout_version()
+    assert version == layout_version() and 0 < version < 2**31  # a QMainWindow version
+    moved = tuple(replace(s, area="left") if s.id == "reach" else s for s in PANELS)
+    added = (*PANELS, replace(PANELS[-1], id="entropy_extra", order=999))
+    for table in (moved, added, PANELS[:-1]):
+        original = panels.PANELS
+        panels.PANELS = table
+        try:
+            assert layout_version() != version
+        finally:
+            panels.PANELS = original
+    # A new title or weight leaves a saved layout as good as it was.
+    panels.PANELS = tuple(replace(s, weight=s.weight + 1) for s in PANELS)
+    try:
+        assert layout_version() == version
+    finally:
+        panels.PANELS = original
 
 
 def test_every_data_name_of_the_table_is_read_by_its_source():
@@ -52,7 +100,8 @@ def test_every_data_name_of_the_table_is_read_by_its_source():
     for name in ("w_q", "w_k", "w_v", "w_o"):
         needs[name] = needs["x"]
     for spec in PANELS:
-        assert bool(spec.data) == (spec.data_source is not None), spec.id
+        assert bool(spec.data) == (spec.reader is not None), spec.id
+        assert callable(spec.reader) or spec.reader is None, spec.id
         for name in spec.data:
             ws = Workspace()
             if spec.id == "layers":
@@ -90,10 +139,14 @@ def test_resolvers_are_named_and_an_unknown_name_is_refused():
         for m in pkgutil.iter_modules(resolve.__path__)
         if hasattr(importlib.import_module(f"attnviz.model.resolve.{m.name}"), "RESOLVER")
     }
-    assert set(RESOLVER_NAMES) == modules
-    assert {spec.resolver for spec in PANELS} - {None} <= modules
-    with pytest.raises(ValueError, match="no resolver 'attention'; known: positions"):
-        Workspace().resolver_for("attention")
+    # The always-on attention resolver is one of them, named like the others.
+    assert set(RESOLVER_NAMES) == modules | {"attention"}
+    assert {spec.resolver for spec in PANELS} <= set(RESOLVER_NAMES)
+    ws = Workspace()
+    assert ws.resolver_for("attention") is ws.resolver is ws.existing_resolver("attention")
+    assert ws.resolver.EAGER and ws.resolver.watched and ws.resolver.topic is ws.state
+    with pytest.raises(ValueError, match="no resolver 'nope'; known: attention, positions"):
+        ws.resolver_for("nope")
 
 
 def test_a_lazy_resolver_is_made_once_on_first_use_and_announced():

@@ -1,12 +1,12 @@
-"""Shared fixtures for the UI tests: isolated QSettings, a fresh state and resolver."""
+"""Shared fixtures for the UI tests: isolated QSettings, a fresh workspace, its state and
+resolver."""
 
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QSettings
 
-from attnviz.model.resolve import Resolver
-from attnviz.model.topics.attention import AttentionState
+from attnviz.model.workspace import Workspace
 from attnviz.ui.app import require_working_binding
 from attnviz.ui.widgets.numbers import set_display_decimals
 
@@ -45,15 +45,21 @@ def automatic_decimals():
 
 
 @pytest.fixture
-def state():
-    """A fresh state: the default is the chapter's hand-worked example (banco)."""
-    return AttentionState()
+def workspace():
+    """A fresh workspace: the default is the chapter's hand-worked example (banco)."""
+    return Workspace()
 
 
 @pytest.fixture
-def resolver(state):
-    """A resolver listening to ``state``."""
-    return Resolver(state)
+def state(workspace):
+    """The workspace's attention topic."""
+    return workspace.state
+
+
+@pytest.fixture
+def resolver(workspace):
+    """The workspace's attention resolver, listening to ``state``."""
+    return workspace.resolver
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from attnviz.ui.panels.controls import ControlsPanel
 
 
 @pytest.fixture
-def panel(qtbot, state, resolver):
-    p = ControlsPanel(state, resolver)
+def panel(qtbot, workspace):
+    p = ControlsPanel(workspace)
     qtbot.addWidget(p)
     p.show()
     return p

@@ -12,8 +12,8 @@ from attnviz.ui.widgets.vector_table import MAX_SHOWN
 
 
 @pytest.fixture
-def panel(qtbot, state, resolver):
-    p = EditorPanel(state, resolver)
+def panel(qtbot, workspace):
+    p = EditorPanel(workspace)
     qtbot.addWidget(p)
     p.resize(900, 700)
     p.show()
@@ -21,8 +21,8 @@ def panel(qtbot, state, resolver):
 
 
 @pytest.fixture
-def steps(qtbot, state, resolver):
-    p = StepsPanel(state, resolver)
+def steps(qtbot, workspace):
+    p = StepsPanel(workspace)
     qtbot.addWidget(p)
     return p
 

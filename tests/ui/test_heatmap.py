@@ -12,15 +12,17 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtTest import QTest
 
 from attnviz.model.presets import load_preset, preset_state_values
-from attnviz.ui.panels.heatmap import HeatmapPanel, auto_levels
+from attnviz.ui.heatmap_look import auto_levels
+from attnviz.ui.panels.heatmap import HeatmapPanel
 from attnviz.ui.theme import theme_named
+from tests.ui.workspaces import workspace_of
 
 BANCO_A = [["0.45", "0.45", "0.11"], ["0.07", "0.31", "0.62"], ["0.14", "0.28", "0.58"]]
 
 
 @pytest.fixture
-def panel(qtbot, state, resolver):
-    p = HeatmapPanel(state, resolver)
+def panel(qtbot, workspace):
+    p = HeatmapPanel(workspace)
     qtbot.addWidget(p)
     p.apply_theme(theme_named("light"))
     p.resize(700, 520)
@@ -255,10 +257,10 @@ def test_the_spotlight_of_a_pooled_long_matrix_is_in_token_cells(qapp):
     assert view.spot_dim.path().boundingRect() == QRectF(0, 0, 2048, 2048)
 
 
-def test_the_caption_writes_the_score_terms_that_are_on(qtbot, state, resolver):
+def test_the_caption_writes_the_score_terms_that_are_on(qtbot, workspace, state):
     from attnviz.ui.panels.heatmap import HeatmapPanel
 
-    panel = HeatmapPanel(state, resolver)
+    panel = HeatmapPanel(workspace)
     qtbot.addWidget(panel)
     state.update(matrix="scores", softcap=30.0, alibi=0.5)
     assert "30·tanh(QKᵀ / √d_k / 30) − 0.5·|i − j|" in panel.caption.text()
@@ -285,16 +287,15 @@ def test_a_long_sentence_by_row_blocks_hovers_exact_values(qtbot, monkeypatch):
 
     dense = Resolver(make()).results
     monkeypatch.setattr(resolve_attention, "DENSE_LIMIT", 1000)
-    state = make()
-    resolver = Resolver(state)
-    panel = HeatmapPanel(state, resolver)
+    workspace = workspace_of(make())
+    panel = HeatmapPanel(workspace)
     qtbot.addWidget(panel)
     assert panel._exact_value("weights", 900, 850) == pytest.approx(
         dense.matrix("weights")[900, 850], rel=1e-12
     )
     assert np.isnan(panel._exact_value("weights", 850, 900))  # masked
     assert f"{dense.attention.entropy[900]:.3f}" in panel.entropy_text(900)
-    controls = ControlsPanel(state, resolver)
+    controls = ControlsPanel(workspace)
     qtbot.addWidget(controls)
     controls.show()
     seen = dense.attention.scores[dense.mask]
@@ -442,7 +443,7 @@ def test_building_a_figure_inverts_no_singular_transform(qapp, state, resolver, 
     # LAPACK SVD per cell on the GUI thread); the numbers are shown once there is room.
     import pyqtgraph.functions as fn
 
-    from attnviz.ui.panels.heatmap import configure_view
+    from attnviz.ui.heatmap_look import configure_view
     from attnviz.ui.widgets.heatmap_view import HeatmapView
 
     singular = []

@@ -18,27 +18,29 @@ from PySide6.QtWidgets import QApplication, QPushButton, QStyle
 
 from attnviz.core.attention import softmax
 from attnviz.model.presets import load_preset, preset_state_values
-from attnviz.model.resolve import Resolver
 from attnviz.model.topics.attention import AttentionState
 from attnviz.ui import language
+from attnviz.ui.heatmap_look import auto_levels, view_levels
 from attnviz.ui.panels.controls import ControlsPanel
-from attnviz.ui.panels.heatmap import HeatmapPanel, auto_levels, view_levels
+from attnviz.ui.panels.heatmap import HeatmapPanel
 from attnviz.ui.panels.steps import StepsPanel
 from attnviz.ui.theme import theme_named
 from attnviz.ui.widgets import numbers
 from attnviz.ui.widgets.heatmap_view import ENTROPY_COL
 from tests.ui.soak import Action, Soak, redo, resize, undo
+from tests.ui.workspaces import workspace_of
 
 
-def _preset(pid: str) -> tuple[AttentionState, Resolver]:
+def _preset(pid: str):
+    """The workspace of preset ``pid``'s attention fields."""
     state = AttentionState()
     state.update(**preset_state_values(load_preset(pid)))
-    return state, Resolver(state)
+    return workspace_of(state)
 
 
 @pytest.fixture
-def controls(qtbot, state, resolver):
-    panel = ControlsPanel(state, resolver)
+def controls(qtbot, workspace):
+    panel = ControlsPanel(workspace)
     qtbot.addWidget(panel)
     panel.resize(520, 900)
     panel.show()
@@ -46,8 +48,8 @@ def controls(qtbot, state, resolver):
 
 
 @pytest.fixture
-def heatmap(qtbot, state, resolver):
-    panel = HeatmapPanel(state, resolver)
+def heatmap(qtbot, workspace):
+    panel = HeatmapPanel(workspace)
     qtbot.addWidget(panel)
     panel.apply_theme(theme_named("light"))
     panel.resize(700, 520)
@@ -153,8 +155,9 @@ def test_dragging_the_d_k_handle_lands_where_the_mouse_stops(qtbot, controls, st
     [("frase-longa", 10.3239), ("long-sentence", 13.6369)],
 )
 def test_the_spread_of_the_scores_without_the_divisor_at_d_k_128(qtbot, pid, expected):
-    state, resolver = _preset(pid)
-    panel = ControlsPanel(state, resolver)
+    workspace = _preset(pid)
+    state = workspace.state
+    panel = ControlsPanel(workspace)
     qtbot.addWidget(panel)
     panel.show()
     state.update(d_k=128, scale=False)
@@ -220,8 +223,8 @@ def test_english_keeps_the_point():
     assert QLocale().decimalPoint() == "."
 
 
-def test_the_steps_in_portuguese_numbers(qtbot, comma, state, resolver):
-    panel = StepsPanel(state, resolver)
+def test_the_steps_in_portuguese_numbers(qtbot, comma, workspace):
+    panel = StepsPanel(workspace)
     qtbot.addWidget(panel)
     assert panel.step_texts()[1:] == [["0,71", "2,12", "2,83"], ["0,07", "0,31", "0,62"]]
     assert panel.mix.texts() == [["0,85", "0,15"]]
@@ -240,7 +243,9 @@ class _Portuguese(QTranslator):
         return None  # not translated here (an empty string would be a translation)
 
 
-def test_value_labels_are_translated_where_they_are_shown(qtbot, state, resolver, tmp_path):
+def test_value_labels_are_translated_where_they_are_shown(
+    qtbot, workspace, state, resolver, tmp_path
+):
     from attnviz.ui.export import write_csv
     from attnviz.ui.widgets.vector_table import VectorTable
 
@@ -248,12 +253,12 @@ def test_value_labels_are_translated_where_they_are_shown(qtbot, state, resolver
     translator = _Portuguese()
     app.installTranslator(translator)
     try:
-        steps = StepsPanel(state, resolver)
+        steps = StepsPanel(workspace)
         qtbot.addWidget(steps)
         assert steps.mix.header_texts() == ["assento", "dinheiro"]
         assert "assento" in steps.verdict.text()
         state.matrix = "output"
-        heat = HeatmapPanel(state, resolver)
+        heat = HeatmapPanel(workspace)
         qtbot.addWidget(heat)
         heat.resize(600, 400)
         heat.show()
@@ -272,7 +277,8 @@ def test_value_labels_are_translated_where_they_are_shown(qtbot, state, resolver
 
 
 def test_fui_ao_banco_sacar_dinheiro_reads_as_money(qtbot):
-    state, resolver = _preset("banco-dinheiro")
+    workspace = _preset("banco-dinheiro")
+    state, resolver = workspace.state, workspace.resolver
     banco = load_preset("banco")
     assert state.tokens == ("Fui", "ao", "banco", "sacar", "dinheiro")
     # The same query and key of "banco" as in "sentei no banco da praça"; only the context
@@ -292,7 +298,7 @@ def test_fui_ao_banco_sacar_dinheiro_reads_as_money(qtbot):
     seat = 0.5 * weights[:3].sum()
     np.testing.assert_allclose(st.output, [seat, 1 - seat], rtol=1e-12)
     np.testing.assert_allclose(st.output, [0.1257552, 0.8742448], atol=5e-8)
-    panel = StepsPanel(state, resolver)
+    panel = StepsPanel(workspace)
     qtbot.addWidget(panel)
     assert panel.mix.texts() == [["0.13", "0.87"]]
     assert panel.verdict.text() == "“banco” reads mostly as money (0.87)."
@@ -307,8 +313,9 @@ def test_a_portuguese_sentence_beside_the_english_one():
 
 # --- 16: masks at any length ---------------------------------------------------------------
 def test_gato_lists_its_four_next_token_examples(qtbot):
-    state, resolver = _preset("gato")
-    panel = ControlsPanel(state, resolver)
+    workspace = _preset("gato")
+    state = workspace.state
+    panel = ControlsPanel(workspace)
     qtbot.addWidget(panel)
     assert panel.masks.example_lines() == [
         "o → gato",

@@ -12,8 +12,8 @@ import textwrap
 import pytest
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from attnviz.model.panels import panel_ids
-from attnviz.ui.panels import TITLES, panel_class, panel_classes, panel_title
+from attnviz.model.panels import panel_ids, panel_spec
+from attnviz.ui.panels import panel_class, panel_classes, panel_title
 
 #: What must not load before the first paint (DESIGN.md: none of them is needed there).
 HEAVY = ("torch", "transformers", "scipy", "PIL", "superqt", "qtpy", "attnviz.model.lessons")
@@ -125,10 +125,11 @@ def test_the_window_is_laid_out_at_its_size_once(tmp_path):
             assert module not in out["loaded"], module
 
 
-def test_the_titles_table_is_each_panel_class_own():
-    assert set(TITLES) == set(panel_ids())
+def test_each_panel_class_takes_its_title_from_its_row():
+    assert {cls.PANEL_ID for cls in panel_classes()} == set(panel_ids())
     for cls in panel_classes():
-        assert TITLES[cls.PANEL_ID] == (cls.__name__, cls.TITLE)
+        assert not hasattr(cls, "TITLE")  # one place: the row
+        assert cls.title() == panel_spec(cls.PANEL_ID).title  # English: as written there
         assert panel_title(cls.PANEL_ID) == cls.title()
         assert panel_class(cls.PANEL_ID) is cls
     with pytest.raises(ValueError, match="unknown panel 'nope'"):
@@ -144,7 +145,7 @@ def test_the_first_window_builds_and_imports_only_the_panels_it_shows(tmp_path):
     assert out["modules"] == [f"attnviz.ui.panels.{pid}" for pid in out["built"]]
     assert not [m for m in out["loaded"] if m.split(".")[0] in HEAVY or m in HEAVY]
     # Every dock has its title (and so its View menu entry) without its module.
-    assert out["titles"] == {pid: TITLES[pid][1] for pid in panel_ids()}
+    assert out["titles"] == {pid: panel_spec(pid).title for pid in panel_ids()}
 
 
 def test_every_dock_builds_its_panel_when_it_comes_forward(make_window, qtbot):

@@ -9,8 +9,8 @@ from attnviz.ui.panels.steps import MAX_KEYS, StepsPanel
 
 
 @pytest.fixture
-def panel(qtbot, state, resolver):
-    p = StepsPanel(state, resolver)
+def panel(qtbot, workspace):
+    p = StepsPanel(workspace)
     qtbot.addWidget(p)
     return p
 

@@ -176,15 +176,9 @@ def test_selection_alone_is_not_an_undo_step(qtbot):
 def test_every_field_of_every_topic_has_an_undo_label_of_its_own_topic():
     """Labels are keyed by topic and field: a field two topics share gets each topic's own
     name (the overview's head is not the attention head's type), and none is missing."""
-    import importlib
-    import pkgutil
-
-    import attnviz.ui.panels as panels
     from attnviz.model.document import Document
     from attnviz.ui.undo import change_label, label_text
 
-    for module in pkgutil.iter_modules(panels.__path__):
-        importlib.import_module(f"attnviz.ui.panels.{module.name}")
     document = Document()
     missing = [
         f"{t}.{f}" for t in document.topics for f in document[t].field_names()
@@ -199,8 +193,23 @@ def test_every_field_of_every_topic_has_an_undo_label_of_its_own_topic():
     assert change_label(set()) == "Edit"
 
 
-def test_a_label_registered_twice_for_one_field_is_refused():
-    from attnviz.ui.undo import register_labels
+def test_a_field_changed_before_its_panel_is_built_has_its_own_label():
+    """The labels are the fields' own (declared beside them), not registered by the panel
+    modules: a session or a script that changes reach.length in a window whose reach
+    panel was never opened still gets "Sequence length", not "Edit length"."""
+    import subprocess
+    import sys
+    import textwrap
 
-    with pytest.raises(ValueError, match="reach.length"):
-        register_labels("reach", ("length", "Again"))
+    code = textwrap.dedent(
+        """
+        import sys
+        from attnviz.ui.undo import change_label
+        print(change_label({("reach", "length")}), change_label({("long", "block_q")}))
+        print(sorted(m for m in sys.modules if m.startswith("attnviz.ui.panels.")))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == ["Sequence length Query tile size", "[]"]

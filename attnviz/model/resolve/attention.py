@@ -31,11 +31,12 @@ from attnviz.core.rope import apply_rope, rope_frequencies
 from attnviz.core.score_terms import PLAIN, ScoreTerms
 from attnviz.core.work import Cancelled
 from attnviz.model import events
+from attnviz.model.data_array import DataArray
 from attnviz.model.events import Signal
-from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
 from attnviz.model.resolve._one_pass import KEEP_LIMIT, Kept
 from attnviz.model.resolve._row_blocks import DENSE_LIMIT, RowBlockAttention
+from attnviz.model.resolve.result_names import ATTENTION, MASK, PREVIEW, STEPS
 from attnviz.model.resolve.work import LatestWork, Runner
 from attnviz.model.topics.attention import AttentionState
 from attnviz.model.topics.positions import PositionsState, scaling_dict
@@ -355,6 +356,17 @@ class Resolver:
     resolved = Signal(object, frozenset)
     busy = Signal(bool)
     failed = Signal(str)
+    #: Never emitted: always watched (the lazy resolvers' ``watching``, for panels).
+    watching = Signal(bool)
+
+    #: The topic whose fields it resolves, as every resolver names it.
+    TOPIC = "attention"
+    #: Always on: every window keeps its results current, watched or not.
+    EAGER = True
+    #: Computed here or on the runner by its own rule (ASYNC_CELLS), not by a key.
+    BACKGROUND = False
+    #: Everything ``resolved`` can say is new (a panel shown again redraws these).
+    RESULT_NAMES = frozenset({MASK, ATTENTION, STEPS})
 
     def __init__(
         self,
@@ -385,6 +397,23 @@ class Resolver:
         if auto:
             state.changed.connect(self.on_state_changed, phase=events.MODEL)
             self.positions.changed.connect(self._on_positions_changed, phase=events.MODEL)
+
+    @property
+    def topic(self) -> AttentionState:
+        """The attention topic (its fields are the inputs)."""
+        return self.state
+
+    @property
+    def watched(self) -> bool:
+        """Always True: this resolver never waits for someone to look."""
+        return True
+
+    def watch(self, key, *, now: bool = False) -> None:
+        """Nothing to do: the results are always current (as :meth:`LazyResolver.watch`
+        promises them to a watcher)."""
+
+    def unwatch(self, key) -> None:
+        """Nothing to do: the results stay current for everyone else."""
 
     @property
     def pending(self) -> bool:
@@ -472,7 +501,7 @@ class Resolver:
             mask, hidden = mask_from_key(key), None
         c = score_scale(s.d_k, s.scale, s.temperature)
         self.preview = preview(kept, c, mask, s.matrix, s.score_terms(), hidden)
-        self.resolved.emit(self.results, frozenset({"preview"}))
+        self.resolved.emit(self.results, frozenset({PREVIEW}))
 
     def _on_stale(self, _job_id: int, out: tuple) -> None:
         # The state moved on while this ran: keep q kᵀ if it can be reused (the next job
@@ -491,11 +520,7 @@ class Resolver:
     def _publish(self, mask_changed: bool, restyle: frozenset, *, only_steps=False) -> None:
         steps = query_steps(self.state, self._attention, self._mask, *self._qk)
         self.results = self._results(steps)
-        done = (
-            {"steps"}
-            if only_steps
-            else {"attention", "steps"} | ({"mask"} if mask_changed else set())
-        )
+        done = {STEPS} if only_steps else {ATTENTION, STEPS} | ({MASK} if mask_changed else set())
         self.resolved.emit(self.results, frozenset(done | restyle))
 
 
@@ -507,17 +532,27 @@ def _same(a, b) -> bool:
 
 # --- exported data (attnviz export --panel heatmap|steps|editor --matrix NAME) -----------
 # The names are the table's (attnviz.model.panels); these read them.
+#: The entropy panel's columns: each row's entropy, and its largest possible value.
+ENTROPY_COLUMNS = ("entropy", "ln keys seen")
+#: A heatmap matrix's CSV corner: its symbol, and that rows are queries.
+MATRIX_CORNERS = {
+    "scores": "S: query \\ column",
+    "weights": "A: query \\ column",
+    "output": "O: query \\ column",
+}
+
+
 def heatmap_data(workspace, name: str) -> DataArray:
     """The heatmap's (and the editor's) array ``name``: scores, weights, output, q, k, v."""
     state, res = workspace.state, workspace.resolver.results
     tokens = tuple(state.tokens)
     if name in ("scores", "weights"):
-        return DataArray(res.matrix(name), tokens, tokens)
+        return DataArray(res.matrix(name), tokens, tokens, corner=MATRIX_CORNERS[name])
     if name == "output":
         output = res.attention.output  # a long sentence's is computed when read: once
         d_v = output.shape[1]
         labels = state.value_labels if len(state.value_labels) == d_v else None
-        return DataArray(output, tokens, labels)
+        return DataArray(output, tokens, labels, corner=MATRIX_CORNERS[name])
     arr = {"q": res.q, "k": res.k, "v": state.v}[name]
     return DataArray(arr, tokens, None)
 
@@ -529,3 +564,17 @@ def steps_data(workspace, name: str) -> DataArray:
     if name == "output":
         return DataArray(steps.output[None, :], (steps.token,), None)
     return DataArray(values[name][None, :], (steps.token,), tuple(workspace.state.tokens))
+
+
+def entropy_data(workspace, name: str) -> DataArray:
+    """The entropy panel's one array, ``entropy``: for each query row, the entropy of its
+    weights in nats and the most it could be, ln of the number of keys the row may see
+    (a row spread evenly over them); a row that sees no key has 0 and 0."""
+    res = workspace.resolver.results
+    entropy = np.asarray(res.attention.entropy, dtype=np.float64)
+    n = entropy.shape[0]
+    seen = np.full(n, n) if res.mask is None else res.mask.sum(axis=1)
+    bound = np.log(np.maximum(seen, 1))
+    tokens = tuple(workspace.state.tokens)
+    rows = tokens if len(tokens) == n else tuple(str(i) for i in range(n))
+    return DataArray(np.column_stack([entropy, bound]), rows, ENTROPY_COLUMNS, corner="nats")

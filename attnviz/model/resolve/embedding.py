@@ -22,7 +22,7 @@ from attnviz.core.embedding import (
     zipf_probabilities,
     zipf_tokens,
 )
-from attnviz.model.panel_data import DataArray
+from attnviz.model.data_array import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 
 #: The fields the sampled batch depends on, in the order :func:`compute_embedding` takes them.

@@ -32,8 +32,8 @@ from attnviz.core.attention import (
 )
 from attnviz.core.heads import HEAD_KINDS, generate_head
 from attnviz.core.score_terms import PLAIN, ScoreTerms
+from attnviz.model.data_array import DataArray
 from attnviz.model.events import Signal
-from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve.attention import (
     ROPE_KEYS,
     mask_from_key,

@@ -38,7 +38,7 @@ from attnviz.core.hf_capture import LONG_TOKENS
 from attnviz.core.multihead import FlopCount, attention_flops, kv_groups
 from attnviz.core.score_terms import ScoreTerms
 from attnviz.model import real_model
-from attnviz.model.panel_data import DataArray
+from attnviz.model.data_array import DataArray
 from attnviz.model.resolve.attention import ROPE_KEYS, build_mask, rope_frequencies_for, rotate
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.topics.attention import MATS, AttentionState

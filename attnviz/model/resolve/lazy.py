@@ -21,6 +21,7 @@ from collections.abc import Hashable
 from attnviz.model import events
 from attnviz.model.document import Document
 from attnviz.model.events import Signal
+from attnviz.model.resolve.result_names import RESULTS
 from attnviz.model.resolve.work import LatestWork, Runner
 
 #: What a computation may fail with for a value it was given (shown, not a crash).
@@ -42,6 +43,10 @@ class LazyResolver:
     #: :meth:`compute_key`), keeping this many recent results.
     BACKGROUND = False
     CACHE_SIZE = 16
+    #: False: computes only while watched (the attention resolver is always on).
+    EAGER = False
+    #: What ``resolved`` says is new: the results, as a whole.
+    RESULT_NAMES = frozenset({RESULTS})
 
     resolved = Signal(object, frozenset)
     failed = Signal(str)
@@ -128,7 +133,7 @@ class LazyResolver:
             return
         self.computations += 1
         self.latest_key = key
-        self.resolved.emit(result, frozenset({"results"}))
+        self.resolved.emit(result, self.RESULT_NAMES)
 
     def _refresh(self) -> bool:
         try:
@@ -191,4 +196,4 @@ class LazyResolver:
                 self.request(now=any(self._watchers.values()))
             return
         if self._watchers and self._refresh():
-            self.resolved.emit(self._results, frozenset(names))
+            self.resolved.emit(self._results, self.RESULT_NAMES)

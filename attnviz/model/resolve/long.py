@@ -27,8 +27,8 @@ from attnviz.core import memory_guard
 from attnviz.core.backends import get_backend
 from attnviz.core.cell_timing import cell_seconds
 from attnviz.core.work import Cancelled, split_starts
+from attnviz.model.data_array import DataArray
 from attnviz.model.events import Signal
-from attnviz.model.panel_data import DataArray
 from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
 from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, tiles_demo

@@ -28,7 +28,7 @@ from attnviz.core.kvcache import (
     tiled_score_bytes,
     weights_bytes,
 )
-from attnviz.model.panel_data import DataArray
+from attnviz.model.data_array import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 
 #: Bytes in one GB as GPU makers count them.

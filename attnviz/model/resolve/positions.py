@@ -28,7 +28,7 @@ from attnviz.core.rope import (
     rotation_angles,
     scaling_regions,
 )
-from attnviz.model.panel_data import DataArray
+from attnviz.model.data_array import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.topics.positions import scaling_dict
 

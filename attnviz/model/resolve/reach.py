@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core.recurrence import DecayFit, fit_decay, gradient_reach
-from attnviz.model.panel_data import DataArray
+from attnviz.model.data_array import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 
 KINDS = ("rnn", "lstm", "attention")

@@ -13,6 +13,7 @@ the choice.
 from __future__ import annotations
 
 from attnviz.model.fields import Field, StateError
+from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.topic import Topic
 
 #: 0 is automatic; 1 decimal cannot tell the documents' weights apart, so it is not offered.
@@ -22,7 +23,8 @@ MAX_DECIMALS = 6
 
 FIELDS = (
     Field("decimals", "int", AUTOMATIC, AUTOMATIC, MAX_DECIMALS, recompute=False,
-          doc="decimals of the numbers drawn: 0 automatic, else 2 to 6 at least"),
+          doc="decimals of the numbers drawn: 0 automatic, else 2 to 6 at least",
+          label=QT_TRANSLATE_NOOP("UndoController", "Decimals")),
 )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ window means the whole sequence.
 from __future__ import annotations
 
 from attnviz.model.fields import Field, StateError
+from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.topic import Topic
 
 #: The lesson's model: 262,144 tokens of context.
@@ -33,8 +34,24 @@ MIN_BLOCK, MAX_BLOCK = 4, 16
 MAX_TILES_D = 16
 
 FIELDS = (
-    Field("n", "int", 4096, MIN_N, MAX_N, doc="tokens of the long sequence"),
-    Field("d_k", "int", 64, 2, MAX_D_K, doc="width of queries and keys"),
+    Field(
+        "n",
+        "int",
+        4096,
+        MIN_N,
+        MAX_N,
+        doc="tokens of the long sequence",
+        label=QT_TRANSLATE_NOOP("UndoController", "Sequence length"),
+    ),
+    Field(
+        "d_k",
+        "int",
+        64,
+        2,
+        MAX_D_K,
+        doc="width of queries and keys",
+        label=QT_TRANSLATE_NOOP("UndoController", "d_k"),
+    ),
     Field(
         "head",
         "choice",
@@ -43,24 +60,55 @@ FIELDS = (
         doc="synthetic head: content (equal tokens), previous token, distance decay, random;"
         " model: the real model's head the heatmap shows (its sentence sets n; the tiles"
         " demo keeps the content head)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Head"),
     ),
-    Field("seed", "int", 0, 0, MAX_SEED, doc="seed of the synthetic head"),
-    Field("bins", "int", 256, 1, MAX_BINS, doc="cells per side of the map (at most n)"),
+    Field(
+        "seed",
+        "int",
+        0,
+        0,
+        MAX_SEED,
+        doc="seed of the synthetic head",
+        label=QT_TRANSLATE_NOOP("UndoController", "Seed"),
+    ),
+    Field(
+        "bins",
+        "int",
+        256,
+        1,
+        MAX_BINS,
+        doc="cells per side of the map (at most n)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Map cells"),
+    ),
     Field(
         "reduce",
         "choice",
         "mean",
         choices=("mean", "max"),
         doc="a map cell is the mean or the max of the weights it covers",
+        label=QT_TRANSLATE_NOOP("UndoController", "Map cell value"),
     ),
-    Field("causal", "bool", False, doc="causal mask: a query sees only earlier keys"),
-    Field("scale", "bool", True, doc="divide the scores by √d_k"),
+    Field(
+        "causal",
+        "bool",
+        False,
+        doc="causal mask: a query sees only earlier keys",
+        label=QT_TRANSLATE_NOOP("UndoController", "Causal mask"),
+    ),
+    Field(
+        "scale",
+        "bool",
+        True,
+        doc="divide the scores by √d_k",
+        label=QT_TRANSLATE_NOOP("UndoController", "Scale by √d_k"),
+    ),
     Field(
         "backend",
         "choice",
         "numpy",
         choices=BACKENDS,
         doc="where the map is computed (auto: CUDA when present, else NumPy)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Backend"),
     ),
     Field(
         "dtype",
@@ -68,6 +116,7 @@ FIELDS = (
         "float32",
         choices=DTYPES,
         doc="precision of q and k (bfloat16/float16: CUDA only)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Precision"),
     ),
     Field(
         "rows",
@@ -78,6 +127,7 @@ FIELDS = (
         max_len=2,
         browse=True,
         doc="zoom window: query rows [start, stop) ([] = all)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Zoomed rows"),
     ),
     Field(
         "cols",
@@ -88,6 +138,7 @@ FIELDS = (
         max_len=2,
         browse=True,
         doc="zoom window: keys [start, stop) ([] = all)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Zoomed columns"),
     ),
     Field(
         "log_color",
@@ -95,11 +146,44 @@ FIELDS = (
         True,
         recompute=False,
         doc="colour the map by log10 of the weight (small weights stay visible)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Log colour scale"),
     ),
-    Field("tiles_n", "int", 16, MIN_BLOCK, MAX_TILES_N, doc="tokens of the tiles demo"),
-    Field("tiles_d", "int", 4, 2, MAX_TILES_D, doc="width of q, k and v in the tiles demo"),
-    Field("block_q", "int", 4, MIN_BLOCK, MAX_BLOCK, doc="query rows of one tile"),
-    Field("block_k", "int", 4, MIN_BLOCK, MAX_BLOCK, doc="keys (and values) of one tile"),
+    Field(
+        "tiles_n",
+        "int",
+        16,
+        MIN_BLOCK,
+        MAX_TILES_N,
+        doc="tokens of the tiles demo",
+        label=QT_TRANSLATE_NOOP("UndoController", "Tiles: tokens"),
+    ),
+    Field(
+        "tiles_d",
+        "int",
+        4,
+        2,
+        MAX_TILES_D,
+        doc="width of q, k and v in the tiles demo",
+        label=QT_TRANSLATE_NOOP("UndoController", "Tiles: width"),
+    ),
+    Field(
+        "block_q",
+        "int",
+        4,
+        MIN_BLOCK,
+        MAX_BLOCK,
+        doc="query rows of one tile",
+        label=QT_TRANSLATE_NOOP("UndoController", "Query tile size"),
+    ),
+    Field(
+        "block_k",
+        "int",
+        4,
+        MIN_BLOCK,
+        MAX_BLOCK,
+        doc="keys (and values) of one tile",
+        label=QT_TRANSLATE_NOOP("UndoController", "Key tile size"),
+    ),
     Field(
         "tile_step",
         "int",
@@ -108,6 +192,7 @@ FIELDS = (
         (MAX_TILES_N // MIN_BLOCK) ** 2 - 1,
         browse=True,
         doc="the tile shown (row blocks in order, keys left to right)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Tiles: step"),
     ),
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from attnviz.core.rope import ROPE_TYPES
 from attnviz.core.score_terms import MAX_SLOPE
 from attnviz.model.fields import Field, StateError
+from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.topic import Topic
 
 #: Largest position or context the panel offers (the lesson's model reaches 262,144;
@@ -19,16 +20,41 @@ MAX_POSITION = 1 << 24
 MAX_HEAD_DIM = 1024
 
 FIELDS = (
-    Field("head_dim", "int", 8, 2, MAX_HEAD_DIM, doc="rotated width of one head (even)"),
-    Field("base", "float", 10000.0, 2.0, 1e12, doc="RoPE base (rope_theta)"),
+    Field(
+        "head_dim",
+        "int",
+        8,
+        2,
+        MAX_HEAD_DIM,
+        doc="rotated width of one head (even)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Head width"),
+    ),
+    Field(
+        "base",
+        "float",
+        10000.0,
+        2.0,
+        1e12,
+        doc="RoPE base (rope_theta)",
+        label=QT_TRANSLATE_NOOP("UndoController", "RoPE base"),
+    ),
     Field(
         "rope_type",
         "choice",
         "default",
         choices=ROPE_TYPES,
         doc="context-extension scaling (rope_scaling.rope_type)",
+        label=QT_TRANSLATE_NOOP("UndoController", "RoPE scaling"),
     ),
-    Field("factor", "float", 4.0, 1.0, 1024.0, doc="how many times the context is extended"),
+    Field(
+        "factor",
+        "float",
+        4.0,
+        1.0,
+        1024.0,
+        doc="how many times the context is extended",
+        label=QT_TRANSLATE_NOOP("UndoController", "Scaling factor"),
+    ),
     Field(
         "original_context",
         "int",
@@ -36,13 +62,62 @@ FIELDS = (
         1,
         MAX_POSITION,
         doc="context the model was trained at (original_max_position_embeddings)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Original context"),
     ),
-    Field("low_freq_factor", "float", 1.0, 0.001, 1e6, doc="Llama 3: low-frequency factor"),
-    Field("high_freq_factor", "float", 4.0, 0.001, 1e6, doc="Llama 3: high-frequency factor"),
-    Field("beta_fast", "float", 32.0, 0.001, 1e6, doc="YaRN: rotations where the ramp starts"),
-    Field("beta_slow", "float", 1.0, 0.001, 1e6, doc="YaRN: rotations where the ramp ends"),
-    Field("position", "int", 5, 0, MAX_POSITION, doc="query position m on the dial"),
-    Field("key_position", "int", 2, 0, MAX_POSITION, doc="key position n on the dial"),
+    Field(
+        "low_freq_factor",
+        "float",
+        1.0,
+        0.001,
+        1e6,
+        doc="Llama 3: low-frequency factor",
+        label=QT_TRANSLATE_NOOP("UndoController", "Low-frequency factor"),
+    ),
+    Field(
+        "high_freq_factor",
+        "float",
+        4.0,
+        0.001,
+        1e6,
+        doc="Llama 3: high-frequency factor",
+        label=QT_TRANSLATE_NOOP("UndoController", "High-frequency factor"),
+    ),
+    Field(
+        "beta_fast",
+        "float",
+        32.0,
+        0.001,
+        1e6,
+        doc="YaRN: rotations where the ramp starts",
+        label=QT_TRANSLATE_NOOP("UndoController", "YaRN β fast"),
+    ),
+    Field(
+        "beta_slow",
+        "float",
+        1.0,
+        0.001,
+        1e6,
+        doc="YaRN: rotations where the ramp ends",
+        label=QT_TRANSLATE_NOOP("UndoController", "YaRN β slow"),
+    ),
+    Field(
+        "position",
+        "int",
+        5,
+        0,
+        MAX_POSITION,
+        doc="query position m on the dial",
+        label=QT_TRANSLATE_NOOP("UndoController", "Query position"),
+    ),
+    Field(
+        "key_position",
+        "int",
+        2,
+        0,
+        MAX_POSITION,
+        doc="key position n on the dial",
+        label=QT_TRANSLATE_NOOP("UndoController", "Key position"),
+    ),
     Field(
         "offset",
         "int",
@@ -50,6 +125,7 @@ FIELDS = (
         0,
         MAX_POSITION,
         doc="shift added to both positions of the relative-score curves",
+        label=QT_TRANSLATE_NOOP("UndoController", "Position offset"),
     ),
     Field(
         "alibi_slope",
@@ -59,8 +135,15 @@ FIELDS = (
         MAX_SLOPE,
         doc="ALiBi drawn beside RoPE on the relative-score plot: q·k − slope·|m − n| "
         "(0 = not drawn)",
+        label=QT_TRANSLATE_NOOP("UndoController", "ALiBi slope"),
     ),
-    Field("preset_id", "text", "rope-clock", doc="the positions preset shown"),
+    Field(
+        "preset_id",
+        "text",
+        "rope-clock",
+        doc="the positions preset shown",
+        label=QT_TRANSLATE_NOOP("UndoController", "Preset"),
+    ),
 )
 
 

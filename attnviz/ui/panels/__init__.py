@@ -1,10 +1,10 @@
 """Dock panels, one module each, named by the panel's id; :func:`panel_class` finds one.
 
-A panel module defines one panel class with ``PANEL_ID`` and ``TITLE``; where it stands,
-what it shows and what it watches are its row of :data:`attnviz.model.panels.PANELS`, and
-its class name and title are its entry of :data:`TITLES`, so that the window can make
-every dock, tab and View menu entry without importing the panels behind them: start-up
-imports only the panels it shows (:func:`panel_class` imports one module).
+A panel module defines one :class:`~attnviz.ui.panel_base.Panel` subclass whose
+``PANEL_ID`` is its row of :data:`attnviz.model.panels.PANELS`. Its title, where it stands,
+what it shows and what it exports are that row, so the window can make every dock, tab and
+View menu entry without importing the panels behind them: start-up imports only the panels
+it shows (:func:`panel_class` imports one module).
 """
 
 from __future__ import annotations
@@ -13,38 +13,17 @@ import importlib
 import pkgutil
 from functools import cache
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 
-from attnviz.model.panels import panel_ids, panel_spec
+from attnviz.model.panels import TITLE_CONTEXT, panel_ids, panel_spec
 
-__all__ = ["TITLES", "panel_class", "panel_classes", "panel_ids", "panel_title"]
-
-#: Panel id → (class name, title). The class takes its ``TITLE`` from here; the class name
-#: is the title's translation context, as for every string of the class.
-TITLES: dict[str, tuple[str, str]] = {
-    "editor": ("EditorPanel", QT_TRANSLATE_NOOP("EditorPanel", "Tokens and vectors")),
-    "controls": ("ControlsPanel", QT_TRANSLATE_NOOP("ControlsPanel", "Controls")),
-    "heatmap": ("HeatmapPanel", QT_TRANSLATE_NOOP("HeatmapPanel", "Attention matrix")),
-    "steps": ("StepsPanel", QT_TRANSLATE_NOOP("StepsPanel", "Steps for one query")),
-    "positions": ("PositionsPanel", QT_TRANSLATE_NOOP("PositionsPanel", "Positions (RoPE)")),
-    "gradient": ("GradientPanel", QT_TRANSLATE_NOOP("GradientPanel", "Gradient")),
-    "memory": ("MemoryPanel", QT_TRANSLATE_NOOP("MemoryPanel", "KV-cache memory")),
-    "reach": ("ReachPanel", QT_TRANSLATE_NOOP("ReachPanel", "Gradient reach")),
-    "embedding": ("EmbeddingPanel", QT_TRANSLATE_NOOP("EmbeddingPanel", "Embedding table")),
-    "heads": ("HeadsPanel", QT_TRANSLATE_NOOP("HeadsPanel", "Heads")),
-    "layers": ("LayersPanel", QT_TRANSLATE_NOOP("LayersPanel", "Layers")),
-    "overview": ("OverviewPanel", QT_TRANSLATE_NOOP("OverviewPanel", "Long sequence")),
-    "tiles": ("TilesPanel", QT_TRANSLATE_NOOP("TilesPanel", "FlashAttention")),
-    "lessons": ("LessonPanel", QT_TRANSLATE_NOOP("LessonPanel", "Lessons")),
-}
+__all__ = ["panel_class", "panel_classes", "panel_ids", "panel_title"]
 
 
 def panel_title(panel_id: str) -> str:
     """The translated title of panel ``panel_id`` (dock tab, View menu), its module not
     imported; ``ValueError`` naming the known ids for an unknown one."""
-    panel_spec(panel_id)
-    context, title = TITLES[panel_id]
-    return QCoreApplication.translate(context, title)
+    return QCoreApplication.translate(TITLE_CONTEXT, panel_spec(panel_id).title)
 
 
 def _classes_in(module) -> list[type]:

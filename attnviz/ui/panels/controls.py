@@ -31,21 +31,17 @@ from PySide6.QtWidgets import (
     QToolButton,
     QVBoxLayout,
 )
-from superqt.utils import qthrottled
 
 from attnviz.core.attention import score_scale
 from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE
+from attnviz.model.resolve.result_names import ATTENTION, MASK
 from attnviz.model.topics.attention import COLORMAPS, MATRICES, MAX_D_K, TEMPERATURE_RANGE
-from attnviz.ui.panels import TITLES
-from attnviz.ui.panels.heatmap import picture_levels
-from attnviz.ui.widgets.binding import bind
+from attnviz.ui.heatmap_look import picture_levels
+from attnviz.ui.panel_base import Panel
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.mask_box import MaskBox
 from attnviz.ui.widgets.numbers import fmt, fmt_g
-from attnviz.ui.widgets.state_panel import StatePanel, blocked
-
-#: Write at most once per frame of a 60 Hz display while a slider is dragged.
-THROTTLE_MS = 16
 
 # QT_TRANSLATE_NOOP below spells the context out: pyside6-lupdate does not resolve _C.
 _C = "ControlsPanel"
@@ -83,14 +79,13 @@ VIEW_FIELDS = frozenset({"matrix", "colormap", "levels_auto", "levels", "stretch
 MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal"})
 
 
-class ControlsPanel(StatePanel):
+class ControlsPanel(Panel):
     """d_k, √d_k on/off, temperature, matrix, colormap, levels and every mask kind."""
 
     PANEL_ID = "controls"
-    TITLE = TITLES["controls"][1]
 
-    def __init__(self, state, resolver, parent=None) -> None:
-        super().__init__(state, resolver, parent)
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
         # (q, k, mask) the spread was measured for, and the spread of q·kᵀ itself: the
         # scores are q·kᵀ times one factor, so a temperature or divisor change costs nothing.
         self._spread_key: tuple = (None, None, None)
@@ -106,18 +101,15 @@ class ControlsPanel(StatePanel):
         self.masks = MaskBox(self)
         layout.addWidget(self.masks)
         layout.addStretch(1)
-        self._write_temperature = qthrottled(
-            self._write_temperature_now, timeout=THROTTLE_MS, parent=self
-        )
-        self._write_d_k = qthrottled(self._write_d_k_now, timeout=THROTTLE_MS, parent=self)
-        self._write_levels = qthrottled(self._write_levels_now, timeout=THROTTLE_MS, parent=self)
+        self._write_temperature = self.throttled(self._write_temperature_now)
+        self._write_d_k = self.throttled(self._write_d_k_now)
+        self._write_levels = self.throttled(self._write_levels_now)
         self.mirror("rope", self.rope)
         self.mirror("rope_dims", self.rope_dims)
         for name in TERM_FIELDS:
             self.mirror(name, getattr(self, name))
         self.mirror("colormap", self.colormap)
         self._finish(layout, scroll=True)
-        bind(self, resolver.resolved, self._on_resolved)
         self._measure_spread()
 
     def focus_fields(self, in_lesson, so_far=(), step=()) -> None:
@@ -419,8 +411,8 @@ class ControlsPanel(StatePanel):
     _on_window_changed = _on_window_causal_changed = _on_tokens_changed
     _on_preset_id_changed = _on_tokens_changed
 
-    def _on_resolved(self, _results, names: frozenset) -> None:
-        if "attention" in names or "mask" in names:
+    def _on_results(self, _results, names: frozenset) -> None:
+        if ATTENTION in names or MASK in names:
             self._measure_spread()
 
     def showEvent(self, event) -> None:

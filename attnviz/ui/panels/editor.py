@@ -30,11 +30,10 @@ from PySide6.QtWidgets import (
 from attnviz.core.heads import token_embeddings
 from attnviz.model.presets import load_preset, preset_ids, preset_state_values, tokenize
 from attnviz.model.topics.attention import HEAD_SOURCES
-from attnviz.ui.panels import TITLES
+from attnviz.ui.panel_base import Panel
 from attnviz.ui.preset_strings import preset_text
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout
-from attnviz.ui.widgets.state_panel import StatePanel, blocked
-from attnviz.ui.widgets.throttle import LazyThrottled
 from attnviz.ui.widgets.token_list import TokenList
 from attnviz.ui.widgets.vector_plot import VectorPlot
 from attnviz.ui.widgets.vector_table import MAX_SHOWN, VectorTable
@@ -52,7 +51,6 @@ _HEAD_TEXT = {
     "projections": QT_TRANSLATE_NOOP("EditorPanel", "projections X·W (heads panel)"),
     "model": QT_TRANSLATE_NOOP("EditorPanel", "a real model's head (layers panel)"),
 }
-THROTTLE_MS = 16
 #: Beyond this many tokens the arrows would be a hedge, and slow to drag; the table remains.
 MAX_ARROWS = 64
 
@@ -88,14 +86,13 @@ def reorder_values(state, tokens: list[str], origins: list[int | None]) -> dict:
     return values
 
 
-class EditorPanel(StatePanel):
+class EditorPanel(Panel):
     """Sentence, tokens, head type, seed, the Q/K/V table and the 2-D arrows."""
 
     PANEL_ID = "editor"
-    TITLE = TITLES["editor"][1]
 
-    def __init__(self, state, resolver, parent=None) -> None:
-        super().__init__(state, resolver, parent)
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
         # While a refresh runs, what to draw once it ends ("vectors" or "arrows").
         self._batching = False
         self._drawing_due: str | None = None
@@ -142,7 +139,7 @@ class EditorPanel(StatePanel):
         self._token_split = split
         split.setSizes([self.fontMetrics().horizontalAdvance("M" * 5), 10 * 80])
         layout.addWidget(split, 1)
-        self._write_arrow = LazyThrottled(self._write_arrow_now, timeout=THROTTLE_MS, parent=self)
+        self._write_arrow = self.throttled(self._write_arrow_now)
         self.mirror("seed", self.seed)
         self._finish(layout)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -26,29 +26,18 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.topics.embedding import MAX_D_MODEL, MAX_SEED, MAX_TOKENS, MAX_VOCAB
-from attnviz.ui.panels import TITLES
+from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme
-from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import fmt, grouped
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count
 
 _C = "EmbeddingPanel"
-register_labels(
-    "embedding",
-    ("vocab_size", QT_TRANSLATE_NOOP("UndoController", "Vocabulary size")),
-    ("batch_tokens", QT_TRANSLATE_NOOP("UndoController", "Tokens in the batch")),
-    ("exponent", QT_TRANSLATE_NOOP("UndoController", "Zipf exponent")),
-    ("d_model", QT_TRANSLATE_NOOP("UndoController", "Table width")),
-    ("tied", QT_TRANSLATE_NOOP("UndoController", "Tied embeddings")),
-    ("color_by", QT_TRANSLATE_NOOP("UndoController", "Strip colour")),
-    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
-)
 COLOR_NAMES = {
     "count": QT_TRANSLATE_NOOP("EmbeddingPanel", "update count"),
     "norm": QT_TRANSLATE_NOOP("EmbeddingPanel", "gradient row norm"),
@@ -84,15 +73,13 @@ def rank_bins(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return centre, mean
 
 
-class EmbeddingPanel(TopicPanel):
+class EmbeddingPanel(FigurePanel):
     """The embedding table's sparse Zipf gradient and its parameter count."""
 
     PANEL_ID = "embedding"
-    TITLE = TITLES["embedding"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
-        self._theme: Theme | None = None
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel(
@@ -212,10 +199,6 @@ class EmbeddingPanel(TopicPanel):
         plot.setMinimumWidth(200)
         return plot
 
-    def figure_widget(self) -> QWidget:
-        """What an export shows: the strip, the rank plot and the summary."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
     def _on_tied_changed(self) -> None:
         with blocked(self.tied):
@@ -227,7 +210,7 @@ class EmbeddingPanel(TopicPanel):
             self.color_by.setCurrentIndex(self.color_by.findData(self.state.color_by))
         self._draw_strip(self.results)
 
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         self._draw_strip(res)
         self._draw_plot(res)
         self._write_summary(res)
@@ -241,7 +224,7 @@ class EmbeddingPanel(TopicPanel):
 
     def _draw_plot(self, res) -> None:
         centre, mean = rank_bins(res.counts)
-        size = max(6, round(self._plot_font().pixelSize() * 0.45))
+        size = max(6, round(self.plot_font().pixelSize() * 0.45))
         self.observed.setData(centre, np.where(mean > 0, mean, np.nan))
         self.observed.setPen(self.plot.pen(0, width=1.0))
         self.observed.setSymbol("o")
@@ -318,22 +301,13 @@ class EmbeddingPanel(TopicPanel):
         )
 
     # --- style -------------------------------------------------------------------------
-    def _plot_font(self) -> QFont:
-        font = QFont(self.font())
-        font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.05)))
-        return font
 
-    def apply_theme(self, theme: Theme) -> None:
+    def _restyle(self, theme: Theme) -> None:
         """Restyle the strip and the plot for ``theme`` and the current font."""
-        self._theme = theme
         style_figure(self.figure, theme)
         self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 16))
-        font = self._plot_font()
+        font = self.plot_font()
         self.strip.set_theme(theme)
         self.strip.setFont(font)
         self.plot.set_style(theme, font)
-        self.redraw()
-
-    def _on_font_changed(self) -> None:
-        if self._theme is not None:
-            self.apply_theme(self._theme)
+        self._redraw_styled()

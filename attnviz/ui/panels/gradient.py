@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontInfo
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -37,13 +37,12 @@ from attnviz.model.resolve.gradient import (
     check_cost,
 )
 from attnviz.model.topics.attention import MAX_SEED
-from attnviz.ui.panels import TITLES
+from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme, palette_for
-from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
 from attnviz.ui.widgets.numbers import MINUS, display_decimals, fmt, shown_decimals
 from attnviz.ui.widgets.plot_style import ThemedPlot
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
 _C = "GradientPanel"
 SOURCES = (
@@ -94,15 +93,14 @@ def pow10(log10: float) -> str:
     return f"{fmt(mant, 1)}e{exp}".replace("-", MINUS)
 
 
-class GradientPanel(TopicPanel):
+class GradientPanel(FigurePanel):
     """The backward pass, the softmax Jacobian, its saturation and a finite-difference check."""
 
     PANEL_ID = "gradient"
-    TITLE = TITLES["gradient"][1]
+    PLOT_FONT_SCALE = 1.0  # the matrices' numbers and the plot in one size
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
-        self._theme: Theme | None = None
         self._version = 0  # bumped at every edit: a check of older inputs is stale
         self._check_version = 0
         self.check_result = None
@@ -277,10 +275,6 @@ class GradientPanel(TopicPanel):
         for view in self.views.values():
             view.setVisible(self.chain_shown and self._has_chain)
 
-    def figure_widget(self) -> QWidget:
-        """What an export shows: the chain, the Jacobian and the saturation plot."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
     def _on_state_changed(self, names: frozenset) -> None:
         self._version += 1
@@ -317,7 +311,7 @@ class GradientPanel(TopicPanel):
     _on_tokens_changed = _on_selected_query_changed
 
     # --- drawing -----------------------------------------------------------------------
-    def _on_results(self, res: GradientResults) -> None:
+    def _on_results(self, res: GradientResults, _names: frozenset) -> None:
         state, inputs = self.state, res.inputs
         tokens = tuple(state.tokens)
         d_v = inputs.v.shape[1]
@@ -413,7 +407,7 @@ class GradientPanel(TopicPanel):
         cx = np.log10(sat.current_temperature if by_t else sat.current_d_k)
         cy = max(current, PLOT_FLOOR)
         color = QColor(self._theme.highlight if self._theme else "#d62728")
-        size = max(10, round(self._plot_font().pixelSize() * 0.8))
+        size = max(10, round(self.plot_font().pixelSize() * 0.8))
         self.marker.setData([{"pos": (cx, cy), "size": size, "brush": pg.mkBrush(color),
                               "pen": pg.mkPen(color.darker(130), width=1.5)}])  # fmt: skip
         self.marker_line.setValue(cx)
@@ -422,7 +416,7 @@ class GradientPanel(TopicPanel):
         which = self.tr("largest |J_ij|") if m == 0 else self.tr("‖J‖ Frobenius")
         self.plot.setLabel("left", which)
         if self._theme is not None:
-            self.plot.set_style(self._theme, self._plot_font())
+            self.plot.set_style(self._theme, self.plot_font())
         self._set_x_ticks(by_t)
         self.plot.setXRange(float(x[0]), float(x[-1]), padding=0.03)
         # The largest entry is at most 1/4, the norm at most 1: the top stays just above.
@@ -523,14 +517,9 @@ class GradientPanel(TopicPanel):
         )
 
     # --- style -------------------------------------------------------------------------
-    def _plot_font(self) -> QFont:
-        font = QFont(self.font())
-        font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.0)))
-        return font
 
-    def apply_theme(self, theme: Theme) -> None:
+    def _restyle(self, theme: Theme) -> None:
         """Restyle the matrices and the plot for ``theme`` and the current font."""
-        self._theme = theme
         for view in (*self.views.values(), self.jacobian):
             view.set_theme(theme)
         # The panel's style sheet keeps a palette set on the panel (an export's theme) from
@@ -538,10 +527,5 @@ class GradientPanel(TopicPanel):
         palette = palette_for(theme)
         for widget in (self.figure, *self.views.values(), self.jacobian, self.summary):
             widget.setPalette(palette)
-        self.plot.set_style(theme, self._plot_font())
-        if self.shown:
-            self._draw_guarded()
-
-    def _on_font_changed(self) -> None:
-        if self._theme is not None:
-            self.apply_theme(self._theme)
+        self.plot.set_style(theme, self.plot_font())
+        self._redraw_styled()

@@ -34,27 +34,13 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.topics.attention import MAX_D_K, MAX_D_MODEL, MAX_HEADS
-from attnviz.ui.panels import TITLES
-from attnviz.ui.panels.heatmap import colormap_for
+from attnviz.ui.heatmap_look import colormap_for
+from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
-from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.head_blocks import BlocksView
 from attnviz.ui.widgets.head_grid import HeadGrid
 from attnviz.ui.widgets.numbers import grouped
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
-
-register_labels(
-    "attention",
-    ("d_model", QT_TRANSLATE_NOOP("UndoController", "Model width d_model")),
-    ("n_heads", QT_TRANSLATE_NOOP("UndoController", "Number of heads")),
-    ("n_kv_heads", QT_TRANSLATE_NOOP("UndoController", "KV heads")),
-    ("x", QT_TRANSLATE_NOOP("UndoController", "Embeddings X")),
-    ("w_q", QT_TRANSLATE_NOOP("UndoController", "W_Q")),
-    ("w_k", QT_TRANSLATE_NOOP("UndoController", "W_K")),
-    ("w_v", QT_TRANSLATE_NOOP("UndoController", "W_V")),
-    ("w_o", QT_TRANSLATE_NOOP("UndoController", "W^O")),
-    ("head_index", QT_TRANSLATE_NOOP("UndoController", "Head shown")),
-)
 
 _C = "HeadsPanel"
 #: Rows of the FLOP table: a FlopCount field and what it counts.
@@ -91,11 +77,10 @@ def layout_kind(n_heads: int, n_kv_heads: int) -> str:
     return text.replace("%1", str(n_heads // n_kv_heads))
 
 
-class HeadsPanel(TopicPanel):
+class HeadsPanel(FigurePanel):
     """All heads' maps, their KV grouping, the products as blocks, shapes and FLOPs."""
 
     PANEL_ID = "heads"
-    TITLE = TITLES["heads"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
@@ -213,10 +198,6 @@ class HeadsPanel(TopicPanel):
         self._on_font_changed()
         super().showEvent(event)
 
-    def figure_widget(self) -> QWidget:
-        """What an export shows: the grid of heads and the blocks, without the controls."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
     def _on_head_changed(self) -> None:
         proj = self.state.head == "projections"
@@ -245,15 +226,15 @@ class HeadsPanel(TopicPanel):
         self.blocks.set_selected(head)
 
     def _on_colormap_changed(self) -> None:
-        self._restyle()
+        self._restyle_views()
 
-    def _restyle(self) -> None:
+    def _restyle_views(self) -> None:
         name = self.state.colormap if self.state.colormap != "diverging" else "viridis"
         lut = colormap_for(name).getLookupTable(0.0, 1.0, 256, alpha=False)
         self.grid.set_style(self._theme, np.asarray(lut))
         self.blocks.set_theme(self._theme)
 
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         s = self.state
         head = s.head_index if res.projections else 0
         self.grid.set_data(
@@ -358,13 +339,12 @@ class HeadsPanel(TopicPanel):
         self.summary.setText(text)
 
     # --- style -------------------------------------------------------------------------
-    def apply_theme(self, theme: Theme) -> None:
+    def _restyle(self, theme: Theme) -> None:
         """Restyle the grid and the blocks for ``theme`` and the panel's font."""
-        self._theme = theme
         self.figure.setPalette(palette_for(theme))  # the handle between the views, too
         self.figure.setAutoFillBackground(self.autoFillBackground())  # export: unless clear
         self._on_font_changed()
-        self._restyle()
+        self._restyle_views()
 
     # --- view → model ------------------------------------------------------------------
     def _on_q_head_clicked(self, head: int) -> None:

@@ -12,7 +12,7 @@ heads panels show. A new sentence runs through the model on a worker.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,30 +25,20 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.real_model import STORE, display_tokens, kv_head, layer_maps, link_strength
+from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
-from attnviz.ui.panels import TITLES
-from attnviz.ui.panels.heatmap import colormap_for
+from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
-from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.layer_grid import LayerGrid
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.placeholders import fill
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
-
-register_labels(
-    "attention",
-    ("model_path", QT_TRANSLATE_NOOP("UndoController", "Model")),
-    ("model_text", QT_TRANSLATE_NOOP("UndoController", "Sentence")),
-    ("layer", QT_TRANSLATE_NOOP("UndoController", "Layer")),
-    ("model_head", QT_TRANSLATE_NOOP("UndoController", "Model head")),
-)
 
 
-class LayersPanel(TopicPanel):
+class LayersPanel(FigurePanel):
     """Every layer × head of a real model; a link finder; picks the head shown."""
 
     PANEL_ID = "layers"
-    TITLE = TITLES["layers"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
@@ -138,10 +128,6 @@ class LayersPanel(TopicPanel):
         row.addStretch(1)
         return row
 
-    def figure_widget(self) -> QWidget:
-        """What an export shows: the caption and the grid, without the controls."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
     def _on_head_changed(self) -> None:
         model = self.state.head == "model"
@@ -185,14 +171,14 @@ class LayersPanel(TopicPanel):
     _on_model_head_changed = _on_layer_changed
 
     def _on_colormap_changed(self) -> None:
-        self._restyle()
+        self._restyle_views()
 
-    def _restyle(self) -> None:
+    def _restyle_views(self) -> None:
         name = self.state.colormap if self.state.colormap != "diverging" else "viridis"
         lut = colormap_for(name).getLookupTable(0.0, 1.0, 256, alpha=False)
         self.grid.set_style(self._theme, np.asarray(lut))
 
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         cap = res.capture
         if cap is None:
             self._capture = None
@@ -310,15 +296,14 @@ class LayersPanel(TopicPanel):
             controller.run_text(self.text.text())
 
     # --- style -------------------------------------------------------------------------
-    def apply_theme(self, theme: Theme) -> None:
+    def _restyle(self, theme: Theme) -> None:
         """Restyle the grid for ``theme`` and the panel's font."""
-        self._theme = theme
         # An exported figure is a window of its own: it needs the theme's colours, and
         # the panel's font by hand (a panel with a style sheet does not pass it on).
         self.figure.setPalette(palette_for(theme))
         self.figure.setAutoFillBackground(self.autoFillBackground())
         self._on_font_changed()
-        self._restyle()
+        self._restyle_views()
 
     def _on_font_changed(self) -> None:
         for widget in (self.grid, self.caption):

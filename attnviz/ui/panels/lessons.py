@@ -24,29 +24,26 @@ from attnviz.model.lesson_player import LessonPlayer
 from attnviz.model.lessons import LessonError
 from attnviz.ui import language
 from attnviz.ui.lesson_text import caption_html, lesson_step_label
-from attnviz.ui.panels import TITLES
+from attnviz.ui.panel_base import Panel
 from attnviz.ui.widgets.binding import bind
-from attnviz.ui.widgets.state_panel import StatePanel
 
 #: Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and
 #: room for a few more; below the list the panel itself scrolls.
 LIST_ROWS = 16
 
 
-class LessonPanel(StatePanel):
+class LessonPanel(Panel):
     """Guided lessons: pick one, read each step's caption, step back and forth."""
 
     PANEL_ID = "lessons"
-    TITLE = TITLES["lessons"][1]
 
     @classmethod
     def create(cls, workspace, parent=None):
         """The panel, on the window's lesson player when it has one."""
-        return cls(workspace, getattr(parent, "lessons", None), parent)
+        return cls(workspace, parent, player=getattr(parent, "lessons", None))
 
-    def __init__(self, workspace, player: LessonPlayer | None = None, parent=None) -> None:
-        super().__init__(workspace.state, workspace.resolver, parent)
-        self.workspace = workspace
+    def __init__(self, workspace, parent=None, *, player: LessonPlayer | None = None) -> None:
+        super().__init__(workspace, parent)
         if player is None:
             player = LessonPlayer(workspace, label=lesson_step_label)
         self.player = player

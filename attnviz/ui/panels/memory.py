@@ -25,42 +25,20 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QToolButton,
     QVBoxLayout,
-    QWidget,
 )
 
 from attnviz.core.hf_config import load_hf_config
 from attnviz.core.kvcache import DTYPE_BYTES, MAX_BATCH, model_cards
 from attnviz.model.topics.memory import CUSTOM, card_values
-from attnviz.ui.panels import TITLES
+from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme
-from attnviz.ui.undo import register_labels
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.memory_card import CardEditor
 from attnviz.ui.widgets.memory_figure import MemoryFigure, gpu_label
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.token_slider import TokenSlider
 from attnviz.ui.widgets.units import binary_bytes
 
 _C = "MemoryPanel"
-register_labels(
-    "memory",
-    ("model", QT_TRANSLATE_NOOP("UndoController", "Model card")),
-    ("context", QT_TRANSLATE_NOOP("UndoController", "Context length")),
-    ("batch", QT_TRANSLATE_NOOP("UndoController", "Batch")),
-    ("dtype", QT_TRANSLATE_NOOP("UndoController", "Cache dtype")),
-    ("weights_dtype", QT_TRANSLATE_NOOP("UndoController", "Weights dtype")),
-    ("gpu_gb", QT_TRANSLATE_NOOP("UndoController", "GPU memory")),
-    ("kv_heads", QT_TRANSLATE_NOOP("UndoController", "KV heads")),
-    ("layers", QT_TRANSLATE_NOOP("UndoController", "Layers")),
-    ("heads", QT_TRANSLATE_NOOP("UndoController", "Query heads")),
-    ("kv_lora_rank", QT_TRANSLATE_NOOP("UndoController", "MLA latent")),
-    ("attention_layers", QT_TRANSLATE_NOOP("UndoController", "Attention layers")),
-    ("sliding_window", QT_TRANSLATE_NOOP("UndoController", "Window")),
-    ("name", QT_TRANSLATE_NOOP("UndoController", "Model name")),
-    ("head_dim", QT_TRANSLATE_NOOP("UndoController", "Head width")),
-    ("rope_head_dim", QT_TRANSLATE_NOOP("UndoController", "Rotary head width")),
-    ("sliding_layers", QT_TRANSLATE_NOOP("UndoController", "Window layers")),
-    ("params", QT_TRANSLATE_NOOP("UndoController", "Parameter count")),
-)
 #: The GPUs offered in the picker, in GB (any other size can be typed).
 GPU_SIZES = (24.0, 48.0, 80.0, 141.0, 192.0)
 DTYPE_TIPS = {
@@ -76,15 +54,13 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
 
 
-class MemoryPanel(TopicPanel):
+class MemoryPanel(FigurePanel):
     """KV-cache gauge on model cards, the attention variants and the n² price."""
 
     PANEL_ID = "memory"
-    TITLE = TITLES["memory"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
-        self._theme: Theme | None = None
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel(
@@ -220,10 +196,6 @@ class MemoryPanel(TopicPanel):
         combo.activated.connect(lambda i: self._write(combo, **{field: combo.itemData(i)}))
         return combo
 
-    def figure_widget(self) -> QWidget:
-        """What an export shows: the gauge, the variants, the n² chart and the summary."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
     def _on_model_changed(self) -> None:
         with blocked(self.model):
@@ -262,7 +234,7 @@ class MemoryPanel(TopicPanel):
     _on_attention_layers_changed = _on_sliding_window_changed = _on_layers_changed
     _on_sliding_layers_changed = _on_params_changed = _on_layers_changed
 
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         self.figure.show_results(res, self.state)
         self.from_model.setEnabled(bool(self.workspace.document.attention.model_path))
         heads = res.heads
@@ -335,13 +307,7 @@ class MemoryPanel(TopicPanel):
         return self._write(self.config_button, model=CUSTOM, **card_values(card))
 
     # --- style -------------------------------------------------------------------------
-    def apply_theme(self, theme: Theme) -> None:
+    def _restyle(self, theme: Theme) -> None:
         """Restyle the gauge, the bars and the chart for ``theme`` and the current font."""
-        self._theme = theme
         self.figure.set_style(theme, self.font())
-        if self.shown:
-            self._draw_guarded()
-
-    def _on_font_changed(self) -> None:
-        if self._theme is not None:
-            self.apply_theme(self._theme)
+        self._redraw_styled()

@@ -33,31 +33,13 @@ from attnviz.core.memory_guard import MemoryRefused
 from attnviz.core.work import Cancelled
 from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
-from attnviz.ui.panels import TITLES
-from attnviz.ui.undo import register_labels
-from attnviz.ui.widgets.binding import bind
+from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.token_map import TokenMapView
 
 _C = "OverviewPanel"
-register_labels(
-    "long",
-    ("n", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
-    ("d_k", QT_TRANSLATE_NOOP("UndoController", "d_k")),
-    ("head", QT_TRANSLATE_NOOP("UndoController", "Head")),
-    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
-    ("bins", QT_TRANSLATE_NOOP("UndoController", "Map cells")),
-    ("reduce", QT_TRANSLATE_NOOP("UndoController", "Map cell value")),
-    ("causal", QT_TRANSLATE_NOOP("UndoController", "Causal mask")),
-    ("scale", QT_TRANSLATE_NOOP("UndoController", "Scale by √d_k")),
-    ("backend", QT_TRANSLATE_NOOP("UndoController", "Backend")),
-    ("dtype", QT_TRANSLATE_NOOP("UndoController", "Precision")),
-    ("log_color", QT_TRANSLATE_NOOP("UndoController", "Log colour scale")),
-    ("rows", QT_TRANSLATE_NOOP("UndoController", "Zoomed rows")),
-    ("cols", QT_TRANSLATE_NOOP("UndoController", "Zoomed columns")),
-)
 HEAD_NAMES = {
     "content": QT_TRANSLATE_NOOP("OverviewPanel", "content"),
     "previous": QT_TRANSLATE_NOOP("OverviewPanel", "previous token"),
@@ -99,11 +81,10 @@ def _bytes(count: float) -> str:
     return f"{int(count)} B"
 
 
-class OverviewPanel(TopicPanel):
+class OverviewPanel(FigurePanel):
     """A long sequence's attention map with zoom down to exact cells."""
 
     PANEL_ID = "overview"
-    TITLE = TITLES["overview"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
@@ -111,7 +92,6 @@ class OverviewPanel(TopicPanel):
         self.synchronous: bool | None = None
         self.overview: long_model.Overview | None = None
         self._detail_key: tuple | None = None  # the zoom window drawn
-        self._theme = None
         self._status = None
         # The resolver runs the map and the zoom; the panel shows what it emits and
         # follows the map's progress with a timer (the job never touches Qt).
@@ -245,10 +225,6 @@ class OverviewPanel(TopicPanel):
             grid.setColumnStretch(col, 1)
         return grid
 
-    def figure_widget(self) -> QWidget:
-        """What an export draws: the caption, the map and the hover line."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
     def _on_backend_changed(self) -> None:
         self.backend.show_choice(self.state.backend, self.state.dtype)
@@ -264,7 +240,7 @@ class OverviewPanel(TopicPanel):
         """The fields as the map uses them (a real model's head sets n, d_k, the mask)."""
         return self.resolver.results.values
 
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         model = res.values["head"] == "model"
         for widget in (
             self.n,
@@ -538,18 +514,13 @@ class OverviewPanel(TopicPanel):
         self.hover.setText(text)
 
     # --- style and lifetime ------------------------------------------------------------
-    def apply_theme(self, theme) -> None:
+    def _restyle(self, theme) -> None:
         """Restyle the map for ``theme`` and the current font."""
-        self._theme = theme
         font = self.font()
         font.setPixelSize(max(11, round(self.fontInfo().pixelSize() * 1.0)))
         self.view.set_style(theme, font)
         theme_figure(self.figure, theme)
         self._apply_scale()
-
-    def _on_font_changed(self) -> None:
-        if self._theme is not None:
-            self.apply_theme(self._theme)
 
     def hideEvent(self, event) -> None:
         # A hidden panel costs nothing: its map stops (and starts again when shown),

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
-from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -35,15 +34,15 @@ from attnviz.core.rope import ROPE_TYPES
 from attnviz.core.score_terms import MAX_SLOPE
 from attnviz.model.topic_presets import load_topic_preset, topic_preset_ids
 from attnviz.model.topics.positions import MAX_POSITION
-from attnviz.ui.panels import TITLES
+from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.clock_dial import ClockDial
 from attnviz.ui.widgets.flow_layout import FlowLayout
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import fmt, fmt_g, grouped
 from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 
 _C = "PositionsPanel"
 METHOD_NAMES = {
@@ -70,15 +69,13 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(_C, text)
 
 
-class PositionsPanel(TopicPanel):
+class PositionsPanel(FigurePanel):
     """RoPE's clock dial, relative-position invariance and context-extension scalings."""
 
     PANEL_ID = "positions"
-    TITLE = TITLES["positions"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
-        self._theme: Theme | None = None
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         self.note = QLabel(
@@ -124,6 +121,7 @@ class PositionsPanel(TopicPanel):
         self.tabs.setMinimumWidth(240)
         self.splitter.setSizes([400, 600])
         layout.addWidget(self.splitter, 1)
+        self.figure = self.splitter  # what an export shows: the dial and the plots
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
@@ -315,10 +313,6 @@ class PositionsPanel(TopicPanel):
         plot.getPlotItem().legend.hide()
         return plot
 
-    def figure_widget(self) -> QWidget:
-        """What an export shows: the dial and the plots, without the controls."""
-        return self.splitter
-
     # --- model → view ------------------------------------------------------------------
     def _on_base_changed(self) -> None:
         with blocked(self.base):
@@ -356,7 +350,7 @@ class PositionsPanel(TopicPanel):
     _on_high_freq_factor_changed = _on_low_freq_factor_changed
     _on_beta_fast_changed = _on_beta_slow_changed = _on_low_freq_factor_changed
 
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         s = self.state
         self.dial.set_frequencies(res.inv_freq)
         self.dial.set_positions(s.position, s.key_position)
@@ -408,7 +402,7 @@ class PositionsPanel(TopicPanel):
             pg.mkPen(self._color("muted"), width=2, style=Qt.PenStyle.DashLine)
         )
         regions = res.regions
-        size = max(6, round(self._plot_font().pixelSize() * 0.45))
+        size = max(6, round(self.plot_font().pixelSize() * 0.45))
         spots = [
             {
                 "pos": (i, np.log10(w)),
@@ -476,25 +470,14 @@ class PositionsPanel(TopicPanel):
             return QColor("#888888")
         return QColor(getattr(self._theme, name))
 
-    def _plot_font(self) -> QFont:
-        font = QFont(self.font())
-        font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.05)))
-        return font
-
-    def apply_theme(self, theme: Theme) -> None:
+    def _restyle(self, theme: Theme) -> None:
         """Restyle the dial and the plots for ``theme`` and the current font."""
-        self._theme = theme
-        font = self._plot_font()
+        font = self.plot_font()
         self.dial.set_theme(theme)
         self.dial.set_font(font)
         self.relative_plot.set_style(theme, font)
         self.extension_plot.set_style(theme, font)
-        if self.shown:
-            self._draw_guarded()
-
-    def _on_font_changed(self) -> None:
-        if self._theme is not None:
-            self.apply_theme(self._theme)
+        self._redraw_styled()
 
     # --- view → model ------------------------------------------------------------------
     def _on_q_preset(self, index: int) -> None:

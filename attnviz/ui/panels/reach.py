@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, Qt
-from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QPen
+from PySide6.QtGui import QFontMetricsF, QPen
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGraphicsLineItem,
@@ -25,26 +25,17 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.resolve.reach import KINDS, REFERENCES
 from attnviz.model.topics.reach import MAX_LENGTH, MAX_SEED
-from attnviz.ui.panels import TITLES
+from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme
-from attnviz.ui.undo import register_labels
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.label_room import LabelRoom, nearest_point
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.plot_style import series_color
-from attnviz.ui.widgets.state_panel import TopicPanel
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import sci
 
 _C = "ReachPanel"
-register_labels(
-    "reach",
-    ("length", QT_TRANSLATE_NOOP("UndoController", "Sequence length")),
-    ("weight_scale", QT_TRANSLATE_NOOP("UndoController", "Weight scale")),
-    ("score_std", QT_TRANSLATE_NOOP("UndoController", "Score spread")),
-    ("seed", QT_TRANSLATE_NOOP("UndoController", "Seed")),
-)
 KIND_NAMES = {
     "rnn": QT_TRANSLATE_NOOP("ReachPanel", "RNN (tanh)"),
     "lstm": QT_TRANSLATE_NOOP("ReachPanel", "LSTM cell path"),
@@ -69,15 +60,13 @@ def _label_anchor(n: int, value: float, length: int) -> tuple[float, float]:
     return (0.0, 1.2) if upper else (1.0, -0.3)
 
 
-class ReachPanel(TopicPanel):
+class ReachPanel(FigurePanel):
     """Gradient reach of an RNN, an LSTM and attention against the distance back."""
 
     PANEL_ID = "reach"
-    TITLE = TITLES["reach"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
-        self._theme: Theme | None = None
         self._hover_t: int | None = None
         self._placing_held = False  # while a result sets both ranges
         layout = QVBoxLayout()
@@ -189,12 +178,8 @@ class ReachPanel(TopicPanel):
         vb.sigRangeChanged.connect(self._place_labels)
         return plot
 
-    def figure_widget(self) -> QWidget:
-        """What an export shows: the plot and its summary, without the controls."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         plot = self.plot
         fresh = len(plot.legend.items) != len(KINDS)
         if fresh:
@@ -250,7 +235,7 @@ class ReachPanel(TopicPanel):
 
     def _draw_references(self, res) -> None:
         spots = []
-        size = max(10, round(self._plot_font().pixelSize() * 0.8))
+        size = max(10, round(self.plot_font().pixelSize() * 0.8))
         for item, (kind, n, value) in zip(self.reference_labels, REFERENCES, strict=True):
             shown = n <= res.length
             item.setVisible(shown)
@@ -272,7 +257,7 @@ class ReachPanel(TopicPanel):
                 .replace("%2", str(n))
             )
             item.setColor(color)
-            item.setFont(self._plot_font())
+            item.setFont(self.plot_font())
             item.setAnchor(_label_anchor(n, value, res.length))
             item.setPos(n - 1, np.log10(value))
         self.references.setData(spots)
@@ -350,19 +335,10 @@ class ReachPanel(TopicPanel):
         )
 
     # --- style -------------------------------------------------------------------------
-    def _plot_font(self) -> QFont:
-        font = QFont(self.font())
-        font.setPixelSize(max(11, round(QFontInfo(font).pixelSize() * 1.05)))
-        return font
 
-    def apply_theme(self, theme: Theme) -> None:
+    def _restyle(self, theme: Theme) -> None:
         """Restyle the plot for ``theme`` and the current font."""
-        self._theme = theme
         style_figure(self.figure, theme)
         self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 16))
-        self.plot.set_style(theme, self._plot_font())
-        self.redraw()
-
-    def _on_font_changed(self) -> None:
-        if self._theme is not None:
-            self.apply_theme(self._theme)
+        self.plot.set_style(theme, self.plot_font())
+        self._redraw_styled()

@@ -17,9 +17,10 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
-from attnviz.ui.panels import TITLES
+from attnviz.model.resolve.result_names import STEPS
+from attnviz.ui.panel_base import Panel
 from attnviz.ui.preset_strings import preset_text
-from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.binding import bind, blocked, scaled_font
 from attnviz.ui.widgets.numbers import (
     all_short,
     fmt,
@@ -30,7 +31,6 @@ from attnviz.ui.widgets.numbers import (
     shown_decimals,
 )
 from attnviz.ui.widgets.placeholders import fill
-from attnviz.ui.widgets.state_panel import StatePanel, blocked, scaled_font
 from attnviz.ui.widgets.steps_table import StepsTable
 
 #: Beyond this many keys the table keeps the ones with the largest weights.
@@ -52,14 +52,13 @@ LARGE_MODE_EXTRA = 0.5
 MIN_TEXT_WIDTH = 420
 
 
-class StepsPanel(StatePanel):
+class StepsPanel(Panel):
     """The four steps of the hand-worked example for the selected query."""
 
     PANEL_ID = "steps"
-    TITLE = TITLES["steps"][1]
 
-    def __init__(self, state, resolver, parent=None) -> None:
-        super().__init__(state, resolver, parent)
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
         layout = QVBoxLayout()
         top = QHBoxLayout()
         self.query = QComboBox()
@@ -132,14 +131,12 @@ class StepsPanel(StatePanel):
         layout.addWidget(help_text)
         layout.addStretch(1)
         self._content = layout
-        bind(self, resolver.resolved, self._on_resolved)
         self.mirror("selected_query", self.query)
-        # (_finish draws the steps: value_labels is among the fields it shows.)
         self._finish(layout, scroll=True)
 
     @classmethod
     def create(cls, workspace, parent=None):
-        panel = cls(workspace.state, workspace.resolver, parent)
+        panel = cls(workspace, parent)
         # Step ⑤ shows only while someone watches the gradient, and watching it makes its
         # resolver: until then the steps wait for it instead of making it themselves.
         gradient = workspace.existing_resolver("gradient")
@@ -188,7 +185,7 @@ class StepsPanel(StatePanel):
         )
         self.grad.show_rows([f"q{d + 1}" for d in dims], [(row, dq[dims], None)], None)
 
-    def apply_theme(self, theme) -> None:
+    def _restyle(self, theme) -> None:
         """In large-font mode the steps' extra size shrinks: the interface font has grown
         already, and steps ① to ④ must still fit a 1280×720 window with the heatmap."""
         keep = LARGE_MODE_EXTRA if theme.font_scale > 1.0 else 1.0
@@ -230,8 +227,8 @@ class StepsPanel(StatePanel):
         return QSize(hint.width(), max(hint.height(), height))
 
     # --- model → view ------------------------------------------------------------------
-    def _on_resolved(self, results, names: frozenset) -> None:
-        if "steps" in names:
+    def _on_results(self, results, names: frozenset) -> None:
+        if STEPS in names:
             self._on_steps_changed(results.steps)
 
     def _on_tokens_changed(self) -> None:
@@ -242,7 +239,8 @@ class StepsPanel(StatePanel):
             self.query.setCurrentIndex(self.state.selected_query)
 
     def _on_value_labels_changed(self) -> None:
-        self._on_steps_changed(self.resolver.results.steps)
+        if self.results is not None:  # else the first results, just after, draw them
+            self._on_steps_changed(self.resolver.results.steps)
 
     def _on_steps_changed(self, st: QuerySteps) -> None:
         tokens = self.state.tokens

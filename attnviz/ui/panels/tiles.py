@@ -13,7 +13,7 @@ Home/End and Space (play) step through.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -29,36 +29,25 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.resolve._long_tiles import tile_memory
 from attnviz.model.topics.long import MAX_BLOCK, MAX_TILES_D, MAX_TILES_N, MIN_BLOCK
-from attnviz.ui.panels import TITLES
-from attnviz.ui.undo import register_labels
+from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.long_controls import spin_box, theme_figure
 from attnviz.ui.widgets.numbers import grouped
-from attnviz.ui.widgets.state_panel import TopicPanel, blocked
 from attnviz.ui.widgets.tile_grid import AlignedMatrices, Matrix, MemoryBars, Outline
 
-register_labels(
-    "long",
-    ("tiles_n", QT_TRANSLATE_NOOP("UndoController", "Tiles: tokens")),
-    ("tiles_d", QT_TRANSLATE_NOOP("UndoController", "Tiles: width")),
-    ("tile_step", QT_TRANSLATE_NOOP("UndoController", "Tiles: step")),
-    ("block_q", QT_TRANSLATE_NOOP("UndoController", "Query tile size")),
-    ("block_k", QT_TRANSLATE_NOOP("UndoController", "Key tile size")),
-)
 #: Milliseconds between tiles while playing.
 PLAY_MS = 700
 #: Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.
 Q_COLOR, K_COLOR, TILE_COLOR = "#D55E00", "#0072B2", "#CC79A7"
 
 
-class TilesPanel(TopicPanel):
+class TilesPanel(FigurePanel):
     """FlashAttention step by step on a small head of the long topic."""
 
     PANEL_ID = "tiles"
-    TITLE = TITLES["tiles"][1]
 
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
-        self._theme = None
         self.demo = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         layout = QVBoxLayout()
@@ -179,10 +168,6 @@ class TilesPanel(TopicPanel):
             b.clicked.connect(slot)
         return b
 
-    def figure_widget(self) -> QWidget:
-        """What an export draws: the step, the matrices, the result line and the memory."""
-        return self.figure
-
     # --- model → view ------------------------------------------------------------------
     def _on_tiles_n_changed(self) -> None:
         for name in ("tiles_n", "tiles_d", "block_q", "block_k"):
@@ -192,7 +177,7 @@ class TilesPanel(TopicPanel):
 
     _on_tiles_d_changed = _on_block_q_changed = _on_block_k_changed = _on_tiles_n_changed
 
-    def _on_results(self, res) -> None:
+    def _on_results(self, res, _names: frozenset) -> None:
         demo = res.tiles
         self.demo = demo
         last = len(demo.steps) - 1
@@ -325,9 +310,8 @@ class TilesPanel(TopicPanel):
             super().keyPressEvent(event)
 
     # --- style -------------------------------------------------------------------------
-    def apply_theme(self, theme) -> None:
+    def _restyle(self, theme) -> None:
         """Restyle the matrices and bars for ``theme``."""
-        self._theme = theme
         self.matrices.set_theme(theme)
         self.memory.set_theme(theme)
         theme_figure(self.figure, theme)

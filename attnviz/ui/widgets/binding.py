@@ -1,15 +1,21 @@
-"""Connect Qt objects to the Qt-free model's events, and report rejected values.
+"""Connect Qt objects to the Qt-free model: its events, its values, rejected values.
 
 The model's events (:mod:`attnviz.model.events`) hold bound methods weakly but cannot know
 when the C++ side of a QObject dies (a deleted dock, a closed window); :func:`bind`
 disconnects on ``destroyed`` so a model event never reaches a dead widget.
+:func:`show_value` puts a field's value into a control inside :func:`blocked`, so that
+showing a value never writes it back; :func:`mark_invalid` frames a refused control.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QWidget
 
 #: Dynamic property styled by :data:`INVALID_STYLE`: a red frame on a rejected control.
 INVALID_PROPERTY = "attnvizInvalid"
@@ -55,3 +61,36 @@ def mark_invalid(widget: QWidget, message: str | None) -> None:
         widget.setProperty("attnvizTip", None)
         widget.setProperty("attnvizSheet", None)
         widget.setProperty(INVALID_PROPERTY, False)
+
+
+def scaled_font(font: QFont, factor: float, *, bold: bool = False) -> QFont:
+    """A copy of ``font`` enlarged by ``factor`` (points or pixels, whichever it uses)."""
+    out = QFont(font)
+    if out.pointSizeF() > 0:
+        out.setPointSizeF(out.pointSizeF() * factor)
+    else:
+        out.setPixelSize(round(out.pixelSize() * factor))
+    out.setBold(bold)
+    return out
+
+
+def show_value(widget: QWidget, value) -> None:
+    """Put a model value into a control: a combo box selects the item holding it as data,
+    a check box or toggle button is checked, anything else takes ``setValue``."""
+    if isinstance(widget, QComboBox):
+        widget.setCurrentIndex(widget.findData(value))
+    elif isinstance(widget, QAbstractButton):
+        widget.setChecked(bool(value))
+    else:
+        widget.setValue(value)
+
+
+@contextmanager
+def blocked(*widgets: QWidget) -> Iterator[None]:
+    """Block the Qt signals of ``widgets`` while the view writes model values into them."""
+    blockers = [QSignalBlocker(w) for w in widgets]
+    try:
+        yield
+    finally:
+        for b in blockers:
+            b.unblock()

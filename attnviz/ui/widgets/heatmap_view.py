@@ -46,7 +46,8 @@ from attnviz.ui.widgets.colormaps import ColorBar, colormap
 from attnviz.ui.widgets.heatmap_fit import HeatmapFit
 from attnviz.ui.widgets.heatmap_items import MaskOverlay, entropy_strip_path
 from attnviz.ui.widgets.heatmap_spotlight import HeatmapSpotlight
-from attnviz.ui.widgets.numbers import decimal_separator, fmt_g
+from attnviz.ui.widgets.numbers import fmt_g
+from attnviz.ui.widgets.plot_style import localize_ticks
 from attnviz.ui.widgets.premultiplied_image import PremultipliedImageItem
 from attnviz.ui.widgets.token_axis import TokenAxis
 
@@ -56,19 +57,6 @@ MAX_CELL_TEXT = 256
 MAX_AXIS_SHARE = 0.3
 #: The column :attr:`HeatmapView.sigHover` reports for the entropy strip beside a row.
 ENTROPY_COL = -2
-
-
-def localize_ticks(axis) -> None:
-    """Make a pyqtgraph axis write its tick numbers with the UI's decimal separator."""
-    if decimal_separator() == "." or getattr(axis, "_attnviz_localized", False):
-        return
-    plain = axis.tickStrings
-
-    def strings(values, scale, spacing):
-        return [s.replace(".", decimal_separator()) for s in plain(values, scale, spacing)]
-
-    axis.tickStrings = strings
-    axis._attnviz_localized = True
 
 
 class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.binding import blocked
 
 
 class LogSlider(QWidget):

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from attnviz.model.presets import load_preset, preset_ids
 from attnviz.model.topics.attention import MAX_TOKENS
-from attnviz.ui.widgets.state_panel import StatePanel, blocked
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.token_checklist import TokenChecklist
 
 #: Up to this many tokens the padding flags are also shown as one check box per token.
@@ -69,9 +69,10 @@ def _lists_examples(preset_id: str) -> bool:
 
 
 class MaskBox(QGroupBox):
-    """Every mask kind with its parameters; writes through ``panel._write``."""
+    """Every mask kind with its parameters; writes through ``panel._write`` (``panel``: the
+    controls, a :class:`~attnviz.ui.panel_base.Panel`)."""
 
-    def __init__(self, panel: StatePanel) -> None:
+    def __init__(self, panel: QWidget) -> None:
         super().__init__(QCoreApplication.translate("MaskBox", "Masks"))
         self.panel = panel
         self.state = panel.state

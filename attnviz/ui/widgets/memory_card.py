@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QSpinBox, QWidget
 
 from attnviz.core.kvcache import CARD_LIMITS
-from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.binding import blocked
 
 _SPIN_MAX = 2**31 - 1  # a QSpinBox holds an int32
 

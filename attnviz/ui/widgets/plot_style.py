@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from attnviz.ui.theme import Theme
+from attnviz.ui.widgets.numbers import decimal_separator
 
 #: Okabe–Ito colours (colour-blind safe), in the order curves take them.
 SERIES_LIGHT = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
@@ -24,6 +25,19 @@ def series_color(theme: Theme | None, index: int) -> QColor:
     """The colour of curve ``index`` in ``theme``."""
     colors = SERIES_DARK if theme is not None and theme.dark else SERIES_LIGHT
     return QColor(colors[index % len(colors)])
+
+
+def localize_ticks(axis) -> None:
+    """Make a pyqtgraph axis write its tick numbers with the UI's decimal separator."""
+    if decimal_separator() == "." or getattr(axis, "_attnviz_localized", False):
+        return
+    plain = axis.tickStrings
+
+    def strings(values, scale, spacing):
+        return [s.replace(".", decimal_separator()) for s in plain(values, scale, spacing)]
+
+    axis.tickStrings = strings
+    axis._attnviz_localized = True
 
 
 def line_width(font: QFont | None) -> float:
@@ -72,6 +86,7 @@ class ThemedPlot(pg.PlotWidget):
         item = self.getPlotItem()
         for name in ("left", "bottom", "right", "top"):
             axis = item.getAxis(name)
+            localize_ticks(axis)  # 0,5 in Portuguese, as every number of the panel
             axis.setPen(pg.mkPen(muted, width=max(1.0, line_width(font) / 2)))
             axis.setTextPen(pg.mkPen(fg))
             axis.setStyle(tickFont=font, tickTextOffset=max(3, font.pixelSize() // 3))

@@ -37,13 +37,12 @@ from attnviz.model.topics.attention import MATS
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import exact, fmt_value
 from attnviz.ui.widgets.plot_style import series_color
-from attnviz.ui.widgets.throttle import LazyThrottled
+from attnviz.ui.widgets.throttle import THROTTLE_MS, LazyThrottled
 from attnviz.ui.widgets.vector_plot import SNAP
 from attnviz.ui.widgets.vector_table import SpinDelegate
 
 #: Rows and columns of a matrix shown; larger ones show their top-left corner.
 MAX_SHOWN = 256
-THROTTLE_MS = 16
 #: Fields whose change redraws the tables (the slider path touches none of them).
 WATCHED = frozenset(
     {"tokens", "head", "seed", "d_k", "d_model", "n_heads", "n_kv_heads", "head_index", *MATS}

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
 )
 
+from attnviz.ui.widgets.binding import scaled_font
 from attnviz.ui.widgets.numbers import exact, fmt_row
-from attnviz.ui.widgets.state_panel import scaled_font
 
 #: Item data role holding the fraction (0…1) of a cell drawn as a bar behind its number.
 BAR_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -11,6 +11,10 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject
 
+#: How often a drag writes its field at most: about one screen frame, so that each step
+#: repaints before the next is written. The one rate of every slider and drag in the app.
+THROTTLE_MS = 16
+
 
 class LazyThrottled:
     """``qthrottled(func, timeout=timeout, parent=parent)`` once first called.

@@ -6,7 +6,7 @@ from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QFont, QPalette
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
 
-from attnviz.ui.widgets.state_panel import blocked
+from attnviz.ui.widgets.binding import blocked
 
 
 class TokenChecklist(QListWidget):

@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSlider, QWidget
 
 from attnviz.core.kvcache import parse_tokens
+from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.numbers import grouped
-from attnviz.ui.widgets.state_panel import blocked
 from attnviz.ui.widgets.units import tokens
 
 #: The slider's stops.

@@ -1,0 +1,193 @@
+"""How a heatmap shows the attention topic: colour maps, levels, labels, the formula.
+
+The heatmap panel (:mod:`attnviz.ui.panels.heatmap`) and its slide figure
+(:mod:`attnviz.ui.export`) fill their views with these same functions, so a slide shows
+what the screen does; the panels that draw heads take their colour maps from here.
+
+Weights are probabilities: automatic levels of A are 0 to 1 (unless ``stretch_weights``),
+so the matrices with and without the √d_k divisor can be compared by colour; S and O get
+the range of their values.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from attnviz.model.resolve import Results
+from attnviz.model.topics.attention import AttentionState
+from attnviz.ui.preset_strings import preset_text
+from attnviz.ui.widgets.colormaps import colormap
+from attnviz.ui.widgets.heatmap_view import HeatmapView
+from attnviz.ui.widgets.numbers import fmt_g
+
+_C = "HeatmapPanel"
+#: pyqtgraph maps behind the state's colormap names; the diverging one is for scores.
+PG_COLORMAPS = {"diverging": "CET-D1"}
+SYMBOLS = {"scores": "S", "weights": "A", "output": "O"}
+#: What each matrix (and the weights with a sink) means, under its formula.
+NOTES = {
+    "scores": QT_TRANSLATE_NOOP("HeatmapPanel", "how well each query matches each key"),
+    "weights": QT_TRANSLATE_NOOP(
+        "HeatmapPanel", "each row is a probability distribution over the keys"
+    ),
+    "output": QT_TRANSLATE_NOOP("HeatmapPanel", "each row is the query's mix of the values"),
+    "sink": QT_TRANSLATE_NOOP(
+        "HeatmapPanel",
+        "each row gives part of its weight to the sink and spreads the rest "
+        "over the keys: rows sum to less than 1",
+    ),
+}
+
+
+@cache
+def colormap_for(name: str) -> pg.ColorMap:
+    """The pyqtgraph colour map behind a state colormap name (viridis, …, diverging)."""
+    return colormap(PG_COLORMAPS.get(name, name))
+
+
+def auto_levels(values: np.ndarray, allowed: np.ndarray | None, diverging: bool) -> tuple:
+    """Levels spanning the visible (unmasked) values; symmetric about 0 when ``diverging``."""
+    shown = values[allowed] if allowed is not None and allowed.shape == values.shape else values
+    shown = shown[np.isfinite(shown)] if shown.dtype.kind == "f" else shown
+    if shown.size == 0:
+        return (-1.0, 1.0) if diverging else (0.0, 1.0)
+    lo, hi = float(shown.min()), float(shown.max())
+    if diverging:
+        m = max(abs(lo), abs(hi)) or 1.0
+        return (-m, m)
+    if hi - lo < 1e-12:
+        return (lo - 0.5, hi + 0.5)
+    return (lo, hi)
+
+
+#: Automatic levels of the weights: a probability is between 0 and 1.
+WEIGHT_LEVELS = (0.0, 1.0)
+
+
+def view_levels(state: AttentionState, values: np.ndarray, allowed) -> tuple[float, float]:
+    """The colour levels the state asks for: its fixed ``levels``, or automatic ones.
+
+    Automatic levels of A are 0 to 1 (a weight is a probability), or the weights' own range
+    with ``stretch_weights``; those of S and O span their values.
+    """
+    if not state.levels_auto:
+        return state.levels
+    if state.matrix == "weights" and not state.stretch_weights:
+        return WEIGHT_LEVELS
+    return auto_levels(values, allowed, state.colormap == "diverging")
+
+
+def picture_levels(state: AttentionState, pic) -> tuple[float, float]:
+    """The colour levels of a :class:`~attnviz.model.resolve._display.Picture` as drawn:
+    from the grid itself (pooled for a long sentence), hatched cells left out of S and A
+    (O's columns are not keys)."""
+    allowed = pic.allowed if state.matrix != "output" else None
+    return view_levels(state, pic.values, allowed)
+
+
+def column_labels(state: AttentionState, matrix: str, d_v: int) -> tuple[str, ...]:
+    """Keys for S and A; the value dimensions (named when the preset names them) for O."""
+    if matrix != "output":
+        return state.tokens
+    if len(state.value_labels) == d_v:
+        return state.value_labels
+    return tuple(f"v{j + 1}" for j in range(d_v))
+
+
+def value_label_text(label: str) -> str:
+    """A value dimension's name in the UI's language ("seat" → "assento").
+
+    The names are data (a preset's, or typed by the user); the shipped ones are translated
+    as preset strings, any other is shown as it is.
+    """
+    return preset_text(label)
+
+
+def shown_column_labels(state: AttentionState, matrix: str, d_v: int) -> tuple[str, ...]:
+    """:func:`column_labels` as the screen and slides show them (value names translated)."""
+    labels = column_labels(state, matrix, d_v)
+    if matrix == "output" and len(state.value_labels) == d_v:
+        return tuple(value_label_text(label) for label in labels)
+    return labels
+
+
+def formula(state: AttentionState, matrix: str) -> str:
+    """The formula of the matrix as the state computes it, e.g. ``S = QKᵀ / √d_k``."""
+    terms = state.score_terms()
+    if matrix == "scores":
+        inner = "QKᵀ / √d_k" if state.scale else "QKᵀ"
+        if state.temperature != 1.0:
+            inner += " / T"
+        if terms.softcap:
+            cap = fmt_g(terms.softcap, 4)
+            inner = f"{cap}·tanh({inner} / {cap})"
+        if terms.alibi:
+            inner += f" − {fmt_g(terms.alibi, 4)}·|i − j|"
+        text = f"S = {inner}"
+        if state.temperature != 1.0:
+            text += f"   (T = {fmt_g(state.temperature, 6)})"
+        return text
+    if matrix == "weights":
+        if terms.sink is not None:
+            return f"A = e^S / (Σ e^S + e^{fmt_g(terms.sink, 4)})   (sink)"
+        return "A = softmax(S)"
+    return "O = A·V"
+
+
+def rope_note(d_k: int) -> str:
+    """What RoPE does to this head's Q and K (an odd d_k keeps its last dimension as it is)."""
+    pairs = d_k // 2
+    if pairs == 0:
+        return QCoreApplication.translate(
+            _C, "RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves"
+        )
+    text = QCoreApplication.translate(
+        _C, "RoPE: Q and K turned by token position, %1 pairs of dimensions"
+    ).replace("%1", str(pairs))
+    if d_k % 2:
+        text += QCoreApplication.translate(
+            _C, " (d_k = %1 is odd: its last dimension has no partner and stays)"
+        ).replace("%1", str(d_k))
+    return text
+
+
+def show_picture(view: HeatmapView, state: AttentionState, pic) -> None:
+    """Draw ``pic`` (a :class:`~attnviz.model.resolve._display.Picture`: the matrix, its
+    pooled grid, or a quick preview) in ``view``, with the state's levels."""
+    allowed = pic.allowed if state.matrix != "output" else None
+    view.set_matrix(
+        pic.values,
+        picture_levels(state, pic),
+        allowed=allowed,
+        entropy=pic.entropy,
+        max_entropy=math.log(max(state.n, 1)),
+        extent=pic.extent,
+    )
+
+
+def set_axis_titles(view: HeatmapView, state: AttentionState) -> None:
+    """The words beside the axes of the matrix the state shows, in the view's style."""
+    if state.matrix == "output":
+        cols = QCoreApplication.translate("HeatmapPanel", "value dimension")
+    else:
+        cols = QCoreApplication.translate("HeatmapPanel", "key")
+    view.set_axis_titles(
+        QCoreApplication.translate("HeatmapPanel", "query"),
+        cols,
+        QCoreApplication.translate("HeatmapPanel", "entropy (nats)"),
+    )
+
+
+def configure_view(view: HeatmapView, state: AttentionState, results: Results) -> None:
+    """Fill ``view`` with everything the state shows (used for exports and first paint)."""
+    matrix = state.matrix
+    width = results.picture(matrix).extent[1]
+    view.set_colormap(colormap_for(state.colormap))
+    view.set_labels(state.tokens, shown_column_labels(state, matrix, width))
+    set_axis_titles(view, state)
+    show_picture(view, state, results.picture(matrix))
