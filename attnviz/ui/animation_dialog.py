@@ -189,13 +189,7 @@ class AnimationDialog(QDialog):
             (self.tr("Si&ze"), self.tr("T&heme"), self.tr("Tr&ansparent background")),
             self,
         )
-        # The rows' widgets under the names tests and scripts know them by.
-        self.size, self.width_spin, self.height_spin = (
-            self.picture.size,
-            self.picture.width_spin,
-            self.picture.height_spin,
-        )
-        self.theme, self.transparent = self.picture.theme, self.picture.transparent
+        self.picture.name_widgets_on(self)
         self.transparent.setToolTip(self.tr("WebP and APNG only"))
         self.output = QLineEdit()
         self.output.setObjectName("output")

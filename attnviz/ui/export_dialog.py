@@ -62,13 +62,7 @@ class ExportDialog(QDialog):
             (self.tr("&Size"), self.tr("&Theme"), self.tr("Transparent background")),
             self,
         )
-        # The rows' widgets under the names tests and scripts know them by.
-        self.size, self.width_spin, self.height_spin = (
-            self.picture.size,
-            self.picture.width_spin,
-            self.picture.height_spin,
-        )
-        self.theme, self.transparent = self.picture.theme, self.picture.transparent
+        self.picture.name_widgets_on(self)
         self.title = QLineEdit()
         self.title.setPlaceholderText(self.tr("automatic: the formula and the preset's title"))
         form.addRow(self.tr("T&itle"), self.title)

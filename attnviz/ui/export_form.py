@@ -74,6 +74,13 @@ class PictureForm(QObject):
         form.addRow("", self.transparent)
         self._on_q_size_changed(0)
 
+    def name_widgets_on(self, dialog) -> None:
+        """Give ``dialog`` the rows' widgets as attributes, under the names its tests and
+        scripts know them by: ``size``, ``width_spin``, ``height_spin``, ``theme``,
+        ``transparent``."""
+        for name in ("size", "width_spin", "height_spin", "theme", "transparent"):
+            setattr(dialog, name, getattr(self, name))
+
     def spec(self, **more) -> ExportSpec:
         """The :class:`ExportSpec` of the size, theme and background chosen.
 

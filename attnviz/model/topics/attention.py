@@ -32,10 +32,12 @@ from __future__ import annotations
 import numpy as np
 
 from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE, ScoreTerms
-from attnviz.model.fields import Field, StateError, check_text
+from attnviz.model.fields import Field, check_text
+from attnviz.model.fields import StateError as StateError  # importable from the topic, as before
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.topic import Topic
-from attnviz.model.topics._attention_follow import check_head_inputs, follow_fields
+from attnviz.model.topics._attention_checks import check_consistency
+from attnviz.model.topics._attention_follow import follow_fields
 from attnviz.model.topics._attention_limits import (
     ARRAYS,
     BACKENDS,
@@ -61,8 +63,8 @@ from attnviz.model.topics._attention_limits import MATS as MATS
 from attnviz.model.topics._attention_limits import MAX_PROJ_WIDTH as MAX_PROJ_WIDTH
 from attnviz.model.topics._attention_limits import MODEL_KEYS as MODEL_KEYS
 from attnviz.model.topics._attention_limits import PROJ_KEYS as PROJ_KEYS
-from attnviz.model.topics._attention_model import NO_MODEL, model_capture
-from attnviz.model.topics._attention_projections import check_projections, effective_projections
+from attnviz.model.topics._attention_model import model_capture
+from attnviz.model.topics._attention_projections import effective_projections
 
 
 class _LongText(Field):
@@ -542,40 +544,7 @@ class AttentionState(Topic):
         follow_fields(new, old, given)
 
     def _check(self, v: dict, old: dict) -> None:
-        n = len(v["tokens"])
-        if n == 0:
-            raise StateError("the sequence is empty: give at least one token")
-        if v["tokens"] is not old["tokens"] and any(not t.strip() for t in v["tokens"]):
-            raise StateError("a token cannot be blank")
-        check_head_inputs(v)
-        check_projections(v)
-        if v["head"] == "model" and not v["model_path"]:
-            raise StateError(NO_MODEL)
-        for name in ARRAYS:
-            arr = v[name]
-            if arr.shape[0] != n or arr.shape[1] < 1:
-                raise StateError(f"{name} must have one row per token ({n}), got shape {arr.shape}")
-        if v["q"].shape[1] != v["d_k"] or v["k"].shape[1] != v["d_k"]:
-            raise StateError(f"q and k must have d_k = {v['d_k']} columns")
-        if v["v"].shape[1] > MAX_D_K:
-            raise StateError(f"v has {v['v'].shape[1]} columns; at most {MAX_D_K}")
-        if len(v["padding"]) != n or len(v["segments"]) != n:
-            raise StateError("padding flags and document segments need one entry per token")
-        if not 0 <= v["selected_query"] < n:
-            raise StateError(f"selected query {v['selected_query']} is outside 0…{n - 1}")
-        cell = v["selected_cell"]
-        if cell is not None and not all(0 <= c < n for c in cell):
-            raise StateError(f"selected cell {list(cell)} is outside the matrix")
-        if v["d_output"] is not None and v["d_output"].shape != v["v"].shape:
-            raise StateError(
-                f"d_output must have the shape of V {v['v'].shape}, got {v['d_output'].shape}"
-            )
-        if v["grad_source"] == "preset" and v["d_output"] is None:
-            raise StateError("this example has no upstream gradient of its own (d_output)")
-        if v["grad_dim"] >= v["v"].shape[1]:
-            raise StateError(
-                f"grad_dim {v['grad_dim']} is outside the value dimensions 0…{v['v'].shape[1] - 1}"
-            )
+        check_consistency(v, old)
 
 
 def terms_of(values: dict) -> ScoreTerms:
