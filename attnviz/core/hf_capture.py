@@ -26,12 +26,14 @@ import threading
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from attnviz.core.cell_timing import cell_seconds, flop_seconds
 from attnviz.core.hf_errors import INSTALL_HINT as INSTALL_HINT
 from attnviz.core.hf_errors import TORCH_CPU as TORCH_CPU
 from attnviz.core.hf_errors import LoadCancelled, ModelError
 from attnviz.core.hf_errors import transformers_available as transformers_available
-from attnviz.core.hf_folder import FAMILIES, REFUSED, ModelInfo, inspect_folder
+from attnviz.core.hf_folder import ENCODER_DECODER, FAMILIES, ModelInfo, inspect_folder
 
 # The folder's other public names, importable from here as before.
 from attnviz.core.hf_folder import LOAD_FACTOR as LOAD_FACTOR
@@ -39,6 +41,13 @@ from attnviz.core.hf_folder import MAX_HEADER_BYTES as MAX_HEADER_BYTES
 from attnviz.core.hf_folder import PICKLE_SUFFIXES as PICKLE_SUFFIXES
 from attnviz.core.hf_folder import VOCAB_FILES as VOCAB_FILES
 from attnviz.core.hf_folder import safetensors_header as safetensors_header
+from attnviz.core.hf_layers import (
+    SOFTMAX,
+    decoder_layers,
+    layer_kinds,
+    place_calls,
+    softmax_notes,
+)
 from attnviz.core.hf_record import (
     _LOCAL,
     HOOKED,
@@ -62,7 +71,6 @@ __all__ = [
     "LONG_TOKENS",
     "MAX_MODEL_TOKENS",
     "POOL_CELLS",
-    "REFUSED",
     "Capture",
     "LayerCapture",
     "LoadCancelled",
@@ -142,12 +150,44 @@ def _import_stack():
     return torch, transformers
 
 
+def language_model(model):
+    """The module a sentence runs through: a multimodal model's language model (its
+    ``language_model``), else the model itself."""
+    for owner in (model, getattr(model, "model", None)):
+        inner = getattr(owner, "language_model", None) if owner is not None else None
+        if inner is not None:
+            return inner
+    return model
+
+
+def _config_int(cfg, *names) -> int | None:
+    """The first of ``names`` the config gives as a positive integer (a config whose value
+    varies by layer, as Gemma 4's head_dim, raises on reading: None then)."""
+    for name in names:
+        try:
+            value = getattr(cfg, name, None)
+        except Exception:  # a per-layer attribute read globally
+            value = None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _text_config(cfg):
+    """The language model's config of a loaded model's config."""
+    inner = getattr(cfg, "text_config", None)
+    return inner if inner is not None else cfg
+
+
 class LoadedModel:
-    """A model and its tokenizer, loaded from a checked folder (see :func:`load_model`)."""
+    """A model and its tokenizer, loaded from a checked folder (see :func:`load_model`);
+    ``text_model`` is what a sentence runs through (a multimodal folder's language model)."""
 
     def __init__(self, info: ModelInfo, model, tokenizer, seconds: float) -> None:
         self.info = info
         self.model = model
+        self.text_model = language_model(model)
+        self.config = _text_config(model.config)
         self.tokenizer = tokenizer
         self.load_seconds = seconds
         self._lock = threading.Lock()  # one forward pass at a time: hooks record per thread
@@ -156,6 +196,9 @@ class LoadedModel:
         #: (:class:`LastLayer`): the number of calls is the architecture's, not the
         #: sentence's, so the check that it is one per layer still holds.
         self._calls: int | None = None
+        #: The calls of a whole pass whose every layer was accounted for (one softmax call
+        #: per softmax layer, the others of a known kind): later passes stop after them.
+        self._stop_after: int | None = None
 
     def tokenize(self, text: str) -> tuple[list[int], list[str], list[bool]]:
         """Token ids, the tokens as the model sees them and which are special."""
@@ -185,12 +228,19 @@ class LoadedModel:
     @property
     def positions(self) -> int | None:
         """The positions the model was trained on (None: no bound, as ALiBi's BLOOM)."""
-        cfg = self.model.config
-        for name in ("max_position_embeddings", "n_positions"):
-            value = getattr(cfg, name, None)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                return value
-        return None
+        return _config_int(self.config, "max_position_embeddings", "n_positions")
+
+    def _shape(self) -> tuple[int, int, int, int]:
+        """``(layers, heads, kv heads, head width)`` as the config gives them, for the
+        memory and time estimates before the pass (the widest where layers differ)."""
+        cfg = self.config
+        layers = _config_int(cfg, "num_hidden_layers", "num_layers", "n_layer") or 1
+        heads = _config_int(cfg, "num_attention_heads", "n_head") or 1
+        kv = _config_int(cfg, "num_key_value_heads") or heads
+        hidden = _config_int(cfg, "hidden_size", "n_embd", "d_model") or heads
+        dim = _config_int(cfg, "head_dim", "global_head_dim") or max(hidden // heads, 1)
+        wider = _config_int(cfg, "global_head_dim")
+        return layers, heads, kv, max(dim, wider or 0)
 
     def capture(self, text: str, check=None, progress=None) -> Capture:
         """Run ``text`` once and keep every layer's q, k, v and weights (past
@@ -202,11 +252,8 @@ class LoadedModel:
         import torch  # imported and checked when the model was loaded
 
         ids, tokens, special = self.tokenize(text)
-        cfg = self.model.config
-        n, layers = len(ids), cfg.num_hidden_layers
-        heads = cfg.num_attention_heads
-        kv = getattr(cfg, "num_key_value_heads", None) or heads
-        dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
+        n = len(ids)
+        layers, heads, kv, dim = self._shape()
         kept = heads * n * n if n <= LONG_TOKENS else heads * min(n, POOL_CELLS) ** 2
         # q, k, v in float32, and the masks (bool; layers of one mask share it, and a model
         # has one or two kinds: full or causal, and a sliding window).
@@ -228,21 +275,25 @@ class LoadedModel:
         if progress is not None:  # before the pass: how long it is likely to take
             progress("forward", 0, layers, capture_seconds(n, layers, heads, dim, self.info.params))
         record: list[LayerCapture] = []
+        calls: list = []  # (module, layer_idx) of each attention call
         threads = torch.get_num_threads()
         single = 2.0 * self.info.params * n < SINGLE_THREAD_FLOPS
         with self._lock:
-            stop = self._calls == layers
+            # A whole pass, its layers accounted for, has counted the attention calls:
+            # stop after the last one.
+            stop = self._stop_after is not None
             _LOCAL.layers = record
+            _LOCAL.calls = calls
             _LOCAL.check = check
             _LOCAL.progress = progress
-            _LOCAL.total = layers
+            _LOCAL.total = self._stop_after if stop else layers
             _LOCAL.stop = stop
             if single:
                 torch.set_num_threads(1)
             start = time.perf_counter()
             try:
                 with torch.no_grad():
-                    self.model(
+                    self.text_model(
                         input_ids=torch.tensor([ids]),
                         attention_mask=torch.ones(1, n, dtype=torch.long),
                     )
@@ -255,7 +306,7 @@ class LoadedModel:
                     f"the model failed on this sentence: {type(exc).__name__}: {str(exc)[:200]}"
                 ) from None
             finally:
-                _LOCAL.layers = _LOCAL.check = _LOCAL.progress = None
+                _LOCAL.layers = _LOCAL.calls = _LOCAL.check = _LOCAL.progress = None
                 _LOCAL.total = 0
                 _LOCAL.stop = False
                 if single:
@@ -263,17 +314,15 @@ class LoadedModel:
             seconds = time.perf_counter() - start
             if not stop:
                 self._calls = len(record)
-        if len(record) != layers:
-            raise ModelError(
-                f"captured {len(record)} attention layers of {layers}: this "
-                "architecture does not run its attention where attnviz looks"
-            )
+            kinds, placed = self._layer_kinds(calls, record, layers)
+            if not stop:
+                self._stop_after = len(record)
         first = record[0]
         return Capture(
             self.info.name,
             self.info.path,
             text,
-            self.info.kind,
+            _kind_of(record),
             tuple(tokens),
             tuple(special),
             tuple(ids),
@@ -281,10 +330,60 @@ class LoadedModel:
             first.q.shape[0],
             first.k.shape[0],
             first.q.shape[2],
-            int(cfg.hidden_size),
+            _config_int(self.config, "hidden_size", "n_embd", "d_model") or 0,
             seconds,
             _held_bytes(record),
+            kinds,
+            tuple(placed),
+            self.info.wrapper,
         )
+
+    def _layer_kinds(
+        self, calls: list, records: list, layers: int
+    ) -> tuple[tuple[str, ...], list[int]]:
+        """What each of the model's ``layers`` does, and the layer of each captured call
+        (:mod:`attnviz.core.hf_layers`); :class:`ModelError` when no call was captured or a
+        layer without one mixes its tokens in a way attnviz does not know."""
+        if not calls:
+            raise ModelError(
+                f"{self.info.name}: no layer ran its attention through the interface attnviz "
+                "captures (a module of its own, or relative position scores); not shown"
+            )
+        blocks = decoder_layers(self.text_model, layers)
+        if not blocks and len(calls) != layers:  # no list of that many layers to look in
+            raise ModelError(
+                f"captured {len(calls)} attention layers of {layers}: this "
+                "architecture does not run its attention where attnviz looks"
+            )
+        placed = place_calls(blocks, calls, layers)
+        called = frozenset(id(module) for module, _idx in calls)
+        rope = getattr(self.config, "no_rope_layers", None)  # 0: a NoPE layer (Llama 4)
+        notes = {
+            layer: softmax_notes(
+                module,
+                lc.q.shape[0],
+                lc.q.shape[2],
+                None if not isinstance(rope, list) or layer >= len(rope) else bool(rope[layer]),
+            )
+            for (module, _idx), layer, lc in zip(calls, placed, records, strict=True)
+        }
+        kinds = layer_kinds(blocks, placed, layers, self.info.name, called, notes)
+        if kinds.count(SOFTMAX) + sum(k.startswith(SOFTMAX + " ") for k in kinds) != len(calls):
+            raise ModelError(
+                f"{self.info.name}: {len(calls)} attention calls in {layers} layers; attnviz "
+                "shows one softmax attention per layer"
+            )
+        return kinds, placed
+
+
+def _kind_of(record: list[LayerCapture]) -> str:
+    """``"decoder"`` when every captured layer hides each query's later keys (causal, or a
+    causal window), else ``"encoder"``: what the model's own masks say."""
+    for lc in record:
+        n = lc.allowed.shape[0]
+        if n > 1 and lc.allowed[np.triu_indices(n, 1)].any():
+            return "encoder"
+    return "decoder"
 
 
 #: A capture's seconds against its head cells (layers × heads × n²) × one score cell's
@@ -377,6 +476,8 @@ def load_model(
             f"{info.name}: the model cannot be loaded ({type(exc).__name__}: {str(exc)[:160]})"
         ) from None
     step("ready")  # a cancel during the (uninterruptible) read drops the model here
+    if getattr(model.config, "is_encoder_decoder", False):  # a class default the file left out
+        raise ModelError(f"{info.name}: {info.model_type} is {ENCODER_DECODER}")
     check_loading(info, loading)
     if hooked:
         _hook(model, info.model_type)

@@ -2,10 +2,17 @@
 
 Safety first (:func:`inspect_folder`): the folder must hold a ``config.json`` that asks
 for no code of its own (``auto_map``), weights in safetensors (a pickle checkpoint such as
-``pytorch_model.bin`` can run code when it is read, so it is refused), a tokenizer, an
-architecture of a family we capture, and it must fit in free memory (its size is read from
-the safetensors headers). Loading and capturing a checked folder is
-:mod:`attnviz.core.hf_capture`. Every refusal is a :class:`ModelError` of one line.
+``pytorch_model.bin`` can run code when it is read, so it is refused), a tokenizer, and it
+must fit in free memory (its size is read from the safetensors headers). Loading and
+capturing a checked folder is :mod:`attnviz.core.hf_capture`. Every refusal is a
+:class:`ModelError` of one line.
+
+A model opens by proof, not by list: any architecture whose attention runs through the
+capture opens when every layer's proof holds (:mod:`attnviz.model.model_proof`); what is
+refused is refused for the mechanism found — two stacks with cross attention (an
+encoder–decoder), attention outside the captured interface, a score term the proof cannot
+reproduce. :data:`FAMILIES` lists what the tests prove opens (``attnviz models
+--families``). A multimodal folder (a ``text_config``) opens its language model.
 """
 
 from __future__ import annotations
@@ -22,10 +29,11 @@ from attnviz.core._files import read_json_file
 from attnviz.core.hf_errors import ModelError
 from attnviz.core.memory_guard import available_bytes
 
-#: model_type → "encoder" or "decoder": families whose attention goes through transformers'
-#: AttentionInterface with the eager signature (q after norm and RoPE, KV heads before
-#: repetition), each checked in the tests against transformers' own weights, and every
-#: capture proven again before it is shown (attnviz.model.model_proof).
+#: model_type → "encoder" or "decoder": the families the tests prove open, each a tiny
+#: random model checked against transformers' own weights (every capture is proven again
+#: before it is shown, listed or not: attnviz.model.model_proof). A folder of another
+#: type opens too when its proof holds; this list is what ``attnviz models --families``
+#: says is known to open.
 FAMILIES = {
     "bert": "encoder", "roberta": "encoder", "xlm-roberta": "encoder", "electra": "encoder",
     "distilbert": "encoder", "albert": "encoder", "modernbert": "encoder",
@@ -40,20 +48,12 @@ FAMILIES = {
     # latent part (decompressed) joined to its rotary part, so q·kᵀ is the model's own.
     "deepseek_v3": "decoder",
 }  # fmt: skip
-#: model_type → why it is refused: what its attention does that the heatmap cannot show
-#: exactly (yet), or where it runs outside what attnviz captures.
-REFUSED = {
-    "t5": "T5 is an encoder–decoder with relative position biases; attnviz shows encoders "
-    "and decoders on their own",
-    "mt5": "mT5 is an encoder–decoder with relative position biases; attnviz shows encoders "
-    "and decoders on their own",
-    "bart": "BART is an encoder–decoder; attnviz shows encoders and decoders on their own",
-    "deberta": "DeBERTa adds disentangled relative-position scores, which attnviz does not model",
-    "deberta-v2": "DeBERTa adds disentangled relative-position scores, which attnviz does "
-    "not model",
-    "llama4": "this is Llama 4's multimodal checkpoint; open its text model (model_type "
-    "llama4_text)",
-}
+#: The message of a folder of two stacks (T5, BART, Whisper, …): its decoder's cross
+#: attention reads the encoder's output, not the sentence.
+ENCODER_DECODER = (
+    "an encoder–decoder (a decoder that cross-attends to an encoder's output); attnviz shows "
+    "an encoder or a decoder on its own"
+)
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 VOCAB_FILES = ("vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
                "sentencepiece.bpe.model")  # fmt: skip
@@ -67,18 +67,25 @@ _DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I1
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """What :func:`inspect_folder` read from a folder, before loading anything."""
+    """What :func:`inspect_folder` read from a folder, before loading anything.
+
+    ``model_type`` is the language model's (a multimodal folder's ``text_config``'s);
+    ``wrapper`` the folder's own type when it is multimodal (None otherwise). ``kind`` is
+    ``"encoder"`` or ``"decoder"`` as the config says (the capture's masks decide what is
+    shown).
+    """
 
     path: str
     name: str
     model_type: str
-    kind: str  # "encoder" or "decoder"
+    kind: str
     config: dict
     weight_files: tuple[str, ...]
     params: int
     file_bytes: int
     dtypes: tuple[str, ...]
     need_bytes: int
+    wrapper: str | None = None
 
 
 def _read_json(path: Path, what: str, limit: int = 4 << 20) -> dict:
@@ -251,15 +258,7 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
             f"{folder.name} has no tokenizer (tokenizer.json, or tokenizer_config.json with "
             "its vocabulary)"
         )
-    model_type = config.get("model_type")
-    if isinstance(model_type, str) and model_type in REFUSED:
-        raise ModelError(f"{folder.name}: {REFUSED[model_type]}")
-    if not isinstance(model_type, str) or model_type not in FAMILIES:
-        known = ", ".join(sorted(FAMILIES))
-        raise ModelError(
-            f"{folder.name}: {str(model_type)[:40]!r} is not a family attnviz reproduces "
-            f"exactly; it opens {known}"
-        )
+    model_type, wrapper = _architecture(folder.name, config)
     if model_type == "falcon" and config.get("alibi") is True:
         raise ModelError(
             f"{folder.name}: this Falcon adds ALiBi biases rounded to bfloat16 inside its "
@@ -284,11 +283,58 @@ def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> M
         str(folder.resolve()),
         name,
         model_type,
-        FAMILIES[model_type],
+        FAMILIES.get(model_type) or _kind(config),
         config,
         tuple(p.name for p in weights),
         params,
         file_bytes,
         dtypes,
         need,
+        wrapper,
     )
+
+
+def text_config(config: dict) -> dict:
+    """The language model's config: a multimodal folder's ``text_config``, else the whole."""
+    text = config.get("text_config")
+    return text if isinstance(text, dict) else config
+
+
+def _architecture(name: str, config: dict) -> tuple[str, str | None]:
+    """``(model_type of the language model, the folder's own type when multimodal)``;
+    :class:`ModelError` for a config that names no architecture or names two stacks."""
+    model_type = config.get("model_type")
+    if not isinstance(model_type, str) or not model_type.strip() or len(model_type) > 100:
+        raise ModelError(
+            f"{name}: config.json gives model_type = {str(model_type)[:40]!r}; it must name "
+            "the architecture (a short text, as 'llama' or 'bert')"
+        )
+    text = text_config(config)
+    for part in (config, text):
+        if part.get("is_encoder_decoder") is True:
+            raise ModelError(f"{name}: {model_type} is {ENCODER_DECODER}")
+    if text is config:
+        return model_type, None
+    inner = text.get("model_type")
+    if not isinstance(inner, str) or not inner.strip() or len(inner) > 100:
+        inner = model_type  # a text_config without its own type is the folder's
+    return inner, model_type
+
+
+#: Architecture names that say the model is a decoder (generates text) or an encoder.
+_DECODER_HEADS = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration", "ForImageTextToText")
+_ENCODER_HEADS = ("ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
+                  "ForQuestionAnswering", "ForPreTraining")  # fmt: skip
+
+
+def _kind(config: dict) -> str:
+    """``"encoder"`` or ``"decoder"`` by the architectures a config names; a config that
+    names none, or only a bare model, is taken as a decoder until its capture's masks say
+    (:attr:`Capture.kind <attnviz.core.hf_record.Capture.kind>` is the masks')."""
+    names = config.get("architectures")
+    names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    if any(n.endswith(_DECODER_HEADS) for n in names):
+        return "decoder"
+    if any(n.endswith(_ENCODER_HEADS) for n in names):
+        return "encoder"
+    return "decoder"

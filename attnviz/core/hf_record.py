@@ -52,7 +52,15 @@ class LayerCapture:
 
 @dataclass(frozen=True)
 class Capture:
-    """One sentence through one model: its tokens and every layer's heads."""
+    """One sentence through one model: its tokens and every softmax layer's heads.
+
+    ``layers`` are the layers whose softmax attention was captured, in order;
+    ``attention_at`` says which of the model's layers each is, and ``kinds`` what each of
+    the model's layers does (``"softmax"``, or a hybrid's other mixers: ``"Gated
+    DeltaNet"``, ``"Mamba-2"``, …; a layer doing both, as Falcon-H1's, ``"softmax +
+    Mamba-2"``). A model layer is addressed by its own index (:meth:`layer`). ``wrapper``
+    names the multimodal folder whose language model this is (None: the folder's model).
+    """
 
     name: str
     path: str
@@ -68,6 +76,44 @@ class Capture:
     hidden_size: int
     seconds: float = 0.0
     nbytes: int = field(default=0, compare=False)
+    kinds: tuple[str, ...] = ()
+    attention_at: tuple[int, ...] = ()
+    wrapper: str | None = None
+
+    @property
+    def layer_count(self) -> int:
+        """The model's layers, softmax or not."""
+        return len(self.kinds) if self.kinds else len(self.layers)
+
+    def layer_kind(self, layer: int) -> str:
+        """What model layer ``layer`` does (``"softmax"`` for most)."""
+        return self.kinds[layer] if self.kinds else "softmax"
+
+    def captured(self, layer: int) -> int | None:
+        """The position in :attr:`layers` of model layer ``layer``, or None when it has
+        no softmax attention."""
+        if not self.attention_at:
+            return layer if 0 <= layer < len(self.layers) else None
+        try:
+            return self.attention_at.index(layer)
+        except ValueError:
+            return None
+
+    def layer(self, layer: int) -> LayerCapture:
+        """The softmax attention of model layer ``layer``; :class:`ModelError` naming the
+        layer's kind when it has none (a hybrid's Gated DeltaNet, Mamba-2, …)."""
+        at = self.captured(layer)
+        if at is None:
+            if not 0 <= layer < self.layer_count:
+                raise ModelError(
+                    f"layer {layer} is outside 0…{self.layer_count - 1} "
+                    f"({self.name} has {self.layer_count} layers)"
+                )
+            raise ModelError(
+                f"layer {layer} of {self.name} is a {self.layer_kind(layer)} layer, not "
+                "softmax attention: it has no attention weights to show"
+            )
+        return self.layers[at]
 
 
 _LOCAL = threading.local()  # the list the current thread's forward pass records into
@@ -117,6 +163,7 @@ def _capture_attention(
             weights,
             allowed,
             scale,
+            module,
             softcap=kwargs.get("softcap"),
             window=kwargs.get("sliding_window"),
             sinks=None if sinks is None else _numpy(sinks).astype(np.float64),
@@ -124,7 +171,9 @@ def _capture_attention(
     return out, weights
 
 
-def _record_layer(record: list, query, key, value, weights, allowed, scale, **extra) -> None:
+def _record_layer(
+    record: list, query, key, value, weights, allowed, scale, module=None, **extra
+) -> None:
     """Keep one layer: q, k, v and the model's weights — or, past :data:`LONG_TOKENS`,
     q, k, v, the weights pooled for the layers grid and the proof, run here against the
     model's own weights while they exist (the thread's ``check``), block by block."""
@@ -159,6 +208,9 @@ def _record_layer(record: list, query, key, value, weights, allowed, scale, **ex
         proof = None if check is None else check(lc, lambda head: w[head].numpy())
         lc = replace(lc, pooled=_numpy(pooled), proof=proof)
     record.append(lc)
+    calls = getattr(_LOCAL, "calls", None)
+    if calls is not None:  # which module made the call: its layer is found after the pass
+        calls.append((module, getattr(module, "layer_idx", None)))
     if getattr(_LOCAL, "stop", False) and len(record) == getattr(_LOCAL, "total", 0):
         raise LastLayer
 
@@ -205,6 +257,7 @@ def _bloom_attention(module, args, kwargs, output) -> None:
         weights,
         _allowed(mask, n, key.shape[-2], True),
         float(module.inv_norm_factor),
+        module,
         alibi=slopes,
     )
 
@@ -233,6 +286,7 @@ def _falcon_attention(module, args, kwargs, output) -> None:
         weights,
         _allowed(mask, n, key.shape[-2], True),
         module.head_dim**-0.5,
+        module,
     )
 
 

@@ -63,6 +63,15 @@ def sliding_window_mask(n: int, window: int, causal: bool = True) -> np.ndarray:
     return np.abs(d) < window
 
 
+def chunked_mask(n: int, chunk: int) -> np.ndarray:
+    """Query i sees key j iff both are in the same chunk of ``chunk`` tokens
+    (``i // chunk == j // chunk``): Llama 4's chunked attention, with :func:`causal_mask`."""
+    n = check_positive_int(n, "n")
+    chunk = check_positive_int(chunk, "chunk")
+    block = np.arange(n) // chunk
+    return block[:, None] == block[None, :]
+
+
 def combine(*masks) -> np.ndarray:
     """Logical AND of masks, broadcast together (``None`` entries are skipped)."""
     present = [np.asarray(m) for m in masks if m is not None]

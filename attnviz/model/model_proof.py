@@ -26,7 +26,7 @@ import numpy as np
 from attnviz.core.attention import masked_softmax, score_scale
 from attnviz.core.hf_capture import Capture, LayerCapture, ModelError
 from attnviz.core.hf_proof import heads_difference
-from attnviz.core.masks import causal_mask, sliding_window_mask
+from attnviz.core.masks import causal_mask, chunked_mask, sliding_window_mask
 from attnviz.core.score_terms import ScoreTerms
 
 #: The largest difference between attnviz's weights and the model's that passes.
@@ -55,18 +55,41 @@ def mask_settings(lc: LayerCapture) -> tuple[bool, int, bool]:
     return bool(not allowed[np.triu_indices(n, 1)].any()), 0, True
 
 
+def chunk_of(lc: LayerCapture) -> int:
+    """The chunk of Llama 4's chunked attention when this layer's mask is one (a query sees
+    the keys of its own chunk only, causally or not), else 0: the attention topic's
+    ``chunk``, with the causal flag of :func:`mask_settings`."""
+    allowed = lc.allowed
+    n = allowed.shape[0]
+    breaks = np.flatnonzero(~np.diagonal(allowed, -1))  # row i + 1 does not see key i
+    if n < 2 or breaks.size == 0:
+        return 0
+    chunk = int(breaks[0]) + 1
+    inside = chunked_mask(n, chunk)
+    if np.array_equal(allowed, inside & causal_mask(n)) or np.array_equal(allowed, inside):
+        return chunk
+    return 0
+
+
 def temperature_for(lc: LayerCapture, d_head: int) -> float:
     """The softmax temperature T with 1/(√d_head · T) = the layer's scale (1 for most)."""
     t = 1.0 / (lc.scaling * np.sqrt(d_head))
     return 1.0 if abs(t - 1.0) < 1e-12 else float(t)
 
 
-def topic_mask(causal: bool, window: int, n: int, window_causal: bool = True) -> np.ndarray | None:
+def topic_mask(
+    causal: bool, window: int, n: int, window_causal: bool = True, chunk: int = 0
+) -> np.ndarray | None:
     """The mask the attention topic draws for these settings (None: every pair)."""
     if window > 0:
         inside = sliding_window_mask(n, window, causal=window_causal)
-        return inside & causal_mask(n) if causal else inside
-    return causal_mask(n) if causal else None
+        out = inside & causal_mask(n) if causal else inside
+    else:
+        out = causal_mask(n) if causal else None
+    if 0 < chunk < n:
+        inside = chunked_mask(n, chunk)
+        out = inside if out is None else out & inside
+    return out
 
 
 def head_terms(lc: LayerCapture, head: int) -> ScoreTerms:
@@ -108,7 +131,7 @@ def shown_weights(
 def drawn_mask(lc: LayerCapture) -> np.ndarray | None:
     """The mask the attention topic draws for this layer (None: every pair)."""
     causal, window, window_causal = mask_settings(lc)
-    return topic_mask(causal, window, lc.q.shape[1], window_causal)
+    return topic_mask(causal, window, lc.q.shape[1], window_causal, chunk_of(lc))
 
 
 #: Query rows compared at once by the block-wise proof of a long sentence.
@@ -186,8 +209,9 @@ def fast_difference(lc: LayerCapture, work: dict | None = None) -> tuple[float, 
 
 
 def layer_difference(capture: Capture, layer: int, work: dict | None = None) -> tuple[float, int]:
-    """The largest difference between attnviz's weights and the model's in ``layer``,
-    and the query head where it is (a long sentence's: as proven during its capture).
+    """The largest difference between attnviz's weights and the model's in the captured
+    softmax layer ``layer`` (its position in ``capture.layers``), and the query head where
+    it is (a long sentence's: as proven during its capture).
 
     A layer that keeps its weights is measured by :func:`fast_difference`; a figure
     above :data:`FAST_PASS` (or none) is measured again by the float64 reference,
@@ -207,10 +231,10 @@ def layer_difference(capture: Capture, layer: int, work: dict | None = None) -> 
 def _why(lc: LayerCapture) -> str:
     """What in this layer the attention topic does not do as the model does."""
     n = lc.allowed.shape[0]
-    drawn = topic_mask(*mask_settings(lc)[:2], n, mask_settings(lc)[2])
+    drawn = drawn_mask(lc)
     if not np.array_equal(np.ones((n, n), bool) if drawn is None else drawn, lc.allowed):
         kind = f"a window of {lc.window}" if lc.window else "a mask"
-        return f"it uses {kind} that attnviz cannot draw (not causal, nor a sliding window)"
+        return f"it uses {kind} that attnviz cannot draw (not causal, a sliding window nor chunks)"
     return (
         "its scores are not q·kᵀ times one scale per layer (a setting the config leaves "
         "out, or a term of its own)"
@@ -221,9 +245,10 @@ def prove_capture(capture: Capture) -> None:
     """Refuse ``capture`` (:class:`ModelError`, one line) when any layer's weights as
     attnviz draws them differ from the model's own by more than :data:`TOLERANCE`."""
     work: dict = {}  # one buffer for the quick measure of every layer
-    for layer, lc in enumerate(capture.layers):
+    at = capture.attention_at or tuple(range(len(capture.layers)))
+    for position, (lc, layer) in enumerate(zip(capture.layers, at, strict=True)):
         try:
-            for head in range(capture.n_heads):
+            for head in range(lc.q.shape[0]):
                 head_terms(lc, head)
         except (ValueError, IndexError, TypeError) as exc:
             raise ModelError(
@@ -234,7 +259,7 @@ def prove_capture(capture: Capture) -> None:
                 f"{capture.name}: layer {layer} was not proven while its weights "
                 "existed (a long sentence keeps none); not shown"
             )
-        diff, head = layer_difference(capture, layer, work)
+        diff, head = layer_difference(capture, position, work)
         if not diff <= TOLERANCE:
             raise ModelError(
                 f"{capture.name}: layer {layer}, head {head}: attnviz's weights differ from "

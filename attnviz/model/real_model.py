@@ -26,6 +26,7 @@ from attnviz.core.hf_capture import Capture, LoadedModel, ModelError, load_model
 from attnviz.model.fields import MAX_TEXT
 from attnviz.model.model_proof import (
     block_difference,
+    chunk_of,
     head_terms,
     mask_settings,
     prove_capture,
@@ -38,10 +39,13 @@ __all__ = [
     "STORE",
     "Capture",
     "ModelError",
+    "chunk_of",
     "ModelStore",
     "display_tokens",
     "head_arrays",
     "head_terms",
+    "hybrid_summary",
+    "layer_kinds",
     "mask_settings",
     "temperature_for",
 ]
@@ -195,15 +199,20 @@ def display_tokens(capture: Capture) -> tuple[str, ...]:
     return tuple(out)
 
 
-def kv_head(capture: Capture, head: int) -> int:
-    """The KV head query head ``head`` reads: head // (h / h_kv)."""
+def kv_head(capture: Capture, head: int, layer: int | None = None) -> int:
+    """The KV head query head ``head`` reads: head // (h / h_kv), of model layer
+    ``layer`` when given (a model may give its layers different KV heads: Gemma 4)."""
+    if layer is not None and capture.captured(layer) is not None:
+        lc = capture.layer(layer)
+        return head // (lc.q.shape[0] // lc.k.shape[0])
     return head // (capture.n_heads // capture.n_kv_heads)
 
 
 def head_arrays(capture: Capture, layer: int, head: int) -> dict[str, np.ndarray]:
-    """q, k, v of query head ``head`` of ``layer`` as read-only float64 (n × d_head)."""
-    lc = capture.layers[layer]
-    g = kv_head(capture, head)
+    """q, k, v of query head ``head`` of model layer ``layer`` as read-only float64
+    (n × d_head of that layer)."""
+    lc = capture.layer(layer)
+    g = kv_head(capture, head, layer)
     out = {}
     for name, arr in (("q", lc.q[head]), ("k", lc.k[g]), ("v", lc.v[g])):
         a = np.array(arr, dtype=np.float64)
@@ -222,35 +231,59 @@ def _prove_layer(lc, weights_of):
 
 
 def link_strength(capture: Capture, query: int, key: int) -> np.ndarray:
-    """A[query → key] of every layer and head, ``(layers, heads)``: where a link lives."""
-    rows = []
-    for layer, lc in enumerate(capture.layers):
+    """A[query → key] of every model layer and head, ``(layers, heads)``: where a link
+    lives. A layer without softmax attention (a hybrid's) is a row of NaN."""
+    rows = np.full((capture.layer_count, capture.n_heads), np.nan)
+    for lc, layer in zip(capture.layers, _model_layers(capture), strict=True):
         if lc.weights is not None:
-            rows.append(lc.weights[:, query, key].astype(np.float64))
+            row = lc.weights[:, query, key].astype(np.float64)
         else:  # a long sentence: the row as attnviz draws it, proven equal to the model's
-            rows.append(
-                np.array([weight_at(capture, layer, h, query, key) for h in range(capture.n_heads)])
-            )
-    return np.stack(rows)
+            heads = lc.q.shape[0]
+            row = np.array([weight_at(capture, layer, h, query, key) for h in range(heads)])
+        rows[layer, : row.shape[0]] = row
+    return rows
+
+
+def _model_layers(capture: Capture) -> tuple[int, ...]:
+    """The model layer of each captured softmax layer."""
+    return capture.attention_at or tuple(range(len(capture.layers)))
 
 
 def weight_at(capture: Capture, layer: int, head: int, query: int, key: int) -> float:
-    """A[query → key] of one head: the model's own, or past LONG_TOKENS (no n × n weights
-    kept) the row recomputed from q and k under the model's mask, as proven equal."""
-    lc = capture.layers[layer]
+    """A[query → key] of one head of model layer ``layer``: the model's own, or past
+    LONG_TOKENS (no n × n weights kept) the row recomputed from q and k under the model's
+    mask, as proven equal."""
+    lc = capture.layer(layer)
     if lc.weights is not None:
         return float(lc.weights[head, query, key])
     one = slice(query, query + 1)
-    group = capture.n_heads // capture.n_kv_heads
+    group = lc.q.shape[0] // lc.k.shape[0]
     return float(shown_weights(lc, head, head // group, one, lc.allowed)[0, key])
 
 
-def layer_maps(capture: Capture) -> tuple[list[np.ndarray], object]:
-    """What the layers grid draws: every layer's (h, n, n) weights, or a long sentence's
-    pooled maps with :func:`weight_at` for its exact values."""
-    if all(lc.weights is not None for lc in capture.layers):
-        return [lc.weights for lc in capture.layers], None
-    return (
-        [lc.pooled for lc in capture.layers],
-        lambda layer, head, q, k: weight_at(capture, layer, head, q, k),
-    )
+def layer_maps(capture: Capture) -> tuple[list[np.ndarray | None], object]:
+    """What the layers grid draws, one entry per model layer: its (h, n, n) weights, or a
+    long sentence's pooled maps with :func:`weight_at` for its exact values; None for a
+    layer without softmax attention (:func:`layer_kinds` says what it is)."""
+    maps: list[np.ndarray | None] = [None] * capture.layer_count
+    long = any(lc.weights is None for lc in capture.layers)
+    for lc, layer in zip(capture.layers, _model_layers(capture), strict=True):
+        maps[layer] = lc.pooled if long else lc.weights
+    if not long:
+        return maps, None
+    return maps, lambda layer, head, q, k: weight_at(capture, layer, head, q, k)
+
+
+def layer_kinds(capture: Capture) -> tuple[str, ...]:
+    """What each model layer does: ``"softmax"``, or a hybrid's other mixer."""
+    return tuple(capture.layer_kind(i) for i in range(capture.layer_count))
+
+
+def hybrid_summary(capture: Capture) -> str:
+    """How many layers of each kind a hybrid has ("2 softmax, 2 Gated DeltaNet"), in the
+    order they first appear; "" for a model whose every layer is softmax attention."""
+    kinds = layer_kinds(capture)
+    if all(k == "softmax" or k.startswith("softmax (") for k in kinds):
+        return ""  # softmax everywhere (some layers NoPE or gated: not a hybrid)
+    counts = {k: kinds.count(k) for k in dict.fromkeys(kinds)}
+    return ", ".join(f"{c} {k}" for k, c in counts.items())

@@ -374,7 +374,7 @@ class ModelController(QObject):
             "%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms",
         )
         text = fill(
-            text, cap.name, len(cap.tokens), len(cap.layers), cap.n_heads,
+            text, cap.name, len(cap.tokens), cap.layer_count, cap.n_heads,
             f"{self.timings.get('load', 0.0):.1f}", f"{cap.seconds * 1000:.0f}",
         )  # fmt: skip
         self.window.statusBar().showMessage(text, 10000)

@@ -285,12 +285,14 @@ def test_refuses_missing_tokenizer_unknown_architecture_and_too_large(tmp_path):
     assert info.need_bytes == int(1_000_000 * 4 * LOAD_FACTOR) + (64 << 20)
     with pytest.raises(ModelError, match=r"needs about 0\.1 GiB.*1,000,000 parameters"):
         inspect_folder(folder, free_bytes=10_000_000)
-    (tmp_path / "config.json").write_text(json.dumps(BERT | {"model_type": "t5"}))
-    with pytest.raises(ModelError, match="T5 is an encoder–decoder"):
+    (tmp_path / "config.json").write_text(
+        json.dumps(BERT | {"model_type": "t5", "is_encoder_decoder": True})
+    )
+    with pytest.raises(ModelError, match="t5 is an encoder–decoder"):
         inspect_folder(folder)
+    # Any other architecture is checked as a folder; its capture's proof decides.
     (tmp_path / "config.json").write_text(json.dumps(BERT | {"model_type": "xlnet"}))
-    with pytest.raises(ModelError, match="'xlnet' is not a family attnviz reproduces exactly"):
-        inspect_folder(folder)
+    assert inspect_folder(folder, free_bytes=None).model_type == "xlnet"
 
 
 def test_refuses_damaged_safetensors_header(tmp_path):
@@ -341,7 +343,7 @@ def _one_line(exc_info) -> str:
 
 
 HOSTILE = [
-    ("model_type given as a list", dict(BERT, model_type=["bert"]), None, "is not a family"),
+    ("model_type given as a list", dict(BERT, model_type=["bert"]), None, "must name"),
     ("no layers", dict(BERT, num_hidden_layers=0), None, "one layer or more"),
     ("layers as text", dict(BERT, num_hidden_layers="6"), None, "one layer or more"),
     (

@@ -2,7 +2,7 @@
 
 Dependency graph (fields → results):
 
-- ``mask``      ← tokens, causal, padding, segments, window, window_causal
+- ``mask``      ← tokens, causal, padding, segments, window, window_causal, chunk
 - ``attention`` ← q, k, v, d_k, scale, temperature, softcap, alibi, sink, sink_logit,
   mask (and everything behind Q/K/V); with ``rope`` on, also ``rope_dims`` and the
   ``positions`` topic's base and scaling (Q and K are rotated by token index, pairs of
@@ -57,7 +57,9 @@ ROPE_KEYS = frozenset(
     }
 )
 
-MASK_KEYS = frozenset({"tokens", "causal", "padding", "segments", "window", "window_causal"})
+MASK_KEYS = frozenset(
+    {"tokens", "causal", "padding", "segments", "window", "window_causal", "chunk"}
+)
 #: Fields that change q kᵀ itself; the others (scale, temperature, v, mask) reuse it.
 QK_KEYS = frozenset({"tokens", "head", "seed", "d_k", "q", "k", "rope", "rope_dims"})
 #: Above this many matrix entries (n = 1024) a recompute leaves the caller's thread when a
@@ -151,12 +153,22 @@ class Results:
 
 def mask_key(state: AttentionState) -> tuple:
     """The mask settings of ``state`` as a hashable key (equal keys, equal masks)."""
-    return (state.n, state.causal, state.padding, state.segments, state.window, state.window_causal)
+    return (
+        state.n,
+        state.causal,
+        state.padding,
+        state.segments,
+        state.window,
+        state.window_causal,
+        state.chunk,
+    )
 
 
 def mask_from_key(key: tuple) -> np.ndarray | None:
-    """The combined may-attend mask for a :func:`mask_key`, or None when all are off."""
-    n, causal, padding, segments, window, window_causal = key
+    """The combined may-attend mask for a :func:`mask_key` (a key without its last entry,
+    the chunk, has none), or None when all are off."""
+    n, causal, padding, segments, window, window_causal, *rest = key
+    chunk = rest[0] if rest else 0
     parts = []
     if causal:
         parts.append(masks.causal_mask(n))
@@ -166,6 +178,8 @@ def mask_from_key(key: tuple) -> np.ndarray | None:
         parts.append(masks.document_mask(np.array(segments)))
     if window > 0:
         parts.append(masks.sliding_window_mask(n, window, causal=window_causal))
+    if 0 < chunk < n:  # a chunk as long as the sentence hides nothing
+        parts.append(masks.chunked_mask(n, chunk))
     if not parts:
         return None
     return np.broadcast_to(masks.combine(*parts), (n, n)).copy()

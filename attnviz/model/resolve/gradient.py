@@ -179,6 +179,7 @@ def gradient_inputs(values: dict, positions: dict) -> GradientInputs:
             values["segments"],
             values["window"],
             values["window_causal"],
+            values["chunk"],
         )
     )
     v = values["v"]

@@ -184,7 +184,7 @@ class HeadsResolver(LazyResolver):
         but the one shown, whose settings are the state's (they may be a what-if)."""
         if cap is None or head == s.model_head:
             return s.score_terms()
-        return real_model.head_terms(cap.layers[s.layer], head)
+        return real_model.head_terms(cap.layer(s.layer), head)
 
     def compute(self) -> HeadsResults:
         s = self.topic
@@ -194,8 +194,8 @@ class HeadsResolver(LazyResolver):
         h, h_kv = (s.n_heads, s.n_kv_heads) if proj else (1, 1)
         d_model = s.d_model if proj else None
         if cap is not None:
-            lc = cap.layers[s.layer]
-            h, h_kv, d_model, arrays = cap.n_heads, cap.n_kv_heads, cap.hidden_size, {}
+            lc = cap.layer(s.layer)
+            h, h_kv, d_model, arrays = lc.q.shape[0], lc.k.shape[0], cap.hidden_size, {}
             q, k, v = (np.asarray(a, dtype=np.float64) for a in (lc.q, lc.k, lc.v))
         elif proj:
             arrays = s.projections()
@@ -364,7 +364,10 @@ def _model_weights(workspace) -> DataArray:
 def _kept_weights(cap, layer: int) -> np.ndarray:
     """The model's own weights of ``layer``, (h, n, n); refused past LONG_TOKENS, where the
     capture keeps only q, k and v (the heatmap's weights, proven equal, export instead)."""
-    lc = cap.layers[layer]
+    try:
+        lc = cap.layer(layer)
+    except real_model.ModelError as exc:  # a hybrid's layer of another kind
+        raise ValueError(str(exc)) from None
     if lc.weights is None:
         raise ValueError(
             f"past {LONG_TOKENS} tokens the capture keeps q, k and v, not the model's n × n "
@@ -388,7 +391,7 @@ def _link(workspace) -> DataArray:
     if s.selected_cell is None:
         raise ValueError("choose the link first: --set attention.selected_cell=[query, key]")
     query, key = s.selected_cell
-    a = link_strength(cap, query, key)
+    a = link_strength(cap, query, key)  # a layer without softmax attention: NaN
     return DataArray(
         a,
         tuple(f"layer {i}" for i in range(a.shape[0])),

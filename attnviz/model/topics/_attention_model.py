@@ -41,10 +41,10 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
     cap = model_capture(new)
     other = switched or given & {"model_path", "model_text"}
     _select_head(new, given, cap, other)
-    lc = cap.layers[new["layer"]]
+    lc = cap.layer(new["layer"])
     new["tokens"] = real_model.display_tokens(cap)
     new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
-    new["d_k"] = cap.head_dim
+    new["d_k"] = lc.q.shape[2]  # the layer's own (Gemma 4's global layers are wider)
     follow = _head_settings(new, given, cap, lc, other)
     for name, value in follow.items():
         if name not in given:
@@ -54,21 +54,37 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
 
 def _select_head(new: dict, given: set[str], cap, other) -> None:
     """Keep the layer and head within another model or sentence (``other``) unless the
-    update sets them, then refuse a layer or head the captured model does not have."""
-    layers, heads = len(cap.layers), cap.n_heads
-    if other and "layer" not in given and new["layer"] >= layers:
-        new["layer"] = layers - 1
-    if other and "model_head" not in given and new["model_head"] >= heads:
-        new["model_head"] = heads - 1
+    update sets them — on a layer with softmax attention: a hybrid's first such layer
+    from the one asked — then refuse a layer or head the captured model does not have,
+    and a layer of another kind, naming it."""
+    layers = cap.layer_count
+    if other and "layer" not in given:
+        new["layer"] = _softmax_layer(cap, min(new["layer"], layers - 1))
     if not 0 <= new["layer"] < layers:
         raise StateError(
             f"layer {new['layer']} is outside 0…{layers - 1} ({cap.name} has {layers} layers)"
         )
+    from attnviz.model import real_model
+
+    try:
+        heads = cap.layer(new["layer"]).q.shape[0]
+    except real_model.ModelError as exc:  # a hybrid's Gated DeltaNet, Mamba-2, … layer
+        raise StateError(str(exc)) from None
+    if other and "model_head" not in given and new["model_head"] >= heads:
+        new["model_head"] = heads - 1
     if not 0 <= new["model_head"] < heads:
         raise StateError(
             f"model_head {new['model_head']} is outside 0…{heads - 1} "
             f"({cap.name} has {heads} query heads per layer)"
         )
+
+
+def _softmax_layer(cap, layer: int) -> int:
+    """``layer``, or where it has no softmax attention (a hybrid's linear layer), the next
+    layer that has, else the last before it."""
+    after = [i for i in cap.attention_at if i >= layer] if cap.attention_at else [layer]
+    before = [i for i in cap.attention_at if i < layer] if cap.attention_at else []
+    return after[0] if after else before[-1]
 
 
 def _head_settings(new: dict, given: set[str], cap, lc, other) -> dict:
@@ -86,9 +102,10 @@ def _head_settings(new: dict, given: set[str], cap, lc, other) -> dict:
             "causal": causal,
             "window": window,
             "window_causal": window_causal,
+            "chunk": real_model.chunk_of(lc),
             "padding": (True,) * n,
             "segments": (0,) * n,
-            "temperature": real_model.temperature_for(lc, cap.head_dim),
+            "temperature": real_model.temperature_for(lc, lc.q.shape[2]),
         }
     if other or given & {"layer", "model_head"}:
         # Each head its own ALiBi slope and sink logit, each layer its cap.

@@ -349,6 +349,16 @@ FIELDS = (
         label=QT_TRANSLATE_NOOP("UndoController", "Window direction"),
     ),
     Field(
+        "chunk",
+        "int",
+        0,
+        0,
+        MAX_TOKENS,
+        doc="chunked attention (Llama 4): a query sees only the keys of its own chunk of this "
+        "many tokens (0 = off)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Attention chunk"),
+    ),
+    Field(
         "selected_query",
         "int",
         1,

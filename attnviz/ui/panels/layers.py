@@ -24,7 +24,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.real_model import STORE, display_tokens, kv_head, layer_maps, link_strength
+from attnviz.model.real_model import (
+    STORE,
+    display_tokens,
+    hybrid_summary,
+    kv_head,
+    layer_kinds,
+    layer_maps,
+    link_strength,
+)
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
@@ -187,9 +195,8 @@ class LayersPanel(FigurePanel):
         if cap is not self._capture:
             self._capture = cap
             maps, value = layer_maps(cap)
-            self.grid.set_data(
-                maps, self.state.tokens, (self.state.layer, self.state.model_head), value
-            )
+            selected = (self.state.layer, self.state.model_head)
+            self.grid.set_data(maps, self.state.tokens, selected, value, layer_kinds(cap))
         self._on_layer_changed()
         self._on_selected_cell_changed()
         self._write_caption(cap)
@@ -205,7 +212,8 @@ class LayersPanel(FigurePanel):
             if cap is not None:
                 self._capture = None
                 maps, value = layer_maps(cap)
-                self.grid.set_data(maps, display_tokens(cap), (s.layer, s.model_head), value)
+                selected = (s.layer, s.model_head)
+                self.grid.set_data(maps, display_tokens(cap), selected, value, layer_kinds(cap))
                 self.grid.set_link(None, False)
                 self._detached = cap
                 self.caption.setText(text)
@@ -228,11 +236,19 @@ class LayersPanel(FigurePanel):
             "%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as the model sees them"
         )
         text = fill(
-            text, cap.name, cap.kind, len(cap.layers), cap.n_heads, cap.n_kv_heads,
+            text, cap.name, cap.kind, cap.layer_count, cap.n_heads, cap.n_kv_heads,
             cap.head_dim, len(cap.tokens),
         )  # fmt: skip
         if special:
             text += self.tr("; special: %1").replace("%1", " ".join(special))
+        mixed = hybrid_summary(cap)
+        if mixed:
+            text += "\n" + fill(self.tr("A hybrid: %1; only softmax layers have weights."), mixed)
+        if cap.wrapper:
+            text += "\n" + fill(
+                self.tr("The language model of a %1 folder; its vision tower is not shown."),
+                cap.wrapper,
+            )
         self.caption.setText(text)
 
     def _write_summary(self) -> None:
@@ -243,12 +259,13 @@ class LayersPanel(FigurePanel):
             self.tr("Shown: layer %1, head %2 (KV head %3)."),
             s.layer,
             s.model_head,
-            kv_head(cap, s.model_head),
+            kv_head(cap, s.model_head, s.layer),
         )
         cell = s.selected_cell
         if cell is not None:
             a = link_strength(cap, *cell)
-            order = np.argsort(a, axis=None)[::-1][:3]
+            # A hybrid's other layers are NaN: last in the order, never the strongest.
+            order = np.argsort(np.nan_to_num(a, nan=-1.0), axis=None)[::-1][:3]
             best = ", ".join(
                 fill(self.tr("L%1·h%2 %3"), i, j, fmt(a[i, j], 2))
                 for i, j in (np.unravel_index(o, a.shape) for o in order)
@@ -282,7 +299,7 @@ class LayersPanel(FigurePanel):
             self.show_error(self.tr("Choose a link first: a query token and a key token."))
             return
         a = link_strength(cap, *cell)
-        layer, head = np.unravel_index(int(np.argmax(a)), a.shape)
+        layer, head = np.unravel_index(int(np.nanargmax(a)), a.shape)
         self._write(self.strongest, layer=int(layer), model_head=int(head))
 
     def _on_q_open(self) -> None:

@@ -5,7 +5,9 @@ Each tile is one head's attention weights (rows: queries, columns: keys), at mos
 each block, so a sharp link is never averaged away). With a link chosen (a query and a
 key), each tile is filled with the colour of that one weight instead and shows its value
 when there is room: the heads that carry the link stand out at once. The head shown in the
-other panels is outlined; a click (or the arrow keys) picks another.
+other panels is outlined; a click (or the arrow keys) picks another. A hybrid model's
+layer without softmax attention (a Gated DeltaNet, a Mamba-2 block, …) is a band across
+its row naming its kind: it has no attention weights to draw.
 """
 
 from __future__ import annotations
@@ -60,7 +62,9 @@ class LayerGrid(PaintedWidget):
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.weights: list[np.ndarray] = []  # per layer (h, n, n), or pooled (h, P, P)
+        # Per layer (h, n, n), or pooled (h, P, P); None: a layer without softmax attention.
+        self.weights: list[np.ndarray | None] = []
+        self.kinds: tuple[str, ...] = ()  # what each layer does (a hybrid's), or ()
         self.value = None  # exact weights of pooled maps: value(layer, head, query, key)
         self.tokens: tuple[str, ...] = ()
         self.selected = (0, 0)
@@ -78,11 +82,14 @@ class LayerGrid(PaintedWidget):
         return QSize(160, 90)  # tiles shrink rather than push the panel into scrolling
 
     # --- model → view ------------------------------------------------------------------
-    def set_data(self, weights, tokens, selected: tuple[int, int], value=None) -> None:
-        """Show ``weights``: one ``(h, n, n)`` array per layer (empty: the message). A long
-        sentence's are pooled maps ``(h, P, P)``: ``value(layer, head, query, key)`` then
-        gives an exact weight for the hover and the link, over the tokens' positions."""
-        self.weights = [np.asarray(w) for w in weights]
+    def set_data(self, weights, tokens, selected: tuple[int, int], value=None, kinds=()) -> None:
+        """Show ``weights``: one ``(h, n, n)`` array per layer (empty: the message), None
+        for a layer without softmax attention (``kinds`` names what each layer does). A
+        long sentence's are pooled maps ``(h, P, P)``: ``value(layer, head, query, key)``
+        then gives an exact weight for the hover and the link, over the tokens'
+        positions."""
+        self.weights = [None if w is None else np.asarray(w) for w in weights]
+        self.kinds = tuple(kinds)
         self.tokens = tuple(tokens)
         self.value = value
         self.selected = selected
@@ -119,9 +126,20 @@ class LayerGrid(PaintedWidget):
     def _build_images(self) -> None:
         masked = QColor(self.theme.masked_fill)
         self._images = [
-            [rgb_image(block_max(w), self.lut, None, masked) for w in layer]
+            None
+            if layer is None
+            else [rgb_image(block_max(w), self.lut, None, masked) for w in layer]
             for layer in self.weights
         ]
+
+    def _heads(self) -> int:
+        """Columns of the grid: the most heads of any layer."""
+        return max((w.shape[0] for w in self.weights if w is not None), default=0)
+
+    def kind_text(self, layer: int) -> str:
+        """What layer ``layer`` does, as its band says: "" for plain softmax attention."""
+        kind = self.kinds[layer] if layer < len(self.kinds) else "softmax"
+        return "" if kind == "softmax" else kind
 
     # --- geometry ----------------------------------------------------------------------
     def _line(self) -> float:
@@ -130,7 +148,7 @@ class LayerGrid(PaintedWidget):
     def _geometry(self) -> tuple[float, float, float, float]:
         """``(left, top, tile, gap)``: where the first tile starts and the tiles' size."""
         metrics = QFontMetricsF(self.font())
-        layers, heads = len(self.weights), self.weights[0].shape[0]
+        layers, heads = len(self.weights), max(self._heads(), 1)
         left = (
             metrics.horizontalAdvance(
                 QCoreApplication.translate("LayerGrid", "layer %1").replace("%1", str(layers - 1))
@@ -155,9 +173,9 @@ class LayerGrid(PaintedWidget):
             return None
         left, top, tile, _gap = self._geometry()
         layer, head = int((pos.y() - top) // tile), int((pos.x() - left) // tile)
-        if 0 <= layer < len(self.weights) and 0 <= head < self.weights[0].shape[0]:
-            return layer, head
-        return None
+        if not 0 <= layer < len(self.weights) or self.weights[layer] is None:
+            return None  # outside, or a band: a layer without softmax attention
+        return (layer, head) if 0 <= head < self.weights[layer].shape[0] else None
 
     # --- painting ----------------------------------------------------------------------
     def _paint(self, painter: QPainter) -> None:
@@ -174,7 +192,7 @@ class LayerGrid(PaintedWidget):
             return
         metrics = QFontMetricsF(self.font())
         left, top, tile, gap = self._geometry()
-        layers, heads = len(self.weights), self.weights[0].shape[0]
+        layers, heads = len(self.weights), self._heads()
         painter.setPen(fg)
         step = max(1, int(np.ceil(metrics.horizontalAdvance("00") * 1.3 / tile)))
         for j in range(0, heads, step):
@@ -191,10 +209,24 @@ class LayerGrid(PaintedWidget):
                 QCoreApplication.translate("LayerGrid", "layer %1").replace("%1", str(i)),
             )
         for i in range(layers):
-            for j in range(heads):
+            if self.weights[i] is None:
+                self._paint_band(painter, i, heads, metrics)
+                continue
+            for j in range(self.weights[i].shape[0]):
                 self._paint_tile(painter, i, j, metrics)
         self._paint_selection(painter)
         self._paint_bar(painter, fg, metrics, top + layers * tile)
+
+    def _paint_band(self, painter, layer: int, heads: int, metrics) -> None:
+        """A layer without softmax attention: a muted band across its row, its kind in it
+        when it fits (the hover says it always)."""
+        left, top, tile, gap = self._geometry()
+        rect = QRectF(left, top + layer * tile, heads * tile - gap, tile - gap)
+        painter.fillRect(rect, QColor(self.theme.masked_fill))
+        text = self.kind_text(layer)
+        if metrics.height() <= rect.height() + 2 and metrics.horizontalAdvance(text) < rect.width():
+            painter.setPen(QColor(self.theme.muted))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_tile(self, painter, layer: int, head: int, metrics) -> None:
         rect = self.tile_rect(layer, head)
@@ -219,7 +251,9 @@ class LayerGrid(PaintedWidget):
 
     def _paint_selection(self, painter) -> None:
         layer, head = self.selected
-        if layer >= len(self.weights) or head >= self.weights[0].shape[0]:
+        if layer >= len(self.weights) or self.weights[layer] is None:
+            return
+        if head >= self.weights[layer].shape[0]:
             return
         width = line_width(self.font()) * 1.5
         painter.setPen(QPen(QColor(self.theme.highlight), width))
@@ -263,6 +297,15 @@ class LayerGrid(PaintedWidget):
     def hover_at(self, pos: QPointF) -> None:
         """Report what is under ``pos`` (also used by tests)."""
         hit = self.tile_at(pos)
+        band = self._band_at(pos) if hit is None else None
+        if band is not None:
+            if self._hover != ("band", band):
+                self._hover = ("band", band)
+                text = QCoreApplication.translate(
+                    "LayerGrid", "layer %1: %2 — no softmax attention, no weights to draw"
+                )
+                self.sigHovered.emit(fill(text, band, self.kind_text(band)))
+            return
         if hit is None:
             self._hover = None
             self.sigHovered.emit("")
@@ -282,7 +325,20 @@ class LayerGrid(PaintedWidget):
         names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
         text = QCoreApplication.translate("LayerGrid", "layer %1 · head %2 · “%3” → “%4”: A = %5")
         value = self._value(layer, head, q, k)
-        self.sigHovered.emit(fill(text, layer, head, names[0], names[1], fmt(value, 3)))
+        text = fill(text, layer, head, names[0], names[1], fmt(value, 3))
+        kind = self.kind_text(layer)  # "softmax (NoPE)", "softmax + Mamba-2"
+        self.sigHovered.emit(f"{text} · {kind}" if kind else text)
+
+    def _band_at(self, pos: QPointF) -> int | None:
+        """The layer without softmax attention whose band is under ``pos``, or None."""
+        if not self.weights:
+            return None
+        left, top, tile, _gap = self._geometry()
+        layer = int((pos.y() - top) // tile)
+        inside = left <= pos.x() <= left + self._heads() * tile
+        if inside and 0 <= layer < len(self.weights) and self.weights[layer] is None:
+            return layer
+        return None
 
     def _n(self, layer: int) -> int:
         """Tokens along a tile's side (a pooled map's cells stand for several)."""
@@ -310,9 +366,13 @@ class LayerGrid(PaintedWidget):
         move = moves.get(event.key())
         if move is None:
             return super().keyPressEvent(event)
-        layers, heads = len(self.weights), self.weights[0].shape[0]
+        layers = len(self.weights)
         layer = (self.selected[0] + move[0]) % layers
-        head = (self.selected[1] + move[1]) % heads
+        while self.weights[layer] is None and move[0]:  # over a hybrid's other layers
+            layer = (layer + move[0]) % layers
+        if self.weights[layer] is None:
+            return None
+        head = (self.selected[1] + move[1]) % self.weights[layer].shape[0]
         self.sigPicked.emit(layer, head)
         return None
 
