@@ -25,6 +25,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -59,6 +60,7 @@ from attnviz.core.hf_record import (
     _capture_attention,
     _held_bytes,
     _hook,
+    _indexer_call,
     runs_outside_interface,
 )
 from attnviz.core.memory_guard import available_bytes
@@ -284,6 +286,7 @@ class LoadedModel:
             stop = self._stop_after is not None
             _LOCAL.layers = record
             _LOCAL.calls = calls
+            _LOCAL.selections = selections = []  # DSA indexers' choices, recomputed
             _LOCAL.check = check
             _LOCAL.progress = progress
             _LOCAL.total = self._stop_after if stop else layers
@@ -307,6 +310,7 @@ class LoadedModel:
                 ) from None
             finally:
                 _LOCAL.layers = _LOCAL.calls = _LOCAL.check = _LOCAL.progress = None
+                _LOCAL.selections = None
                 _LOCAL.total = 0
                 _LOCAL.stop = False
                 if single:
@@ -315,6 +319,7 @@ class LoadedModel:
             if not stop:
                 self._calls = len(record)
             kinds, placed = self._layer_kinds(calls, record, layers)
+            record = _with_selections(record, selections)
             if not stop:
                 self._stop_after = len(record)
         first = record[0]
@@ -376,6 +381,21 @@ class LoadedModel:
         return kinds, placed
 
 
+def _with_selections(record: list[LayerCapture], selections: list) -> list[LayerCapture]:
+    """Each DSA layer with the rotary layout under which attnviz's recomputation of its
+    indexer gave the model's choice of keys (a layer reusing an earlier layer's choice,
+    as GLM's shared layers do, takes that one's); None where no recomputation matched."""
+    out = []
+    for lc in record:
+        if lc.selected is not None:
+            layout = next(
+                (lay for sel, lay in selections if np.array_equal(sel, lc.selected)), None
+            )
+            lc = replace(lc, index_layout=layout)
+        out.append(lc)
+    return out
+
+
 def _kind_of(record: list[LayerCapture]) -> str:
     """``"decoder"`` when every captured layer hides each query's later keys (causal, or a
     causal window), else ``"encoder"``: what the model's own masks say."""
@@ -384,6 +404,20 @@ def _kind_of(record: list[LayerCapture]) -> str:
         if n > 1 and lc.allowed[np.triu_indices(n, 1)].any():
             return "encoder"
     return "decoder"
+
+
+#: What a DSA indexer module has that attnviz recomputes (DeepSeek-V3.2's and GLM's).
+_INDEXER_PARTS = ("wq_b", "wk", "k_norm", "weights_proj", "index_topk", "softmax_scale")
+
+
+def _hook_indexers(model) -> None:
+    """A forward hook on every DSA indexer of the model whose parts attnviz recomputes
+    (:func:`attnviz.core.hf_record._indexer_call`); an indexer of another make is not
+    hooked, and its layers' selections then fail the proof."""
+    for module in model.modules():
+        name = type(module).__name__
+        if name.endswith("Indexer") and all(hasattr(module, p) for p in _INDEXER_PARTS):
+            module.register_forward_hook(_indexer_call, with_kwargs=True)
 
 
 #: A capture's seconds against its head cells (layers × heads × n²) × one score cell's
@@ -481,5 +515,6 @@ def load_model(
     check_loading(info, loading)
     if hooked:
         _hook(model, info.model_type)
+    _hook_indexers(model)
     model.eval()
     return LoadedModel(info, model, tokenizer, time.perf_counter() - start)

@@ -27,27 +27,9 @@ from pathlib import Path
 
 from attnviz.core._files import read_json_file
 from attnviz.core.hf_errors import ModelError
+from attnviz.core.hf_families import FAMILIES
 from attnviz.core.memory_guard import available_bytes
 
-#: model_type → "encoder" or "decoder": the families the tests prove open, each a tiny
-#: random model checked against transformers' own weights (every capture is proven again
-#: before it is shown, listed or not: attnviz.model.model_proof). A folder of another
-#: type opens too when its proof holds; this list is what ``attnviz models --families``
-#: says is known to open.
-FAMILIES = {
-    "bert": "encoder", "roberta": "encoder", "xlm-roberta": "encoder", "electra": "encoder",
-    "distilbert": "encoder", "albert": "encoder", "modernbert": "encoder",
-    "llama": "decoder", "mistral": "decoder", "mixtral": "decoder", "qwen2": "decoder",
-    "qwen3": "decoder", "qwen3_moe": "decoder", "gemma": "decoder", "gemma2": "decoder",
-    "gemma3_text": "decoder", "phi3": "decoder", "olmo2": "decoder", "granite": "decoder",
-    "smollm3": "decoder", "gpt2": "decoder", "gpt_neox": "decoder", "phi": "decoder",
-    "stablelm": "decoder", "gptj": "decoder", "opt": "decoder", "olmo": "decoder",
-    "cohere": "decoder", "starcoder2": "decoder", "llama4_text": "decoder",
-    "gpt_oss": "decoder", "bloom": "decoder", "falcon": "decoder",
-    # Multi-head latent attention: its q and k reach the attention product as each head's
-    # latent part (decompressed) joined to its rotary part, so q·kᵀ is the model's own.
-    "deepseek_v3": "decoder",
-}  # fmt: skip
 #: The message of a folder of two stacks (T5, BART, Whisper, …): its decoder's cross
 #: attention reads the encoder's output, not the sentence.
 ENCODER_DECODER = (
@@ -181,6 +163,9 @@ def _has_tokenizer(folder: Path) -> bool:
 _LAYER_NAME = re.compile(r"(?:^|\.)(?:layers|layer)\.(\d+)\.")
 
 
+#: A tensor of a multimodal folder's other towers (vision, audio), whose layers are not
+#: the language model's.
+_OTHER_STACK = re.compile(r"vision|visual|audio|image|mm_projector|multi_modal", re.IGNORECASE)
 #: The names a config gives its layer count (DistilBERT's n_layers).
 _LAYER_KEYS = ("num_hidden_layers", "n_layers", "num_layers", "n_layer")
 
@@ -203,9 +188,14 @@ def _check_layers(name: str, config: dict, headers: list[dict]) -> None:
         int(m.group(1))
         for h in headers
         for key in h
-        if (m := _LAYER_NAME.search(key)) is not None and len(m.group(1)) <= 6
+        if (m := _LAYER_NAME.search(key)) is not None
+        and len(m.group(1)) <= 6
+        and not _OTHER_STACK.search(key)
     }
-    if held and max(held) + 1 != layers:
+    # DeepSeek's checkpoints add their multi-token-prediction layers after the last one.
+    extra = part.get("num_nextn_predict_layers")
+    extra = extra if isinstance(extra, int) and not isinstance(extra, bool) and extra > 0 else 0
+    if held and max(held) + 1 not in (layers, layers + extra):
         raise ModelError(
             f"{name}: config.json gives {keys[0]} = {layers:,} and its weights "
             f"hold {max(held) + 1:,} layers; the two must agree"

@@ -48,6 +48,15 @@ class LayerCapture:
     #: (largest difference, query head where it is), or None when nothing checked it.
     pooled: np.ndarray | None = None
     proof: tuple[float, int] | None = None
+    #: DeepSeek Sparse Attention: (n, n) bool, the keys the model's indexer let each query
+    #: read (folded into ``allowed`` as its eager attention does), and the rotary layout
+    #: under which attnviz's recomputation from the indexer's weights gives the same
+    #: selection (None: not recomputed, and the proof refuses the layer).
+    selected: np.ndarray | None = None
+    index_layout: str | None = None
+    #: Keyword arguments the layer's attention was called with that attnviz does not
+    #: reproduce (a term, a selection of a kind it does not know): the proof refuses.
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,16 +149,57 @@ def _generic_eager(module, query, key, value, attention_mask, scaling=None, drop
     return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights
 
 
+#: Keyword arguments an attention function is called with that change nothing attnviz
+#: draws (cache bookkeeping, positions already turned into q and k, flags eager ignores)
+#: or that it reproduces (a window, a cap, sinks, DSA's indices). Any other, when given,
+#: refuses the layer: a term attnviz would silently leave out.
+KNOWN_KWARGS = frozenset(
+    {
+        "position_ids", "use_cache", "cache_position", "past_key_values", "past_key_value",
+        "output_attentions", "sliding_window", "softcap", "s_aux", "deterministic",
+        "is_causal", "dropout", "scaling", "head_mask", "encoder_hidden_states",
+        "cu_seq_lens_q", "cu_seq_lens_k", "max_length_q", "max_length_k", "indices",
+        "layer_idx", "position_embeddings",
+    }
+)  # fmt: skip
+
+
+def _fold_indices(attention_mask, indices, query, key):
+    """DSA's top-k ``indices`` (B, S, k) folded into the mask as the model's own eager path
+    does (the keys not chosen get the dtype's minimum, or False), and the choice as a
+    (S, T) bool array. Under an attention implementation of its own the model hands the
+    indices over instead of folding them, for a sparse kernel to use."""
+    import torch
+
+    b, s, t = query.shape[0], query.shape[-2], key.shape[-2]
+    hidden = torch.ones((b, s, t), dtype=torch.bool, device=indices.device)
+    hidden = hidden.scatter(-1, indices.long(), False).unsqueeze(1)
+    if attention_mask is None:
+        attention_mask = torch.zeros((b, 1, s, t), dtype=query.dtype, device=query.device)
+    if attention_mask.dtype == torch.bool:
+        attention_mask = attention_mask & ~hidden
+    else:
+        attention_mask = attention_mask.masked_fill(hidden, torch.finfo(query.dtype).min)
+    return attention_mask, (~hidden[0, 0]).cpu().numpy()
+
+
 def _capture_attention(
     module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs
 ):
     """The model's own eager attention, recording its inputs and weights on the way."""
+    indices = kwargs.pop("indices", None)
+    selected = None
+    if indices is not None:
+        attention_mask, selected = _fold_indices(attention_mask, indices, query, key)
     eager = getattr(sys.modules.get(type(module).__module__), "eager_attention_forward", None)
     out, weights = (eager or _generic_eager)(
         module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
     )
     record = getattr(_LOCAL, "layers", None)
     if record is not None:
+        unknown = tuple(
+            sorted(k for k, v in kwargs.items() if v is not None and k not in KNOWN_KWARGS)
+        )
         causal = bool(getattr(module, "is_causal", False))
         allowed = _allowed(attention_mask, query.shape[-2], key.shape[-2], causal)
         scale = query.shape[-1] ** -0.5 if scaling is None else float(scaling)
@@ -167,8 +217,50 @@ def _capture_attention(
             softcap=kwargs.get("softcap"),
             window=kwargs.get("sliding_window"),
             sinks=None if sinks is None else _numpy(sinks).astype(np.float64),
+            selected=selected,
+            unknown=unknown,
         )
     return out, weights
+
+
+def _indexer_call(module, args, kwargs, output) -> None:
+    """A forward hook on a DSA indexer (DeepSeek-V3.2, GLM): recompute its top-k choice
+    from its weights and the inputs it was given (:mod:`attnviz.core.dsa`) while they
+    exist, and keep the model's choice with the layout that agreed (None: none did)."""
+    import torch
+
+    from attnviz.core import dsa
+
+    found = getattr(_LOCAL, "selections", None)
+    if found is None:
+        return
+    names = ("hidden_states", "q_resid", "position_embeddings", "attention_mask")
+    hidden, q_resid, (cos, sin), mask = (
+        args[i] if i < len(args) else kwargs[name] for i, name in enumerate(names)
+    )
+    t = hidden.shape[1]
+    selected = np.zeros((hidden.shape[1], t), bool)
+    np.put_along_axis(selected, output[0].long().cpu().numpy(), True, axis=1)
+    mask = mask[0].detach().cpu()
+    allowed = mask.numpy() if mask.dtype == torch.bool else (mask.float().numpy() > -1e4)
+    visible = allowed.sum(axis=1)
+    if np.all(visible <= module.index_topk):  # every row keeps all it sees: nothing to score
+        layout = "every key" if np.array_equal(selected & allowed, allowed) else None
+        found.append((selected, layout))
+        return
+    norm = module.k_norm
+
+    def f64(tensor):
+        return tensor.detach().cpu().double().numpy()
+
+    call = dsa.IndexerCall(
+        f64(hidden[0]), f64(q_resid[0]), f64(cos[0]), f64(sin[0]), allowed,
+        f64(module.wq_b.weight), f64(module.wk.weight), f64(norm.weight), f64(norm.bias),
+        float(norm.eps), f64(module.weights_proj.weight), int(module.n_heads),
+        int(module.head_dim), int(module.qk_rope_head_dim), int(module.index_topk),
+        float(module.softmax_scale),
+    )  # fmt: skip
+    found.append((selected, dsa.recomputed_selection(call, selected)))
 
 
 def _record_layer(

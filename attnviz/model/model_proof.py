@@ -129,9 +129,13 @@ def shown_weights(
 
 
 def drawn_mask(lc: LayerCapture) -> np.ndarray | None:
-    """The mask the attention topic draws for this layer (None: every pair)."""
+    """The mask the attention topic draws for this layer (None: every pair): its causal,
+    window and chunk settings, and a DSA layer's selection of keys."""
     causal, window, window_causal = mask_settings(lc)
-    return topic_mask(causal, window, lc.q.shape[1], window_causal, chunk_of(lc))
+    out = topic_mask(causal, window, lc.q.shape[1], window_causal, chunk_of(lc))
+    if lc.selected is not None:
+        out = lc.selected if out is None else out & lc.selected
+    return out
 
 
 #: Query rows compared at once by the block-wise proof of a long sentence.
@@ -254,6 +258,16 @@ def prove_capture(capture: Capture) -> None:
             raise ModelError(
                 f"{capture.name}: layer {layer}: its score terms cannot be shown ({exc}); not shown"
             ) from None
+        if lc.unknown:
+            raise ModelError(
+                f"{capture.name}: layer {layer}: its attention is called with "
+                f"{', '.join(lc.unknown)}, which attnviz does not reproduce; not shown"
+            )
+        if lc.selected is not None and lc.index_layout is None:
+            raise ModelError(
+                f"{capture.name}: layer {layer}: the keys its sparse-attention indexer "
+                "chose are not those attnviz recomputes from the indexer's weights; not shown"
+            )
         if lc.weights is None and lc.proof is None:
             raise ModelError(
                 f"{capture.name}: layer {layer} was not proven while its weights "

@@ -35,6 +35,13 @@ MAMBA = dict(mamba_n_heads=8, mamba_d_head=8, mamba_d_state=8, mamba_n_groups=1,
              mamba_chunk_size=4)  # fmt: skip
 SIGLIP = dict(model_type="siglip_vision_model", hidden_size=16, intermediate_size=32,
               num_hidden_layers=1, num_attention_heads=2, image_size=28, patch_size=14)  # fmt: skip
+#: A DSA model's tiny MLA and indexer: 3 keys a query, so the choice bites at 13 tokens.
+DSA = dict(
+    drop=("head_dim",), num_key_value_heads=4, **MLA, qk_head_dim=12, head_dim=4,
+    n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16, n_group=2,
+    topk_group=1, first_k_dense_replace=1, index_topk=3, index_head_dim=8, index_n_heads=2,
+    mlp_layer_types=None,
+)  # fmt: skip
 QWEN_VIS = dict(depth=1, hidden_size=16, intermediate_size=32, num_heads=2, out_hidden_size=32,
                 patch_size=16, num_position_embeddings=16)  # fmt: skip
 
@@ -131,6 +138,37 @@ FAMILIES_2026 = {
             "rope_type": "default", "rope_theta": 5e5, "mrope_section": [1, 1, 2],
             "mrope_interleaved": True}),
         vision_config=dict(QWEN_VIS, deepstack_visual_indexes=[0])), 2),
+    "gemma4": (lambda: transformers.CONFIG_MAPPING["gemma4"](
+        text_config=_dict("gemma4_text", 4, sliding_window=4, layer_types=[S, F, S, F],
+                          vocab_size_per_layer_input=V, hidden_size_per_layer_input=8,
+                          global_head_dim=16),
+        vision_config=dict(hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                           num_attention_heads=2, num_key_value_heads=2, head_dim=8,
+                           patch_size=4, position_embedding_size=64)), 4),
+    "qwen2_5_vl": (lambda: transformers.CONFIG_MAPPING["qwen2_5_vl"](
+        text_config=_dict("qwen2_5_vl_text", rope_parameters={
+            "rope_type": "default", "rope_theta": 1e6, "mrope_section": [1, 1, 2]}),
+        vision_config=dict(depth=1, hidden_size=16, intermediate_size=32, num_heads=2,
+                           out_hidden_size=32, patch_size=14, fullatt_block_indexes=[0],
+                           window_size=28)), 2),
+    "llama4": (lambda: transformers.CONFIG_MAPPING["llama4"](
+        text_config=_dict("llama4_text", intermediate_size_mlp=64, num_local_experts=2,
+                          num_experts_per_tok=1),
+        vision_config=dict(hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                           num_attention_heads=2, image_size=28, patch_size=14,
+                           vision_output_dim=32, projector_input_dim=32,
+                           projector_output_dim=32)), 2),
+    "hunyuan_v1_moe": (lambda: _config("hunyuan_v1_moe", num_experts=4, moe_topk=2,
+                                       moe_intermediate_size=16), 2),
+    "ernie4_5_moe": (lambda: _config("ernie4_5_moe", 3, moe_num_experts=4, moe_k=2,
+                                     moe_intermediate_size=16, moe_num_shared_experts=1,
+                                     moe_layer_start_index=1, moe_layer_end_index=2), 3),
+    "glm": (lambda: _config("glm"), 2),
+    "ministral": (lambda: _config("ministral", sliding_window=4, layer_types=[S, F]), 2),
+    # DeepSeek Sparse Attention: each query reads the 3 keys its indexer picks (half-split
+    # rotary in DeepSeek-V3.2's indexer, interleaved in GLM's).
+    "deepseek_v32": (lambda: _config("deepseek_v32", **DSA), 2),
+    "glm_moe_dsa": (lambda: _config("glm_moe_dsa", **DSA), 2),
     # Hybrids: their softmax layers exact, every other layer named.
     "qwen3_next": (lambda: _config("qwen3_next", 4, **(_qwen35_text(True) | {
         "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
@@ -138,6 +176,9 @@ FAMILIES_2026 = {
         ("Gated DeltaNet", "softmax (gated output)") * 2),
     "qwen3_5": (lambda: transformers.CONFIG_MAPPING["qwen3_5"](
         text_config=_dict("qwen3_5_text", 4, **_qwen35_text()),
+        vision_config=dict(QWEN_VIS)), ("Gated DeltaNet", "softmax (gated output)") * 2),
+    "qwen3_5_moe": (lambda: transformers.CONFIG_MAPPING["qwen3_5_moe"](
+        text_config=_dict("qwen3_5_moe_text", 4, **_qwen35_text(True)),
         vision_config=dict(QWEN_VIS)), ("Gated DeltaNet", "softmax (gated output)") * 2),
     "kimi_linear": (lambda: _config(
         "kimi_linear", 4, drop=("head_dim", "max_position_embeddings"),
@@ -247,7 +288,74 @@ def test_a_tiny_model_of_every_2026_family_opens_by_proof(tmp_path, family):
     if family == "llama4_text":  # chunks of 4 tokens, drawn as the topic's chunk mask;
         # the NoPE layer attends to the whole sentence (causal)
         assert [chunk_of(lc) for lc in cap.layers] == [4, 4, 4, 0]
+    if family in ("deepseek_v32", "glm_moe_dsa"):  # the indexer's choice bites, proven
+        layouts = {"deepseek_v32": "half", "glm_moe_dsa": "interleaved"}
+        for lc in cap.layers:
+            assert lc.index_layout == layouts[family]
+            assert lc.selected.sum(axis=1).max() == 3 and (lc.weights[:, -1] > 0).sum(-1).max() == 3
     # The second pass stops after the last softmax layer, with the same arrays.
     again = loaded.capture(TEXT)
     for a, b in zip(cap.layers, again.layers, strict=True):
         np.testing.assert_array_equal(a.weights, b.weights)
+
+
+@pytest.mark.slow
+def test_a_vision_tower_deeper_than_the_language_model_is_not_counted_as_its_layers(tmp_path):
+    """The layer count is checked against the language model's weights only: a vision
+    tower of 6 layers beside a text model of 4 (both named ``….layers.N.…``) opens."""
+    if "gemma3" not in transformers.CONFIG_MAPPING:
+        pytest.skip("no Gemma 3 in this transformers")
+    build = FAMILIES_2026["gemma3"][0]
+
+    def deep():
+        config = build()
+        config.vision_config.num_hidden_layers = 6
+        return config
+
+    torch.manual_seed(0)
+    model = transformers.AutoModel.from_config(deep())
+    model.save_pretrained(str(tmp_path), safe_serialization=True)
+    save_word_tokenizer(tmp_path)
+    cap = load_model(str(tmp_path), free_bytes=None).capture(TEXT)
+    assert cap.kinds == ("softmax",) * 4 and cap.wrapper == "gemma3"
+
+
+def test_every_family_the_app_lists_is_one_a_test_builds():
+    """``attnviz models --families`` says what the tests prove: each listed family is a
+    tiny model of tests/core/test_hf_families*.py, and each of those is listed."""
+    from attnviz.core.hf_families import FAMILIES, SHOWS
+    from tests.core.test_hf_families import TINY
+
+    built = set(TINY) | set(FAMILIES_2026)
+    # Built in tests/core/test_hf_capture.py (MiniLM, the tiny decoders) and
+    # tests/model/test_real_model.py: the families TINY does not repeat.
+    elsewhere = {"llama", "mistral", "qwen3"}
+    assert set(FAMILIES) == built | elsewhere
+    assert all(SHOWS[name].strip() for name in FAMILIES)
+
+
+def test_the_models_command_lists_the_families_and_proves_a_folder(tmp_path, capsys):
+    import json
+
+    from attnviz.cli import main
+    from attnviz.core.hf_families import TABLE
+
+    assert main(["models", "--families", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["model_type"] for r in rows} == set(TABLE)
+    if "qwen3_next" not in transformers.CONFIG_MAPPING:
+        pytest.skip("no Qwen3-Next in this transformers")
+    _tiny(tmp_path, "qwen3_next")
+    assert main(["models", str(tmp_path), "--text", TEXT, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["layers"] == list(_expected("qwen3_next"))
+    assert set(out["seconds"]) == {"load", "capture", "proof"}
+    (tmp_path / "config.json").write_text(
+        json.dumps({"model_type": "t5", "is_encoder_decoder": True, "num_hidden_layers": 2})
+    )
+    assert main(["models", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "encoder–decoder" in err[0]
+    with pytest.raises(SystemExit) as info:
+        main(["models"])
+    assert info.value.code == 2

@@ -161,14 +161,34 @@ def mask_key(state: AttentionState) -> tuple:
         state.window,
         state.window_causal,
         state.chunk,
+        model_mask_key(state.head, state.model_path, state.model_text, state.layer),
     )
 
 
+def model_mask_key(head: str, path: str, text: str, layer: int) -> tuple | None:
+    """What a real model's head adds to the mask, hashable: the model layer whose keys a
+    sparse-attention indexer chose (DeepSeek-V3.2), looked up when the mask is made."""
+    return (path, text, layer) if head == "model" else None
+
+
+def _model_selection(key: tuple) -> np.ndarray | None:
+    """The keys each query may read in a real model's layer (a DSA indexer's choice,
+    proven), or None when the layer reads them all."""
+    from attnviz.model import real_model  # the model chain, on first use only
+
+    path, text, layer = key
+    try:
+        return real_model.STORE.capture(path, text).layer(layer).selected
+    except real_model.ModelError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def mask_from_key(key: tuple) -> np.ndarray | None:
-    """The combined may-attend mask for a :func:`mask_key` (a key without its last entry,
-    the chunk, has none), or None when all are off."""
+    """The combined may-attend mask for a :func:`mask_key` (a key without its last
+    entries, the chunk and the model's, has none), or None when all are off."""
     n, causal, padding, segments, window, window_causal, *rest = key
     chunk = rest[0] if rest else 0
+    selection = _model_selection(rest[1]) if len(rest) > 1 and rest[1] is not None else None
     parts = []
     if causal:
         parts.append(masks.causal_mask(n))
@@ -180,6 +200,8 @@ def mask_from_key(key: tuple) -> np.ndarray | None:
         parts.append(masks.sliding_window_mask(n, window, causal=window_causal))
     if 0 < chunk < n:  # a chunk as long as the sentence hides nothing
         parts.append(masks.chunked_mask(n, chunk))
+    if selection is not None and selection.shape == (n, n):
+        parts.append(selection)
     if not parts:
         return None
     return np.broadcast_to(masks.combine(*parts), (n, n)).copy()

@@ -37,6 +37,7 @@ from attnviz.model.events import Signal
 from attnviz.model.resolve.attention import (
     ROPE_KEYS,
     mask_from_key,
+    model_mask_key,
     rope_frequencies_for,
     rotate,
 )
@@ -180,6 +181,9 @@ def gradient_inputs(values: dict, positions: dict) -> GradientInputs:
             values["window"],
             values["window_causal"],
             values["chunk"],
+            model_mask_key(
+                values["head"], values["model_path"], values["model_text"], values["layer"]
+            ),
         )
     )
     v = values["v"]
