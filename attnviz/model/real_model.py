@@ -153,7 +153,7 @@ class ModelStore:
             if progress is not None:
                 progress("forward")
             # A long sentence keeps no n × n weights: it is proven while they exist.
-            cap = loaded.capture(text, check=_prove_layer, progress=progress)
+            cap = loaded.capture(text, check=prove_layer, progress=progress)
             if progress is not None:
                 progress("proof")
             # Nothing is shown unproven: every head's weights as attnviz draws them must
@@ -221,7 +221,7 @@ def head_arrays(capture: Capture, layer: int, head: int) -> dict[str, np.ndarray
     return out
 
 
-def _prove_layer(lc, weights_of):
+def prove_layer(lc, weights_of):
     """The block-wise proof of one layer of a long sentence, run during its capture; None
     when its score terms cannot be shown (:func:`prove_capture` then says which)."""
     try:

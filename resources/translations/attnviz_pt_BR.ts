@@ -1456,6 +1456,10 @@
         <translation>“%1” → “%2”</translation>
     </message>
     <message>
+        <source>layer %1: %2 — no softmax attention, no weights to draw</source>
+        <translation>camada %1: %2 — sem atenção softmax, sem pesos para desenhar</translation>
+    </message>
+    <message>
         <source>layer %1 · head %2 · “%3” → “%4”: A = %5</source>
         <translation>camada %1 · cabeça %2 · “%3” → “%4”: A = %5</translation>
     </message>
@@ -1521,6 +1525,14 @@
     <message>
         <source>; special: %1</source>
         <translation>; especiais: %1</translation>
+    </message>
+    <message>
+        <source>A hybrid: %1; only softmax layers have weights.</source>
+        <translation>Um híbrido: %1; só as camadas softmax têm pesos.</translation>
+    </message>
+    <message>
+        <source>The language model of a %1 folder; its vision tower is not shown.</source>
+        <translation>O modelo de linguagem de uma pasta %1; a torre de visão não é mostrada.</translation>
     </message>
     <message>
         <source>Shown: layer %1, head %2 (KV head %3).</source>
@@ -1824,6 +1836,14 @@
     <message>
         <source>Sliding &amp;window</source>
         <translation>&amp;Janela deslizante</translation>
+    </message>
+    <message>
+        <source>Chunked attention (Llama 4): the sentence is cut into chunks of this many tokens and a query sees only the keys of its own chunk</source>
+        <translation>Atenção em blocos (Llama 4): a frase é cortada em blocos deste tamanho e cada consulta vê só as chaves do próprio bloco</translation>
+    </message>
+    <message>
+        <source>C&amp;hunks</source>
+        <translation>&amp;Blocos</translation>
     </message>
     <message>
         <source>keys</source>
@@ -3463,6 +3483,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Window direction</source>
         <translation>Direção da janela</translation>
+    </message>
+    <message>
+        <source>Attention chunk</source>
+        <translation>Bloco de atenção</translation>
     </message>
     <message>
         <source>Selected query</source>

@@ -324,3 +324,43 @@ def test_the_dialog_says_the_layer_and_the_time_left(window, monkeypatch):
     assert models.stage_text().endswith("layer 3 of 6 · about 8 s left")
     models._set_stage("proof")
     assert "\n" not in models.stage_text()
+
+
+def test_a_hybrids_other_layers_are_bands_the_grid_names_and_skips(qtbot):
+    """A layer without softmax attention: a band naming its kind, no tile to click, the
+    arrow keys step over it, the hover says what it is."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from attnviz.ui.widgets.layer_grid import LayerGrid
+
+    grid = LayerGrid()
+    qtbot.addWidget(grid)
+    grid.resize(400, 400)
+    rng = np.random.default_rng(0)
+    w = rng.dirichlet(np.ones(5), size=(2, 5))  # (heads, n, n), rows sum to 1
+    kinds = ("Gated DeltaNet", "softmax (gated output)", "Mamba-2", "softmax")
+    grid.set_data([None, w, None, w], tuple("abcde"), (1, 0), kinds=kinds)
+    grid.show()
+    qtbot.waitExposed(grid)
+    said, picked = [], []
+    grid.sigHovered.connect(said.append)
+    grid.sigPicked.connect(lambda layer, head: picked.append((layer, head)))
+    band = grid.tile_rect(0, 0).united(grid.tile_rect(0, 1)).center()
+    assert grid.tile_at(band) is None
+    grid.hover_at(band)
+    assert said[-1] == "layer 0: Gated DeltaNet — no softmax attention, no weights to draw"
+    grid.hover_at(grid.tile_rect(1, 1).center())
+    assert said[-1].startswith("layer 1 · head 1") and said[-1].endswith("softmax (gated output)")
+    QTest.mouseClick(grid, Qt.MouseButton.LeftButton, pos=band.toPoint())
+    assert picked == []
+    grid.setFocus()
+    QTest.keyClick(grid, Qt.Key.Key_Down)
+    assert picked[-1] == (3, 0)  # layer 2 is a Mamba-2 band: stepped over
+    grid.set_selected(3, 0)
+    QTest.keyClick(grid, Qt.Key.Key_Down)
+    assert picked[-1] == (1, 0)  # round to the top, over layer 0's band
+    image = grid.grab().toImage()
+    assert image.pixelColor(grid.tile_rect(0, 0).center().toPoint()) == image.pixelColor(
+        grid.tile_rect(2, 1).center().toPoint()
+    )  # both bands in the masked colour

@@ -76,7 +76,7 @@ def score_spread(scores: np.ndarray, allowed: np.ndarray | None) -> float:
 SCORE_FIELDS = frozenset({"d_k", "scale", "temperature", "rope", "rope_dims"})
 TERM_FIELDS = frozenset({"softcap", "alibi", "sink", "sink_logit"})
 VIEW_FIELDS = frozenset({"matrix", "colormap", "levels_auto", "levels", "stretch_weights"})
-MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal"})
+MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal", "chunk"})
 
 
 class ControlsPanel(Panel):
@@ -408,7 +408,7 @@ class ControlsPanel(Panel):
         self.masks.refresh()
 
     _on_causal_changed = _on_padding_changed = _on_segments_changed = _on_tokens_changed
-    _on_window_changed = _on_window_causal_changed = _on_tokens_changed
+    _on_window_changed = _on_window_causal_changed = _on_chunk_changed = _on_tokens_changed
     _on_preset_id_changed = _on_tokens_changed
 
     def _on_results(self, _results, names: frozenset) -> None:

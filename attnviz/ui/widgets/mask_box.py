@@ -1,4 +1,5 @@
-"""The mask controls of the controls panel: causal, padding, document segments, window.
+"""The mask controls of the controls panel: causal, padding, document segments, window,
+chunks.
 
 Padding works at any length: a range editor hides or shows keys ``i`` to ``j`` (and says
 which ranges are hidden), and short sentences also get one check box per token. A preset
@@ -144,6 +145,22 @@ class MaskBox(QGroupBox):
         label.setBuddy(self.window)
         form.addRow(label, row)
 
+        self.chunk = QSpinBox()
+        self.chunk.setObjectName("chunk")
+        self.chunk.setRange(0, MAX_TOKENS)
+        self.chunk.setSpecialValueText(self.tr("off"))
+        self.chunk.setKeyboardTracking(False)
+        self.chunk.setToolTip(
+            self.tr(
+                "Chunked attention (Llama 4): the sentence is cut into chunks of this many "
+                "tokens and a query sees only the keys of its own chunk"
+            )
+        )
+        self.chunk.valueChanged.connect(lambda size: self.panel._write(self.chunk, chunk=size))
+        label = QLabel(self.tr("C&hunks"))
+        label.setBuddy(self.chunk)
+        form.addRow(label, self.chunk)
+
     def _build_padding(self) -> QWidget:
         box = QWidget()
         column = QVBoxLayout(box)
@@ -192,13 +209,14 @@ class MaskBox(QGroupBox):
     def refresh(self) -> None:
         """Show the state's mask settings (signals blocked)."""
         s = self.state
-        with blocked(self.causal, self.segments, self.window, self.window_symmetric):
+        with blocked(self.causal, self.segments, self.window, self.window_symmetric, self.chunk):
             self.causal.setChecked(s.causal)
             if not self.segments.hasFocus() or not self.segments.isModified():
                 self.segments.setText(" ".join(str(x) for x in s.segments))
                 self.segments.setModified(False)
             self.window.setValue(s.window)
             self.window_symmetric.setChecked(not s.window_causal)
+            self.chunk.setValue(s.chunk)
         for spin in (self.hide_from, self.hide_to):
             with blocked(spin):
                 spin.setRange(0, s.n - 1)
