@@ -256,9 +256,7 @@ def _oracle(loaded, ids, at: tuple[int, ...]) -> list[np.ndarray]:
     model.set_attn_implementation("eager")
     try:
         with torch.no_grad():
-            out = language_model(model)(
-                input_ids=torch.tensor([ids]), output_attentions=True, use_cache=False
-            )
+            out = language_model(model)(input_ids=torch.tensor([ids]), output_attentions=True)
     finally:
         model.set_attn_implementation("attnviz_capture")
     found = [a for a in out.attentions if a is not None]
