@@ -45,6 +45,7 @@ __all__ = [
     "head_arrays",
     "head_terms",
     "hybrid_summary",
+    "layer_choices",
     "layer_kinds",
     "mask_settings",
     "temperature_for",
@@ -272,6 +273,16 @@ def layer_maps(capture: Capture) -> tuple[list[np.ndarray | None], object]:
     if not long:
         return maps, None
     return maps, lambda layer, head, q, k: weight_at(capture, layer, head, q, k)
+
+
+def layer_choices(capture: Capture) -> list[np.ndarray | None]:
+    """Per model layer, the keys a sparse-attention indexer lets each query read, within
+    the model's mask (n × n bool, DeepSeek-V3.2), or None (a layer without an indexer, or
+    of another kind)."""
+    out: list[np.ndarray | None] = [None] * capture.layer_count
+    for lc, layer in zip(capture.layers, _model_layers(capture), strict=True):
+        out[layer] = None if lc.selected is None else lc.allowed
+    return out
 
 
 def layer_kinds(capture: Capture) -> tuple[str, ...]:

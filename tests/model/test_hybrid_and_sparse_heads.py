@@ -11,7 +11,7 @@ from attnviz.core.hf_capture import LayerCapture
 from attnviz.model.fields import StateError
 from attnviz.model.model_proof import prove_capture
 from attnviz.model.panel_data import panel_data
-from attnviz.model.real_model import layer_kinds, layer_maps, link_strength
+from attnviz.model.real_model import layer_choices, layer_kinds, layer_maps, link_strength
 
 pytest.importorskip("transformers")
 pytest.importorskip("torch")
@@ -85,6 +85,10 @@ def test_a_sparse_attention_head_is_drawn_with_its_indexers_choice(tmp_path, fam
             assert not res.attention.weights[~lc.selected].any()
         heads = ws.resolver_for("heads").results
         np.testing.assert_allclose(heads.weights, lc.weights, atol=1e-5)
+    # The layers grid hatches what the indexer left out, within the causal mask.
+    for lc, chosen in zip(cap.layers, layer_choices(cap), strict=True):
+        np.testing.assert_array_equal(chosen, lc.allowed)
+        assert chosen.sum(axis=1).max() == 3
 
 
 def _layer(**extra) -> LayerCapture:

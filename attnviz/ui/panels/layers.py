@@ -29,6 +29,7 @@ from attnviz.model.real_model import (
     display_tokens,
     hybrid_summary,
     kv_head,
+    layer_choices,
     layer_kinds,
     layer_maps,
     link_strength,
@@ -196,7 +197,9 @@ class LayersPanel(FigurePanel):
             self._capture = cap
             maps, value = layer_maps(cap)
             selected = (self.state.layer, self.state.model_head)
-            self.grid.set_data(maps, self.state.tokens, selected, value, layer_kinds(cap))
+            self.grid.set_data(
+                maps, self.state.tokens, selected, value, layer_kinds(cap), layer_choices(cap)
+            )
         self._on_layer_changed()
         self._on_selected_cell_changed()
         self._write_caption(cap)
@@ -213,7 +216,9 @@ class LayersPanel(FigurePanel):
                 self._capture = None
                 maps, value = layer_maps(cap)
                 selected = (s.layer, s.model_head)
-                self.grid.set_data(maps, display_tokens(cap), selected, value, layer_kinds(cap))
+                self.grid.set_data(
+                    maps, display_tokens(cap), selected, value, layer_kinds(cap), layer_choices(cap)
+                )
                 self.grid.set_link(None, False)
                 self._detached = cap
                 self.caption.setText(text)

@@ -65,6 +65,7 @@ class LayerGrid(PaintedWidget):
         # Per layer (h, n, n), or pooled (h, P, P); None: a layer without softmax attention.
         self.weights: list[np.ndarray | None] = []
         self.kinds: tuple[str, ...] = ()  # what each layer does (a hybrid's), or ()
+        self.masks: list[np.ndarray | None] = []
         self.value = None  # exact weights of pooled maps: value(layer, head, query, key)
         self.tokens: tuple[str, ...] = ()
         self.selected = (0, 0)
@@ -82,7 +83,9 @@ class LayerGrid(PaintedWidget):
         return QSize(160, 90)  # tiles shrink rather than push the panel into scrolling
 
     # --- model → view ------------------------------------------------------------------
-    def set_data(self, weights, tokens, selected: tuple[int, int], value=None, kinds=()) -> None:
+    def set_data(
+        self, weights, tokens, selected: tuple[int, int], value=None, kinds=(), masks=()
+    ) -> None:
         """Show ``weights``: one ``(h, n, n)`` array per layer (empty: the message), None
         for a layer without softmax attention (``kinds`` names what each layer does). A
         long sentence's are pooled maps ``(h, P, P)``: ``value(layer, head, query, key)``
@@ -90,6 +93,8 @@ class LayerGrid(PaintedWidget):
         positions."""
         self.weights = [None if w is None else np.asarray(w) for w in weights]
         self.kinds = tuple(kinds)
+        # A sparse-attention layer's choice of keys (n × n bool): the others drawn hatched.
+        self.masks = [masks[i] if i < len(masks) else None for i in range(len(self.weights))]
         self.tokens = tuple(tokens)
         self.value = value
         self.selected = selected
@@ -125,12 +130,18 @@ class LayerGrid(PaintedWidget):
 
     def _build_images(self) -> None:
         masked = QColor(self.theme.masked_fill)
-        self._images = [
-            None
-            if layer is None
-            else [rgb_image(block_max(w), self.lut, None, masked) for w in layer]
-            for layer in self.weights
-        ]
+        self._images = []
+        for i, layer in enumerate(self.weights):
+            if layer is None:
+                self._images.append(None)
+                continue
+            chosen = self.masks[i] if i < len(self.masks) else None
+            if chosen is not None and chosen.shape == layer.shape[1:]:
+                # A block is drawn when any key in it was chosen (as the weights' maxima).
+                chosen = block_max(chosen.astype(np.float32)) > 0
+            else:
+                chosen = None
+            self._images.append([rgb_image(block_max(w), self.lut, chosen, masked) for w in layer])
 
     def _heads(self) -> int:
         """Columns of the grid: the most heads of any layer."""
