@@ -1,5 +1,5 @@
-"""Export every panel of every preset (PNG, SVG and each data array as NPY and CSV) into a folder, or
-compare two such folders byte for byte: the proof that a refactoring changed no output.
+"""Export every panel of every preset (PNG, SVG and each data array as NPY and CSV) into a
+folder, or compare two such folders byte for byte: the proof that a refactoring changed no output.
 
     python packaging/compare_exports.py write OUT      # from the checkout to test
     python packaging/compare_exports.py compare A B    # exit 1 and the list when any differ

@@ -41,7 +41,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "ernie4_5": (D, "grouped KV heads"), "ernie4_5_moe": (D, "experts"),
     "arcee": (D, "grouped KV heads"), "dots1": (D, "sliding and full layers, experts"),
     "hunyuan_v1_dense": (D, "q/k norms"), "hunyuan_v1_moe": (D, "q/k norms, experts"),
-    "llama4_text": (D, "chunked attention, NoPE layers"),
+    "llama4_text": (D, "chunked attention, NoPE layers (temperature tuned)"),
     # Multi-head latent attention: each head's latent part (decompressed) and rotary part.
     "deepseek_v3": (D, "multi-head latent attention"),
     "mistral4": (D, "multi-head latent attention"),
@@ -58,6 +58,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "qwen3_5": (D, "hybrid: Gated DeltaNet, gated softmax layers (language model)"),
     "qwen3_5_moe": (D, "hybrid: Gated DeltaNet, gated softmax layers (language model)"),
     "kimi_linear": (D, "hybrid: KDA and latent attention"),
+    "bailing_hybrid": (D, "hybrid: a gated delta rule and gated latent attention"),
     "olmo_hybrid": (D, "hybrid: Gated DeltaNet"), "minimax": (D, "hybrid: lightning attention"),
     "granitemoehybrid": (D, "hybrid: Mamba-2"), "nemotron_h": (D, "hybrid: Mamba-2, MLP layers"),
     "falcon_h1": (D, "hybrid: Mamba-2 beside attention in every layer"),

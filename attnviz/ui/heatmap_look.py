@@ -123,6 +123,8 @@ def formula(state: AttentionState, matrix: str) -> str:
         inner = "QKᵀ / √d_k" if state.scale else "QKᵀ"
         if state.temperature != 1.0:
             inner += " / T"
+        if terms.tuning:
+            inner = f"τᵢ·{inner}" if inner == "QKᵀ" else f"τᵢ·({inner})"
         if terms.softcap:
             cap = fmt_g(terms.softcap, 4)
             inner = f"{cap}·tanh({inner} / {cap})"
@@ -131,6 +133,9 @@ def formula(state: AttentionState, matrix: str) -> str:
         text = f"S = {inner}"
         if state.temperature != 1.0:
             text += f"   (T = {fmt_g(state.temperature, 6)})"
+        if terms.tuning:
+            tuning, floor = fmt_g(terms.tuning, 4), terms.tuning_floor
+            text += f"   (τᵢ = 1 + {tuning}·ln(⌊(i + 1)/{floor}⌋ + 1))"
         return text
     if matrix == "weights":
         if terms.sink is not None:

@@ -610,6 +610,22 @@
         <translation>O logit do sumidouro, comparado com as pontuações</translation>
     </message>
     <message>
+        <source>Query i&apos;s scores times τ = 1 + tuning·ln(⌊(i + 1) / floor⌋ + 1): attention sharpens far into a long context (Llama 4&apos;s NoPE layers: 0.1). 0 = off</source>
+        <translation>Os escores da consulta i vezes τ = 1 + ganho·ln(⌊(i + 1) / piso⌋ + 1): a atenção fica mais aguda longe no contexto (camadas NoPE do Llama 4: 0,1). 0 = desligado</translation>
+    </message>
+    <message>
+        <source>floor </source>
+        <translation>piso </translation>
+    </message>
+    <message>
+        <source>Positions per step of the tuning&apos;s logarithm (Llama 4: 8192)</source>
+        <translation>Posições por degrau do logaritmo do ajuste (Llama 4: 8192)</translation>
+    </message>
+    <message>
+        <source>&amp;Tuning</source>
+        <translation>&amp;Ganho de temperatura</translation>
+    </message>
+    <message>
         <source>Show</source>
         <translation>Mostrar</translation>
     </message>
@@ -3148,6 +3164,10 @@
         <translation>③ peso aⱼ</translation>
     </message>
     <message>
+        <source>↳ tuned × τ = %1</source>
+        <translation>↳ ajustado × τ = %1</translation>
+    </message>
+    <message>
         <source>↳ capped %1·tanh(s/%1)</source>
         <translation>↳ limitada %1·tanh(s/%1)</translation>
     </message>
@@ -3463,6 +3483,14 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Temperature</source>
         <translation>Temperatura</translation>
+    </message>
+    <message>
+        <source>Temperature tuning</source>
+        <translation>Ajuste de temperatura</translation>
+    </message>
+    <message>
+        <source>Tuning floor</source>
+        <translation>Piso do ajuste</translation>
     </message>
     <message>
         <source>Causal mask</source>

@@ -118,10 +118,12 @@ FAMILIES_2026 = {
         vocab_size_per_layer_input=V, hidden_size_per_layer_input=8, num_kv_shared_layers=2,
         laurel_rank=4, altup_num_inputs=2, activation_sparsity_pattern=[0.95, 0.0, 0.0, 0.0],
         intermediate_size=[64] * 4), 4),
-    # Chunked attention every layer but a NoPE one (Llama 4): chunks of 4 tokens bite.
+    # Chunked attention every layer but a NoPE one (Llama 4): chunks of 4 tokens bite; the
+    # NoPE layer's temperature tuning too (a floor of 2 positions, not 8,192), inside q.
     "llama4_text": (lambda: _config(
         "llama4_text", 4, intermediate_size_mlp=64, num_local_experts=2,
-        num_experts_per_tok=1, no_rope_layers=[1, 1, 1, 0], attention_chunk_size=4),
+        num_experts_per_tok=1, no_rope_layers=[1, 1, 1, 0], attention_chunk_size=4,
+        floor_scale=2, attn_scale=1.0),
         ("softmax", "softmax", "softmax", "softmax (NoPE)")),
     # Multimodal folders: their language model opens; the vision tower is not shown.
     "gemma3": (lambda: transformers.CONFIG_MAPPING["gemma3"](
@@ -188,6 +190,16 @@ FAMILIES_2026 = {
         num_shared_experts=1, num_expert_group=1, topk_group=1,
         layer_types=[LIN, F, LIN, F], mlp_layer_types=None),
         ("KDA (Kimi Delta Attention)", "softmax") * 2),
+    # Ling 2.5's hybrid: a delta rule with a forget gate (KDA-like) beside gated MLA.
+    "bailing_hybrid": (lambda: _config(
+        "bailing_hybrid", 4, drop=("head_dim", "max_position_embeddings"),
+        num_key_value_heads=4, kv_lora_rank=8, q_lora_rank=None, qk_rope_head_dim=4,
+        qk_nope_head_dim=8, v_head_dim=6, qk_head_dim=12, head_dim=4, linear_head_dim=8,
+        linear_num_heads=4, num_experts=4, num_experts_per_token=2, moe_intermediate_size=16,
+        num_shared_experts=1, num_expert_group=1, topk_group=1, first_k_dense_replace=1,
+        num_nextn_predict_layers=0, layer_types=[LIN, F, LIN, F], mlp_layer_types=None,
+        expert_swiglu_limit_list=[0] * 4, share_expert_swiglu_limit_list=[0] * 4),
+        ("KDA (Kimi Delta Attention)", "softmax (gated output)") * 2),
     "olmo_hybrid": (lambda: _config(
         "olmo_hybrid", 4, layer_types=[LIN, F, LIN, F], linear_num_key_heads=4,
         linear_num_value_heads=4, linear_key_head_dim=8, linear_value_head_dim=8),

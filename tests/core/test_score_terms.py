@@ -106,6 +106,8 @@ def test_from_scores_agrees_with_attention():
         ScoreTerms(alibi=0.3),
         ScoreTerms(sink=0.4),
         ScoreTerms(softcap=0.8, alibi=0.2, sink=-1.0),
+        ScoreTerms(tuning=0.4, tuning_floor=2),
+        ScoreTerms(tuning=0.4, tuning_floor=2, softcap=1.1, alibi=0.2, sink=0.3),
     ],
 )
 @pytest.mark.parametrize("mask_kind", [None, "causal"])

@@ -78,7 +78,15 @@ def test_the_map_follows_the_head_and_the_terms(tiny):
     assert not np.allclose(capped, oracle[1][2], atol=1e-3)
     heatmap = ws.resolver.results.attention.weights
     np.testing.assert_allclose(capped, heatmap, atol=1e-12)
+    # And temperature tuning (every row past the first floor of 2 sharpened).
+    ws.document.attention.update(tuning=0.8, tuning_floor=2)
+    tuned = resolver.overview_now().map
+    assert not np.allclose(tuned, capped, atol=1e-3)
+    np.testing.assert_allclose(tuned, ws.resolver.results.attention.weights, atol=1e-12)
     assert first.map.shape == (9, 9)
+    # Another sentence is the model's own head again: every term follows the model.
+    ws.document.attention.update(model_text=SENTENCE + " again")
+    assert ws.document.attention.tuning == 0.0 and ws.document.attention.softcap == 0.0
 
 
 def test_without_a_model_the_map_says_what_to_open():

@@ -54,6 +54,7 @@ def _grid_means(values: np.ndarray, rows: int, cols: int) -> np.ndarray:
     [
         {"causal": True},
         {"causal": True, "window": 100, "softcap": 2.0, "alibi": 0.01, "sink": True},
+        {"causal": True, "tuning": 0.3, "tuning_floor": 256, "softcap": 3.0},
         {"padding": (True,) * 700 + (False,) * 100 + (True,) * 700, "rope": True},
     ],
 )

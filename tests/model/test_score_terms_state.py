@@ -35,7 +35,15 @@ def test_defaults_are_off_and_change_nothing():
 
 
 @pytest.mark.parametrize(
-    "fields", [TERMS, {"softcap": 0.7}, {"alibi": 1.0}, {"sink": True, "sink_logit": -2.0}]
+    "fields",
+    [
+        TERMS,
+        {"softcap": 0.7},
+        {"alibi": 1.0},
+        {"sink": True, "sink_logit": -2.0},
+        {"tuning": 0.5, "tuning_floor": 2},
+        {"tuning": 0.5, "tuning_floor": 3, **TERMS},
+    ],
 )
 def test_the_heatmap_is_the_cores_attention_with_the_same_terms(fields):
     s = _state(**fields)
@@ -44,6 +52,8 @@ def test_the_heatmap_is_the_cores_attention_with_the_same_terms(fields):
         fields.get("softcap", 0.0),
         fields.get("alibi", 0.0),
         fields.get("sink_logit") if fields.get("sink") else None,
+        fields.get("tuning", 0.0),
+        fields.get("tuning_floor", 8192),
     )
     ref = attention(s.q, s.k, s.v, mask=masks.causal_mask(8), terms=terms)
     np.testing.assert_allclose(res.attention.weights, ref.weights, rtol=0, atol=1e-15)
@@ -65,6 +75,20 @@ def test_steps_show_each_term_and_the_sink_takes_the_rest():
     e = np.exp(st.logits[allowed])
     assert st.denominator == pytest.approx(e.sum() + np.exp(0.5), rel=1e-13)
     assert st.sink_weight == pytest.approx(np.exp(0.5) / st.denominator, rel=1e-13)
+
+
+def test_steps_show_the_tuned_row_before_the_cap():
+    s = _state(selected_query=5, softcap=1.5, tuning=0.5, tuning_floor=2)
+    st = Resolver(s).results.steps
+    tau = 1 + 0.5 * np.log(4)  # query 5: ⌊6 / 2⌋ = 3
+    assert st.tau == pytest.approx(tau, rel=1e-15)
+    allowed = masks.causal_mask(8)[5]
+    np.testing.assert_allclose(st.tuned[allowed], st.scaled[allowed] * tau, rtol=1e-15)
+    np.testing.assert_allclose(st.capped[allowed], 1.5 * np.tanh(st.tuned[allowed] / 1.5))
+    np.testing.assert_allclose(st.logits[allowed], st.capped[allowed], rtol=1e-15)
+    assert np.isneginf(st.tuned[~allowed]).all()
+    untuned = Resolver(_state(selected_query=5, softcap=1.5)).results.steps
+    assert untuned.tuned is None and untuned.tau == 1.0
 
 
 def test_the_preview_of_a_long_sentence_keeps_the_terms():
@@ -124,7 +148,14 @@ def _gradient_ws(**fields) -> Workspace:
 
 
 @pytest.mark.parametrize(
-    "fields", [TERMS, {"softcap": 0.5}, {"alibi": 0.5}, {"sink": True, "sink_logit": 1.0}]
+    "fields",
+    [
+        TERMS,
+        {"softcap": 0.5},
+        {"alibi": 0.5},
+        {"sink": True, "sink_logit": 1.0},
+        {"tuning": 0.7, "tuning_floor": 2, **TERMS},
+    ],
 )
 def test_the_gradient_panel_differentiates_through_the_terms(fields):
     ws = _gradient_ws(
@@ -171,6 +202,11 @@ def test_the_gradients_agree_with_torch_autograd_through_cap_alibi_and_sink():
         {"rope_dims": -2},
         {"rope_dims": 2000},
         {"sink": "yes"},
+        {"tuning": -0.5},
+        {"tuning": 1e400},
+        {"tuning_floor": 0},
+        {"tuning_floor": 2**40},
+        {"tuning_floor": 1.5},
     ],
 )
 def test_bad_values_are_refused_and_change_nothing(bad):

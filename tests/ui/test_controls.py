@@ -173,3 +173,15 @@ def test_score_terms_reach_the_state_and_back(panel, state):
     allowed = res.mask
     shown = res.attention.scores if allowed is None else res.attention.scores[allowed]
     assert panel.spread_value() == pytest.approx(float(np.std(shown)))
+
+
+def test_temperature_tuning_reaches_the_state_and_back(panel, state):
+    assert panel.tuning.text() == "off" and panel.tuning_floor.value() == 8192
+    panel.tuning.setValue(0.25)
+    panel.tuning_floor.setValue(2)
+    assert (state.tuning, state.tuning_floor) == (0.25, 2)
+    state.update(tuning=0.0, tuning_floor=4096)
+    assert panel.tuning.value() == 0.0 and panel.tuning_floor.value() == 4096
+    # The slide of the score terms shows the group that holds the tuning.
+    panel.focus_fields((), step=("tuning",))
+    assert panel.terms_box.isVisibleTo(panel) and not panel.view_box.isVisibleTo(panel)

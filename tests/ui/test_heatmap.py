@@ -264,6 +264,11 @@ def test_the_caption_writes_the_score_terms_that_are_on(qtbot, workspace, state)
     qtbot.addWidget(panel)
     state.update(matrix="scores", softcap=30.0, alibi=0.5)
     assert "30·tanh(QKᵀ / √d_k / 30) − 0.5·|i − j|" in panel.caption.text()
+    state.update(tuning=0.1, tuning_floor=4)
+    text = panel.caption.text()
+    assert "30·tanh(τᵢ·(QKᵀ / √d_k) / 30) − 0.5·|i − j|" in text
+    assert "τᵢ = 1 + 0.1·ln(⌊(i + 1)/4⌋ + 1)" in text
+    state.update(tuning=0.0)
     state.update(matrix="weights", sink=True, sink_logit=1.5)
     assert "e^1.5" in panel.caption.text() and "less than 1" in panel.caption.text()
     state.update(sink=False)

@@ -144,3 +144,16 @@ def test_score_terms_add_their_rows_and_the_sink_its_denominator(panel, state):
     assert sum(st.weights) + st.sink_weight == pytest.approx(1.0)
     state.update(softcap=0.0, alibi=0.0, sink=False)
     assert len(panel.table.row_labels()) == 3 and not panel.sink_line.isVisibleTo(panel)
+
+
+def test_temperature_tuning_adds_the_tuned_row_with_its_factor(panel, state):
+    import math
+
+    # banco's query 1 ("banco", i = 1): ⌊(1 + 1) / 2⌋ = 1, τ = 1 + 0.5·ln 2.
+    state.update(selected_query=1, tuning=0.5, tuning_floor=2)
+    tau = 1 + 0.5 * math.log(2)
+    labels = panel.table.row_labels()
+    assert labels[2] == f"↳ tuned × τ = {tau:.6g}" and len(labels) == 4
+    assert panel.step_texts()[2] == [f"{x / 2**0.5 * tau:.2f}" for x in (1, 3, 4)]
+    state.update(tuning=0.0)
+    assert len(panel.table.row_labels()) == 3

@@ -55,6 +55,8 @@ ATTENTION_KEYS = frozenset(
         "alibi",
         "sink",
         "sink_logit",
+        "tuning",
+        "tuning_floor",
         "rope",
         "rope_dims",
     }

@@ -139,7 +139,11 @@ class Kept:
 
 
 def _apply_terms(out: np.ndarray, terms: ScoreTerms, queries: np.ndarray, order) -> None:
-    """Capping and ALiBi in place on logits whose rows are ``queries`` (keys in ``order``)."""
+    """Temperature tuning, capping and ALiBi in place on logits whose rows are ``queries``
+    (keys in ``order``)."""
+    if terms.tuning > 0:
+        floor = np.floor((queries.astype(np.float64) + 1.0) / terms.tuning_floor)
+        out *= (1.0 + terms.tuning * np.log1p(floor)).astype(np.float32)[:, None]
     if terms.softcap > 0:
         cap = np.float32(terms.softcap)
         np.divide(out, cap, out=out)

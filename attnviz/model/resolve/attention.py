@@ -78,10 +78,12 @@ class QuerySteps:
     """The four steps of the hand-worked example for one query row.
 
     ``raw`` = q·k_j, ``scaled`` = raw / √d_k / T (−inf where masked), ``weights`` =
-    softmax(scaled), ``output`` = weights @ V. With score terms on: ``capped`` = the
-    capped scaled scores, ``logits`` = what the softmax receives (capped, ALiBi added;
-    −inf where masked), ``sink`` the sink logit, ``sink_weight`` the share of the row it
-    takes and ``denominator`` = Σⱼ e^logitⱼ + e^sink (inf when it overflows a float).
+    softmax(scaled), ``output`` = weights @ V. With score terms on: ``tuned`` = the scaled
+    scores times the row's temperature-tuning factor ``tau`` (None when tuning is off),
+    ``capped`` = the capped (tuned) scaled scores, ``logits`` = what the softmax receives
+    (tuned, capped, ALiBi added; −inf where masked), ``sink`` the sink logit,
+    ``sink_weight`` the share of the row it takes and ``denominator`` = Σⱼ e^logitⱼ + e^sink
+    (inf when it overflows a float).
     """
 
     query: int
@@ -95,6 +97,8 @@ class QuerySteps:
     divisor: float
     logits: np.ndarray | None = None
     capped: np.ndarray | None = None
+    tuned: np.ndarray | None = None
+    tau: float = 1.0
     terms: ScoreTerms = PLAIN
     sink_weight: float = 0.0
     denominator: float = float("nan")
@@ -339,10 +343,13 @@ def query_steps(state: AttentionState, res: AttentionResult, mask, q=None, k=Non
     else:
         s = raw * score_scale(state.d_k, state.scale, state.temperature)
         scaled = np.where(allowed, s, -np.inf)
+        factors = terms.row_factors(1, i)
+        tau = 1.0 if factors is None else float(factors[0, 0])
+        tuned = None if factors is None else np.where(allowed, s * tau, -np.inf)
         capped = None
         if terms.softcap:
-            capped = np.where(allowed, terms.softcap * np.tanh(s / terms.softcap), -np.inf)
-        extra = {"logits": logits, "capped": capped, "terms": terms}
+            capped = np.where(allowed, terms.softcap * np.tanh(s * tau / terms.softcap), -np.inf)
+        extra = {"logits": logits, "capped": capped, "terms": terms, "tuned": tuned, "tau": tau}
         if terms.sink is not None:
             extra |= _sink_share(logits, terms.sink)
     return QuerySteps(

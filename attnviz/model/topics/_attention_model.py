@@ -115,6 +115,8 @@ def _head_settings(new: dict, given: set[str], cap, lc, other) -> dict:
             "alibi": terms.alibi,
             "sink": terms.sink is not None,
             "sink_logit": terms.sink or 0.0,
+            # A model's temperature tuning (Llama 4) scales q before the capture reads it.
+            "tuning": 0.0,
         }
     if other:
         # The heatmap then computes the model's own weights: no extra rotation (q and k

@@ -31,7 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE, ScoreTerms
+from attnviz.core.score_terms import (
+    MAX_CAP,
+    MAX_SINK,
+    MAX_SLOPE,
+    MAX_TUNING,
+    MAX_TUNING_FLOOR,
+    ScoreTerms,
+)
 from attnviz.model.fields import Field, check_text
 from attnviz.model.fields import StateError as StateError  # importable from the topic, as before
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
@@ -291,6 +298,25 @@ FIELDS = (
         label=QT_TRANSLATE_NOOP("UndoController", "Sink logit"),
     ),
     Field(
+        "tuning",
+        "float",
+        0.0,
+        0.0,
+        MAX_TUNING,
+        doc="temperature tuning (Llama 4's NoPE layers): query i's scores times "
+        "1 + tuning·ln(⌊(i + 1) / tuning_floor⌋ + 1) (0 = off; Llama 4: 0.1)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Temperature tuning"),
+    ),
+    Field(
+        "tuning_floor",
+        "int",
+        8192,
+        1,
+        MAX_TUNING_FLOOR,
+        doc="temperature tuning: the positions per step of its logarithm (Llama 4: 8192)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Tuning floor"),
+    ),
+    Field(
         "rope",
         "bool",
         False,
@@ -540,7 +566,8 @@ class AttentionState(Topic):
         return effective_projections(self._values)
 
     def score_terms(self) -> ScoreTerms:
-        """Capping, ALiBi and the sink logit of these settings (all off by default)."""
+        """Temperature tuning, capping, ALiBi and the sink logit of these settings (all off
+        by default)."""
         return terms_of(self._values)
 
     @property
@@ -560,4 +587,6 @@ class AttentionState(Topic):
 def terms_of(values: dict) -> ScoreTerms:
     """The :class:`ScoreTerms` of attention field ``values``."""
     sink = values["sink_logit"] if values["sink"] else None
-    return ScoreTerms(values["softcap"], values["alibi"], sink)
+    return ScoreTerms(
+        values["softcap"], values["alibi"], sink, values["tuning"], values["tuning_floor"]
+    )

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.core.attention import score_scale
-from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE
+from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE, MAX_TUNING, MAX_TUNING_FLOOR
 from attnviz.model.resolve.result_names import ATTENTION, MASK
 from attnviz.model.topics.attention import COLORMAPS, MATRICES, MAX_D_K, TEMPERATURE_RANGE
 from attnviz.ui.heatmap_look import picture_levels
@@ -74,7 +74,7 @@ def score_spread(scores: np.ndarray, allowed: np.ndarray | None) -> float:
 
 #: The attention fields each group of the panel edits (a slide shows the groups it needs).
 SCORE_FIELDS = frozenset({"d_k", "scale", "temperature", "rope", "rope_dims"})
-TERM_FIELDS = frozenset({"softcap", "alibi", "sink", "sink_logit"})
+TERM_FIELDS = frozenset({"softcap", "alibi", "sink", "sink_logit", "tuning", "tuning_floor"})
 VIEW_FIELDS = frozenset({"matrix", "colormap", "levels_auto", "levels", "stretch_weights"})
 MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal", "chunk"})
 
@@ -262,6 +262,7 @@ class ControlsPanel(Panel):
             label = QLabel(text)
             label.setBuddy(spin)
             form.addRow(label, spin)
+        self._build_tuning(form)
         self.sink = QCheckBox(self.tr("Sin&k logit"))
         self.sink.setObjectName("sink")
         self.sink.setToolTip(
@@ -280,6 +281,37 @@ class ControlsPanel(Panel):
         )
         form.addRow(self.sink, logit)
         return box
+
+    def _build_tuning(self, form: QFormLayout) -> None:
+        """Temperature tuning: its scale (0 = off) and the positions per step of its log."""
+        tuning = self._term_spin(
+            "tuning",
+            0.0,
+            MAX_TUNING,
+            4,
+            self.tr(
+                "Query i's scores times τ = 1 + tuning·ln(⌊(i + 1) / floor⌋ + 1): attention "
+                "sharpens far into a long context (Llama 4's NoPE layers: 0.1). 0 = off"
+            ),
+        )
+        tuning.setSpecialValueText(self.tr("off"))
+        self.tuning_floor = QSpinBox()
+        self.tuning_floor.setObjectName("tuning_floor")
+        self.tuning_floor.setRange(1, MAX_TUNING_FLOOR)
+        self.tuning_floor.setKeyboardTracking(False)
+        self.tuning_floor.setPrefix(self.tr("floor "))
+        self.tuning_floor.setToolTip(
+            self.tr("Positions per step of the tuning's logarithm (Llama 4: 8192)")
+        )
+        self.tuning_floor.valueChanged.connect(
+            lambda v: self._write(self.tuning_floor, tuning_floor=int(v))
+        )
+        label = QLabel(self.tr("&Tuning"))
+        label.setBuddy(tuning)
+        row = QHBoxLayout()
+        row.addWidget(tuning, 1)
+        row.addWidget(self.tuning_floor, 1)
+        form.addRow(label, row)
 
     def _build_view(self) -> QGroupBox:
         box = QGroupBox(self.tr("Show"))

@@ -138,6 +138,7 @@ class HeatmapPanel(Panel):
     _on_temperature_changed = _on_rope_changed = _on_d_k_changed = _on_scale_changed
     _on_softcap_changed = _on_alibi_changed = _on_scale_changed
     _on_sink_changed = _on_sink_logit_changed = _on_scale_changed
+    _on_tuning_changed = _on_tuning_floor_changed = _on_scale_changed
 
     # --- style -------------------------------------------------------------------------
     def _restyle(self, theme: Theme) -> None:

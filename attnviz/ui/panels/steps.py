@@ -272,9 +272,12 @@ class StepsPanel(Panel):
         self._show_mix(st)
 
     def _term_rows(self, st: QuerySteps, keys: np.ndarray) -> list:
-        """The rows between ② and ③ when the scores are capped or biased (ALiBi)."""
+        """The rows between ② and ③ when the scores are tuned, capped or biased (ALiBi)."""
         terms = st.terms
         rows = []
+        if st.tuned is not None:
+            label = self.tr("↳ tuned × τ = %1").replace("%1", fmt_g(st.tau, 6))
+            rows.append((label, st.tuned[keys], None))
         if st.capped is not None:
             label = self.tr("↳ capped %1·tanh(s/%1)").replace("%1", fmt_g(terms.softcap, 4))
             rows.append((label, st.capped[keys], None))
