@@ -34,13 +34,13 @@ def test_the_list_gives_id_title_and_steps_one_per_line(capsys):
     for line, lesson in zip(lines, lessons, strict=True):
         lesson_id, title, steps = LINE.match(line).groups()
         assert (lesson_id, title, int(steps)) == (lesson.id, lesson.title["en"], len(lesson))
-    assert lines[0] == "sqrt-dk\tWhy divide by √d_k\t6"
+    assert lines[0] == "sqrt-dk\tWhy divide by √d_k\t7"
 
 
 def test_the_list_in_portuguese_and_as_json(capsys):
     assert main(["lessons", "--lang", "pt_BR"]) == 0
     pt = capsys.readouterr().out.splitlines()
-    assert pt[0] == "sqrt-dk\tPor que dividir por √d_k\t6"
+    assert pt[0] == "sqrt-dk\tPor que dividir por √d_k\t7"
     assert main(["lessons", "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert rows[3] == {
@@ -59,7 +59,7 @@ def test_the_check_plays_every_lesson_in_a_subprocess():
         timeout=300,
     )
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.splitlines()[0] == "sqrt-dk: 6 steps ok"
+    assert r.stdout.splitlines()[0] == "sqrt-dk: 7 steps ok"
     assert all(line.endswith(" ok") for line in r.stdout.splitlines())
 
 

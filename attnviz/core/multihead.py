@@ -183,6 +183,11 @@ class FlopCount:
     score_entries: int
     kv_cache: int
 
+    @property
+    def multiply_adds(self) -> int:
+        """Multiply-adds of the matrix products: ``total`` / 2 (each is 2 FLOPs)."""
+        return self.total // 2
+
     def as_dict(self) -> dict[str, int]:
         """The counts by field name."""
         return {f.name: getattr(self, f.name) for f in fields(self)}

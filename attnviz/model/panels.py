@@ -82,7 +82,8 @@ PANELS: tuple[PanelSpec, ...] = (
     # Five keys and the row names of ① to ③ side by side, in the hall's type.
     PanelSpec(
         "steps", 30, "bottom", "attention", QT_TRANSLATE_NOOP("Panels", "Steps for one query"),
-        weight=4, vector=False, data=("raw", "scaled", "weights", "output"), reader=steps_data,
+        weight=4, vector=False, data=("raw", "scaled", "exp", "weights", "output"),
+        reader=steps_data,
     ),
     PanelSpec(
         "positions", 40, "right", "positions", QT_TRANSLATE_NOOP("Panels", "Positions (RoPE)"),

@@ -654,6 +654,30 @@
         <translation>Desmarcado: a cor de um peso indica a mesma probabilidade em todas as imagens, e assim as matrizes com e sem √d_k se comparam. Marcado: diferenças pequenas aparecem.</translation>
     </message>
     <message>
+        <source>Softmax in the steps</source>
+        <translation>Softmax nos passos</translation>
+    </message>
+    <message>
+        <source>Show e^s and its sum</source>
+        <translation>Mostrar e^s e sua soma</translation>
+    </message>
+    <message>
+        <source>The steps panel shows each e^s and their sum, which step ③ divides by</source>
+        <translation>O painel de passos mostra cada e^s e a soma deles, pela qual o passo ③ divide</translation>
+    </message>
+    <message>
+        <source>Naive, without the max</source>
+        <translation>Ingênuo, sem o máximo</translation>
+    </message>
+    <message>
+        <source>e^s / Σ e^s as written, without first subtracting the row&apos;s largest score: past e^11 in float16 (e^88 in float32) a number overflows to ∞ and the weights become NaN. The heatmap keeps the stable softmax</source>
+        <translation>e^s / Σ e^s como está escrito, sem antes subtrair o maior score da linha: além de e^11 em float16 (e^88 em float32) um número estoura para ∞ e os pesos viram NaN. O mapa de calor mantém o softmax estável</translation>
+    </message>
+    <message>
+        <source>The number format of the naive softmax</source>
+        <translation>O formato numérico do softmax ingênuo</translation>
+    </message>
+    <message>
         <source>Spread of the scores: σ = %1</source>
         <translation>Dispersão das pontuações: σ = %1</translation>
     </message>
@@ -1375,8 +1399,8 @@
         <translation>Uma cabeça: n = %1, d_k = %2.</translation>
     </message>
     <message>
-        <source>%1 heads × %2 = 1 head × %3: %4 FLOPs either way (%1× the scores).</source>
-        <translation>%1 cabeças × %2 = 1 cabeça × %3: %4 FLOPs de qualquer forma (%1× as pontuações).</translation>
+        <source>%1 heads × %2 = 1 head × %3: %4 FLOPs either way, %5 multiply-adds (%1× the scores).</source>
+        <translation>%1 cabeças × %2 = 1 cabeça × %3: %4 FLOPs de qualquer forma, %5 multiplicações-adições (%1× as pontuações).</translation>
     </message>
     <message>
         <source> KV cache: %1 numbers per token, not %2 (÷%3).</source>
@@ -3164,6 +3188,18 @@
         <translation>③ peso aⱼ</translation>
     </message>
     <message>
+        <source>e^sⱼ in %1 (Σ = %2)</source>
+        <translation>e^sⱼ em %1 (Σ = %2)</translation>
+    </message>
+    <message>
+        <source>③ e^sⱼ / Σ, no max</source>
+        <translation>③ e^sⱼ / Σ, sem máximo</translation>
+    </message>
+    <message>
+        <source>e^sⱼ (Σ = %2)</source>
+        <translation>e^sⱼ (Σ = %2)</translation>
+    </message>
+    <message>
         <source>↳ tuned × τ = %1</source>
         <translation>↳ ajustado × τ = %1</translation>
     </message>
@@ -3198,6 +3234,10 @@
     <message>
         <source>Output: %1</source>
         <translation>Saída: %1</translation>
+    </message>
+    <message>
+        <source>The softmax overflowed: the output is not a number.</source>
+        <translation>O softmax estourou: a saída não é um número.</translation>
     </message>
     <message>
         <source>Every key is masked: the output is zero.</source>
@@ -3539,6 +3579,18 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Levels</source>
         <translation>Níveis</translation>
+    </message>
+    <message>
+        <source>e^s row</source>
+        <translation>Linha e^s</translation>
+    </message>
+    <message>
+        <source>Naive softmax</source>
+        <translation>Softmax ingênuo</translation>
+    </message>
+    <message>
+        <source>Softmax number format</source>
+        <translation>Formato numérico do softmax</translation>
     </message>
     <message>
         <source>Value labels</source>

@@ -185,3 +185,16 @@ def test_temperature_tuning_reaches_the_state_and_back(panel, state):
     # The slide of the score terms shows the group that holds the tuning.
     panel.focus_fields((), step=("tuning",))
     assert panel.terms_box.isVisibleTo(panel) and not panel.view_box.isVisibleTo(panel)
+
+
+def test_the_softmax_group_reaches_the_state_and_back(panel, state):
+    assert not panel.steps_exp.isChecked() and panel.softmax_dtype.currentText() == "float64"
+    panel.steps_exp.setChecked(True)
+    panel.naive_softmax.setChecked(True)
+    panel.softmax_dtype.setCurrentIndex(2)
+    panel.softmax_dtype.activated.emit(2)
+    assert (state.steps_exp, state.naive_softmax, state.softmax_dtype) == (True, True, "float16")
+    state.update(naive_softmax=False, softmax_dtype="float32")
+    assert not panel.naive_softmax.isChecked() and panel.softmax_dtype.currentText() == "float32"
+    panel.focus_fields((), step=("naive_softmax",))
+    assert panel.softmax_box.isVisibleTo(panel) and not panel.terms_box.isVisibleTo(panel)

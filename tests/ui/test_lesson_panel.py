@@ -61,7 +61,7 @@ def test_the_list_holds_every_lesson_in_the_documents_order(window):
     assert window.dockWidgetArea(window.docks["lessons"]) == Qt.DockWidgetArea.LeftDockWidgetArea
     assert panel.lesson_ids() == [x.id for x in shipped_lessons(panel_ids())]
     assert panel.list.item(0).text() == "Why divide by √d_k"
-    assert panel.list.item(0).toolTip().startswith("6 steps · 000")
+    assert panel.list.item(0).toolTip().startswith("7 steps · 000")
     assert panel.heading.text() == "No lesson open" and not panel.forward.isEnabled()
 
 
@@ -73,7 +73,7 @@ def test_picking_a_lesson_plays_its_first_step(window):
     lesson = window.lessons.lesson
     assert lesson.id == "sqrt-dk" and window.lessons.index == 0
     assert window.state.preset_id == "lesson-sqrt-dk" and not window.state.scale
-    assert panel.position.text() == "Step 1 of 6"
+    assert panel.position.text() == "Step 1 of 7"
     assert panel.caption.text() == caption_html(lesson.steps[0].caption["en"])
     assert "0.9817" in panel.caption.text()
     assert window.undo.stack.count() == count + 1
@@ -113,7 +113,7 @@ def test_help_lessons_brings_the_dock_forward(window, qtbot):
 
 def test_the_present_button_starts_presentation_mode(window):
     panel = window.panels["lessons"]
-    window.lessons.open("blog", 2)
+    window.lessons.open("blog", 3)
     assert panel.present.isVisible()
     QTest.mouseClick(panel.present, Qt.MouseButton.LeftButton)
     assert window.presenter.active and window.presenter.stage.shown == ("heatmap",)

@@ -61,12 +61,12 @@ def test_the_gradient_shows_the_chain_only_in_a_lesson_about_it(qtbot):
 
 
 def test_the_controls_show_the_group_of_the_step(qtbot):
-    with _stage("blog", 4) as stage:  # a sliding window of 3
+    with _stage("blog", 5) as stage:  # a sliding window of 3
         controls = stage.panels["controls"]
         assert controls.masks.isVisibleTo(controls)
         assert not controls.scores_box.isVisibleTo(controls)
         assert not controls.view_box.isVisibleTo(controls)
-    with _stage("blog", 5) as stage:  # "check the √d_k factor"
+    with _stage("blog", 6) as stage:  # "check the √d_k factor"
         controls = stage.panels["controls"]
         assert controls.scores_box.isVisibleTo(controls)
         assert not controls.masks.isVisibleTo(controls)

@@ -157,3 +157,24 @@ def test_temperature_tuning_adds_the_tuned_row_with_its_factor(panel, state):
     assert panel.step_texts()[2] == [f"{x / 2**0.5 * tau:.2f}" for x in (1, 3, 4)]
     state.update(tuning=0.0)
     assert len(panel.table.row_labels()) == 3
+
+
+def test_the_row_of_exponentials_and_the_naive_softmax(panel, state):
+    state.update(steps_exp=True)
+    labels = panel.table.row_labels()
+    assert labels[2] == "e^sⱼ (Σ = 27.3)" and labels[3].startswith("③ weight")
+    assert panel.step_texts()[2] == ["2.03", "8.34", "16.92"]
+    assert panel.step_texts()[3] == ["0.07", "0.31", "0.62"]
+    # Scores 16, 48 and 64 (T = 1/16, no divisor): float16 holds none of their e^s.
+    state.update(scale=False, temperature=1 / 16, naive_softmax=True, softmax_dtype="float16")
+    labels = panel.table.row_labels()
+    assert labels[2] == "e^sⱼ in float16 (Σ = ∞)" and labels[3] == "③ e^sⱼ / Σ, no max"
+    texts = panel.step_texts()
+    assert texts[2] == ["∞"] * 3 and texts[3] == ["NaN"] * 3
+    assert "overflowed" in panel.verdict.text() and panel.mix.texts() == [["NaN", "NaN"]]
+    state.update(softmax_dtype="float32")  # e^64 fits in float32: finite weights again
+    assert panel.step_texts()[2] == ["8.89 × 10⁶", "7.02 × 10²⁰", "6.24 × 10²⁷"]
+    assert panel.step_texts()[3] == ["0.00", "0.00", "1.00"]
+    assert "seat" in panel.verdict.text()
+    state.update(steps_exp=False, naive_softmax=False)
+    assert len(panel.table.row_labels()) == 3

@@ -21,7 +21,7 @@ dropped, so the views never show a stale matrix after a fresh one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, pictu
 from attnviz.model.resolve._one_pass import KEEP_LIMIT, Kept
 from attnviz.model.resolve._row_blocks import DENSE_LIMIT, RowBlockAttention
 from attnviz.model.resolve.result_names import ATTENTION, MASK, PREVIEW, STEPS
+from attnviz.model.resolve.softmax_row import SoftmaxRow, softmax_row
 from attnviz.model.resolve.work import LatestWork, Runner
 from attnviz.model.topics.attention import AttentionState
 from attnviz.model.topics.positions import PositionsState, scaling_dict
@@ -102,6 +103,12 @@ class QuerySteps:
     terms: ScoreTerms = PLAIN
     sink_weight: float = 0.0
     denominator: float = float("nan")
+
+    @property
+    def softmax_input(self) -> np.ndarray:
+        """What the softmax receives: the logits with score terms on, else the scaled
+        scores (−inf where masked)."""
+        return self.scaled if self.logits is None else self.logits
 
 
 @dataclass(frozen=True)
@@ -600,10 +607,37 @@ def heatmap_data(workspace, name: str) -> DataArray:
     return DataArray(arr, tokens, None)
 
 
+def steps_softmax(state: AttentionState, steps: QuerySteps) -> SoftmaxRow:
+    """The steps' softmax written out as the state asks: e^s, its sum and the weights,
+    naive in ``softmax_dtype`` when ``naive_softmax`` is on."""
+    return softmax_row(
+        steps.softmax_input,
+        steps.weights,
+        steps.terms.sink,
+        naive=state.naive_softmax,
+        dtype=state.softmax_dtype,
+    )
+
+
+def shown_steps(state: AttentionState, steps: QuerySteps) -> QuerySteps:
+    """The steps as the steps panel shows them: with ``naive_softmax`` on, step ③'s
+    weights are the naive softmax's (NaN where it overflowed) and step ④ mixes the values
+    with them; otherwise ``steps`` itself."""
+    if not state.naive_softmax:
+        return steps
+    row = steps_softmax(state, steps)
+    with np.errstate(invalid="ignore", over="ignore"):
+        output = row.weights @ np.asarray(state.v, dtype=np.float64)
+    return replace(steps, weights=row.weights, output=output)
+
+
 def steps_data(workspace, name: str) -> DataArray:
-    """The steps panel's row ``name`` of the query shown: raw, scaled, weights, output."""
-    steps = workspace.resolver.results.steps
+    """The steps panel's row ``name`` of the query shown: raw, scaled, exp (e^s, the
+    naive softmax's when it is on), weights and output (likewise)."""
+    steps = shown_steps(workspace.state, workspace.resolver.results.steps)
     values = {"raw": steps.raw, "scaled": steps.scaled, "weights": steps.weights}
+    if name == "exp":
+        values["exp"] = steps_softmax(workspace.state, steps).exp
     if name == "output":
         return DataArray(steps.output[None, :], (steps.token,), None)
     return DataArray(values[name][None, :], (steps.token,), tuple(workspace.state.tokens))

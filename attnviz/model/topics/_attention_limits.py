@@ -13,6 +13,8 @@ from attnviz.core.heads import HEAD_KINDS
 HEAD_SOURCES = ("manual", *HEAD_KINDS, "projections", "model")
 MATRICES = ("scores", "weights", "output")
 COLORMAPS = ("viridis", "cividis", "magma", "inferno", "plasma", "diverging")
+#: Number formats of the steps panel's naive softmax (float16 overflows first).
+SOFTMAX_DTYPES = ("float64", "float32", "float16")
 BACKENDS = ("numpy", "torch", "auto")
 #: Longest sentence (a real model's up to 8,192 tokens); past DENSE_LIMIT the resolver
 #: works by row blocks and keeps no n × n float64 matrix (one float32 q kᵀ up to 4,096).

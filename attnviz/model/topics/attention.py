@@ -61,6 +61,7 @@ from attnviz.model.topics._attention_limits import (
     MAX_SEED,
     MAX_SENTENCE,
     MAX_TOKENS,
+    SOFTMAX_DTYPES,
     TEMPERATURE_RANGE,
 )
 
@@ -447,6 +448,33 @@ FIELDS = (
         recompute=False,
         doc="fixed colour levels [low, high]",
         label=QT_TRANSLATE_NOOP("UndoController", "Levels"),
+    ),
+    Field(
+        "steps_exp",
+        "bool",
+        False,
+        recompute=False,
+        doc="the steps panel shows the row e^s and its sum, the softmax before it divides",
+        label=QT_TRANSLATE_NOOP("UndoController", "e^s row"),
+    ),
+    Field(
+        "naive_softmax",
+        "bool",
+        False,
+        recompute=False,
+        doc="the steps panel's softmax as e^s / Σ e^s in softmax_dtype, without subtracting "
+        "the row's largest score first: overflow shows as inf and NaN",
+        label=QT_TRANSLATE_NOOP("UndoController", "Naive softmax"),
+    ),
+    Field(
+        "softmax_dtype",
+        "choice",
+        "float64",
+        choices=SOFTMAX_DTYPES,
+        recompute=False,
+        doc="the number format of the naive softmax (float16 overflows past e^11.09, "
+        "float32 past e^88.72, float64 past e^709.78)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Softmax number format"),
     ),
     Field(
         "value_labels",

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from attnviz.core.attention import score_scale
 from attnviz.core.score_terms import MAX_CAP, MAX_SINK, MAX_SLOPE, MAX_TUNING, MAX_TUNING_FLOOR
 from attnviz.model.resolve.result_names import ATTENTION, MASK
+from attnviz.model.topics._attention_limits import SOFTMAX_DTYPES
 from attnviz.model.topics.attention import COLORMAPS, MATRICES, MAX_D_K, TEMPERATURE_RANGE
 from attnviz.ui.heatmap_look import picture_levels
 from attnviz.ui.panel_base import Panel
@@ -76,6 +77,7 @@ def score_spread(scores: np.ndarray, allowed: np.ndarray | None) -> float:
 SCORE_FIELDS = frozenset({"d_k", "scale", "temperature", "rope", "rope_dims"})
 TERM_FIELDS = frozenset({"softcap", "alibi", "sink", "sink_logit", "tuning", "tuning_floor"})
 VIEW_FIELDS = frozenset({"matrix", "colormap", "levels_auto", "levels", "stretch_weights"})
+SOFTMAX_FIELDS = frozenset({"steps_exp", "naive_softmax", "softmax_dtype"})
 MASK_FIELDS = frozenset({"causal", "padding", "segments", "window", "window_causal", "chunk"})
 
 
@@ -95,9 +97,11 @@ class ControlsPanel(Panel):
         self.scores_box = self._build_scores()
         self.terms_box = self._build_terms()
         self.view_box = self._build_view()
+        self.softmax_box = self._build_softmax()
         layout.addWidget(self.scores_box)
         layout.addWidget(self.terms_box)
         layout.addWidget(self.view_box)
+        layout.addWidget(self.softmax_box)
         self.masks = MaskBox(self)
         layout.addWidget(self.masks)
         layout.addStretch(1)
@@ -109,6 +113,8 @@ class ControlsPanel(Panel):
         for name in TERM_FIELDS:
             self.mirror(name, getattr(self, name))
         self.mirror("colormap", self.colormap)
+        for name in SOFTMAX_FIELDS:
+            self.mirror(name, getattr(self, name))
         self._finish(layout, scroll=True)
         self._measure_spread()
 
@@ -120,6 +126,7 @@ class ControlsPanel(Panel):
             self.scores_box: SCORE_FIELDS,
             self.terms_box: TERM_FIELDS,
             self.view_box: VIEW_FIELDS,
+            self.softmax_box: SOFTMAX_FIELDS,
             self.masks: MASK_FIELDS,
         }
         wanted = {box for box, names in groups.items() if names & set(step)}
@@ -369,6 +376,43 @@ class ControlsPanel(Panel):
         row.addWidget(self.level_low)
         row.addWidget(self.level_high)
         form.addRow(self.tr("Levels"), row)
+        return box
+
+    def _build_softmax(self) -> QGroupBox:
+        """The steps panel's softmax written out: the row e^s, and the naive softmax that
+        skips subtracting the row's maximum, in a chosen number format."""
+        box = QGroupBox(self.tr("Softmax in the steps"))
+        box.setObjectName("softmax_group")
+        form = QFormLayout(box)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.steps_exp = QCheckBox(self.tr("Show e^s and its sum"))
+        self.steps_exp.setObjectName("steps_exp")
+        self.steps_exp.setToolTip(
+            self.tr("The steps panel shows each e^s and their sum, which step ③ divides by")
+        )
+        self.steps_exp.toggled.connect(lambda on: self._write(self.steps_exp, steps_exp=on))
+        form.addRow(self.steps_exp)
+        self.naive_softmax = QCheckBox(self.tr("Naive, without the max"))
+        self.naive_softmax.setObjectName("naive_softmax")
+        self.naive_softmax.setToolTip(
+            self.tr(
+                "e^s / Σ e^s as written, without first subtracting the row's largest score: "
+                "past e^11 in float16 (e^88 in float32) a number overflows to ∞ and the "
+                "weights become NaN. The heatmap keeps the stable softmax"
+            )
+        )
+        self.naive_softmax.toggled.connect(
+            lambda on: self._write(self.naive_softmax, naive_softmax=on)
+        )
+        self.softmax_dtype = QComboBox()
+        self.softmax_dtype.setObjectName("softmax_dtype")
+        for name in SOFTMAX_DTYPES:
+            self.softmax_dtype.addItem(name, name)
+        self.softmax_dtype.setToolTip(self.tr("The number format of the naive softmax"))
+        self.softmax_dtype.activated.connect(
+            lambda i: self._write(self.softmax_dtype, softmax_dtype=self.softmax_dtype.itemData(i))
+        )
+        form.addRow(self.naive_softmax, self.softmax_dtype)
         return box
 
     def _on_font_changed(self) -> None:

@@ -319,12 +319,15 @@ class HeadsPanel(FigurePanel):
             return
         h, h_kv, d = res.n_heads, res.n_kv_heads, res.d_head
         narrow, model = res.flops["narrow"], res.flops["model"]
-        text = self.tr("%1 heads × %2 = 1 head × %3: %4 FLOPs either way (%1× the scores).")
+        text = self.tr(
+            "%1 heads × %2 = 1 head × %3: %4 FLOPs either way, %5 multiply-adds (%1× the scores)."
+        )
         for mark, part in (
             ("%1", str(h)),
             ("%2", str(d)),
             ("%3", str(h * d)),
             ("%4", _num(narrow.total)),
+            ("%5", _num(narrow.multiply_adds)),
         ):
             text = text.replace(mark, part)
         if h_kv != h:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
+from attnviz.model.resolve.attention import shown_steps, steps_softmax
 from attnviz.model.resolve.result_names import STEPS
 from attnviz.ui.panel_base import Panel
 from attnviz.ui.preset_strings import preset_text
@@ -32,6 +33,7 @@ from attnviz.ui.widgets.numbers import (
 )
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.steps_table import StepsTable
+from attnviz.ui.widgets.units import sci
 
 #: Beyond this many keys the table keeps the ones with the largest weights.
 MAX_KEYS = 48
@@ -50,6 +52,14 @@ LARGE_MODE_EXTRA = 0.5
 
 #: The narrowest width the steps' wrapped lines are measured at for the panel's minimum.
 MIN_TEXT_WIDTH = 420
+
+
+def _exp_text(x: float) -> str:
+    """An exponential or a sum of them as a reader checks it by hand: three significant
+    digits, a power of ten from 10⁴ on, ∞ where it overflowed."""
+    if not np.isfinite(x):
+        return fmt(x)
+    return sci(x, 3) if abs(x) >= 1e4 else fmt_g(x, 3)
 
 
 class StepsPanel(Panel):
@@ -243,6 +253,7 @@ class StepsPanel(Panel):
             self._on_steps_changed(self.resolver.results.steps)
 
     def _on_steps_changed(self, st: QuerySteps) -> None:
+        st = shown_steps(self.state, st)  # a naive softmax's weights and mix, when on
         tokens = self.state.tokens
         q = st.q  # the vector the scores came from (turned by position when RoPE is on)
         shown = fmt_vector(q[:QUERY_DIMS])
@@ -264,12 +275,38 @@ class StepsPanel(Panel):
             (self.tr("① score q·kⱼ"), st.raw[keys], fmt_row(st.raw[keys])),
             (self.tr("② scaled ÷ %1").replace("%1", divisor), st.scaled[keys], None),
             *self._term_rows(st, keys),
-            (self.tr("③ weight aⱼ"), st.weights[keys], None),
+            *self._softmax_rows(st, keys),
         ]
         headers = [f"{int(j)}: {tokens[j]}" for j in keys]
         self.table.show_rows(headers, rows, st.allowed[keys], bars=True)
         self._show_sink(st)
         self._show_mix(st)
+
+    def _softmax_rows(self, st: QuerySteps, keys: np.ndarray) -> list:
+        """Step ③, with the row e^s and its sum before it when the state asks for it, and
+        the naive softmax's weights (inf and NaN included) when that is on."""
+        s = self.state
+        if not (s.steps_exp or s.naive_softmax):
+            return [(self.tr("③ weight aⱼ"), st.weights[keys], None)]
+        row = steps_softmax(s, st)
+        total = _exp_text(row.total)
+        if row.naive:
+            exp_label = self.tr("e^sⱼ in %1 (Σ = %2)").replace("%1", row.dtype)
+            weight_label = self.tr("③ e^sⱼ / Σ, no max")
+        else:
+            exp_label = self.tr("e^sⱼ (Σ = %2)")
+            weight_label = self.tr("③ weight aⱼ")
+        exp_label = exp_label.replace("%2", total)
+        exp = row.exp[keys]
+        # e^s grows fast: past 10⁴ a power of ten reads better than a long row of digits.
+        texts = [_exp_text(x) for x in exp] if np.nanmax(exp, initial=0) >= 1e4 else None
+        return [(exp_label, exp, texts), (weight_label, row.weights[keys], None)]
+
+    def _on_steps_exp_changed(self) -> None:
+        if self.results is not None:
+            self._on_steps_changed(self.resolver.results.steps)
+
+    _on_naive_softmax_changed = _on_softmax_dtype_changed = _on_steps_exp_changed
 
     def _term_rows(self, st: QuerySteps, keys: np.ndarray) -> list:
         """The rows between ② and ③ when the scores are tuned, capped or biased (ALiBi)."""
@@ -355,6 +392,8 @@ class StepsPanel(Panel):
         return [f"v{i + 1}" for i in range(d_v)]
 
     def _verdict(self, st: QuerySteps, labels: list[str]) -> str:
+        if not np.isfinite(st.output).all():
+            return self.tr("The softmax overflowed: the output is not a number.")
         if not np.any(st.weights):
             return self.tr("Every key is masked: the output is zero.")
         big = int(np.argmax(st.output))

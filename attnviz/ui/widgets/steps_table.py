@@ -89,7 +89,12 @@ class StepsTable(QTableWidget):
                 values = np.asarray(values, dtype=float)
                 texts = texts or fmt_row(values)
                 last = r == len(rows) - 1
-                best = int(np.argmax(values)) if last and values.size else -1
+                finite = np.isfinite(values)
+                # A naive softmax's overflow may leave NaN in the last row: then no entry
+                # is the largest.
+                best = -1
+                if last and finite.all():
+                    best = int(np.argmax(np.where(finite, values, -np.inf)))
                 for c, (value, text) in enumerate(zip(values, texts, strict=True)):
                     item = self.item(r, c)
                     if item is None:
@@ -103,7 +108,8 @@ class StepsTable(QTableWidget):
                     font.setItalic(masked)
                     item.setFont(font)
                     item.setBackground(hatch if masked else QBrush())
-                    item.setData(BAR_ROLE, float(value) if bars and last and not masked else None)
+                    barred = bars and last and not masked and np.isfinite(value)
+                    item.setData(BAR_ROLE, float(value) if barred else None)
                     item.setForeground(QBrush(muted) if masked else QBrush())
                     tip = exact(value)
                     if masked:
