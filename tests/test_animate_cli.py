@@ -441,7 +441,7 @@ def test_cli_lesson_plays_as_one_animation_each_step_held(tmp_path):
     with Image.open(out) as im:
         durations = [f.info["duration"] for f in ImageSequence.Iterator(im)]
         assert im.size == (320, 180)
-    assert durations == [500] * 6
+    assert durations == [500] * 7  # the seven steps of sqrt-dk
 
 
 def test_cli_lesson_animation_refuses_state_options(tmp_path, capsys):

@@ -336,7 +336,7 @@ def test_every_example_of_export_help_runs(tmp_path):
         )
         assert r.returncode == 0 and "Traceback" not in r.stderr, (line, r.stderr)
     assert (tmp_path / "banco.png").stat().st_size > 0
-    assert len(list((tmp_path / "slides").glob("*.png"))) == 6
+    assert len(list((tmp_path / "slides").glob("*.png"))) == 7  # the sqrt-dk deck
 
 
 def test_list_fields_as_json_is_every_field_set_can_take(capsys):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from attnviz.model import resolve
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.resolve.attention import entropy_data, heatmap_data, steps_data
+from attnviz.model.resolve.spread import spread_data
 
 AREAS = ("left", "right", "bottom")
 # The translation context of every panel's title.
@@ -133,6 +134,11 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec(
         "entropy", 84, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Entropy per row"),
         weight=3, data=("entropy",), reader=entropy_data,
+    ),
+    # Why √d_k, measured: the spread of q·k against the head's width, and the head's own.
+    PanelSpec(
+        "spread", 86, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Score spread and d_k"),
+        weight=3, data=("spread", "head"), reader=spread_data,
     ),
     PanelSpec(
         "lessons", 90, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Lessons"), vector=False

@@ -2584,6 +2584,10 @@
         <translation>Entropia por linha</translation>
     </message>
     <message>
+        <source>Score spread and d_k</source>
+        <translation>Dispersão dos scores e d_k</translation>
+    </message>
+    <message>
         <source>Lessons</source>
         <translation>Lições</translation>
     </message>
@@ -3142,6 +3146,38 @@
     <message>
         <source>The session has changes that are not saved. Save them first?</source>
         <translation>A sessão tem alterações que não foram salvas. Deseja salvá-las antes?</translation>
+    </message>
+</context>
+<context>
+    <name>SpreadPanel</name>
+    <message>
+        <source>d_k (head width)</source>
+        <extracomment>The plot&apos;s top over the widest measured spread (log units): the legend&apos;s room.</extracomment>
+        <translation>d_k (largura da cabeça)</translation>
+    </message>
+    <message>
+        <source>spread σ of the scores</source>
+        <translation>dispersão σ dos scores</translation>
+    </message>
+    <message>
+        <source>σ(q·k), random unit-variance q, k</source>
+        <translation>σ(q·k), q e k aleatórios de variância 1</translation>
+    </message>
+    <message>
+        <source>σ(q·k / √d_k)</source>
+        <translation>σ(q·k / √d_k)</translation>
+    </message>
+    <message>
+        <source>this head</source>
+        <translation>esta cabeça</translation>
+    </message>
+    <message>
+        <source>At d_k = %1, random q·k spread σ = %2 (√d_k = %3); divided by √d_k, %4. This head: σ(q·k) = %5, and the scores its softmax receives %6.</source>
+        <translation>Com d_k = %1, q·k aleatório se espalha com σ = %2 (√d_k = %3); dividido por √d_k, %4. Esta cabeça: σ(q·k) = %5, e os scores que o seu softmax recebe, %6.</translation>
+    </message>
+    <message>
+        <source>d_k = %1: σ(q·k) = %2 measured, √d_k = %3; divided by √d_k: %4</source>
+        <translation>d_k = %1: σ(q·k) = %2 medido, √d_k = %3; dividido por √d_k: %4</translation>
     </message>
 </context>
 <context>

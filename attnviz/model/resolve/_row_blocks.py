@@ -168,6 +168,10 @@ class RowBlockAttention:
             self.kept.moments = (self._mask_key, found)
         return found
 
+    def raw_spread(self) -> float:
+        """The standard deviation of q kᵀ itself (before the scale) under the mask."""
+        return spread(self._moments())
+
     def build(self, shown: str = "weights", stop=None) -> dict[str, Picture]:
         """The one float32 pass: the picture of the ``shown`` matrix, and on the way the
         entropy, the fully masked rows and the spread of the scores the softmax sees.

@@ -47,6 +47,23 @@ class TokensAxis(_UnitAxis):
         return [short_tokens(round(10.0**v)) for v in values]
 
 
+class WidthAxis(_UnitAxis):
+    """A log axis of head widths: ticks at powers of two (1, 4, 16, 64, …: every second
+    one when more than six would crowd it), written as whole numbers (1024)."""
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # pyqtgraph
+        lo = math.ceil(minVal / math.log10(2) - 1e-9)
+        hi = math.floor(maxVal / math.log10(2) + 1e-9)
+        powers = list(range(lo, hi + 1))
+        if len(powers) > 6:
+            powers = [e for e in powers if e % 2 == 0]
+        return [(None, [e * math.log10(2) for e in powers])]
+
+    def logTickStrings(self, values, scale, spacing):  # pyqtgraph
+        # No thousands separator: the plots' tick localizer swaps "." for "," already.
+        return [str(round(10.0**v)) for v in values]
+
+
 class DecadeAxis(_UnitAxis):
     """A log axis labelled at powers of ten only (0.01 … 1000 written out, else 10ⁿ).
 
