@@ -202,24 +202,6 @@ class _Pace:
         return self.refused
 
 
-def _quiet_offscreen() -> None:
-    """Drop the offscreen platform's "does not support propagateSizeHints()", which it
-    prints for every panel shown (once per frame); other Qt messages go to stderr."""
-    from PySide6.QtCore import qInstallMessageHandler
-
-    previous = None
-
-    def handler(mode, context, message: str) -> None:
-        if "propagateSizeHints" in message:
-            return
-        if previous is not None:
-            previous(mode, context, message)
-        else:
-            print(message, file=sys.stderr)
-
-    previous = qInstallMessageHandler(handler)
-
-
 def _qt_app(args):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -229,7 +211,6 @@ def _qt_app(args):
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    _quiet_offscreen()
     from attnviz.ui import language
 
     lang = language.export_language(args.lang)
