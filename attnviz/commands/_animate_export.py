@@ -28,6 +28,7 @@ from attnviz.commands._args import (
     about,
     announce_work,
     print_output,
+    refused,
     unwritable,
 )
 from attnviz.model.panel_data import picture_field, show_in_picture
@@ -279,6 +280,8 @@ def run_animation(args, parser) -> int:
     from attnviz.commands._workspace import build_workspace
 
     workspace = build_workspace(args, parser)
+    if refused(workspace, args.panel):
+        return 1
     frame_values = _frames_of(args, parser, workspace)
     refusal = _memory_refusal(ext, len(frame_values), args)
     if refusal:

@@ -20,7 +20,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
 from attnviz.model import events
-from attnviz.model.panel_data import shown_data_name, write_panel_data
+from attnviz.model.panel_data import picture_refusal, shown_data_name, write_panel_data
 from attnviz.model.safe_io import shown_path
 from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec
 from attnviz.ui.panels import panel_class
@@ -33,8 +33,12 @@ PANEL_FONT_PX = 22
 
 
 def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QWidget]:
-    """``(panel, figure)``: the panel laid out on the spec's logical canvas, offscreen."""
+    """``(panel, figure)``: the panel laid out on the spec's logical canvas, offscreen;
+    :class:`ExportError` when these settings leave it nothing true to draw."""
     spec.check()
+    reason = picture_refusal(workspace, panel_id)
+    if reason:
+        raise ExportError(reason)
     follow_document(workspace.document)
     cls = panel_class(panel_id)
     theme = theme_named(spec.theme)
