@@ -31,10 +31,10 @@ from attnviz.commands._args import (
     refused,
     unwritable,
 )
+from attnviz.core.wording import counted
 from attnviz.model.panel_data import picture_field, show_in_picture
 from attnviz.model.panels import panel_ids
 from attnviz.model.safe_io import shown_path
-from attnviz.model.wording import counted
 
 #: Extensions of an animated --out.
 ANIMATION_SUFFIXES = (".gif", ".webp", ".apng", ".mp4")

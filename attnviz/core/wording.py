@@ -1,4 +1,4 @@
-"""Numbers meeting words in English (no Qt): "1 KV head", "2 KV heads", "256 bytes".
+"""Numbers meeting words in English: "1 KV head", "2 KV heads", "256 bytes".
 
 The command line speaks English and is read by people and by scripts alike; the window
 translates its counts with Qt's plural forms and falls back to :func:`english_plural` for
