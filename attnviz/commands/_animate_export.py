@@ -370,7 +370,7 @@ def run_lesson_animation(args, parser) -> int:
     from attnviz.ui.animation import render_lesson_frames
     from attnviz.ui.stage import STAGE_LARGE_FONTS
 
-    what = f"{len(lesson)} slides of lesson {lesson.id} at {args.width}×{args.height}"
+    what = f"{counted(len(lesson), 'slide')} of lesson {lesson.id} at {args.width}×{args.height}"
     pace = _Pace(what, "slide", len(lesson), args.width * args.height, args.yes)
     try:
         images = render_lesson_frames(
