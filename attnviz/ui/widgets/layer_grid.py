@@ -219,12 +219,14 @@ class LayerGrid(PaintedWidget):
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                 QCoreApplication.translate("LayerGrid", "layer %1").replace("%1", str(i)),
             )
+        # One decimals rule for the grid's numbers (a heatmap of one cell per head).
+        decimals = self._link_decimals() if self.by_link else 0
         for i in range(layers):
             if self.weights[i] is None:
                 self._paint_band(painter, i, heads, metrics)
                 continue
             for j in range(self.weights[i].shape[0]):
-                self._paint_tile(painter, i, j, metrics)
+                self._paint_tile(painter, i, j, metrics, decimals)
         self._paint_selection(painter)
         self._paint_bar(painter, fg, metrics, top + layers * tile)
 
@@ -239,7 +241,19 @@ class LayerGrid(PaintedWidget):
             painter.setPen(QColor(self.theme.muted))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
-    def _paint_tile(self, painter, layer: int, head: int, metrics) -> None:
+    def _link_decimals(self) -> int:
+        """The decimals every tile writes the linked cell's weight with: those the whole
+        set of values needs (0.6169 is not written beside 0.18)."""
+        q, k = self.link
+        values = [
+            self._value(i, j, q, k)
+            for i, w in enumerate(self.weights)
+            if w is not None
+            for j in range(w.shape[0])
+        ]
+        return shown_decimals(values) if values else 2
+
+    def _paint_tile(self, painter, layer: int, head: int, metrics, decimals: int) -> None:
         rect = self.tile_rect(layer, head)
         if not self.by_link:
             painter.drawImage(rect, self._images[layer][head])
@@ -255,7 +269,7 @@ class LayerGrid(PaintedWidget):
         value = self._value(layer, head, *self.link)
         color = QColor(*(int(c) for c in self.lut[int(np.clip(value * 255 + 0.5, 0, 255))]))
         painter.fillRect(rect, color)
-        text = fmt(value, shown_decimals(value))
+        text = fmt(value, decimals)
         if metrics.horizontalAdvance(text) < rect.width() - 2 and metrics.height() < rect.height():
             painter.setPen(QColor(ink_for(qcolor_rgb(color))))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
