@@ -27,6 +27,7 @@ from attnviz.ui.panels import panel_class
 from attnviz.ui.theme import palette_for, theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
 from attnviz.ui.widgets.numbers import follow_document
+from attnviz.ui.widgets.svg_cells import drop_empty_groups
 
 #: Interface text on the 1920×1080 design canvas: large enough for the back of a room.
 PANEL_FONT_PX = 22
@@ -154,6 +155,7 @@ def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
         panel.deleteLater()
     if not path.is_file():
         raise ExportError(f"could not write {shown_path(path)}")
+    drop_empty_groups(path)
     return path
 
 

@@ -24,6 +24,7 @@ from attnviz.ui.widgets.numbers import fmt, shown_decimals
 from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import line_width
+from attnviz.ui.widgets.svg_cells import draw_cells
 
 #: Largest tile image side in cells: 448 tiles of 64² stay a few megabytes.
 MAX_TILE_CELLS = 64
@@ -127,6 +128,12 @@ class LayerGrid(PaintedWidget):
     def set_theme(self, theme: Theme) -> None:
         """Colours of ``theme``, keeping the colour map."""
         self.set_style(theme, self.lut)
+
+    def _cells(self) -> int:
+        """Cells of every tile together: one SVG writes them all as shapes, or all as
+        pictures (:func:`~attnviz.ui.widgets.svg_cells.draw_cells`)."""
+        tiles = (image for row in self._images if row is not None for image in row)
+        return sum(image.width() * image.height() for image in tiles)
 
     def _build_images(self) -> None:
         masked = QColor(self.theme.masked_fill)
@@ -256,7 +263,7 @@ class LayerGrid(PaintedWidget):
     def _paint_tile(self, painter, layer: int, head: int, metrics, decimals: int) -> None:
         rect = self.tile_rect(layer, head)
         if not self.by_link:
-            painter.drawImage(rect, self._images[layer][head])
+            draw_cells(painter, rect, self._images[layer][head], total_cells=self._cells())
             if self.link is not None and rect.width() >= 12:
                 n = self._n(layer)
                 q, k = self.link
