@@ -426,50 +426,57 @@ def _video() -> bool:
     return video_available()
 
 
+SWEEP = ["--animate", "attention.d_k=2:8", "--frames", "3"]
+LESSON = ["--lesson", "sqrt-dk"]
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
         # Pillow's OverflowError: a GIF frame of more than 655.35 s.
         (
-            ["--fps", "0.001", "--out", "x.gif"],
+            [*SWEEP, "--fps", "0.001", "--out", "x.gif"],
             "--fps 0.001 is out of range for a GIF: 0.00153 to 50",
         ),
         # Browsers play a GIF delay under 0.02 s as 0.1 s.
-        (["--fps", "60", "--out", "x.gif"], "--fps 60 is out of range for a GIF: 0.00153 to 50"),
+        (
+            [*SWEEP, "--fps", "60", "--out", "x.gif"],
+            "--fps 60 is out of range for a GIF: 0.00153 to 50",
+        ),
         # Written at 24 frames per second without a word.
         (
-            ["--fps", "0.0004", "--out", "x.mp4"],
+            [*SWEEP, "--fps", "0.0004", "--out", "x.mp4"],
             "--fps 0.0004 is out of range for an MP4: 0.001 to 60",
         ),
-        (["--fps", "1e-5", "--out", "x.webp"], "out of range for an animated WebP: 5.97e-05 to 60"),
-    ],
-)
-def test_a_rate_the_format_cannot_store_is_refused_before_any_frame(tmp_path, capsys, args, says):
-    if args[-1].endswith(".mp4") and not _video():
-        pytest.skip("MP4 needs PyAV")
-    args = [*args[:-1], str(tmp_path / args[-1])]
-    line = _exit_line(capsys, ["export", "--animate", "attention.d_k=2:8", "--frames", "3", *args])
-    assert says in line, line
-    assert list(tmp_path.iterdir()) == []
-
-
-@pytest.mark.parametrize(
-    ("args", "says"),
-    [
+        (
+            [*SWEEP, "--fps", "1e-5", "--out", "x.webp"],
+            "out of range for an animated WebP: 5.97e-05 to 60",
+        ),
         # Printed "6 steps of 3 s" and wrote 6,000 s (a frame of 1,000 s for each step).
-        (["--fps", "0.001", "--out", "x.mp4"], "--hold 3 s is shorter than one frame of an MP4"),
+        (
+            [*LESSON, "--fps", "0.001", "--out", "x.mp4"],
+            "--hold 3 s is shorter than one frame of an MP4",
+        ),
         # A GIF without delays.
-        (["--hold", "1e-9", "--out", "x.gif"], "--hold 1e-09 s is out of range for a GIF: 0.02 to"),
-        (["--hold", "0.001", "--out", "x.apng"], "out of range for an APNG: 0.0167 to 65,535 s"),
+        (
+            [*LESSON, "--hold", "1e-9", "--out", "x.gif"],
+            "--hold 1e-09 s is out of range for a GIF: 0.02 to",
+        ),
+        (
+            [*LESSON, "--hold", "0.001", "--out", "x.apng"],
+            "out of range for an APNG: 0.0167 to 65,535 s",
+        ),
         # The steps of a GIF are held --hold seconds: a frame rate would be ignored.
-        (["--fps", "5", "--out", "x.gif"], "--fps sets the frame rate of a lesson's .mp4"),
+        (
+            [*LESSON, "--fps", "5", "--out", "x.gif"],
+            "--fps sets the frame rate of a lesson's .mp4",
+        ),
     ],
 )
-def test_a_lesson_timing_the_format_cannot_store_is_refused(tmp_path, capsys, args, says):
+def test_a_timing_the_format_cannot_store_is_refused_before_any_frame(tmp_path, capsys, args, says):
     if args[-1].endswith(".mp4") and not _video():
         pytest.skip("MP4 needs PyAV")
-    args = [*args[:-1], str(tmp_path / args[-1])]
-    line = _exit_line(capsys, ["export", "--lesson", "sqrt-dk", *args])
+    line = _exit_line(capsys, ["export", *args[:-1], str(tmp_path / args[-1])])
     assert says in line, line
     assert list(tmp_path.iterdir()) == []
 
