@@ -63,8 +63,7 @@ EXAMPLES = """examples:
   attnviz kv --list-models
   attnviz kv --model llama-3-8b --context 131072
   attnviz kv --model deepseek-v3 --context 32768 --batch 4 --dtype fp8
-  attnviz kv --layers 32 --heads 32 --kv-heads 8 --head-dim 128 --context 8192 --json
-  attnviz kv --config ~/models/Llama-3.2-1B --context 32k"""
+  attnviz kv --layers 32 --heads 32 --kv-heads 8 --head-dim 128 --context 8192 --json"""
 
 
 def register(subparsers) -> argparse.ArgumentParser:
