@@ -214,5 +214,9 @@ def test_a_card_of_one_says_each_count_in_the_singular_and_bytes_once(panel, qtb
     assert details["MHA"] == "1 KV head" and details["MQA"] == "1 KV head"
     tips = " ".join(b.tip for b in panel.figure.bars.bars)
     assert "256 bytes per token, 256 bytes at the context" in tips
+    assert panel.figure.bars.title == "KV cache at 1 token by attention design"
     for wrong in ("1 layers", "1 KV heads", "1 query heads", "1 tokens", "1 entries"):
         assert wrong not in summary + tips, wrong
+    panel.workspace.document.memory.update(context=131072)
+    qtbot.waitUntil(lambda: "128k tokens" in panel.figure.bars.title, timeout=3000)
+    assert panel.figure.bars.title == "KV cache at 128k tokens by attention design"

@@ -202,9 +202,9 @@ class MemoryFigure(QWidget):
                     kind="without",
                 )
             )
-        title = self.tr("KV cache at %1 tokens by attention design").replace(
-            "%1", short_tokens(state.context)
-        )
+        n = state.context
+        title = self.tr("KV cache at %n token(s) by attention design", "", qt_count(n))
+        title = counted(title, n, short_tokens(n))
         self.bars.set_bars(bars, title)
 
     def _saving_tip(self, s, res) -> str:

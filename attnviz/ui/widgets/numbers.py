@@ -147,7 +147,7 @@ def qt_count(n) -> int:
     return min(abs(int(n)), QT_COUNT_MAX)
 
 
-def counted(translated: str, n: int) -> str:
+def counted(translated: str, n: int, shown: str | None = None) -> str:
     """A count in words as Qt's plural forms give it, finished for the screen.
 
     ``translated`` is ``self.tr("%n KV head(s)", "", qt_count(n))`` (a numerus string:
@@ -155,11 +155,11 @@ def counted(translated: str, n: int) -> str:
     (English, the source) Qt leaves the source's ``(s)`` and ``(singular|plural)`` marks,
     resolved here by :func:`~attnviz.core.wording.english_plural`; the count is written
     grouped as every other number (4,096; 4.096 with a decimal comma), whole past what Qt
-    takes.
+    takes, or as ``shown`` says (``128k``).
     """
     n = int(n)
     text = english_plural(translated, n)
-    plain, shown = str(qt_count(n)), grouped(n)
+    plain, shown = str(qt_count(n)), grouped(n) if shown is None else shown
     if shown != plain:  # Qt wrote %n as plain digits
         text = re.sub(rf"(?<![\d.,]){re.escape(plain)}(?!\d)", shown, text, count=1)
     return text
