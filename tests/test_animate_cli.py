@@ -1,8 +1,8 @@
 """Animated exports: the sweeps (model), the frames (ui) and ``attnviz export --animate``.
 
-Files are read back with Pillow (GIF, WebP, APNG) and PyAV (MP4). GIF, WebP and APNG store
-identical neighbouring frames once, shown for their summed durations, so a file's frames
-are expanded by duration (at 10 frames per second, one frame is 100 ms) before counting.
+Files are read back with Pillow (GIF, WebP, APNG) and PyAV (MP4). Every frame drawn is a
+frame of the file in every format, identical neighbours included, timed as the format
+stores it (:mod:`attnviz.model.frame_timing`).
 """
 
 from __future__ import annotations
@@ -21,18 +21,29 @@ from attnviz.model.fields import StateError
 from attnviz.model.sweep import Sweep, check_frames, parse_sweep, sweep_values
 
 SIZE = ["--width", "320", "--height", "180"]
+SMALL = ["--width", "160", "--height", "90"]
+D_K = "attention.d_k=1:16"
 SQRT_DK = ["--preset", "lesson-sqrt-dk", "--set", "attention.scale=false"]
 
 
-def _frames(path, fps: float = 10.0) -> list[np.ndarray]:
-    """Every frame of an animation as RGBA arrays, held frames repeated by duration."""
+def _frames(path) -> list[np.ndarray]:
+    """Every frame an animation stores, as RGBA arrays."""
     from PIL import Image, ImageSequence
+
+    with Image.open(path) as im:
+        return [np.asarray(frame.convert("RGBA")) for frame in ImageSequence.Iterator(im)]
+
+
+def _durations(path) -> list[float]:
+    """The milliseconds each stored frame is shown (Pillow's reading of the file)."""
+    from PIL import Image
 
     out = []
     with Image.open(path) as im:
-        for frame in ImageSequence.Iterator(im):
-            repeats = max(1, round(frame.info.get("duration", 1000 / fps) * fps / 1000))
-            out += [np.asarray(frame.convert("RGBA"))] * repeats
+        for i in range(im.n_frames):
+            im.seek(i)
+            im.load()
+            out.append(im.info["duration"])
     return out
 
 
@@ -370,6 +381,126 @@ def test_cli_mp4_of_an_odd_size_is_refused(tmp_path, capsys):
         ],
     )
     assert "even width and height" in line
+
+
+# --- every frame, timed as the format stores it -------------------------------------------
+def test_frames_n_is_n_frames_in_every_format_equal_neighbours_included(tmp_path, qapp, capsys):
+    """24 frames of d_k = 1 … 16 draw 16 pictures, 8 of them again beside themselves:
+    Pillow (GIF, APNG) and libwebp stored such a frame as a longer showing of the one
+    before (16 frames); every frame is now a frame of the file."""
+    values = [v["attention.d_k"] for v in sweep_values([parse_sweep(D_K, Document())], 24)]
+    again = [i for i in range(1, 24) if values[i] == values[i - 1]]
+    assert len(set(values)) == 16 and len(again) == 8
+    for ext in ("gif", "webp", "apng", "mp4"):
+        if ext == "mp4" and not _video():
+            continue
+        out = tmp_path / f"d_k.{ext}"
+        argv = ["export", "--animate", D_K, "--frames", "24", *SMALL, "--out", str(out)]
+        assert main(argv) == 0
+        assert "24 frames" in capsys.readouterr().out
+        frames = _mp4_frames(out) if ext == "mp4" else _frames(out)
+        assert len(frames) == 24, ext
+        if ext == "mp4":
+            continue
+        assert _durations(out) == [100] * 24, ext
+        for i in range(1, 24):  # a frame drawn again is the same picture, another is not
+            assert np.array_equal(frames[i], frames[i - 1]) == (i in again), (ext, i)
+
+
+@pytest.mark.parametrize("ext", ["gif", "webp"])
+def test_a_rate_the_unit_does_not_divide_keeps_its_pace_over_the_file(tmp_path, ext):
+    """24 frames a second are 4 1/6 hundredths each: a GIF waits 4, 4, 5, 4, … hundredths
+    (WebP 42, 41, 42, … ms) so that the 24th frame ends at 1 s exactly, not at 0.96 s."""
+    from attnviz.ui.animation import write_animation
+
+    out = write_animation(_pictures(48), tmp_path / f"p.{ext}", 24)
+    durations = _durations(out)
+    assert len(durations) == 48
+    assert sum(durations[:24]) == 1000 and sum(durations) == 2000
+    assert set(durations) == ({40, 50} if ext == "gif" else {41, 42})
+
+
+def _video() -> bool:
+    from attnviz.ui.animation import video_available
+
+    return video_available()
+
+
+SWEEP = ["--animate", "attention.d_k=2:8", "--frames", "3"]
+LESSON = ["--lesson", "sqrt-dk"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        # Pillow's OverflowError: a GIF frame of more than 655.35 s.
+        (
+            [*SWEEP, "--fps", "0.001", "--out", "x.gif"],
+            "--fps 0.001 is out of range for a GIF: 0.00153 to 50",
+        ),
+        # Browsers play a GIF delay under 0.02 s as 0.1 s.
+        (
+            [*SWEEP, "--fps", "60", "--out", "x.gif"],
+            "--fps 60 is out of range for a GIF: 0.00153 to 50",
+        ),
+        # Written at 24 frames per second without a word.
+        (
+            [*SWEEP, "--fps", "0.0004", "--out", "x.mp4"],
+            "--fps 0.0004 is out of range for an MP4: 0.001 to 60",
+        ),
+        (
+            [*SWEEP, "--fps", "1e-5", "--out", "x.webp"],
+            "out of range for an animated WebP: 5.97e-05 to 60",
+        ),
+        # Printed "6 steps of 3 s" and wrote 6,000 s (a frame of 1,000 s for each step).
+        (
+            [*LESSON, "--fps", "0.001", "--out", "x.mp4"],
+            "--hold 3 s is shorter than one frame of an MP4",
+        ),
+        # A GIF without delays.
+        (
+            [*LESSON, "--hold", "1e-9", "--out", "x.gif"],
+            "--hold 1e-09 s is out of range for a GIF: 0.02 to",
+        ),
+        (
+            [*LESSON, "--hold", "0.001", "--out", "x.apng"],
+            "out of range for an APNG: 0.0167 to 65,535 s",
+        ),
+        # The steps of a GIF are held --hold seconds: a frame rate would be ignored.
+        (
+            [*LESSON, "--fps", "5", "--out", "x.gif"],
+            "--fps sets the frame rate of a lesson's .mp4",
+        ),
+    ],
+)
+def test_a_timing_the_format_cannot_store_is_refused_before_any_frame(tmp_path, capsys, args, says):
+    if args[-1].endswith(".mp4") and not _video():
+        pytest.skip("MP4 needs PyAV")
+    line = _exit_line(capsys, ["export", *args[:-1], str(tmp_path / args[-1])])
+    assert says in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_lesson_prints_the_plan_the_file_keeps(tmp_path, capsys):
+    """A hold is rounded to what the format stores, and the line printed says that."""
+    gif = tmp_path / "l.gif"
+    argv = ["export", "--lesson", "sqrt-dk", "--hold", "0.255", *SMALL, "--out", str(gif)]
+    assert main(argv) == 0
+    assert "6 steps of 0.26 s" in capsys.readouterr().out
+    assert _durations(gif) == [260] * 6
+    if not _video():
+        return
+    mp4 = tmp_path / "l.mp4"
+    argv = ["export", "--lesson", "sqrt-dk", "--hold", "0.5", "--fps", "4", *SMALL]
+    assert main([*argv, "--out", str(mp4)]) == 0
+    assert "6 steps of 0.5 s (2 frames each at 4 fps)" in capsys.readouterr().out
+    import av
+
+    with av.open(str(mp4)) as container:
+        stream = container.streams.video[0]
+        times = [float(f.time) for f in container.decode(video=0)]
+        assert stream.average_rate == 4
+    assert len(times) == 12 and times[-1] == pytest.approx(2.75)  # 12 frames of 0.25 s: 3 s
 
 
 def test_cli_says_long_work_and_refuses_past_a_minute_without_yes(

@@ -212,6 +212,42 @@ def test_a_combination_the_positions_panel_cannot_draw_is_refused_before_work(tm
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("ext", ["png", "svg", "csv", "npy", "gif"])
+def test_the_overview_of_a_model_head_without_a_model_is_refused_in_every_format(tmp_path, ext):
+    """It used to write a PNG of an empty "computing" panel (exit 0) while the NPY was
+    refused: every format now says what to open, exits 1 and writes nothing."""
+    out = tmp_path / f"o.{ext}"
+    sweep = ["--animate", "attention.d_k=2:4", "--frames", "2"] if ext == "gif" else []
+    r = _cli(
+        "export", "--panel", "overview", "--set", "long.head=model", *sweep,
+        "--width", "320", "--height", "180", "--out", str(out),
+    )  # fmt: skip
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "attnviz export: long.head=model maps the real model's head the heatmap shows: open "
+        "a model first (attention.model_path and attention.model_text)"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_picture_of_the_overview_without_its_map_is_refused_in_the_app_too(tmp_path, qapp):
+    from attnviz.model.workspace import Workspace
+    from attnviz.ui.export import ExportError, ExportSpec
+    from attnviz.ui.panel_export import export_panel, render_panel_image
+
+    ws = Workspace()
+    ws.document.long.update(head="model")
+    spec = ExportSpec(320, 180, "light", False)
+    for name in ("o.png", "o.svg"):
+        with pytest.raises(ExportError, match="open a model first"):
+            export_panel(ws, "overview", tmp_path / name, spec)
+    with pytest.raises(ExportError, match="open a model first"):
+        render_panel_image(ws, "overview", spec)
+    assert list(tmp_path.iterdir()) == []
+    ws.document.long.update(head="content", n=512)  # a synthetic head draws as before
+    assert export_panel(ws, "overview", tmp_path / "o.png", spec).stat().st_size > 1000
+
+
 def test_a_panel_that_cannot_draw_stops_the_export_in_one_line(tmp_path, qapp, monkeypatch):
     from attnviz.model.workspace import Workspace
     from attnviz.ui.export import ExportError, ExportSpec

@@ -127,8 +127,10 @@ def test_repr_png_has_the_exact_size(panel, size):
 def _widget_rasters(svg: str) -> list[tuple[int, int]]:
     """Pictures of pixels drawn 1:1 in an SVG: neither one flat colour, nor small (an
     icon), nor data cells scaled up (a matrix, a colour bar: pyqtgraph's images, drawn
-    through the scale of their group's transform)."""
+    through the scale of their group's transform) or embedded at the file's pixel size."""
     from PySide6.QtGui import QImage
+
+    from attnviz.ui.widgets.svg_cells import CELLS_KEY
 
     found = []
     for m in re.finditer(r'<image ([^>]*?)xlink:href="data:image/\w+;base64,([^"]+)"', svg):
@@ -144,7 +146,10 @@ def _widget_rasters(svg: str) -> list[tuple[int, int]]:
         w, h = image.width(), image.height()
         flat = len({image.pixel(x, y) for y in range(0, h, 2) for x in range(0, w, 2)}) == 1
         scaled_up = 2 * w <= drawn[0] and 2 * h <= drawn[1]
-        if not (flat or scaled_up or w * h <= 64 * 64):
+        # Past 64 × 64 cells a figure's matrix is embedded at the file's own pixel size,
+        # marked as cells in its PNG (attnviz.ui.widgets.svg_cells).
+        cells = bool(image.text(CELLS_KEY))
+        if not (flat or scaled_up or cells or w * h <= 64 * 64):
             found.append((w, h))
     return found
 

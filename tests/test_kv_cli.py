@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -256,10 +257,73 @@ def test_broken_config_exits_2_with_one_line(capsys, tmp_path, content, message)
     assert line.startswith(f"attnviz kv: error: --config: {path}: ") and message in line
 
 
-def test_config_that_is_a_folder_in_a_subprocess(tmp_path):
-    r = _cli("--config", str(tmp_path), "--context", "1k")
+def test_config_may_be_the_model_folder_in_a_subprocess(tmp_path, llama_config):
+    """It said "not a regular file" for a model's folder: the folder's config.json is read."""
+    folder = str(Path(llama_config).parent)
+    r = _cli("--config", folder, "--context", "131072")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == _cli("--config", llama_config, "--context", "131072").stdout
+    assert r.stdout.startswith("Llama-3.1-8B\n")
+    (tmp_path / "empty").mkdir()
+    r = _cli("--config", str(tmp_path / "empty"), "--context", "1k")
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.splitlines() == [f"attnviz kv: error: --config: {tmp_path}: not a regular file"]
+    assert r.stderr.splitlines() == [
+        f"attnviz kv: error: --config: {tmp_path / 'empty'}: a folder without a config.json "
+        "(give the model's folder or its config.json)"
+    ]
+
+
+def test_an_encoder_says_it_keeps_no_cache_and_prices_none(capsys, tmp_path):
+    """BERT reads its sentence at once and generates nothing: a cache of 36 KiB per token
+    would be a number about nothing. One line says so; weights and scores follow."""
+    from tests.core.test_hf_config import BERT_BASE
+
+    folder = tmp_path / "bert-base-uncased"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(BERT_BASE), encoding="utf-8")
+    assert main(["kv", "--config", str(folder)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:5] == [
+        "bert-base-uncased",
+        "  an encoder keeps no generation KV cache: it reads the whole sequence at once and "
+        "generates no token (its weights and score matrix follow)",
+        "  12 layers, all with attention",
+        "  12 heads · head_dim 64",
+        "  bf16 (2 bytes per element) · context 512 tokens · batch 1",
+    ]
+    text = "\n".join(lines)
+    assert "KV cache" not in text.replace("no generation KV cache", "")
+    assert "512² = 262,144 entries" in text and "512 KiB = 524.29 kB" in text
+    report = _json(capsys, f"--config {folder}")
+    assert report["encoder"] is True and report["variants"] == []
+    assert report["kv_bytes_per_token"] is None and report["kv_cache_bytes"] is None
+    assert report["score_matrix"]["bytes"] == 512 * 512 * 2
+    assert _json(capsys, "--model llama-3-8b")["encoder"] is False
+
+
+def test_numbers_meet_words_in_the_singular_and_units_are_said_once(capsys):
+    """ "1 KV heads", "1 layers", "256 bytes = 256 bytes" in the report of a small card."""
+    small = ["kv", "--layers", "1", "--kv-heads", "1", "--head-dim", "64", "--context", "1"]
+    assert main(small) == 0
+    out = capsys.readouterr().out
+    lines = [line.strip() for line in out.splitlines()]
+    assert lines[1:4] == [
+        "1 layer, with attention",
+        "1 query head, 1 KV head (MHA) · head_dim 64",
+        "bf16 (2 bytes per element) · context 1 token · batch 1",
+    ]
+    assert "KV cache per token    256 bytes" in lines
+    assert "KV cache at context   256 bytes" in lines
+    assert "score matrix S        1² = 1 entry" in lines
+    assert "one head of one layer in 16-bit: 2 bytes" in lines
+    assert "(bf16, 1 token):" in out
+    for wrong in ("1 layers", "1 KV heads", "1 query heads", "1 tokens", "1 entries", "bytes ="):
+        assert wrong not in out, wrong
+    fp8 = ["kv", "--layers", "2", "--kv-heads", "1", "--head-dim", "1", "--context", "1"]
+    assert main([*fp8, "--dtype", "fp8"]) == 0
+    out = capsys.readouterr().out
+    assert "KV cache per token    4 bytes" in out
+    assert "one head of one layer in 16-bit: 2 bytes" in out
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "ascii"])

@@ -28,8 +28,10 @@ from attnviz.commands._args import (
     about,
     announce_work,
     print_output,
+    refused,
     unwritable,
 )
+from attnviz.core.wording import counted
 from attnviz.model.panel_data import picture_field, show_in_picture
 from attnviz.model.panels import panel_ids
 from attnviz.model.safe_io import shown_path
@@ -77,15 +79,17 @@ def add_options(p) -> None:
         "--fps",
         type=bounded_float(0, MAX_FPS, example="10"),
         metavar="F",
-        help=f"frames per second of an animation (above 0, at most {MAX_FPS:g}; "
-        f"default {DEFAULT_FPS:g}; GIF times in hundredths of a second)",
+        help=f"frames per second of an animation (default {DEFAULT_FPS:g}), within what "
+        f"the format stores: GIF 0.00153 to 50 (times in hundredths of a second), WebP "
+        f"and APNG to {MAX_FPS:g}, MP4 0.001 to {MAX_FPS:g}; with --lesson, the frame "
+        "rate of an MP4",
     )
     p.add_argument(
         "--hold",
         type=bounded_float(0, 600, what="seconds", example="3"),
         metavar="S",
         help="with --lesson ID --out FILE.gif: seconds each step "
-        f"shows (default {DEFAULT_HOLD_S:g})",
+        f"shows (default {DEFAULT_HOLD_S:g}; a GIF keeps hundredths, at least 0.02)",
     )
 
 
@@ -120,6 +124,28 @@ def _size_and_target(args, parser) -> str:
         raise SystemExit(1) from None
     except ExportError as exc:
         parser.error(f"--out {Path(args.out).name!r}: {exc}")
+
+
+def _frame_timing(args, parser, ext: str) -> float | None:
+    """Refuse a rate or a hold that ``ext`` cannot store, before any work; return the
+    seconds a lesson's step is held as the file keeps it (None for a sweep)."""
+    from attnviz.model.fields import StateError
+    from attnviz.model.frame_timing import check_fps_for, stored_hold
+
+    fps = args.fps if args.fps is not None else DEFAULT_FPS
+    try:
+        if args.lesson is None:
+            check_fps_for(ext, fps, "--fps")
+            return None
+        if args.fps is not None and ext != "mp4":
+            parser.error(
+                f"--fps sets the frame rate of a lesson's .mp4; a .{ext} holds each step "
+                "--hold seconds"
+            )
+        hold = args.hold if args.hold is not None else DEFAULT_HOLD_S
+        return stored_hold(ext, hold, fps, "--hold")
+    except StateError as exc:
+        parser.error(str(exc))
 
 
 def _memory_refusal(ext: str, frames: int, args) -> str | None:
@@ -202,24 +228,6 @@ class _Pace:
         return self.refused
 
 
-def _quiet_offscreen() -> None:
-    """Drop the offscreen platform's "does not support propagateSizeHints()", which it
-    prints for every panel shown (once per frame); other Qt messages go to stderr."""
-    from PySide6.QtCore import qInstallMessageHandler
-
-    previous = None
-
-    def handler(mode, context, message: str) -> None:
-        if "propagateSizeHints" in message:
-            return
-        if previous is not None:
-            previous(mode, context, message)
-        else:
-            print(message, file=sys.stderr)
-
-    previous = qInstallMessageHandler(handler)
-
-
 def _qt_app(args):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -229,7 +237,6 @@ def _qt_app(args):
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    _quiet_offscreen()
     from attnviz.ui import language
 
     lang = language.export_language(args.lang)
@@ -291,6 +298,7 @@ def run_animation(args, parser) -> int:
     if args.matrix is not None and picture_field(args.panel, args.matrix) is None:
         parser.error("--matrix with --animate chooses the heatmap's scores, weights or output")
     ext = _size_and_target(args, parser)
+    _frame_timing(args, parser, ext)
     problem = unwritable(Path(args.out))
     if problem:
         print(f"attnviz export: cannot write {shown_path(args.out)}: {problem}", file=sys.stderr)
@@ -298,6 +306,8 @@ def run_animation(args, parser) -> int:
     from attnviz.commands._workspace import build_workspace
 
     workspace = build_workspace(args, parser)
+    if refused(workspace, args.panel):
+        return 1
     frame_values = _frames_of(args, parser, workspace)
     refusal = _memory_refusal(ext, len(frame_values), args)
     if refusal:
@@ -321,8 +331,8 @@ def run_animation(args, parser) -> int:
         return status
     swept = ", ".join(args.animate)
     return print_output(
-        f"wrote {shown_path(args.out)} ({args.panel}, {len(frame_values)} "
-        f"frames, {args.width}×{args.height}, {args.theme}, {lang}; {swept})",
+        f"wrote {shown_path(args.out)} ({args.panel}, {counted(len(frame_values), 'frame')}, "
+        f"{args.width}×{args.height}, {args.theme}, {lang}; {swept})",
         "attnviz export",
     )
 
@@ -343,6 +353,7 @@ def run_lesson_animation(args, parser) -> int:
     if args.window:
         parser.error("give --lesson or --window, not both")
     ext = _size_and_target(args, parser)
+    hold = _frame_timing(args, parser, ext)
     try:
         lessons = shipped_lessons(panel_ids())
     except LessonError as exc:
@@ -359,8 +370,7 @@ def run_lesson_animation(args, parser) -> int:
     from attnviz.ui.animation import render_lesson_frames
     from attnviz.ui.stage import STAGE_LARGE_FONTS
 
-    hold = args.hold if args.hold is not None else DEFAULT_HOLD_S
-    what = f"{len(lesson)} slides of lesson {lesson.id} at {args.width}×{args.height}"
+    what = f"{counted(len(lesson), 'slide')} of lesson {lesson.id} at {args.width}×{args.height}"
     pace = _Pace(what, "slide", len(lesson), args.width * args.height, args.yes)
     try:
         images = render_lesson_frames(
@@ -378,8 +388,16 @@ def run_lesson_animation(args, parser) -> int:
     status = _encode(images, args, ext, pace, durations=[hold] * len(images))
     if status:
         return status
+    # The plan as the file keeps it: the hold rounded to the format's unit (or, in an MP4,
+    # to whole frames, said with the rate).
+    steps = f"{counted(len(images), 'step')} of {hold:g} s"
+    if ext == "mp4":
+        from attnviz.model.frame_timing import hold_frames
+
+        fps = args.fps if args.fps is not None else DEFAULT_FPS
+        steps += f" ({counted(hold_frames(hold, fps), 'frame')} each at {fps:g} fps)"
     return print_output(
-        f"wrote {shown_path(args.out)} (lesson {lesson.id}, {len(images)} "
-        f"steps of {hold:g} s, {args.width}×{args.height}, {args.theme}, {lang})",
+        f"wrote {shown_path(args.out)} (lesson {lesson.id}, {steps}, "
+        f"{args.width}×{args.height}, {args.theme}, {lang})",
         "attnviz export",
     )

@@ -216,6 +216,18 @@ def unwritable(out: Path) -> str | None:
     return None
 
 
+def refused(workspace, panel: str) -> bool:
+    """Print why ``panel`` cannot be exported with these settings (one line) and return
+    True, before any file is written (:func:`attnviz.model.panel_data.picture_refusal`:
+    the overview of ``long.head=model`` with no model); False when it can."""
+    from attnviz.model.panel_data import picture_refusal
+
+    reason = picture_refusal(workspace, panel)
+    if reason:
+        print(f"attnviz export: {one_line(reason)}", file=sys.stderr)
+    return bool(reason)
+
+
 class TerminalProgress:
     """``"\\r  <what> i of N"`` on stderr while work runs, when stderr is a terminal (a pipe
     or a log file gets nothing); :meth:`done` ends the line."""

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from attnviz.commands._args import SIZE_RANGE, TerminalProgress, print_output, unwritable
+from attnviz.core.wording import counted
 from attnviz.model.panels import panel_ids
 from attnviz.model.safe_io import shown_path
 
@@ -101,7 +102,7 @@ def run_lesson(args, parser) -> int:
             return 1
     progress.done()
     return print_output(
-        f"wrote {len(lesson)} slides of lesson {lesson.id} to {shown_path(out)} "
+        f"wrote {counted(len(lesson), 'slide')} of lesson {lesson.id} to {shown_path(out)} "
         f"({args.width}×{args.height}, {args.theme}, {lang})",
         "attnviz export",
     )

@@ -38,6 +38,7 @@ from attnviz.commands._args import (
     announce_work,
     one_line_error,
     print_output,
+    refused,
     unwritable,
 )
 from attnviz.commands._lesson_export import run_lesson
@@ -310,6 +311,8 @@ def run(args) -> int:
     workspace = build_workspace(args, parser)
     matrix = _matrix_name(args, parser, workspace)
     out = Path(args.out)
+    if refused(workspace, args.panel):
+        return 1
     if args.panel == "overview" and not _long_work(workspace, args.yes):
         return 1
     if ext in ("csv", "npy"):

@@ -1,9 +1,11 @@
 """``attnviz kv``: KV-cache, weights and score-matrix memory of a model, as a table or JSON.
 
 Either a shipped card (``--model llama-3-8b``), a Hugging Face ``config.json`` (``--config
-FILE``, read by :mod:`attnviz.core.hf_config`) or a card given by flags (``--layers 32
---kv-heads 8 --head-dim 128 --heads 32``). The figures come from :func:`attnviz.core.kvcache.
-kv_report`; this module only parses and prints.
+FILE`` or the model's folder, read by :mod:`attnviz.core.hf_config`) or a card given by
+flags (``--layers 32 --kv-heads 8 --head-dim 128 --heads 32``). The figures come from
+:func:`attnviz.core.kvcache.kv_report`; this module only parses and prints. An encoder's
+config (BERT) gets no cache priced: one line says an encoder keeps none, then its weights
+and score matrix.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import textwrap
 
 from attnviz.commands._args import bounded_float, bounded_int, print_output
-from attnviz.core.hf_config import load_hf_config
+from attnviz.core.hf_config import card_from_hf_config, is_encoder_config, read_hf_config
 from attnviz.core.kvcache import (
     CARD_LIMITS,
     DTYPE_BYTES,
@@ -25,6 +27,7 @@ from attnviz.core.kvcache import (
     model_cards,
 )
 from attnviz.core.kvcache import parse_tokens as _parse_tokens
+from attnviz.core.wording import byte_count, counted
 
 #: Card flags (dest names), which cannot be mixed with --model.
 _CARD_FLAGS = (
@@ -70,8 +73,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="KV-cache and score-matrix memory of a model",
         description="KV-cache bytes per token and at a context, weights and the n×n score "
         "matrix of a model, compared with the same model as MHA, GQA, MQA and MLA. "
-        "Give --model NAME, a Hugging Face config.json with --config FILE, or the card's "
-        "shape with --layers, --kv-heads and --head-dim.",
+        "Give --model NAME, a Hugging Face config.json (or the model's folder) with --config, "
+        "or the card's shape with --layers, --kv-heads and --head-dim. An encoder (BERT) keeps "
+        "no generation KV cache: its weights and score matrix are printed instead.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -79,7 +83,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--config",
         metavar="FILE",
-        help="a Hugging Face config.json (instead of --model or the card flags)",
+        help="a Hugging Face config.json, or the model folder that holds it (instead of "
+        "--model or the card flags)",
     )
     p.add_argument("--list-models", action="store_true", help="list the shipped cards and exit")
     card = p.add_argument_group("a card given by its shape (instead of --model)")
@@ -136,22 +141,36 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _card(args, parser: argparse.ArgumentParser) -> ModelCard:
+#: The line for an encoder's config, in place of a cache it does not keep.
+NO_ENCODER_CACHE = (
+    "an encoder keeps no generation KV cache: it reads the whole sequence at once and "
+    "generates no token (its weights and score matrix follow)"
+)
+
+
+def _config_card(args, parser: argparse.ArgumentParser) -> tuple[ModelCard, bool]:
+    """The card of ``--config`` (a file or a model folder) and whether it is an encoder."""
+    try:
+        data, origin, name = read_hf_config(args.config)
+        return card_from_hf_config(data, name, origin=origin), is_encoder_config(data)
+    except ValueError as exc:
+        parser.error(f"--config: {exc}")
+
+
+def _card(args, parser: argparse.ArgumentParser) -> tuple[ModelCard, bool]:
+    """The card the arguments describe, and whether it is an encoder's (a config's only)."""
     given = [f"--{name.replace('_', '-')}" for name in _CARD_FLAGS if getattr(args, name)]
     if args.config is not None:
         if args.model:
             parser.error("--config cannot be combined with --model")
         if given:
             parser.error(f"--config cannot be combined with {', '.join(given)}")
-        try:
-            return load_hf_config(args.config)
-        except ValueError as exc:
-            parser.error(f"--config: {exc}")
+        return _config_card(args, parser)
     if args.model:
         if given:
             parser.error(f"--model cannot be combined with {', '.join(given)}")
         try:
-            return model_card(args.model)
+            return model_card(args.model), False
         except ValueError as exc:
             parser.error(str(exc))
     missing = [
@@ -169,7 +188,7 @@ def _card(args, parser: argparse.ArgumentParser) -> ModelCard:
     if args.sliding_window and sliding is None:
         sliding = attention  # a window with no layer count most often means every layer
     try:
-        return ModelCard(
+        card = ModelCard(
             name="custom",
             layers=args.layers,
             n_heads=args.heads or args.kv_heads,
@@ -184,6 +203,7 @@ def _card(args, parser: argparse.ArgumentParser) -> ModelCard:
         )
     except ValueError as exc:
         parser.error(str(exc))
+    return card, False
 
 
 def format_binary(n: float) -> str:
@@ -203,11 +223,28 @@ def _scaled(n: float, base: int, units) -> str:
             break
         value /= base
     text = f"{value:.2f}".rstrip("0").rstrip(".")
+    if unit == "bytes" and text == "1":
+        unit = "byte"
     return f"{text} {unit}"
 
 
+def _sizes(*texts: str) -> str:
+    """``texts`` joined by `` = ``, each said once: 256 bytes are not "256 bytes = 256
+    bytes" (a text equal to one before it but for its thousands commas is left out)."""
+    shown: list[str] = []
+    for text in texts:
+        if text.replace(",", "") not in (t.replace(",", "") for t in shown):
+            shown.append(text)
+    return " = ".join(shown)
+
+
 def _both(n: float) -> str:
-    return f"{format_binary(n)} = {format_decimal(n)}"
+    return _sizes(format_binary(n), format_decimal(n))
+
+
+def _exact_and_both(n: float) -> str:
+    """``17,179,869,184 bytes = 16 GiB = 17.18 GB``; ``256 bytes`` alone."""
+    return _sizes(byte_count(n), format_binary(n), format_decimal(n))
 
 
 def _count(params: float) -> str:
@@ -217,74 +254,100 @@ def _count(params: float) -> str:
     return f"{params:,.0f}"
 
 
-def _shape(card: dict, kind: str) -> list[str]:
-    layers = f"{card['layers']} layers"
+def _shape(card: dict, kind: str | None) -> list[str]:
+    """The card's layers and heads in words; ``kind`` None for an encoder (no KV heads to
+    speak of: its keys and values are not kept)."""
+    layers = counted(card["layers"], "layer")
     if card["attention_layers"] == card["layers"]:
-        layers += ", all with attention"
+        layers += ", all with attention" if card["layers"] > 1 else ", with attention"
     else:
         rest = card["layers"] - card["attention_layers"]
-        layers += f", {card['attention_layers']} with attention ({rest} linear/state-space)"
+        layers += f", {card['attention_layers']:,} with attention ({rest:,} linear/state-space)"
     if card["sliding_layers"]:
-        layers += (
-            f", {card['sliding_layers']} of them sliding-window ({card['sliding_window']:,} tokens)"
-        )
-    if kind == "MLA":
+        window = counted(card["sliding_window"], "token")
+        layers += f", {card['sliding_layers']:,} of them sliding-window ({window})"
+    if kind is None:
+        heads = f"{counted(card['n_heads'], 'head')} · head_dim {card['head_dim']}"
+    elif kind == "MLA":
         heads = (
-            f"{card['n_heads']} query heads · MLA latent {card['kv_lora_rank']} + "
+            f"{counted(card['n_heads'], 'query head')} · MLA latent {card['kv_lora_rank']} + "
             f"{card['rope_head_dim'] or 0} per layer"
         )
     else:
         heads = (
-            f"{card['n_heads']} query heads, {card['n_kv_heads']} KV heads ({kind}) · "
-            f"head_dim {card['head_dim']}"
+            f"{counted(card['n_heads'], 'query head')}, "
+            f"{counted(card['n_kv_heads'], 'KV head')} ({kind}) · head_dim {card['head_dim']}"
         )
     return [layers, heads]
+
+
+def _setting(r: dict) -> str:
+    bpe = r["bytes_per_element"]
+    return (
+        f"  {r['dtype']} ({bpe:g} byte{'' if bpe == 1 else 's'} per element) · context "
+        f"{counted(r['context'], 'token')} · batch {r['batch']}"
+    )
+
+
+def _title(card: dict) -> str:
+    return card["name"] + (f"  [{card['id']}]" if card.get("id") else "")
+
+
+def _weights_and_scores(r: dict) -> list[tuple[str, str]]:
+    """The rows of the weights and of one head's score matrix."""
+    card, n = r["model"], r["context"]
+    if r["weights_bytes"] is not None:
+        rows = [(f"weights ({_count(card['params'])} params)", _exact_and_both(r["weights_bytes"]))]
+    else:
+        rows = [("weights", "unknown (no parameter count)")]
+    s = r["score_matrix"]
+    rows.append(("score matrix S", f"{n:,}² = {counted(s['entries'], 'entry', 'entries')}"))
+    rows.append(
+        ("", f"one head of one layer in {8 * s['bytes_per_element']}-bit: {_both(s['bytes'])}")
+    )
+    return rows
+
+
+def _table(rows: list[tuple[str, str]]) -> list[str]:
+    width = max(len(label) for label, _ in rows) + 3
+    return [f"  {label.ljust(width)}{value}" for label, value in rows]
+
+
+def _source(card: dict) -> list[str]:
+    if not card.get("source"):
+        return []
+    return [
+        "",
+        *textwrap.wrap(
+            "source: " + card["source"], 96, initial_indent="  ", subsequent_indent="    "
+        ),
+    ]
 
 
 def format_report(r: dict) -> str:
     """The readable table of ``attnviz kv`` for one :func:`kv_report` result."""
     card, dtype, n = r["model"], r["dtype"], r["context"]
-    title = card["name"] + (f"  [{card['id']}]" if card.get("id") else "")
-    lines = [title, *("  " + s for s in _shape(card, r["attention"]))]
-    bpe = r["bytes_per_element"]
-    lines.append(
-        f"  {dtype} ({bpe} byte{'' if bpe == 1 else 's'} per element) · context {n:,} "
-        f"tokens · batch {r['batch']}"
-    )
+    per_token = r["kv_bytes_per_token"]
+    lines = [_title(card), *("  " + s for s in _shape(card, r["attention"])), _setting(r)]
     rows = [
-        (
-            "KV cache per token",
-            f"{r['kv_bytes_per_token']:,} bytes = {format_binary(r['kv_bytes_per_token'])}",
-        ),
-        ("KV cache at context", f"{r['kv_cache_bytes']:,} bytes = {_both(r['kv_cache_bytes'])}"),
+        ("KV cache per token", _sizes(byte_count(per_token), format_binary(per_token))),
+        ("KV cache at context", _exact_and_both(r["kv_cache_bytes"])),
     ]
     sliding = r["cached_tokens_per_layer"]["sliding"]
     if sliding is not None:
-        rows.append(("", f"(sliding layers hold {sliding:,} tokens, the others {n:,})"))
-    if r["weights_bytes"] is not None:
-        rows.append(
-            (
-                f"weights ({_count(card['params'])} params)",
-                f"{r['weights_bytes']:,.0f} bytes = {_both(r['weights_bytes'])}",
-            )
-        )
-    else:
-        rows.append(("weights", "unknown (no parameter count)"))
-    s = r["score_matrix"]
-    rows.append(("score matrix S", f"{n:,}² = {s['entries']:,} entries"))
-    rows.append(
-        ("", f"one head of one layer in {8 * s['bytes_per_element']}-bit: {_both(s['bytes'])}")
-    )
-    width = max(len(label) for label, _ in rows) + 3
-    lines.append("")
-    lines += [f"  {label.ljust(width)}{value}" for label, value in rows]
-    lines += ["", f"  The same model with other attention designs ({dtype}, {n:,} tokens):"]
+        rows.append(("", f"(sliding layers hold {counted(sliding, 'token')}, the others {n:,})"))
+    rows += _weights_and_scores(r)
+    lines += ["", *_table(rows)]
+    lines += [
+        "",
+        f"  The same model with other attention designs ({dtype}, {counted(n, 'token')}):",
+    ]
     table = [("design", "cached per layer and token", "per token", "at context", "vs card")]
     for v in r["variants"]:
         if v["latent"]:
             what = f"latent {v['latent'][0]} + {v['latent'][1]}"
         else:
-            what = f"{v['n_kv_heads']} KV head" + ("s" if v["n_kv_heads"] > 1 else "")
+            what = counted(v["n_kv_heads"], "KV head")
         table.append(
             (
                 v["design"] + (" *" if v["is_card"] else ""),
@@ -300,11 +363,32 @@ def format_report(r: dict) -> str:
             "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
         )
     lines.append("  (* = this card)")
-    if card.get("source"):
-        lines.append("")
-        lines += textwrap.wrap(
-            "source: " + card["source"], 96, initial_indent="  ", subsequent_indent="    "
-        )
+    lines += _source(card)
+    return "\n".join(lines)
+
+
+def encoder_report(r: dict) -> dict:
+    """``r`` for an encoder: no cache priced (``encoder`` true, the cache figures None and
+    no variants), the weights and the score matrix kept."""
+    return {
+        **r,
+        "encoder": True,
+        "kv_cache": NO_ENCODER_CACHE,
+        "attention": None,
+        "kv_bytes_per_token": None,
+        "kv_cache_bytes": None,
+        "cached_tokens_per_layer": None,
+        "variants": [],
+    }
+
+
+def format_encoder_report(r: dict) -> str:
+    """The readable report of an encoder: what it keeps instead of a cache."""
+    card = r["model"]
+    lines = [_title(card), f"  {NO_ENCODER_CACHE}"]
+    lines += [*("  " + s for s in _shape(card, None)), _setting(r), ""]
+    lines += _table(_weights_and_scores(r))
+    lines += _source(card)
     return "\n".join(lines)
 
 
@@ -312,7 +396,7 @@ def _list_models() -> str:
     cards = model_cards()
     width = max(map(len, cards))
     return "\n".join(
-        f"{cid.ljust(width)}  {c.name} ({c.attention_kind}, {c.layers} layers)"
+        f"{cid.ljust(width)}  {c.name} ({c.attention_kind}, {counted(c.layers, 'layer')})"
         for cid, c in sorted(cards.items())
     )
 
@@ -322,10 +406,15 @@ def run(args) -> int:
     parser = args._kv_parser
     if args.list_models:
         return print_output(_list_models(), "attnviz kv")
-    card = _card(args, parser)
+    card, encoder = _card(args, parser)
     context = args.context or card.context
     if context is None:
         parser.error("--context is required (this card has no context of its own)")
     report = kv_report(card, context, batch=args.batch, dtype=args.dtype)
+    if encoder:
+        report = encoder_report(report)
+        text = json.dumps(report, indent=2) if args.json else format_encoder_report(report)
+        return print_output(text, parser.prog)
+    report["encoder"] = False
     text = json.dumps(report, indent=2) if args.json else format_report(report)
     return print_output(text, parser.prog)

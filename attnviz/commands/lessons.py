@@ -17,6 +17,7 @@ import os
 import sys
 
 from attnviz.commands._args import SIZE_RANGE, TerminalProgress, one_line_error, print_output
+from attnviz.core.wording import counted
 
 EXAMPLES = """examples:
   attnviz lessons
@@ -198,7 +199,7 @@ def _check(lessons, args, parser) -> int:
         problems = bad.get(lesson.id, [])
         failed += bool(problems)
         if not problems:
-            lines.append(f"{lesson.id}: {len(lesson)} steps ok{where}")
+            lines.append(f"{lesson.id}: {counted(len(lesson), 'step')} ok{where}")
         lines += [f"{lesson.id} {problem}" for problem in problems]
     status = print_output("\n".join(lines), "attnviz lessons")
     return status or (1 if failed else 0)

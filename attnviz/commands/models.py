@@ -15,6 +15,7 @@ import sys
 import time
 
 from attnviz.commands._args import print_output
+from attnviz.core.wording import counted
 
 EXAMPLES = """examples:
   attnviz models --families
@@ -103,7 +104,8 @@ def _open(args) -> int:
     lines = [
         f"{cap.name}: {loaded.info.model_type} {cap.kind}"
         + (f", the language model of a {cap.wrapper} folder" if cap.wrapper else "")
-        + f"; {len(cap.tokens)} tokens, {cap.n_heads} heads ({cap.n_kv_heads} KV)",
+        + f"; {counted(len(cap.tokens), 'token')}, {counted(cap.n_heads, 'head')} "
+        + f"({cap.n_kv_heads} KV)",
     ]
     lines += [f"  layer {i}: {kind}" for i, kind in enumerate(kinds)]
     lines.append(

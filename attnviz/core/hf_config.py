@@ -30,6 +30,7 @@ from pathlib import Path
 
 from attnviz.core._files import read_json_file
 from attnviz.core.kvcache import CARD_LIMITS, MAX_CONTEXT, MAX_PARAMS, ModelCard, show_number
+from attnviz.core.wording import counted
 
 #: Largest config.json read (real ones are a few kB).
 MAX_CONFIG_BYTES = 1 << 20
@@ -282,7 +283,10 @@ def card_from_hf_config(
         params = _dense_params(r, model_type, heads, kv_heads, head_dim, layers)
     if name is None:
         name = _default_name(data, model_type)
-    shape = f"{layers} layers, {heads} heads, {kv_heads} KV heads, head_dim {head_dim}"
+    shape = (
+        f"{counted(layers, 'layer')}, {counted(heads, 'head')}, {counted(kv_heads, 'KV head')}, "
+        f"head_dim {head_dim}"
+    )
     if mla:
         shape += f", MLA latent {mla} + {rope}"
     if attention < layers:
@@ -309,20 +313,78 @@ def card_from_hf_config(
         raise ValueError(f"{origin}: {exc}") from None
 
 
-def load_hf_config(path: str | os.PathLike, name: str | None = None) -> ModelCard:
-    """Read a Hugging Face ``config.json`` file into a :class:`ModelCard`.
+#: Families that are encoders only: they read a whole sequence at once and generate no
+#: token, so they keep no KV cache between steps (their configs name a bare model as often
+#: as a head, ``BertModel``).
+ENCODER_TYPES = frozenset({
+    "albert", "bert", "big_bird", "camembert", "canine", "convbert", "data2vec-text",
+    "deberta", "deberta-v2", "distilbert", "electra", "ernie", "esm", "flaubert", "funnel",
+    "ibert", "layoutlm", "layoutlmv2", "layoutlmv3", "longformer", "luke", "megatron-bert",
+    "mobilebert", "modernbert", "mpnet", "nezha", "nomic_bert", "nystromformer", "rembert",
+    "roberta", "roberta-prelayernorm", "roc_bert", "roformer", "squeezebert", "xlm",
+    "xlm-roberta", "xlm-roberta-xl", "xmod", "yoso",
+})  # fmt: skip
+#: Heads of a model that generates (a decoder, or an encoder–decoder's decoder).
+_GENERATING_HEADS = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration",
+                     "ForImageTextToText", "ForSeq2SeqLM")  # fmt: skip
 
-    The name defaults to the folder of a file called ``config.json`` (``Meta-Llama-3-8B``),
-    else to what the config says. Refuses, with a one-line ``ValueError`` naming the file,
-    anything but a regular file of at most :data:`MAX_CONFIG_BYTES` of UTF-8 JSON, and every
-    config :func:`card_from_hf_config` refuses.
-    """
+
+def is_encoder_config(data: dict) -> bool:
+    """True when a config describes an encoder only (BERT, RoBERTa, a masked language
+    model): no model that generates, by its architectures, ``is_decoder`` or an
+    encoder–decoder layout, and an encoder family or a masked-LM head."""
+    if not isinstance(data, dict):
+        return False
+    part, _prefix = _language_part(data)
+    names = data.get("architectures")
+    names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    if any(n.endswith(_GENERATING_HEADS) for n in names):
+        return False
+    if True in (data.get("is_encoder_decoder"), part.get("is_decoder"), data.get("is_decoder")):
+        return False
+    model_type = part.get("model_type") or data.get("model_type")
+    return model_type in ENCODER_TYPES or any(n.endswith("ForMaskedLM") for n in names)
+
+
+def config_file(path: str | os.PathLike) -> Path:
+    """The ``config.json`` that ``path`` names: the file itself, or the one in the model
+    folder ``path`` (ValueError naming the folder when it has none)."""
     p = Path(path)
+    if p.is_dir():
+        inside = p / "config.json"
+        if not (inside.exists() or inside.is_symlink()):
+            raise ValueError(
+                f"{p}: a folder without a config.json (give the model's folder or its config.json)"
+            )
+        return inside
+    return p
+
+
+def read_hf_config(path: str | os.PathLike) -> tuple[dict, str, str | None]:
+    """``(data, origin, name)`` of the ``config.json`` at ``path`` (a file or a model
+    folder): the parsed JSON, the file as messages name it, and the folder's name when the
+    file is called ``config.json`` (``Meta-Llama-3-8B``). One-line ValueError otherwise
+    (see :func:`load_hf_config`)."""
+    p = config_file(path)
     origin = str(p)
     try:
         data = read_json_file(p, MAX_CONFIG_BYTES)
     except ValueError as exc:
         raise ValueError(f"{origin}: {exc}") from None
-    if name is None and p.name == "config.json" and p.resolve().parent.name:
+    name = None
+    if p.name == "config.json" and p.resolve().parent.name:
         name = p.resolve().parent.name
-    return card_from_hf_config(data, name, origin=origin)
+    return data, origin, name
+
+
+def load_hf_config(path: str | os.PathLike, name: str | None = None) -> ModelCard:
+    """Read a Hugging Face ``config.json`` (the file, or a model folder holding it) into a
+    :class:`ModelCard`.
+
+    The name defaults to the folder of a file called ``config.json`` (``Meta-Llama-3-8B``),
+    else to what the config says. Refuses, with a one-line ``ValueError`` naming the file,
+    anything but a regular file of at most :data:`MAX_CONFIG_BYTES` of UTF-8 JSON (a folder
+    without one), and every config :func:`card_from_hf_config` refuses.
+    """
+    data, origin, folder_name = read_hf_config(path)
+    return card_from_hf_config(data, name or folder_name, origin=origin)

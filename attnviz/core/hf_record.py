@@ -21,6 +21,7 @@ import numpy as np
 from attnviz.core.hf_errors import ModelError
 from attnviz.core.masks import causal_mask
 from attnviz.core.score_terms import alibi_slopes
+from attnviz.core.wording import counted
 
 #: Up to this many tokens every head's n × n weights are kept; past it q, k and v only
 #: (the proof runs during the forward pass, and the layers grid gets block maxima).
@@ -116,7 +117,7 @@ class Capture:
             if not 0 <= layer < self.layer_count:
                 raise ModelError(
                     f"layer {layer} is outside 0…{self.layer_count - 1} "
-                    f"({self.name} has {self.layer_count} layers)"
+                    f"({self.name} has {counted(self.layer_count, 'layer')})"
                 )
             raise ModelError(
                 f"layer {layer} of {self.name} is a {self.layer_kind(layer)} layer, not "

@@ -22,6 +22,7 @@ __all__ = [
     "data_panels",
     "panel_data",
     "picture_field",
+    "picture_refusal",
     "show_in_picture",
     "shown_data_name",
     "write_panel_data",
@@ -72,6 +73,18 @@ def show_in_picture(workspace, panel: str, name: str | None) -> bool:
     topic, field = found
     workspace.document[topic].update(**{field: name})
     return True
+
+
+def picture_refusal(workspace, panel: str) -> str | None:
+    """Why a picture of ``panel`` would show nothing true for the workspace's settings,
+    in one line (what its data export refuses with), or None.
+
+    The overview draws its map: with ``long.head=model`` and no model open there is none,
+    and a picture would be of an empty, "computing" panel.
+    """
+    if panel == "overview":
+        return workspace.resolver_for("long").map_refusal()
+    return None
 
 
 def panel_data(workspace, panel: str, name: str) -> DataArray:

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from attnviz.core.wording import byte_count
+
 TEMP_PREFIX = ".attnviz-"
 TEMP_SUFFIX = ".tmp"
 _CHUNK = 1 << 20
@@ -119,7 +121,7 @@ def _check_kind(path, mode: int, action: str) -> None:
 def _size_text(n: int) -> str:
     if n >= 1 << 20:
         return f"{n / 2**20:.4g} MiB"
-    return f"{n / 2**10:.4g} KiB" if n >= 1 << 10 else f"{n} bytes"
+    return f"{n / 2**10:.4g} KiB" if n >= 1 << 10 else byte_count(n)
 
 
 def read_text_limited(path, max_bytes: int, what: str = "a session") -> str:

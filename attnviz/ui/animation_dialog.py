@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from attnviz.core.memory_guard import GiB, available_bytes
 from attnviz.core.work import Cancelled
 from attnviz.model.fields import StateError
+from attnviz.model.frame_timing import check_fps_for, fps_range
 from attnviz.model.panels import panel_ids, panel_spec
 from attnviz.model.sweep import (
     FRAMES_RANGE,
@@ -276,6 +277,8 @@ class AnimationDialog(QDialog):
 
     def _on_q_format_changed(self, _index: int = 0) -> None:
         ext = self.format.currentData()
+        # What the format can time: a GIF plays at most 50 frames a second.
+        self.fps.setMaximum(fps_range(ext)[1])
         self.transparent.setEnabled(ext in ALPHA_FORMATS)
         if ext not in ALPHA_FORMATS:
             self.transparent.setChecked(False)
@@ -316,6 +319,7 @@ class AnimationDialog(QDialog):
             values = sweep_values([sweep], self.frames.value())
             check_frames(self.document, values)
             check_target(path, spec.width, spec.height, transparent=spec.transparent)
+            check_fps_for(ext, self.fps.value())
         except (StateError, ExportError) as exc:
             QMessageBox.warning(self, self.tr("Cannot export"), str(exc))
             return None

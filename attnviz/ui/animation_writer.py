@@ -5,8 +5,11 @@ through PyAV, the optional ``video`` extra. H.264's 4:2:0 chroma needs an even w
 height: an odd size is refused, not padded, so that every format keeps the exact size asked
 for. Alpha is kept by WebP and APNG only (GIF has no partial transparency, MP4 none). The
 file is written beside its final name and renamed when complete: a failure or a cancel
-leaves no file behind. Identical neighbouring frames are stored once by GIF, WebP and APNG,
-shown for their summed durations.
+leaves no file behind. Every frame given is a frame of the file, in every format (Pillow
+and libwebp would store a frame equal to the one before as a longer showing of that one:
+GIF and WebP are written by :mod:`attnviz.ui.animation_streams`, APNG by Pillow told
+apart), and each is timed as :mod:`attnviz.model.frame_timing` says the format stores it;
+a rate or a hold it cannot store is refused before the first frame.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import contextlib
 import os
 import uuid
 from collections.abc import Iterable, Iterator
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +25,15 @@ from PySide6.QtGui import QImage
 
 from attnviz.core.work import Cancelled, as_cancel
 from attnviz.model.fields import StateError
+from attnviz.model.frame_timing import (
+    check_fps_for,
+    frame_time,
+    hold_frames,
+    mp4_rate,
+    stored_hold,
+)
 from attnviz.model.safe_io import TEMP_PREFIX, TEMP_SUFFIX, shown_path
-from attnviz.model.sweep import check_fps
+from attnviz.ui.animation_streams import write_gif, write_webp
 from attnviz.ui.export import ExportError
 
 #: The animated formats, by file extension.
@@ -80,15 +89,14 @@ def check_target(path, width: int, height: int, *, transparent: bool = False) ->
 
 
 def kept_bytes(ext: str, frames: int, width: int, height: int, transparent: bool) -> int:
-    """Memory the encoder of ``ext`` holds while writing ``frames`` frames: Pillow keeps
-    every frame until it writes (a GIF frame as a palette image, one byte a pixel; an APNG
-    frame twice, as given and as a copy); MP4 streams."""
+    """Memory the encoder of ``ext`` holds while writing ``frames`` frames: GIF and WebP
+    stream (the frame before and the one being coded, with its palette image or its
+    encoded copy); Pillow keeps every APNG frame until it writes, as given and as a copy;
+    MP4 streams."""
     pixels = width * height
     channels = 4 if transparent else 3
-    if ext == "gif":
-        return frames * pixels + 4 * pixels
-    if ext == "webp":
-        return frames * pixels * channels + 4 * pixels
+    if ext in ("gif", "webp"):
+        return 3 * pixels * channels + 4 * pixels
     if ext == "apng":
         return 2 * frames * pixels * channels
     return 8 * pixels
@@ -134,35 +142,54 @@ def _arrays(images: Iterable, alpha: bool, progress, cancel) -> Iterator[np.ndar
             progress(i + 1, total)
 
 
-def _durations_ms(fps: float, durations) -> int | list[int]:
-    if durations is None:
-        return max(1, round(1000 / fps))
-    return [max(1, round(1000 * float(d))) for d in durations]
+def _seconds(ext: str, fps: float, durations):
+    """Frame i's time as the format stores it: ``times(i)`` in seconds, checked first
+    (ExportError in one line when the format cannot store it)."""
+    try:
+        fps = check_fps_for(ext, fps)
+        if durations is not None:
+            held = [stored_hold(ext, float(d), fps, "a frame's duration") for d in durations]
+            return lambda i: held[i]
+    except StateError as exc:
+        raise ExportError(str(exc)) from None
+    return lambda i: frame_time(ext, fps, i)
 
 
-def _write_pillow(arrays: Iterator[np.ndarray], tmp: Path, ext: str, duration) -> None:
+def _write_apng(arrays: Iterator[np.ndarray], tmp: Path, times) -> None:
     from PIL import Image
 
-    pictures = []
+    pictures, disposal, previous = [], [], None
     for arr in arrays:
-        picture = Image.fromarray(arr)  # RGB, or RGBA with a transparent background
-        if ext == "gif":
-            # One palette per frame, no dithering: flat cells stay flat, and text keeps its
-            # grey levels (256 colours are plenty for one frame of a panel). A quarter of
-            # the memory of the RGB frame, too: Pillow holds every frame until it writes.
-            picture = picture.quantize(256, method=Image.Quantize.MEDIANCUT)
-        pictures.append(picture)
+        # Pillow merges a frame equal to the one before into it unless their disposals
+        # differ: alternate them along a run of equal frames (0: keep, 1: clear the
+        # frame's rectangle, which Pillow then draws again in full: same pictures).
+        same = previous is not None and np.array_equal(arr, previous)
+        disposal.append(1 - disposal[-1] if same else 0)
+        pictures.append(Image.fromarray(arr))  # RGB, or RGBA with a transparent background
+        previous = arr
     if not pictures:
         raise ExportError("an animation needs at least one frame")
-    first, rest = pictures[0], pictures[1:]
-    # Identical neighbours are stored once, shown for their summed durations.
-    options: dict = {"save_all": True, "append_images": rest, "duration": duration, "loop": 0}
-    if ext == "gif":
-        first.save(tmp, format="GIF", optimize=False, **options)
-    elif ext == "webp":
-        first.save(tmp, format="WEBP", lossless=True, quality=50, method=2, **options)
-    else:
-        first.save(tmp, format="PNG", default_image=False, compress_level=6, **options)
+    durations = [1000 * times(i) for i in range(len(pictures))]
+    pictures[0].save(
+        tmp,
+        format="PNG",
+        save_all=True,
+        append_images=pictures[1:],
+        duration=durations,
+        disposal=disposal,
+        loop=0,
+        default_image=False,
+        compress_level=6,
+    )
+
+
+def _write_stream(arrays: Iterator[np.ndarray], tmp: Path, ext: str, times) -> None:
+    # GIF in hundredths of a second, WebP in milliseconds (times are multiples of them).
+    per_second, write = (100, write_gif) if ext == "gif" else (1000, write_webp)
+    with tmp.open("wb") as fh:
+        count = write(arrays, fh, lambda i: round(times(i) * per_second))
+    if not count:
+        raise ExportError("an animation needs at least one frame")
 
 
 def _write_mp4(arrays: Iterator[np.ndarray], tmp: Path, fps: float, durations) -> None:
@@ -171,13 +198,13 @@ def _write_mp4(arrays: Iterator[np.ndarray], tmp: Path, fps: float, durations) -
     except ImportError:
         raise VideoUnavailable(NO_VIDEO) from None
     try:
-        _encode_mp4(av, arrays, tmp, fps, durations)
+        _encode_mp4(av, arrays, tmp, check_fps_for("mp4", fps), durations)
     except av.error.FFmpegError as exc:
         raise ExportError(f"the video encoder failed: {exc}") from None
 
 
 def _encode_mp4(av, arrays: Iterator[np.ndarray], tmp: Path, fps: float, durations) -> None:
-    rate = Fraction(fps).limit_denominator(1001)
+    rate = mp4_rate(fps)
     durations = list(durations) if durations is not None else None
     with av.open(str(tmp), mode="w", format="mp4") as container:
         stream, sent = None, 0
@@ -195,7 +222,7 @@ def _encode_mp4(av, arrays: Iterator[np.ndarray], tmp: Path, fps: float, duratio
             except (TypeError, ValueError):  # an older PyAV without named colourspaces
                 frame = frame.reformat(format="yuv420p")
             # A held frame (a lesson's step) is the same picture repeated at the frame rate.
-            repeats = 1 if durations is None else max(1, round(float(durations[i]) * fps))
+            repeats = 1 if durations is None else hold_frames(durations[i], fps)
             for _ in range(repeats):
                 frame.pts = sent  # in 1/fps: a repeat needs a time of its own
                 sent += 1
@@ -241,13 +268,15 @@ def write_animation(
     path : str or Path
         ``.gif``, ``.webp``, ``.apng`` or ``.mp4``; it appears only when complete.
     fps : float
-        Frames per second, above 0 and at most 60 (GIF times frames in hundredths of a
-        second, so 60 plays at 50).
+        Frames per second, within what the format stores
+        (:func:`attnviz.model.frame_timing.fps_range`: at most 50 for a GIF, 60 for the
+        others); an MP4's frame rate also with ``durations``.
     transparent : bool
         Keep the images' alpha (WebP and APNG only).
     durations : sequence of float, optional
-        Seconds each frame is shown (a lesson's held steps) instead of ``1 / fps``; MP4
-        repeats a frame at ``fps`` for as long.
+        Seconds each frame is shown (a lesson's held steps) instead of ``1 / fps``, as the
+        format stores them (:func:`attnviz.model.frame_timing.stored_hold`); MP4 repeats a
+        frame at ``fps`` for as long.
     progress : callable(done, total), optional
         After each frame is handed to the encoder (``total`` 0 for an iterator).
     cancel : callable() -> bool, optional
@@ -259,10 +288,7 @@ def write_animation(
     """
     path = Path(path)
     ext = animation_format(path)
-    try:
-        fps = check_fps(fps)
-    except StateError as exc:
-        raise ExportError(str(exc)) from None
+    times = _seconds(ext, fps, durations)  # before any frame: a time the format cannot keep
     if transparent and ext not in ALPHA_FORMATS:
         raise ExportError(f"a transparent background needs .webp or .apng, not .{ext}")
     if ext == "mp4" and not video_available():
@@ -275,8 +301,10 @@ def write_animation(
     try:
         if ext == "mp4":
             _write_mp4(arrays, tmp, fps, durations)
+        elif ext == "apng":
+            _write_apng(arrays, tmp, times)
         else:
-            _write_pillow(arrays, tmp, ext, _durations_ms(fps, durations))
+            _write_stream(arrays, tmp, ext, times)
         if cancelled is not None and cancelled():  # pressed while the encoder finished
             raise Cancelled("cancelled while writing")
         os.replace(tmp, path)

@@ -21,13 +21,18 @@ def require_working_binding() -> None:
 
     Every entry point that uses Qt passes here first, right after PySide6 is loaded: the
     place to make PySide6's per-import source probe cheap (:mod:`attnviz.ui.feature_probe`)
-    before pyqtgraph's and attnviz's modules are imported.
+    before pyqtgraph's and attnviz's modules are imported, and to prepare Qt's locale and
+    messages (:mod:`attnviz.ui.qt_messages`).
     """
     import PySide6
 
     from attnviz.ui.feature_probe import quicken_feature_probe
+    from attnviz.ui.qt_messages import prepare_qt
 
     quicken_feature_probe()
+    # Before any QApplication: a UTF-8 locale and the handler of Qt's own messages, so
+    # that a plain export prints nothing on stderr under LC_ALL=C.
+    prepare_qt()
 
     if sys.implementation.name == "cpython" and sys.version_info < (3, 12):
         if PySide6.__version__ in _BROKEN_PYSIDE6:

@@ -30,6 +30,7 @@ from attnviz.ui.heatmap_look import column_labels, configure_view, formula
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
+from attnviz.ui.widgets.svg_cells import drop_empty_groups
 
 FIGURE_FORMATS = ("png", "svg")
 MATRIX_FORMATS = ("csv", "npy")
@@ -165,7 +166,9 @@ def write_png(state: AttentionState, results: Results, path, spec: ExportSpec) -
 
 
 def write_svg(state: AttentionState, results: Results, path, spec: ExportSpec) -> Path:
-    """Save the figure as SVG (vector axes and text; the matrix as an embedded image)."""
+    """Save the figure as SVG: vector axes and text, the matrix's cells as rectangles, or
+    as an image at the file's pixel size past 64 × 64 cells (:mod:`attnviz.ui.widgets.
+    svg_cells`)."""
     path = Path(path)
     view = build_figure(state, results, spec)
     try:
@@ -190,6 +193,7 @@ def write_svg(state: AttentionState, results: Results, path, spec: ExportSpec) -
         view.close()
     if not path.is_file():
         raise ExportError(f"could not write {shown_path(path)}")
+    drop_empty_groups(path)
     return path
 
 

@@ -151,9 +151,14 @@ def rope_note(d_k: int) -> str:
         return QCoreApplication.translate(
             _C, "RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves"
         )
-    text = QCoreApplication.translate(
-        _C, "RoPE: Q and K turned by token position, %1 pairs of dimensions"
-    ).replace("%1", str(pairs))
+    if pairs == 1:  # d_k = 2 or 3: "1 pairs" would read wrong
+        text = QCoreApplication.translate(
+            "HeatmapPanel", "RoPE: Q and K turned by token position, one pair of dimensions"
+        )
+    else:
+        text = QCoreApplication.translate(
+            "HeatmapPanel", "RoPE: Q and K turned by token position, %1 pairs of dimensions"
+        ).replace("%1", str(pairs))
     if d_k % 2:
         text += QCoreApplication.translate(
             _C, " (d_k = %1 is odd: its last dimension has no partner and stays)"

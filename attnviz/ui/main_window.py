@@ -37,6 +37,7 @@ from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
 from attnviz.ui.widgets import numbers
 from attnviz.ui.widgets.binding import bind, blocked
+from attnviz.ui.widgets.numbers import counted
 from attnviz.ui.window_layout import DOCK_AREAS, LAYOUT_VERSION, WindowLayout
 from attnviz.ui.workers import qt_runner
 
@@ -362,8 +363,8 @@ class MainWindow(WindowLayout, QMainWindow):
                 )
         if names & {"tokens", "d_k", "preset_id"}:
             self.info_label.setText(
-                self.tr("n = %1 tokens · d_k = %2")
-                .replace("%1", str(self.state.n))
+                self.tr("n = %1 · d_k = %2")
+                .replace("%1", counted(self.tr("%n token(s)", "", self.state.n), self.state.n))
                 .replace("%2", str(self.state.d_k))
             )
 

@@ -33,6 +33,7 @@ from attnviz.core.hf_errors import (
 from attnviz.model.fields import StateError
 from attnviz.model.topics.memory import card_values_from_folder
 from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.numbers import counted
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.workers import run_in_pool
 
@@ -370,11 +371,15 @@ class ModelController(QObject):
             return
         self.last_error = ""
         text = QCoreApplication.translate(
-            "ModelController",
-            "%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms",
+            "ModelController", "%1: %2, %3 × %4; loaded in %5 s, sentence in %6 ms"
         )
+        n, layers, heads = len(cap.tokens), cap.layer_count, cap.n_heads
+        tokens = self.tr("%n token(s)", "", n)
+        layers_text = self.tr("%n layer(s)", "", layers)
+        heads_text = self.tr("%n head(s)", "", heads)
         text = fill(
-            text, cap.name, len(cap.tokens), cap.layer_count, cap.n_heads,
+            text, cap.name, counted(tokens, n), counted(layers_text, layers),
+            counted(heads_text, heads),
             f"{self.timings.get('load', 0.0):.1f}", f"{cap.seconds * 1000:.0f}",
         )  # fmt: skip
         self.window.statusBar().showMessage(text, 10000)

@@ -20,21 +20,26 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
 from attnviz.model import events
-from attnviz.model.panel_data import shown_data_name, write_panel_data
+from attnviz.model.panel_data import picture_refusal, shown_data_name, write_panel_data
 from attnviz.model.safe_io import shown_path
 from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec
 from attnviz.ui.panels import panel_class
 from attnviz.ui.theme import palette_for, theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
 from attnviz.ui.widgets.numbers import follow_document
+from attnviz.ui.widgets.svg_cells import drop_empty_groups
 
 #: Interface text on the 1920×1080 design canvas: large enough for the back of a room.
 PANEL_FONT_PX = 22
 
 
 def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QWidget]:
-    """``(panel, figure)``: the panel laid out on the spec's logical canvas, offscreen."""
+    """``(panel, figure)``: the panel laid out on the spec's logical canvas, offscreen;
+    :class:`ExportError` when these settings leave it nothing true to draw."""
     spec.check()
+    reason = picture_refusal(workspace, panel_id)
+    if reason:
+        raise ExportError(reason)
     follow_document(workspace.document)
     cls = panel_class(panel_id)
     theme = theme_named(spec.theme)
@@ -150,6 +155,7 @@ def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
         panel.deleteLater()
     if not path.is_file():
         raise ExportError(f"could not write {shown_path(path)}")
+    drop_empty_groups(path)
     return path
 
 

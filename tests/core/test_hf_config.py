@@ -453,7 +453,10 @@ def test_load_refuses_broken_files(tmp_path, content, match):
 
 
 def test_load_refuses_what_is_not_a_small_regular_file(tmp_path):
-    with pytest.raises(ValueError, match="not a regular file"):
+    with pytest.raises(ValueError, match="a folder without a config.json"):
+        load_hf_config(tmp_path)
+    (tmp_path / "config.json").mkdir()
+    with pytest.raises(ValueError, match="config.json: not a regular file"):
         load_hf_config(tmp_path)
     with pytest.raises(ValueError, match="cannot read it"):
         load_hf_config(tmp_path / "missing.json")
@@ -469,6 +472,44 @@ def test_load_refuses_what_is_not_a_small_regular_file(tmp_path):
     if os.path.exists("/dev/zero"):
         with pytest.raises(ValueError, match="not a regular file"):
             load_hf_config("/dev/zero")
+
+
+def test_a_model_folder_is_read_through_its_config(tmp_path):
+    folder = tmp_path / "Llama-3.1-8B"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(LLAMA_3_1_8B), encoding="utf-8")
+    card = load_hf_config(folder)
+    assert card == load_hf_config(folder / "config.json")
+    assert card.name == "Llama-3.1-8B" and card.n_kv_heads == 8
+
+
+BERT_BASE = {
+    "architectures": ["BertForMaskedLM"], "hidden_size": 768, "intermediate_size": 3072,
+    "max_position_embeddings": 512, "model_type": "bert", "num_attention_heads": 12,
+    "num_hidden_layers": 12, "type_vocab_size": 2, "vocab_size": 30522,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("config", "encoder"),
+    [
+        (BERT_BASE, True),
+        ({**BERT_BASE, "architectures": ["BertModel"]}, True),  # a bare model of a family
+        ({**BERT_BASE, "model_type": "xlm-roberta", "architectures": None}, True),
+        ({**LLAMA_3_1_8B, "architectures": ["LlamaForMaskedLM"]}, True),
+        ({**BERT_BASE, "architectures": ["BertLMHeadModel"], "is_decoder": True}, False),
+        ({**BERT_BASE, "is_decoder": True}, False),
+        ({**BERT_BASE, "is_encoder_decoder": True}, False),
+        (LLAMA_3_1_8B, False),
+        (QWEN2_5_7B, False),
+        ({"model_type": "llava", "text_config": {**LLAMA_3_1_8B}}, False),
+        ("not a dict", False),
+    ],
+)
+def test_an_encoder_only_config_is_told_from_one_that_generates(config, encoder):
+    from attnviz.core.hf_config import is_encoder_config
+
+    assert is_encoder_config(config) is encoder
 
 
 def test_hf_config_imports_no_qt_model_or_ui():

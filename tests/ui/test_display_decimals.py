@@ -182,15 +182,51 @@ def test_every_heatmap_cell_text_reads_at_aa_against_its_cell(qtbot, theme, spot
     assert min(ratios) >= AA
 
 
-def test_the_heatmap_writes_each_row_with_the_decimals_it_needs(qtbot):
+def test_the_heatmap_writes_every_cell_with_the_decimals_the_matrix_needs(qtbot):
     from attnviz.ui.widgets.heatmap_view import HeatmapView
 
     view = HeatmapView()
     qtbot.addWidget(view)
     view.resize(800, 600)
     view.set_matrix(np.array([[0.037, 0.963], [0.004, 0.996]]), (0.0, 1.0))
-    # The lesson on masks quotes 0.04 beside a row whose 0.004 must not read 0.00.
-    assert view.cell_texts() == [["0.04", "0.96"], ["0.004", "0.996"]]
+    # A 0.004 that must not read 0.00 asks three decimals of every cell, not of its row
+    # alone: one heatmap wrote 0.6169 beside 0.18.
+    assert view.cell_texts() == [["0.037", "0.963"], ["0.004", "0.996"]]
+    numbers.set_display_decimals(4)
+    view.set_matrix(np.array([[0.037, 0.963], [0.004, 0.996]]), (0.0, 1.0))
+    assert view.cell_texts() == [["0.0370", "0.9630"], ["0.0040", "0.9960"]]
+
+
+def _decimals(texts) -> set[int]:
+    """How many decimals each written number has (a masked cell writes nothing)."""
+    return {len(t.partition(".")[2]) for row in texts for t in row if t}
+
+
+@pytest.mark.parametrize("decimals", [0, 3])
+def test_one_decimals_rule_per_heatmap_for_every_preset(qapp, decimals):
+    """Every cell of one heatmap, on screen and in a picture, has as many decimals as
+    every other (View → Decimals chooses the least)."""
+    from attnviz.model.presets import preset_ids
+    from attnviz.ui.export import ExportSpec, build_figure
+
+    written = 0
+    for pid in preset_ids():
+        ws = Workspace()
+        ws.document.restore(document_preset_values(pid))
+        ws.document["display"].update(decimals=decimals)
+        numbers.follow_document(ws.document)
+        for matrix in ("scores", "weights"):
+            spec = ExportSpec(1920, 1080, matrix=matrix)
+            view = build_figure(ws.state, ws.resolver.results, spec)
+            try:
+                texts = view.cell_texts() if view.cell_values_shown() else []
+            finally:
+                view.close()
+            found = _decimals(texts)
+            assert len(found) <= 1, (pid, matrix, texts)
+            assert not found or min(found) >= decimals, (pid, matrix, texts)
+            written += bool(found)
+    assert written >= 10  # the presets of small matrices print their numbers
 
 
 def test_a_saturated_row_is_not_written_with_six_decimals():
@@ -225,3 +261,38 @@ def test_rows_read_alike_exactly_when_two_of_their_distinct_entries_round_alike(
             x[rng.random(shape) < 0.15] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0])
             for d in range(2, 7):
                 assert _rows_apart(x, d) == plain(x, d), (x, d)
+
+
+class _Recorder:
+    """A stand-in painter that keeps every text drawn (and does nothing else)."""
+
+    def __init__(self, font) -> None:
+        self.texts: list[str] = []
+        self._font = font
+
+    def font(self):
+        return self._font
+
+    def drawText(self, _rect, _flags, text) -> None:
+        self.texts.append(text)
+
+    def __getattr__(self, _name):
+        return lambda *args, **kwargs: None
+
+
+def test_the_layer_grid_writes_the_linked_weight_of_every_head_alike(qtbot):
+    """Tiles filled by one link's weight are a heatmap too: one rule for all of them."""
+    from attnviz.ui.widgets.layer_grid import LayerGrid
+
+    grid = LayerGrid()
+    qtbot.addWidget(grid)
+    grid.resize(900, 600)
+    weights = np.full((2, 2, 2, 2), 0.5)
+    weights[:, :, 1, 0] = [[0.6169, 0.18], [0.004, 0.5]]  # link (1, 0) of each head
+    grid.set_data(list(weights), ["a", "b"], (0, 0))
+    grid.set_link((1, 0), True)
+    recorder = _Recorder(grid.font())
+    grid._paint(recorder)
+    numbers_drawn = [t for t in recorder.texts if t[:1].isdigit() and "." in t]
+    # Each tile by itself wrote 0.004 beside 0.62 and 0.18.
+    assert sorted(numbers_drawn) == ["0.004", "0.180", "0.500", "0.617"]

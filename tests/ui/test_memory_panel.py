@@ -186,7 +186,7 @@ def test_kv_heads_of_the_heads_panel_change_the_bytes_shown(qtbot, make_window):
     qtbot.waitUntil(lambda: panel.heads_line.isVisibleTo(panel), timeout=3000)
     assert "8 query heads share 2 KV heads" in panel.heads_line.text()
     window.document.attention.update(n_kv_heads=1)
-    qtbot.waitUntil(lambda: "share 1 KV heads" in panel.heads_line.text(), timeout=3000)
+    qtbot.waitUntil(lambda: "share 1 KV head of width" in panel.heads_line.text(), timeout=3000)
 
 
 def test_the_n_squared_chart_links_to_the_tiles(qtbot, make_window):
@@ -197,3 +197,26 @@ def test_the_n_squared_chart_links_to_the_tiles(qtbot, make_window):
     window.docks["tiles"].visibilityChanged.connect(shown.append)
     panel.tiles_link.click()
     qtbot.waitUntil(lambda: True in shown, timeout=3000)
+
+
+def test_a_card_of_one_says_each_count_in_the_singular_and_bytes_once(panel, qtbot):
+    """ "1 KV heads", "1 layers", "256 B per token (256 bytes)" in the figure's words."""
+    panel.workspace.document.memory.update(
+        model="custom", name="tiny", layers=1, heads=1, kv_heads=1, head_dim=64,
+        attention_layers=1, context=1,
+    )  # fmt: skip
+    qtbot.waitUntil(lambda: "tiny" in panel.figure.summary.text(), timeout=3000)
+    summary = panel.figure.summary.text()
+    assert "1 layer;" in summary and "1 query head, 1 KV head (MHA)" in summary
+    assert "256 bytes per token" in summary and "(256 bytes)" not in summary
+    assert "S at 1 token: 1 entry" in summary
+    details = {b.name: b.detail for b in panel.figure.bars.bars}
+    assert details["MHA"] == "1 KV head" and details["MQA"] == "1 KV head"
+    tips = " ".join(b.tip for b in panel.figure.bars.bars)
+    assert "256 bytes per token, 256 bytes at the context" in tips
+    assert panel.figure.bars.title == "KV cache at 1 token by attention design"
+    for wrong in ("1 layers", "1 KV heads", "1 query heads", "1 tokens", "1 entries"):
+        assert wrong not in summary + tips, wrong
+    panel.workspace.document.memory.update(context=131072)
+    qtbot.waitUntil(lambda: "128k tokens" in panel.figure.bars.title, timeout=3000)
+    assert panel.figure.bars.title == "KV cache at 128k tokens by attention design"

@@ -414,6 +414,14 @@ class LongResolver(LazyResolver):
         return v, src
 
     # --- the map -----------------------------------------------------------------------
+    def map_refusal(self) -> str | None:
+        """Why the map of the current fields cannot be computed (``long.head=model`` with
+        no model open), in one line; None when it can."""
+        res = self.results
+        if res.values["head"] == "model" and res.source is None:
+            return _long_model.NO_MODEL_HEAD
+        return None
+
     def cached_overview(self, key: tuple | None = None) -> Overview | None:
         """The last overview when it is of ``key`` (default: the current fields)."""
         return self.map_work.cached(self.results.key if key is None else key)

@@ -4,6 +4,7 @@ real model's head, from the sentence captured in :mod:`attnviz.model.real_model`
 
 from __future__ import annotations
 
+from attnviz.core.wording import counted
 from attnviz.model.fields import StateError
 from attnviz.model.topics._attention_limits import MAX_D_MODEL, MAX_HEADS, MODEL_KEYS
 
@@ -62,7 +63,8 @@ def _select_head(new: dict, given: set[str], cap, other) -> None:
         new["layer"] = _softmax_layer(cap, min(new["layer"], layers - 1))
     if not 0 <= new["layer"] < layers:
         raise StateError(
-            f"layer {new['layer']} is outside 0…{layers - 1} ({cap.name} has {layers} layers)"
+            f"layer {new['layer']} is outside 0…{layers - 1} "
+            f"({cap.name} has {counted(layers, 'layer')})"
         )
     from attnviz.model import real_model
 
@@ -75,7 +77,7 @@ def _select_head(new: dict, given: set[str], cap, other) -> None:
     if not 0 <= new["model_head"] < heads:
         raise StateError(
             f"model_head {new['model_head']} is outside 0…{heads - 1} "
-            f"({cap.name} has {heads} query heads per layer)"
+            f"({cap.name} has {counted(heads, 'query head')} per layer)"
         )
 
 

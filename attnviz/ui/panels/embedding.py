@@ -33,7 +33,7 @@ from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
-from attnviz.ui.widgets.numbers import fmt, grouped
+from attnviz.ui.widgets.numbers import counted, fmt, grouped, qt_count
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count
 
@@ -251,13 +251,17 @@ class EmbeddingPanel(FigurePanel):
             return
         v, d = res.vocab_size, res.d_model
         untouched = res.vocab_size - res.touched
+        batch = res.batch_tokens
+        left = counted(
+            self.tr("%n row(s) (%1 %) (gets|get) no gradient", "", qt_count(untouched)), untouched
+        ).replace("%1", fmt(100 * res.untouched_fraction, 1))
+        touch = self.tr("%n token(s) (touches|touch)", "", qt_count(batch))
         rows = (
-            self.tr("%1 tokens touch %2 of %3 rows; %4 rows (%5 %) get no gradient.")
-            .replace("%1", grouped(res.batch_tokens))
+            self.tr("%1 %2 of %3 rows; %4.")
+            .replace("%1", counted(touch, batch))
             .replace("%2", grouped(res.touched))
             .replace("%3", grouped(v))
-            .replace("%4", grouped(untouched))
-            .replace("%5", fmt(100 * res.untouched_fraction, 1))
+            .replace("%4", left)
         )
         table = (
             self.tr("Table %1 × %2 = %3 parameters (%4).")
@@ -291,11 +295,12 @@ class EmbeddingPanel(FigurePanel):
             self.hover.setText(text.replace("%4", f"{res.row_norms[first]:.3g}"))
             return
         part = res.counts[first : last + 1]
-        text = self.tr("rows %1–%2: %3 tokens, %4 of %5 rows touched")
+        text = self.tr("rows %1–%2: %3, %4 of %5 rows touched")
+        tokens = int(part.sum())
         self.hover.setText(
             text.replace("%1", grouped(first))
             .replace("%2", grouped(last))
-            .replace("%3", grouped(int(part.sum())))
+            .replace("%3", counted(self.tr("%n token(s)", "", qt_count(tokens)), tokens))
             .replace("%4", str(int(np.count_nonzero(part))))
             .replace("%5", str(part.size))
         )

@@ -40,7 +40,7 @@ from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.layer_grid import LayerGrid
-from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.numbers import counted, fmt
 from attnviz.ui.widgets.placeholders import fill
 
 
@@ -237,12 +237,12 @@ class LayersPanel(FigurePanel):
 
     def _write_caption(self, cap) -> None:
         special = [t for t, s in zip(self.state.tokens, cap.special, strict=False) if s]
-        text = self.tr(
-            "%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as the model sees them"
-        )
+        text = self.tr("%1 · %2 · %3 × %4 (%5 KV) · d_head %6 · %7 as the model sees them")
         text = fill(
-            text, cap.name, cap.kind, cap.layer_count, cap.n_heads, cap.n_kv_heads,
-            cap.head_dim, len(cap.tokens),
+            text, cap.name, cap.kind,
+            counted(self.tr("%n layer(s)", "", cap.layer_count), cap.layer_count),
+            counted(self.tr("%n head(s)", "", cap.n_heads), cap.n_heads), cap.n_kv_heads,
+            cap.head_dim, counted(self.tr("%n token(s)", "", len(cap.tokens)), len(cap.tokens)),
         )  # fmt: skip
         if special:
             text += self.tr("; special: %1").replace("%1", " ".join(special))

@@ -26,6 +26,7 @@ from attnviz.ui import language
 from attnviz.ui.lesson_text import caption_html, lesson_step_label
 from attnviz.ui.panel_base import Panel
 from attnviz.ui.widgets.binding import bind
+from attnviz.ui.widgets.numbers import counted
 
 #: Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and
 #: room for a few more; below the list the panel itself scrolls.
@@ -124,7 +125,7 @@ class LessonPanel(Panel):
             lessons = ()
         for lesson in lessons:
             # The number of steps on hover: in the row it made titles wrap onto two lines.
-            steps = self.tr("%1 steps").replace("%1", str(len(lesson)))
+            steps = counted(self.tr("%n step(s)", "", len(lesson)), len(lesson))
             item = QListWidgetItem(lesson.title_in(lang))
             item.setData(Qt.ItemDataRole.UserRole, lesson.id)
             item.setToolTip(f"{steps} · {lesson.source}")

@@ -35,6 +35,7 @@ from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.memory_card import CardEditor
 from attnviz.ui.widgets.memory_figure import MemoryFigure, gpu_label
+from attnviz.ui.widgets.numbers import counted
 from attnviz.ui.widgets.token_slider import TokenSlider
 from attnviz.ui.widgets.units import binary_bytes
 
@@ -241,14 +242,14 @@ class MemoryPanel(FigurePanel):
         self.heads_line.setVisible(heads is not None)
         if heads is not None:
             text = self.tr(
-                "The heads panel's layer: %1 query heads share %2 KV heads of width %3 → "
-                "%4 per token per layer (%5 with one KV head per query head); %6 at this "
-                "context."
+                "The heads panel's layer: %1 %2 of width %3 → %4 per token per layer (%5 "
+                "with one KV head per query head); %6 at this context."
             )
+            query, kv = heads.n_heads, heads.n_kv_heads
             for i, value in enumerate(
                 (
-                    heads.n_heads,
-                    heads.n_kv_heads,
+                    counted(self.tr("%n query head(s) (shares|share)", "", query), query),
+                    counted(self.tr("%n KV head(s)", "", kv), kv),
                     heads.d_head,
                     binary_bytes(heads.bytes_per_token),
                     binary_bytes(heads.mha_bytes_per_token),

@@ -41,7 +41,7 @@ from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.clock_dial import ClockDial
 from attnviz.ui.widgets.flow_layout import FlowLayout
 from attnviz.ui.widgets.log_slider import LogSlider
-from attnviz.ui.widgets.numbers import fmt, fmt_g, grouped
+from attnviz.ui.widgets.numbers import counted, fmt, fmt_g, grouped
 from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
 
 _C = "PositionsPanel"
@@ -438,8 +438,8 @@ class PositionsPanel(FigurePanel):
         counts = res.regions.counts()
         kind = self.state.rope_type
         parts = [
-            self.tr("%1 pairs, %2")
-            .replace("%1", str(res.inv_freq.size))
+            self.tr("%1, %2")
+            .replace("%1", counted(self.tr("%n pair(s)", "", res.inv_freq.size), res.inv_freq.size))
             .replace("%2", _tr(METHOD_NAMES[kind]))
         ]
         if kind != "default":

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip
 
 from attnviz.core.rope import rotation_angles, wavelengths
 from attnviz.ui.widgets.fit_text import fit_caption
-from attnviz.ui.widgets.numbers import fmt, grouped, localize
+from attnviz.ui.widgets.numbers import counted, fmt, grouped, localize
 from attnviz.ui.widgets.painted import PaintedWidget
 
 #: At most this many clocks are drawn; more pairs show an evenly spaced subset.
@@ -329,7 +329,7 @@ class ClockDial(PaintedWidget):
                     self.tr("%1 of %2 pairs, evenly spaced, fast → slow"), self._shown.size, total
                 )
             else:
-                text = _arg(self.tr("%1 pairs, fast → slow"), total)
+                text = counted(self.tr("%n pair(s), fast → slow", "", total), total)
             labels = (
                 self.tr("hover a clock for its numbers"),
                 self.tr("under each: wavelength in tokens"),

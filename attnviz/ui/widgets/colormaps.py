@@ -19,6 +19,8 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.ColorBarItem import ColorBarItem
 
+from attnviz.ui.widgets.svg_cells import CellPixmapItem
+
 _MAPS = Path(pg.__file__).parent / "colors" / "maps"
 
 
@@ -72,8 +74,18 @@ class _PlotItemWithoutMenu(pg.PlotItem):
 
 
 class ColorBar(ColorBarItem, _PlotItemWithoutMenu):
-    """``pg.ColorBarItem`` whose plot is made without the menus it switches off at once.
+    """``pg.ColorBarItem`` whose plot is made without the menus it switches off at once,
+    and whose gradient is shapes in an SVG (:class:`~attnviz.ui.widgets.svg_cells.
+    CellPixmapItem`), not a 1 × 256 image stretched.
 
     ColorBarItem calls ``super().__init__()`` bare; in this class's method order that call
     reaches :class:`_PlotItemWithoutMenu` first, which asks for no menu.
     """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        plain, self.bar = self.bar, CellPixmapItem()
+        self.bar.setShapeMode(plain.shapeMode())
+        self.bar.setPixmap(plain.pixmap())
+        self.removeItem(plain)
+        self.addItem(self.bar)

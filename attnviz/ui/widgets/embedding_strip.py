@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QSizePolicy
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.colormaps import colormap
 from attnviz.ui.widgets.painted import Background, PaintedWidget
+from attnviz.ui.widgets.svg_cells import draw_cells
 
 #: Smallest cell (pixels, as an area): below it, consecutive rows share a cell.
 MIN_CELL_AREA = 4.0
@@ -149,7 +150,7 @@ class EmbeddingStrip(PaintedWidget):
         cells[: mean.size] = argb
         image = QImage(cells.reshape(lines, cols).copy().data, cols, lines,
                        QImage.Format.Format_ARGB32).copy()  # fmt: skip
-        painter.drawImage(area, image)  # nearest-neighbour: every cell keeps its colour
+        draw_cells(painter, area, image)  # nearest-neighbour: every cell keeps its colour
         bar = QRectF(area.right() + fm.height() * 0.5, area.top(), self._bar_width(),
                      area.height())  # fmt: skip
         self._paint_bar(painter, fm, fg, bar, top, table)
@@ -178,7 +179,7 @@ class EmbeddingStrip(PaintedWidget):
         argb = (0xFF << 24) | (column[:, 0] << 16) | (column[:, 1] << 8) | column[:, 2]
         image = QImage(argb.astype(np.uint32).reshape(-1, 1).copy().data, 1, bar.height(),
                        QImage.Format.Format_ARGB32).copy()  # fmt: skip
-        painter.drawImage(bar, image)
+        draw_cells(painter, QRectF(bar), image)
         painter.setPen(QPen(fg))
         vmax = math.expm1(top)
         ticks = [10.0**k for k in range(0, int(math.log10(max(vmax, 1))) + 1)]

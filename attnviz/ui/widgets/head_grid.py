@@ -22,6 +22,7 @@ from attnviz.ui.widgets.fit_text import fit_caption
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.plot_style import line_width, series_color
+from attnviz.ui.widgets.svg_cells import draw_cells
 
 
 def rgb_image(values: np.ndarray, lut: np.ndarray, allowed, masked: QColor) -> QImage:
@@ -49,7 +50,7 @@ def paint_unit_bar(painter: QPainter, lut: np.ndarray, colors, metrics, geometry
     text_0, text_1 = fmt(0, integer=True), fmt(1, integer=True)
     left = 8 + metrics.horizontalAdvance(text_0) + 6
     bar = QRectF(left, top, bar_width, line * 0.7)
-    painter.drawImage(bar, QImage(lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888))
+    draw_cells(painter, bar, QImage(lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888))
     painter.setPen(fg)
     painter.drawText(QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0)
     painter.drawText(
@@ -157,6 +158,11 @@ class HeadGrid(PaintedWidget):
         """Colours of ``theme``, keeping the colour map."""
         self.set_style(theme, self.lut)
 
+    def _cells(self) -> int:
+        """Cells of every tile together: one SVG writes them all as shapes, or all as
+        pictures (:func:`~attnviz.ui.widgets.svg_cells.draw_cells`)."""
+        return sum(image.width() * image.height() for image in self._images)
+
     def _build_images(self) -> None:
         self._images = []
         if self.weights is None:
@@ -262,7 +268,7 @@ class HeadGrid(PaintedWidget):
     def _paint_tile(self, painter, head: int, fg, metrics, label: float, width: float) -> None:
         rect = self._tiles[head]
         if head < len(self._images):
-            painter.drawImage(rect, self._images[head])
+            draw_cells(painter, rect, self._images[head], total_cells=self._cells())
         caption = QCoreApplication.translate("HeadGrid", "head %1").replace("%1", str(head))
         if metrics.horizontalAdvance(caption) > rect.width():
             caption = str(head)

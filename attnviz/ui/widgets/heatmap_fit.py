@@ -3,7 +3,7 @@
 :class:`HeatmapFit` is a part of :class:`~attnviz.ui.widgets.heatmap_view.HeatmapView`
 (it expects the view's values, levels, colour map, font, cell text items and plots):
 
-- the cell numbers, each row with the decimals it needs (``display.decimals``), in black
+- the cell numbers, all with the decimals the matrix needs (``display.decimals``), in black
   or white by WCAG contrast with the cell as seen (through a spotlight's veil too), in the
   view's font or a smaller one down to 60 % before they are left out;
 - the entropy strip, room for its two ticks and at most a sixth of the view;
@@ -58,9 +58,9 @@ class HeatmapFit:
         self._fit_cell_texts()  # it writes them, with the decimals that fit
 
     def _write_cell_texts(self, cap: int | None = None) -> int | None:
-        """Write the cells' numbers (each row's decimals, at most ``cap``); return the most
-        decimals a row took (None, writing nothing, while a new matrix is being set: a
-        relayout in the middle of it sees the new shape before the new mask)."""
+        """Write the cells' numbers (the matrix's decimals, at most ``cap``); return those
+        decimals (None, writing nothing, while a new matrix is being set: a relayout in the
+        middle of it sees the new shape before the new mask)."""
         rows, cols = self._values.shape
         if len(self._cell_texts) != rows * cols or (
             self._allowed is not None and self._allowed.shape != (rows, cols)
@@ -88,23 +88,24 @@ class HeatmapFit:
         shown = self._values
         if self._allowed is not None:
             shown = np.where(self._allowed, shown, 0.0)
-        # Row by row: a row is one query's distribution, read across. A weight of 0.004 in
-        # one row asks three decimals of that row, not of the 0.04 and 0.96 of the next.
-        decimals = [shown_decimals(row) for row in shown]
+        # One rule for the whole matrix: the decimals its values need (a weight of 0.004
+        # anywhere asks three of every cell), so that columns of numbers line up and no
+        # 0.6169 stands beside a 0.18; the hover gives every digit.
+        decimals = shown_decimals(shown)
         if cap is not None:
-            decimals = [min(d, cap) for d in decimals]
+            decimals = min(decimals, cap)
         for i, item in enumerate(self._cell_texts):
             r, c = divmod(i, cols)
             if blocked[r, c]:
                 shown_text = ("", None)
             else:
-                shown_text = (fmt(self._values[r, c], decimals[r]), BLACK if dark[i] else WHITE)
+                shown_text = (fmt(self._values[r, c], decimals), BLACK if dark[i] else WHITE)
             # Only what changed: setting a text lays the item out again, and a relayout or a
             # slider step mostly writes the same numbers in the same inks.
             if getattr(item, "_shown_text", None) != shown_text:
                 item._shown_text = shown_text
                 item.setText(*shown_text)
-        return max(decimals, default=0)
+        return decimals
 
     def _fit_cell_texts(self) -> None:
         """Print the numbers in the cells while a cell can hold one: in the view's font, or

@@ -46,6 +46,8 @@ class MaskOverlay(QGraphicsPathItem):
 
     def paint(self, painter, option, widget=None) -> None:
         path = self.path()
+        if path.isEmpty():
+            return  # no mask: an SVG would get a path without data, which readers refuse
         painter.fillPath(path, self._fill)
         # SVG has no device-pixel pattern brush (it becomes a blurred mask in viewers): the
         # grey fill alone marks masked cells there.

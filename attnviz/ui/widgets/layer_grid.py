@@ -24,6 +24,7 @@ from attnviz.ui.widgets.numbers import fmt, shown_decimals
 from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import line_width
+from attnviz.ui.widgets.svg_cells import draw_cells
 
 #: Largest tile image side in cells: 448 tiles of 64² stay a few megabytes.
 MAX_TILE_CELLS = 64
@@ -128,6 +129,12 @@ class LayerGrid(PaintedWidget):
         """Colours of ``theme``, keeping the colour map."""
         self.set_style(theme, self.lut)
 
+    def _cells(self) -> int:
+        """Cells of every tile together: one SVG writes them all as shapes, or all as
+        pictures (:func:`~attnviz.ui.widgets.svg_cells.draw_cells`)."""
+        tiles = (image for row in self._images if row is not None for image in row)
+        return sum(image.width() * image.height() for image in tiles)
+
     def _build_images(self) -> None:
         masked = QColor(self.theme.masked_fill)
         self._images = []
@@ -219,12 +226,14 @@ class LayerGrid(PaintedWidget):
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                 QCoreApplication.translate("LayerGrid", "layer %1").replace("%1", str(i)),
             )
+        # One decimals rule for the grid's numbers (a heatmap of one cell per head).
+        decimals = self._link_decimals() if self.by_link else 0
         for i in range(layers):
             if self.weights[i] is None:
                 self._paint_band(painter, i, heads, metrics)
                 continue
             for j in range(self.weights[i].shape[0]):
-                self._paint_tile(painter, i, j, metrics)
+                self._paint_tile(painter, i, j, metrics, decimals)
         self._paint_selection(painter)
         self._paint_bar(painter, fg, metrics, top + layers * tile)
 
@@ -239,10 +248,22 @@ class LayerGrid(PaintedWidget):
             painter.setPen(QColor(self.theme.muted))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
-    def _paint_tile(self, painter, layer: int, head: int, metrics) -> None:
+    def _link_decimals(self) -> int:
+        """The decimals every tile writes the linked cell's weight with: those the whole
+        set of values needs (0.6169 is not written beside 0.18)."""
+        q, k = self.link
+        values = [
+            self._value(i, j, q, k)
+            for i, w in enumerate(self.weights)
+            if w is not None
+            for j in range(w.shape[0])
+        ]
+        return shown_decimals(values) if values else 2
+
+    def _paint_tile(self, painter, layer: int, head: int, metrics, decimals: int) -> None:
         rect = self.tile_rect(layer, head)
         if not self.by_link:
-            painter.drawImage(rect, self._images[layer][head])
+            draw_cells(painter, rect, self._images[layer][head], total_cells=self._cells())
             if self.link is not None and rect.width() >= 12:
                 n = self._n(layer)
                 q, k = self.link
@@ -255,7 +276,7 @@ class LayerGrid(PaintedWidget):
         value = self._value(layer, head, *self.link)
         color = QColor(*(int(c) for c in self.lut[int(np.clip(value * 255 + 0.5, 0, 255))]))
         painter.fillRect(rect, color)
-        text = fmt(value, shown_decimals(value))
+        text = fmt(value, decimals)
         if metrics.horizontalAdvance(text) < rect.width() - 2 and metrics.height() < rect.height():
             painter.setPen(QColor(ink_for(qcolor_rgb(color))))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from attnviz.model.presets import load_preset, preset_ids
 from attnviz.model.topics.attention import MAX_TOKENS
 from attnviz.ui.widgets.binding import blocked
+from attnviz.ui.widgets.numbers import counted
 from attnviz.ui.widgets.token_checklist import TokenChecklist
 
 #: Up to this many tokens the padding flags are also shown as one check box per token.
@@ -289,8 +290,12 @@ class MaskBox(QGroupBox):
             )
             return
         if len(values) != self.state.n:
-            message = self.tr("%1 document ids for %2 tokens: give one per token")
-            message = message.replace("%1", str(len(values))).replace("%2", str(self.state.n))
+            given, n = len(values), self.state.n
+            message = (
+                self.tr("%1 for %2: give one per token")
+                .replace("%1", counted(self.tr("%n document id(s)", "", given), given))
+                .replace("%2", counted(self.tr("%n token(s)", "", n), n))
+            )
             self.panel.show_error(message, self.segments)
             return
         self.panel._write(self.segments, segments=values)

@@ -38,6 +38,7 @@ from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.numbers import MINUS, exact, fmt
 from attnviz.ui.widgets.painted import PaintedWidget
+from attnviz.ui.widgets.svg_cells import draw_cells
 from attnviz.ui.widgets.token_axis import label_step
 
 #: Colour stops from −m to +m (blue for negative, red for positive, as RdBu reversed).
@@ -361,7 +362,7 @@ class MatrixView(PaintedWidget):
         if self._image is None:
             return
         grid, cw, ch = self._grid()
-        painter.drawImage(grid, self._image)
+        draw_cells(painter, grid, self._image)
         self._paint_masked(painter, grid, cw, ch)
         self._paint_frame(painter, grid, cw, ch)
         if self._sums is not None:
@@ -515,7 +516,7 @@ class MatrixView(PaintedWidget):
         )
         bar = _rgb_image(self._lut[None, :, :])
         strip = QRectF(x, y + h * 0.3, width, h * 0.45)
-        painter.drawImage(strip, bar)
+        draw_cells(painter, strip, bar)
         painter.drawText(
             QRectF(strip.right() + 4, y, fm.horizontalAdvance(hi) + 4, h),
             Qt.AlignmentFlag.AlignLeft,

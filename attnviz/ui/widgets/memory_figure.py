@@ -20,7 +20,7 @@ from attnviz.ui.widgets.bars import Bar, BarChart
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.gauge import GaugeState, MemoryGauge
 from attnviz.ui.widgets.log_axes import BytesAxis, TokensAxis
-from attnviz.ui.widgets.numbers import grouped
+from attnviz.ui.widgets.numbers import counted, grouped, qt_count
 from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import binary_bytes, both_bytes, decimal_bytes, short_tokens
 
@@ -140,11 +140,11 @@ class MemoryFigure(QWidget):
         elif res.max_context == 0:
             fit = self.tr("does not fit: the weights alone fill the GPU")
         else:
-            fit = self.tr("fits up to %1 tokens").replace("%1", grouped(res.max_context))
+            most = res.max_context
+            fit = self.tr("fits up to %n token(s)", "", qt_count(most))
             if state.batch > 1:
-                fit = self.tr("fits up to %1 tokens per sequence").replace(
-                    "%1", grouped(res.max_context)
-                )
+                fit = self.tr("fits up to %n token(s) per sequence", "", qt_count(most))
+            fit = counted(fit, most)
         self.gauge.set_state(
             GaugeState(
                 gpu_bytes=res.gpu_bytes,
@@ -171,13 +171,13 @@ class MemoryFigure(QWidget):
                     .replace("%2", str(v["latent"][1]))
                 )
             else:
-                what = self.tr("%1 KV heads").replace("%1", str(v["n_kv_heads"]))
+                what = counted(self.tr("%n KV head(s)", "", v["n_kv_heads"]), v["n_kv_heads"])
             tip = (
-                self.tr("%1 (%2): %3 bytes per token, %4 bytes at the context")
+                self.tr("%1 (%2): %3 per token, %4 at the context")
                 .replace("%1", v["design"])
                 .replace("%2", what)
-                .replace("%3", grouped(v["kv_bytes_per_token"]))
-                .replace("%4", grouped(v["kv_cache_bytes"]))
+                .replace("%3", self._bytes(v["kv_bytes_per_token"]))
+                .replace("%4", self._bytes(v["kv_cache_bytes"]))
             )
             bars.append(
                 Bar(
@@ -202,9 +202,9 @@ class MemoryFigure(QWidget):
                     kind="without",
                 )
             )
-        title = self.tr("KV cache at %1 tokens by attention design").replace(
-            "%1", short_tokens(state.context)
-        )
+        n = state.context
+        title = self.tr("KV cache at %n token(s) by attention design", "", qt_count(n))
+        title = counted(title, n, short_tokens(n))
         self.bars.set_bars(bars, title)
 
     def _saving_tip(self, s, res) -> str:
@@ -274,28 +274,35 @@ class MemoryFigure(QWidget):
         plot.setYRange(bottom - 0.16 * (top - bottom), top + 0.22 * (top - bottom), padding=0)
         plot.setXRange(np.log10(n[0]), np.log10(n[-1]), padding=0.02)
 
+    def _bytes(self, n: float) -> str:
+        """``1 byte``, ``131,072 bytes`` (4.096 with a decimal comma)."""
+        return counted(self.tr("%n byte(s)", "", qt_count(round(n))), round(n))
+
     def _write_summary(self, res, state) -> None:
         r, card = res.report, res.card
+        query = counted(self.tr("%n query head(s)", "", card.n_heads), card.n_heads)
         if card.attention_kind == "MLA":
             heads = (
-                self.tr("%1 query heads, MLA latent %2 + %3")
-                .replace("%1", str(card.n_heads))
+                self.tr("%1, MLA latent %2 + %3")
+                .replace("%1", query)
                 .replace("%2", str(card.kv_lora_rank))
                 .replace("%3", str(card.rope_head_dim or 0))
             )
         else:
             heads = (
-                self.tr("%1 query heads, %2 KV heads (%3), head_dim %4")
-                .replace("%1", str(card.n_heads))
-                .replace("%2", str(card.n_kv_heads))
+                self.tr("%1, %2 (%3), head_dim %4")
+                .replace("%1", query)
+                .replace(
+                    "%2", counted(self.tr("%n KV head(s)", "", card.n_kv_heads), card.n_kv_heads)
+                )
                 .replace("%3", card.attention_kind)
                 .replace("%4", str(card.head_dim))
             )
-        layers = self.tr("%1 layers").replace("%1", str(card.layers))
+        layers = counted(self.tr("%n layer(s)", "", card.layers), card.layers)
         if card.attention_layers < card.layers:
             layers = (
-                self.tr("%1 layers, %2 with attention")
-                .replace("%1", str(card.layers))
+                self.tr("%1, %2 with attention")
+                .replace("%1", layers)
                 .replace("%2", str(card.attention_layers))
             )
         if card.sliding_layers:
@@ -304,16 +311,20 @@ class MemoryFigure(QWidget):
                 .replace("%1", str(card.sliding_layers))
                 .replace("%2", grouped(card.sliding_window))
             )
-        per_token = (
-            self.tr("%1 per token (%2 bytes)")
-            .replace("%1", binary_bytes(r["kv_bytes_per_token"]))
-            .replace("%2", grouped(r["kv_bytes_per_token"]))
-        )
+        kv = r["kv_bytes_per_token"]
+        per_token = self.tr("%1 per token").replace("%1", self._bytes(kv))
+        if kv >= 1024:  # 256 B are 256 bytes: said once
+            per_token = (
+                self.tr("%1 per token (%2)")
+                .replace("%1", binary_bytes(kv))
+                .replace("%2", self._bytes(kv))
+            )
         s = r["score_matrix"]
+        n, entries = r["context"], s["entries"]
         price = (
-            self.tr("S at %1 tokens: %2 entries, %3 in %4-bit, per head per layer")
-            .replace("%1", grouped(r["context"]))
-            .replace("%2", grouped(s["entries"]))
+            self.tr("S at %1: %2, %3 in %4-bit, per head per layer")
+            .replace("%1", counted(self.tr("%n token(s)", "", qt_count(n)), n))
+            .replace("%2", counted(self.tr("%n entr(y|ies)", "", qt_count(entries)), entries))
             .replace("%3", decimal_bytes(s["bytes"]))
             .replace("%4", str(8 * s["bytes_per_element"]))
         )

@@ -15,10 +15,12 @@ decimals of one set of values, so every panel applies the same rule.
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 import numpy as np
 
+from attnviz.core.wording import english_plural
 from attnviz.model.topics.display import MAX_DECIMALS, MIN_DECIMALS
 
 MINUS = "\u2212"  # a real minus sign reads better than a hyphen at lecture-hall size
@@ -133,6 +135,34 @@ def grouped(n, decimals: int = 0) -> str:
     if _decimal == ",":
         text = text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
     return text.replace("-", MINUS)
+
+
+#: The largest count Qt's plural forms take (a C int); a larger one is "many" alike.
+QT_COUNT_MAX = 2**31 - 1
+
+
+def qt_count(n) -> int:
+    """``n`` as Qt's ``tr(text, "", n)`` can take it: 17,179,869,184 bytes choose the
+    plural form of 2,147,483,647 (:func:`counted` then writes the real number)."""
+    return min(abs(int(n)), QT_COUNT_MAX)
+
+
+def counted(translated: str, n: int, shown: str | None = None) -> str:
+    """A count in words as Qt's plural forms give it, finished for the screen.
+
+    ``translated`` is ``self.tr("%n KV head(s)", "", qt_count(n))`` (a numerus string:
+    Portuguese has its own forms, and counts 0 and 1 alike). Without a translation of it
+    (English, the source) Qt leaves the source's ``(s)`` and ``(singular|plural)`` marks,
+    resolved here by :func:`~attnviz.core.wording.english_plural`; the count is written
+    grouped as every other number (4,096; 4.096 with a decimal comma), whole past what Qt
+    takes, or as ``shown`` says (``128k``).
+    """
+    n = int(n)
+    text = english_plural(translated, n)
+    plain, shown = str(qt_count(n)), grouped(n) if shown is None else shown
+    if shown != plain:  # Qt wrote %n as plain digits
+        text = re.sub(rf"(?<![\d.,]){re.escape(plain)}(?!\d)", shown, text, count=1)
+    return text
 
 
 def fmt(x: float, decimals: int = 2, *, integer: bool = False) -> str:

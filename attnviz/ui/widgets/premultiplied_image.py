@@ -8,9 +8,11 @@ render, in a few passes over reused buffers, to premultiplied ARGB (the raster e
 own format), so each paint is a plain scaled blit (≈0.3 ms). Anything else (a callable
 table, colour images, downsampling) renders as pyqtgraph does, then is converted once.
 
-The colour table of a colour map and its palette of ``QRgb`` words are computed once per
-colour map and kept (a colour map or levels change restyles without computing them
-again); the float and index buffers are kept while the image keeps its shape.
+In an SVG the cells are shapes, not the image stretched (:mod:`attnviz.ui.widgets.
+svg_cells`). The colour table of a colour map and its palette of ``QRgb`` words are
+computed once per colour map and kept (a colour map or levels change restyles without
+computing them again); the float and index buffers are kept while the image keeps its
+shape.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ import numpy as np
 from pyqtgraph import colormap
 from pyqtgraph import functions as fn
 from pyqtgraph.graphicsItems.ImageItem import ImageItem
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage
+
+from attnviz.ui.widgets.svg_cells import draw_cells, is_svg
 
 _NATIVE = QImage.Format.Format_ARGB32_Premultiplied
 #: Palettes kept for tables that came without a colour map (``setLookupTable``).
@@ -133,3 +138,18 @@ class PremultipliedImageItem(ImageItem):
         self.qimage = qimage
         self._renderRequired = False
         self._unrenderable = False
+
+    def paint(self, painter, *args) -> None:
+        """As ``ImageItem.paint``; into an SVG, the cells as shapes (or the image at the
+        file's pixel size past :data:`~attnviz.ui.widgets.svg_cells.VECTOR_CELLS`)."""
+        if not is_svg(painter) or self.image is None:
+            super().paint(painter, *args)
+            return
+        if self._renderRequired:
+            self.render()
+            if self._unrenderable or self.qimage is None:
+                return
+        shape = self.image.shape[:2]
+        if self.axisOrder == "row-major":
+            shape = shape[::-1]
+        draw_cells(painter, QRectF(0, 0, *shape), self.qimage)

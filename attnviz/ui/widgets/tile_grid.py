@@ -24,6 +24,7 @@ from attnviz.ui.widgets.colormaps import colormap
 from attnviz.ui.widgets.contrast import BLACK, WHITE, dark_ink, ink_for, qcolor_rgb
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
 from attnviz.ui.widgets.painted import PaintedWidget
+from attnviz.ui.widgets.svg_cells import draw_cells
 
 #: Largest cell, in multiples of the font height (a 4-token demo must not fill the screen).
 MAX_CELL_EM = 3.2
@@ -210,7 +211,7 @@ class AlignedMatrices(PaintedWidget):
         image = QImage(rgba.data, cols, rows, 4 * cols, QImage.Format.Format_RGBA8888)
         area = QRectF(x0, y0, cols * cell, rows * cell)
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
-        p.drawImage(area, image)
+        draw_cells(p, area, image)
         if cell >= 5:
             p.setPen(QPen(QColor(self.theme.muted), 0.6))
             for r in range(rows + 1):

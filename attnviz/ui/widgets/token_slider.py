@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QSlider, QWidget
 
 from attnviz.core.kvcache import parse_tokens
 from attnviz.ui.widgets.binding import blocked
-from attnviz.ui.widgets.numbers import grouped
+from attnviz.ui.widgets.numbers import counted, qt_count
 from attnviz.ui.widgets.units import tokens
 
 #: The slider's stops.
@@ -80,11 +80,9 @@ class TokenSlider(QWidget):
         with blocked(self.slider, self.box):
             self.slider.setValue(self.to_position(value))
             self.box.setText(tokens(value))
-        self.box.setToolTip(
-            self.tr("Exact value: %1 tokens; type 131072, 128k or 1M").replace(
-                "%1", grouped(int(value))
-            )
-        )
+        exact = counted(self.tr("%n token(s)", "", qt_count(value)), int(value))
+        tip = self.tr("Exact value: %1; type 131072, 128k or 1M")
+        self.box.setToolTip(tip.replace("%1", exact))
 
     def _on_q_slider(self, position: int) -> None:
         value = STOPS[position]
