@@ -486,21 +486,21 @@ def test_a_lesson_prints_the_plan_the_file_keeps(tmp_path, capsys):
     gif = tmp_path / "l.gif"
     argv = ["export", "--lesson", "sqrt-dk", "--hold", "0.255", *SMALL, "--out", str(gif)]
     assert main(argv) == 0
-    assert "6 steps of 0.26 s" in capsys.readouterr().out
-    assert _durations(gif) == [260] * 6
+    assert "7 steps of 0.26 s" in capsys.readouterr().out
+    assert _durations(gif) == [260] * 7
     if not _video():
         return
     mp4 = tmp_path / "l.mp4"
     argv = ["export", "--lesson", "sqrt-dk", "--hold", "0.5", "--fps", "4", *SMALL]
     assert main([*argv, "--out", str(mp4)]) == 0
-    assert "6 steps of 0.5 s (2 frames each at 4 fps)" in capsys.readouterr().out
+    assert "7 steps of 0.5 s (2 frames each at 4 fps)" in capsys.readouterr().out
     import av
 
     with av.open(str(mp4)) as container:
         stream = container.streams.video[0]
         times = [float(f.time) for f in container.decode(video=0)]
         assert stream.average_rate == 4
-    assert len(times) == 12 and times[-1] == pytest.approx(2.75)  # 12 frames of 0.25 s: 3 s
+    assert len(times) == 14 and times[-1] == pytest.approx(3.25)  # 14 frames of 0.25 s: 3.5 s
 
 
 def test_cli_says_long_work_and_refuses_past_a_minute_without_yes(

@@ -461,9 +461,12 @@
         <source>%1 of %2 pairs, evenly spaced, fast → slow</source>
         <translation>%1 de %2 pares, espaçados por igual, rápido → lento</translation>
     </message>
-    <message>
-        <source>%1 pairs, fast → slow</source>
-        <translation>%1 pares, rápido → lento</translation>
+    <message numerus="yes">
+        <source>%n pair(s), fast → slow</source>
+        <translation>
+            <numerusform>%n par, rápido → lento</numerusform>
+            <numerusform>%n pares, rápido → lento</numerusform>
+        </translation>
     </message>
     <message>
         <source>hover a clock for its numbers</source>
@@ -920,9 +923,34 @@
         <source>Zipf law: tokens × p(rank)</source>
         <translation>lei de Zipf: tokens × p(posição)</translation>
     </message>
+    <message numerus="yes">
+        <source>%n row(s) (%1 %) (gets|get) no gradient</source>
+        <translation>
+            <numerusform>%n linha (%1 %) não recebe gradiente</numerusform>
+            <numerusform>%n linhas (%1 %) não recebem gradiente</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s) (touches|touch)</source>
+        <translation>
+            <numerusform>%n token toca</numerusform>
+            <numerusform>%n tokens tocam</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>%1 tokens touch %2 of %3 rows; %4 rows (%5 %) get no gradient.</source>
-        <translation>%1 tokens tocam %2 de %3 linhas; %4 linhas (%5 %) não recebem gradiente.</translation>
+        <source>%1 %2 of %3 rows; %4.</source>
+        <translation>%1 %2 de %3 linhas; %4.</translation>
+    </message>
+    <message>
+        <source>rows %1–%2: %3, %4 of %5 rows touched</source>
+        <translation>linhas %1–%2: %3, %4 de %5 linhas tocadas</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
     </message>
     <message>
         <source>Table %1 × %2 = %3 parameters (%4).</source>
@@ -939,10 +967,6 @@
     <message>
         <source>row %1 (rank %2): %3 in the batch, gradient norm %4</source>
         <translation>linha %1 (posição %2): %3 no lote, norma do gradiente %4</translation>
-    </message>
-    <message>
-        <source>rows %1–%2: %3 tokens, %4 of %5 rows touched</source>
-        <translation>linhas %1–%2: %3 tokens, %4 de %5 linhas tocadas</translation>
     </message>
 </context>
 <context>
@@ -1427,8 +1451,16 @@
         <translation>cada linha dá parte do seu peso ao sumidouro e espalha o resto pelas chaves: as linhas somam menos que 1</translation>
     </message>
     <message>
-        <source>value dimension</source>
+        <source>RoPE: Q and K turned by token position, one pair of dimensions</source>
         <extracomment>Automatic levels of the weights: a probability is between 0 and 1.</extracomment>
+        <translation>RoPE: Q e K girados pela posição do token, um par de dimensões</translation>
+    </message>
+    <message>
+        <source>RoPE: Q and K turned by token position, %1 pairs of dimensions</source>
+        <translation>RoPE: Q e K girados pela posição do token, %1 pares de dimensões</translation>
+    </message>
+    <message>
+        <source>value dimension</source>
         <translation>dimensão do valor</translation>
     </message>
     <message>
@@ -1559,8 +1591,29 @@
         <translation>Abra uma pasta de modelo do Hugging Face (Arquivo → Abrir modelo… ou attnviz --model DIR) para ver aqui todas as cabeças de todas as camadas.</translation>
     </message>
     <message>
-        <source>%1 · %2 · %3 layers × %4 heads (%5 KV) · d_head %6 · %7 tokens as the model sees them</source>
-        <translation>%1 · %2 · %3 camadas × %4 cabeças (%5 KV) · d_head %6 · %7 tokens como o modelo os vê</translation>
+        <source>%1 · %2 · %3 × %4 (%5 KV) · d_head %6 · %7 as the model sees them</source>
+        <translation>%1 · %2 · %3 × %4 (%5 KV) · d_head %6 · %7 como o modelo os vê</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n camada</numerusform>
+            <numerusform>%n camadas</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s)</source>
+        <translation>
+            <numerusform>%n cabeça</numerusform>
+            <numerusform>%n cabeças</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
     </message>
     <message>
         <source>; special: %1</source>
@@ -1622,9 +1675,12 @@
         <source>Show this step full screen, for a lecture hall</source>
         <translation>Mostrar este passo em tela cheia, para um auditório</translation>
     </message>
-    <message>
-        <source>%1 steps</source>
-        <translation>%1 passos</translation>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n passo</numerusform>
+            <numerusform>%n passos</numerusform>
+        </translation>
     </message>
     <message>
         <source>No lesson open</source>
@@ -1801,8 +1857,15 @@
         <translation>Mapa de calor copiado para a área de transferência</translation>
     </message>
     <message>
-        <source>n = %1 tokens · d_k = %2</source>
-        <translation>n = %1 tokens · d_k = %2</translation>
+        <source>n = %1 · d_k = %2</source>
+        <translation>n = %1 · d_k = %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
     </message>
     <message>
         <source>A view could not follow the last change: %1</source>
@@ -1930,8 +1993,22 @@
         <translation>Os ids de documento devem ser números inteiros ≥ 0, um por token</translation>
     </message>
     <message>
-        <source>%1 document ids for %2 tokens: give one per token</source>
-        <translation>%1 ids de documento para %2 tokens: informe um por token</translation>
+        <source>%1 for %2: give one per token</source>
+        <translation>%1 para %2: informe um por token</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document id(s)</source>
+        <translation>
+            <numerusform>%n id de documento</numerusform>
+            <numerusform>%n ids de documento</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1976,13 +2053,96 @@
         <source>does not fit: the weights alone fill the GPU</source>
         <translation>não cabe: só os pesos já enchem a GPU</translation>
     </message>
-    <message>
-        <source>fits up to %1 tokens</source>
-        <translation>cabe até %1 tokens</translation>
+    <message numerus="yes">
+        <source>fits up to %n token(s)</source>
+        <translation>
+            <numerusform>cabe até %n token</numerusform>
+            <numerusform>cabe até %n tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>fits up to %n token(s) per sequence</source>
+        <translation>
+            <numerusform>cabe até %n token por sequência</numerusform>
+            <numerusform>cabe até %n tokens por sequência</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n KV head(s)</source>
+        <translation>
+            <numerusform>%n cabeça KV</numerusform>
+            <numerusform>%n cabeças KV</numerusform>
+        </translation>
     </message>
     <message>
-        <source>fits up to %1 tokens per sequence</source>
-        <translation>cabe até %1 tokens por sequência</translation>
+        <source>%1 (%2): %3 per token, %4 at the context</source>
+        <translation>%1 (%2): %3 por token, %4 no contexto</translation>
+    </message>
+    <message numerus="yes">
+        <source>KV cache at %n token(s) by attention design</source>
+        <translation>
+            <numerusform>Cache KV em %n token por arquitetura de atenção</numerusform>
+            <numerusform>Cache KV em %n tokens por arquitetura de atenção</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n byte(s)</source>
+        <translation>
+            <numerusform>%n byte</numerusform>
+            <numerusform>%n bytes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n query head(s)</source>
+        <translation>
+            <numerusform>%n cabeça de consulta</numerusform>
+            <numerusform>%n cabeças de consulta</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, MLA latent %2 + %3</source>
+        <translation>%1, latente MLA %2 + %3</translation>
+    </message>
+    <message>
+        <source>%1, %2 (%3), head_dim %4</source>
+        <translation>%1, %2 (%3), head_dim %4</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n camada</numerusform>
+            <numerusform>%n camadas</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1, %2 with attention</source>
+        <translation>%1, %2 com atenção</translation>
+    </message>
+    <message>
+        <source>%1 per token</source>
+        <translation>%1 por token</translation>
+    </message>
+    <message>
+        <source>%1 per token (%2)</source>
+        <translation>%1 por token (%2)</translation>
+    </message>
+    <message>
+        <source>S at %1: %2, %3 in %4-bit, per head per layer</source>
+        <translation>S em %1: %2, %3 em %4 bits, por cabeça e por camada</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entr(y|ies)</source>
+        <translation>
+            <numerusform>%n entrada</numerusform>
+            <numerusform>%n entradas</numerusform>
+        </translation>
     </message>
     <message>
         <source>weights %1</source>
@@ -2001,20 +2161,8 @@
         <translation>latente %1 + %2</translation>
     </message>
     <message>
-        <source>%1 KV heads</source>
-        <translation>%1 cabeças KV</translation>
-    </message>
-    <message>
-        <source>%1 (%2): %3 bytes per token, %4 bytes at the context</source>
-        <translation>%1 (%2): %3 bytes por token, %4 bytes no contexto</translation>
-    </message>
-    <message>
         <source>%1× the card</source>
         <translation>%1× a ficha</translation>
-    </message>
-    <message>
-        <source>KV cache at %1 tokens by attention design</source>
-        <translation>Cache KV em %1 tokens por arquitetura de atenção</translation>
     </message>
     <message>
         <source>If all %1 layers had attention (the card: %2 of them): %3 bytes</source>
@@ -2033,32 +2181,8 @@
         <translation>kernel em blocos (FlashAttention): O(n)</translation>
     </message>
     <message>
-        <source>%1 query heads, MLA latent %2 + %3</source>
-        <translation>%1 cabeças de consulta, latente MLA %2 + %3</translation>
-    </message>
-    <message>
-        <source>%1 query heads, %2 KV heads (%3), head_dim %4</source>
-        <translation>%1 cabeças de consulta, %2 cabeças KV (%3), head_dim %4</translation>
-    </message>
-    <message>
-        <source>%1 layers</source>
-        <translation>%1 camadas</translation>
-    </message>
-    <message>
-        <source>%1 layers, %2 with attention</source>
-        <translation>%1 camadas, %2 com atenção</translation>
-    </message>
-    <message>
         <source>, %1 with a %2-token window</source>
         <translation>, %1 com janela de %2 tokens</translation>
-    </message>
-    <message>
-        <source>%1 per token (%2 bytes)</source>
-        <translation>%1 por token (%2 bytes)</translation>
-    </message>
-    <message>
-        <source>S at %1 tokens: %2 entries, %3 in %4-bit, per head per layer</source>
-        <translation>S em %1 tokens: %2 entradas, %3 em %4 bits, por cabeça e por camada</translation>
     </message>
 </context>
 <context>
@@ -2173,8 +2297,22 @@
         <translation>Personalizada: %1</translation>
     </message>
     <message>
-        <source>The heads panel&apos;s layer: %1 query heads share %2 KV heads of width %3 → %4 per token per layer (%5 with one KV head per query head); %6 at this context.</source>
-        <translation>A camada do painel de cabeças: %1 cabeças de consulta dividem %2 cabeças KV de largura %3 → %4 por token por camada (%5 com uma cabeça KV por cabeça de consulta); %6 neste contexto.</translation>
+        <source>The heads panel&apos;s layer: %1 %2 of width %3 → %4 per token per layer (%5 with one KV head per query head); %6 at this context.</source>
+        <translation>A camada do painel de cabeças: %1 %2 de largura %3 → %4 por token por camada (%5 com uma cabeça KV por cabeça de consulta); %6 neste contexto.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n query head(s) (shares|share)</source>
+        <translation>
+            <numerusform>%n cabeça de consulta divide</numerusform>
+            <numerusform>%n cabeças de consulta dividem</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n KV head(s)</source>
+        <translation>
+            <numerusform>%n cabeça KV</numerusform>
+            <numerusform>%n cabeças KV</numerusform>
+        </translation>
     </message>
     <message>
         <source>GPU memory must be a number of GB, e.g. 80 or 141</source>
@@ -2261,8 +2399,29 @@
         <translation>faltam cerca de %1 s</translation>
     </message>
     <message>
-        <source>%1: %2 tokens, %3 layers × %4 heads; loaded in %5 s, sentence in %6 ms</source>
-        <translation>%1: %2 tokens, %3 camadas × %4 cabeças; carregado em %5 s, frase em %6 ms</translation>
+        <source>%1: %2, %3 × %4; loaded in %5 s, sentence in %6 ms</source>
+        <translation>%1: %2, %3 × %4; carregado em %5 s, frase em %6 ms</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n camada</numerusform>
+            <numerusform>%n camadas</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s)</source>
+        <translation>
+            <numerusform>%n cabeça</numerusform>
+            <numerusform>%n cabeças</numerusform>
+        </translation>
     </message>
     <message>
         <source>Memory card: %1</source>
@@ -2808,8 +2967,15 @@
         <translation>tracejado: o contexto original</translation>
     </message>
     <message>
-        <source>%1 pairs, %2</source>
-        <translation>%1 pares, %2</translation>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pair(s)</source>
+        <translation>
+            <numerusform>%n par</numerusform>
+            <numerusform>%n pares</numerusform>
+        </translation>
     </message>
     <message>
         <source>context %1 → %2 tokens</source>
@@ -3472,10 +3638,17 @@
 </context>
 <context>
     <name>TokenSlider</name>
-    <message>
-        <source>Exact value: %1 tokens; type 131072, 128k or 1M</source>
+    <message numerus="yes">
+        <source>%n token(s)</source>
         <extracomment>The slider&apos;s stops.</extracomment>
-        <translation>Valor exato: %1 tokens; digite 131072, 128k ou 1M</translation>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Exact value: %1; type 131072, 128k or 1M</source>
+        <translation>Valor exato: %1; digite 131072, 128k ou 1M</translation>
     </message>
 </context>
 <context>
