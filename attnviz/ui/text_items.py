@@ -295,9 +295,14 @@ def _cells(view: QAbstractItemView, root: QWidget) -> list[TextItem]:
     seen = visible_rect(port, root)
     margin = _cell_margin(view)
     out = []
-    for r in range(min(model.rowCount(), MAX_ROWS)):
-        for c in range(min(model.columnCount(), MAX_COLUMNS)):
-            index = model.index(r, c)
+    top = view.rootIndex()
+    try:
+        columns = model.columnCount(top)
+    except TypeError:  # a list model keeps it private: one column
+        columns = 1
+    for r in range(min(model.rowCount(top), MAX_ROWS)):
+        for c in range(min(columns, MAX_COLUMNS)):
+            index = model.index(r, c, top)
             text = index.data(Qt.ItemDataRole.DisplayRole)
             rect = view.visualRect(index)
             if text is None or not str(text).strip() or rect.isEmpty():

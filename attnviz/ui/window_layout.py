@@ -42,6 +42,26 @@ DOCK_AREAS = {
 }
 
 
+#: How far a restored window's frame may exceed its screen (the window manager's border).
+MAX_FRAME_SLACK = 64
+#: A restored window smaller than this shows no panel usably: taken as a broken value.
+MIN_RESTORED = QSize(480, 320)
+
+
+def saved_bytes(settings, key: str) -> QByteArray | None:
+    """The bytes saved under ``key``, or None when there are none or the value is of
+    another type (a hand-edited or foreign settings file: a string, a number, a list)."""
+    try:
+        value = settings.value(key)
+    except (TypeError, ValueError, RuntimeError):
+        return None  # a value the settings themselves cannot read back
+    if isinstance(value, QByteArray):
+        return value if not value.isEmpty() else None
+    if isinstance(value, bytes | bytearray) and value:
+        return QByteArray(bytes(value))
+    return None
+
+
 class WindowLayout:
     """The layout half of the main window (see the module docstring)."""
 
@@ -51,6 +71,8 @@ class WindowLayout:
         """The layout's own state; before the first :meth:`fit_screen`."""
         #: Open maximized (a projector's or a laptop's screen), see :meth:`fit_screen`.
         self.opens_maximized = False
+        #: True when the saved window geometry was restored (:meth:`_restore_layout`).
+        self.geometry_restored = False
         self._pending_default = False
         self._intended: tuple[float, float] | None = None
         # The docks' shares of the window, kept so that a large resize splits them again.
@@ -163,7 +185,7 @@ class WindowLayout:
         another size first, every panel would be laid out (and the heatmap's axes and
         labels fitted) twice before the first paint.
         """
-        maximize = self.opens_maximized and not self.settings.contains("window/geometry")
+        maximize = self.opens_maximized and not self.geometry_restored
         if maximize or self.windowState() & Qt.WindowState.WindowMaximized:
             self._take_maximized_geometry()
             self.showMaximized()
@@ -317,11 +339,37 @@ class WindowLayout:
                 action.setChecked(on)
 
     def _restore_layout(self) -> bool:
-        geometry = self.settings.value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        layout = self.settings.value("window/state")
+        """The saved geometry and dock layout, where the settings hold usable ones; True
+        when the docks were restored.
+
+        Whatever the settings file holds (another type, truncated or foreign bytes, a
+        window larger than the screen), the window opens: a value that does not restore
+        is left for the first layout, which the next save overwrites.
+        """
+        geometry = saved_bytes(self.settings, "window/geometry")
+        before = self.geometry()
+        # Qt reads a truncated geometry as zeros and says it restored it (a 76 × 76 window):
+        # shorter than the one it writes itself, it is refused here.
+        whole = geometry is not None and geometry.size() >= self.saveGeometry().size()
+        self.geometry_restored = whole and self.restoreGeometry(geometry)
+        if self.geometry_restored and not self._fits_screen():
+            self.setGeometry(before)  # larger than the screen, or off it: as at first start
+            self.geometry_restored = False
+        layout = saved_bytes(self.settings, "window/state")
         return layout is not None and self.restoreState(layout, LAYOUT_VERSION)
+
+    def _fits_screen(self) -> bool:
+        """True when the window lies on its screen's free area, no larger than it and not
+        smaller than :data:`MIN_RESTORED`."""
+        available = self.screen().availableGeometry()
+        frame = self.frameGeometry()
+        return (
+            MIN_RESTORED.width() <= self.width()
+            and MIN_RESTORED.height() <= self.height()
+            and frame.width() <= available.width() + MAX_FRAME_SLACK
+            and frame.height() <= available.height() + MAX_FRAME_SLACK
+            and available.intersects(frame)
+        )
 
     def save_layout(self) -> None:
         """Write the window geometry and dock layout to the settings."""
