@@ -45,6 +45,8 @@ __all__ = ["LAYOUT_VERSION", "MainWindow", "PanelMap"]
 
 #: The panel a topic's preset is seen in: picking one brings it forward.
 PRESET_PANELS = {"positions": "positions"}
+#: The panels a model's sentence brings forward (in their groups, side by side).
+MODEL_PANELS = ("layers", "heatmap")
 
 
 class PanelMap(dict):
@@ -120,6 +122,7 @@ class MainWindow(WindowLayout, QMainWindow):
         actions.build_view_menu(self, list(self.docks.values()), self.themes)
         actions.build_help_menu(self)
         self.models = ModelController(self)  # File → Open Model…, attnviz --model DIR
+        self.models.sigCaptured.connect(self._on_q_model_captured)
         self.preset_picker = actions.build_toolbar(self)
         self.preset_picker.activated.connect(self._on_q_preset_activated)
         self.hover_label = QLabel()
@@ -135,7 +138,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.fit_screen(self.screen().availableGeometry())
         # Dock sizes only take before the first show when a saved layout gives them.
         self._size_on_show = not self._restore_layout()
-        self.tabifiedDockWidgetActivated.connect(lambda _dock: self._unelided_tabs())
+        self.tabifiedDockWidgetActivated.connect(self._on_q_tab_activated)
         self.themes.sigThemeChanged.connect(self._on_q_theme_changed)
         self._on_q_theme_changed(self.themes.theme)
         self._positions_picked = False  # the picker shows the RoPE preset picked last
@@ -281,6 +284,19 @@ class MainWindow(WindowLayout, QMainWindow):
         if on and not dict.__contains__(self.panels, pid):
             self._build_panel(pid)
 
+    def _on_q_model_captured(self, _capture) -> None:
+        """A model's sentence is in: its layers grid and the head's matrix, side by side."""
+        for pid in MODEL_PANELS:
+            dock = self.docks.get(pid)
+            if dock is not None:
+                dock.show()
+                dock.raise_()
+
+    def _on_q_tab_activated(self, _dock) -> None:
+        self._unelided_tabs()
+        # After the new panel's first layout: its width asked for is known then.
+        QTimer.singleShot(0, self, self.fit_fronts)
+
     def _build_panel(self, pid: str) -> QWidget:
         """Build the panel ``pid`` into its dock (in the current theme); return it."""
         dock = self.docks[pid]
@@ -382,6 +398,8 @@ class MainWindow(WindowLayout, QMainWindow):
             if "preset_id" in names:
                 self._positions_picked = False  # the sentence changed last
             self._show_preset()
+        if names & {"tokens", "value_labels", "selected_query"}:
+            QTimer.singleShot(0, self, self.fit_fronts)  # the steps' keys came or went
         if names & {"tokens", "d_k", "preset_id"}:
             self.info_label.setText(
                 self.tr("n = %1 tokens · d_k = %2")
