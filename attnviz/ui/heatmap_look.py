@@ -11,6 +11,7 @@ the range of their values.
 
 from __future__ import annotations
 
+import html
 import math
 from functools import cache
 from pathlib import Path
@@ -177,6 +178,13 @@ def model_heading(state: AttentionState) -> str:
     if cap is not None and 0 <= state.layer < cap.layer_count:
         text += " · " + cap.layer_kind(state.layer)  # a mechanism's name, as papers write it
     return text
+
+
+def model_heading_html(state: AttentionState) -> str:
+    """:func:`model_heading` in bold on a line of its own, for a caption ("" without a
+    model's head)."""
+    heading = model_heading(state)
+    return f"<b>{html.escape(heading)}</b><br>" if heading else ""
 
 
 def rope_note(d_k: int) -> str:

@@ -266,6 +266,8 @@ class LayersPanel(FigurePanel):
             s.model_head,
             kv_head(cap, s.model_head, s.layer),
         )
+        if 0 <= s.layer < cap.layer_count:  # the layer's kind: softmax, NoPE, gated, …
+            text += " " + fill(self.tr("Kind: %1."), cap.layer_kind(s.layer))
         cell = s.selected_cell
         if cell is not None:
             a = link_strength(cap, *cell)

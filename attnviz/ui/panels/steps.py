@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
 from attnviz.model.resolve.result_names import STEPS
+from attnviz.ui.heatmap_look import model_heading_html
 from attnviz.ui.panel_base import Panel
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind, blocked, scaled_font
@@ -62,6 +63,12 @@ class StepsPanel(Panel):
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
         layout = QVBoxLayout()
+        # A real model's head: which model, layer and head the steps work through.
+        self.model_line = QLabel()
+        self.model_line.setObjectName("model_line")
+        self.model_line.setWordWrap(True)
+        self.model_line.hide()
+        layout.addWidget(self.model_line)
         top = QHBoxLayout()
         self.query = QComboBox()
         self.query.setObjectName("query")
@@ -112,7 +119,7 @@ class StepsPanel(Panel):
         layout.addWidget(self.grad)
         self._gradient = None
         self._keys_note = ""  # what the keys' table leaves out, above step ④'s note
-        self._essential = (top, self.table, self.sink_line, self.mix, self.verdict)
+        self._essential = (self.model_line, top, self.table, self.sink_line, self.mix, self.verdict)
         # What the tables leave out of a long sentence: below the verdict, not before it.
         self.note = QLabel()
         self.note.setObjectName("note")
@@ -237,6 +244,14 @@ class StepsPanel(Panel):
         if STEPS in names:
             self._on_steps_changed(results.steps)
 
+    def _on_head_changed(self) -> None:
+        heading = model_heading_html(self.state)
+        self.model_line.setText(heading.removesuffix("<br>"))
+        self.model_line.setVisible(bool(heading))
+
+    _on_layer_changed = _on_model_head_changed = _on_model_path_changed = _on_head_changed
+    _on_model_text_changed = _on_head_changed
+
     def _on_tokens_changed(self) -> None:
         with blocked(self.query):
             self.query.clear()
@@ -249,6 +264,7 @@ class StepsPanel(Panel):
             self._on_steps_changed(self.resolver.results.steps)
 
     def _on_steps_changed(self, st: QuerySteps) -> None:
+        self._on_head_changed()  # a model's sentence may have come in: its layer's kind
         tokens = self.state.tokens
         q = st.q  # the vector the scores came from (turned by position when RoPE is on)
         shown = fmt_vector(q[:QUERY_DIMS])
