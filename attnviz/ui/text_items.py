@@ -335,7 +335,7 @@ def _cells(view: QAbstractItemView, root: QWidget) -> list[TextItem]:
             )
             item = TextItem(text, box, seen, where(view, root, f"cell {r},{c}"))
             elided = metrics.horizontalAdvance(text) > cell.width() - 2 * margin + SLACK
-            item.cut = _why(elided, cell, seen)
+            item.cut = _why(elided, box, seen)  # the text, not the grid line past it
             item.group = view
             out.append(item)
     return out
@@ -380,7 +380,7 @@ def _header(header: QHeaderView, root: QWidget) -> list[TextItem]:
             cell, min(width, cell.width()), metrics.height(), Qt.AlignmentFlag.AlignCenter
         )
         item = TextItem(text, box, seen, where(header, root, f"header {i}"))
-        item.cut = _why(width > room + SLACK, cell, seen)
+        item.cut = _why(width > room + SLACK, box, seen)
         # With its table's cells: one finding says what of the table is out of view.
         table = header.parentWidget()
         item.group = table if isinstance(table, QAbstractItemView) else header

@@ -140,7 +140,7 @@ def _table(parent, texts: list[str], width: int) -> QTableWidget:
 
 
 def test_a_table_names_its_cells_out_of_view_and_those_elided(board):
-    table = _table(board, ["0.419", "0.326", "0.254", "telhado 0.906"], 250)
+    table = _table(board, ["0.419", "0.326", "0.254", "telhado 0.906"], 180)
     findings = check_texts(board)
     assert [f.kind for f in findings] == ["cut"]
     assert "0.254" in str(findings[0]) and "telhado 0.906" in str(findings[0])
