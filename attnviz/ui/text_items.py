@@ -139,22 +139,9 @@ def scrolled_out(widget: QWidget, root: QWidget) -> bool:
 
 
 def _widget_texts(w: QWidget, root: QWidget) -> list[TextItem]:
-    if isinstance(w, QLabel):
-        return _label(w, root)
-    if isinstance(w, QHeaderView):
-        return _header(w, root)
-    if isinstance(w, QGraphicsView):
-        return _scene(w, root)
-    if isinstance(w, QComboBox):
-        return _combo(w, root)
-    if isinstance(w, QAbstractItemView):
-        return _cells(w, root)
-    if isinstance(w, QAbstractButton):
-        return _button(w, root)
-    if isinstance(w, QTabBar):
-        return _tabs(w, root)
-    if isinstance(w, QDockWidget):
-        return _dock_title(w, root)
+    for kind, read in _READERS:  # the first that fits: a header is an item view too
+        if isinstance(w, kind):
+            return read(w, root)
     if callable(getattr(w, "_paint", None)) and hasattr(w, "_has_content"):
         return _painted(w, root)
     return []
@@ -569,3 +556,16 @@ def _painted(w: QWidget, root: QWidget) -> list[TextItem]:
         item.cut = _why(False, item.box, room)
         out.append(item)
     return out
+
+
+#: How each kind of widget is read, the more particular kinds first.
+_READERS = (
+    (QLabel, _label),
+    (QHeaderView, _header),
+    (QGraphicsView, _scene),
+    (QComboBox, _combo),
+    (QAbstractItemView, _cells),
+    (QAbstractButton, _button),
+    (QTabBar, _tabs),
+    (QDockWidget, _dock_title),
+)

@@ -90,6 +90,7 @@ class WindowLayout:
         self.opens_maximized = False
         #: True when the saved window geometry was restored (:meth:`_restore_layout`).
         self.geometry_restored = False
+        self._hold_fit = False  # while a layout is put back as it was (fit_fronts waits)
         self._pending_default = False
         self._intended: tuple[float, float] | None = None
         # The docks' shares of the window, kept so that a large resize splits them again.
@@ -275,7 +276,7 @@ class WindowLayout:
     def fit_fronts(self) -> None:
         """In the compact layout, give the panels in front the width they ask for when one
         of them has less (a tab brought forward, a longer sentence in the steps)."""
-        if not self._placed or self.focused_panel or not self.isVisible():
+        if not self._placed or self.focused_panel or not self.isVisible() or self._hold_fit:
             return
         short = False
         for area in ("left", "right"):
@@ -402,8 +403,15 @@ class WindowLayout:
                 target.raise_()
         else:
             saved, self._focus_saved = self._focus_saved, None
+            # The layout comes back as it was: the tabs it brings forward on the way do not
+            # re-split it (the calls they queue run before this release).
+            self._hold_fit = True
             self.restoreState(saved, LAYOUT_VERSION)
+            QTimer.singleShot(0, self, self._release_fit)
         self._show_focus_checked(self.focused_panel)
+
+    def _release_fit(self) -> None:
+        self._hold_fit = False
 
     def _show_focus_checked(self, on: bool) -> None:
         action = getattr(self, "focus_action", None)

@@ -59,31 +59,30 @@ WRONG_TYPES = {
 }
 
 
-@pytest.mark.parametrize("kind", sorted(WRONG_TYPES))
-def test_a_geometry_and_state_of_the_wrong_type_open_the_first_layout(kind, first_start, tmp_path):
+def _opens_as_at_first_start(tmp_path, first: dict, geometry, state) -> None:
+    """A window on settings holding ``geometry`` and ``state`` opens as at a first start."""
     s = _settings(tmp_path / "s.ini")
-    s.setValue("window/geometry", WRONG_TYPES[kind])
-    s.setValue("window/state", WRONG_TYPES[kind])
+    s.setValue("window/geometry", geometry)
+    s.setValue("window/state", state)
     s.sync()
     w = _open(tmp_path / "s.ini")
     try:
-        _as_at_first_start(w, first_start)
+        _as_at_first_start(w, first)
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("kind", sorted(WRONG_TYPES))
+def test_a_geometry_and_state_of_the_wrong_type_open_the_first_layout(kind, first_start, tmp_path):
+    _opens_as_at_first_start(tmp_path, first_start, WRONG_TYPES[kind], WRONG_TYPES[kind])
 
 
 @pytest.mark.parametrize("keep", [4, 10, 30, 50])
 def test_truncated_bytes_are_refused_not_read_as_zeros(keep, first_start, tmp_path):
     """Qt reads a truncated geometry as zeros and says it restored it: a 76 × 76 window."""
-    s = _settings(tmp_path / "s.ini")
-    s.setValue("window/geometry", QByteArray(first_start["saved_geometry"][:keep]))
-    s.setValue("window/state", QByteArray(first_start["saved_state"][: keep * 3]))
-    s.sync()
-    w = _open(tmp_path / "s.ini")
-    try:
-        _as_at_first_start(w, first_start)
-    finally:
-        w.close()
+    geometry = QByteArray(first_start["saved_geometry"][:keep])
+    state = QByteArray(first_start["saved_state"][: keep * 3])
+    _opens_as_at_first_start(tmp_path, first_start, geometry, state)
 
 
 def test_foreign_bytes_and_a_window_larger_than_the_screen_are_refused(first_start, tmp_path):
