@@ -26,7 +26,7 @@ from attnviz.model.resolve import Results
 from attnviz.model.resolve.attention import MATRIX_CORNERS
 from attnviz.model.safe_io import shown_path
 from attnviz.model.topics.attention import MATRICES, AttentionState
-from attnviz.ui.heatmap_look import column_labels, configure_view, formula
+from attnviz.ui.heatmap_look import column_labels, configure_view, formula, model_heading
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
@@ -84,10 +84,14 @@ def _state_for(state: AttentionState, matrix: str | None) -> AttentionState:
 
 
 def default_title(state: AttentionState) -> str:
-    """The formula of the shown matrix, then the preset's title (in the UI's language) while
-    the state still shows the preset's scenario: a title that quotes d_k = 256 is not drawn
-    over d_k = 2 (:func:`~attnviz.model.presets.shows_preset`)."""
+    """A real model's head (model, layer, head, kind), the formula of the shown matrix, then
+    the preset's title (in the UI's language) while the state still shows the preset's
+    scenario: a title that quotes d_k = 256 is not drawn over d_k = 2
+    (:func:`~attnviz.model.presets.shows_preset`)."""
     text = formula(state, state.matrix)
+    heading = model_heading(state)  # a real model's head: which model, layer, head, kind
+    if heading:
+        text = f"{heading}   ·   {text}"
     if state.preset_id in preset_ids():
         preset = load_preset(state.preset_id)
         if shows_preset(preset, state.snapshot()):

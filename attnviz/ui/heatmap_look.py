@@ -11,8 +11,10 @@ the range of their values.
 
 from __future__ import annotations
 
+import html
 import math
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -144,12 +146,53 @@ def formula(state: AttentionState, matrix: str) -> str:
     return "O = A·V"
 
 
+def _capture(state: AttentionState):
+    """The captured sentence of the model head the state shows, when it is held."""
+    if state.head != "model" or not state.model_path:
+        return None
+    # Here, not at the top: the window opens without the real-model machinery.
+    from attnviz.model.real_model import STORE
+
+    return STORE.cached(state.model_path, state.model_text)
+
+
+def model_name(state: AttentionState) -> str:
+    """The name of the real model whose head the state shows ("" when it shows none)."""
+    cap = _capture(state)
+    if state.head != "model" or not state.model_path:
+        return ""
+    return cap.name if cap is not None else (Path(state.model_path).name or state.model_path)
+
+
+def model_heading(state: AttentionState) -> str:
+    """What a real model's head is: ``"tiny-llama · layer 3 · head 2 · softmax (NoPE)"``
+    — the model, the layer, the query head and the layer's kind (when the captured
+    sentence is at hand); "" while the state shows no model's head."""
+    name = model_name(state)
+    if not name:
+        return ""
+    text = QCoreApplication.translate("HeatmapPanel", "%1 · layer %2 · head %3")
+    text = text.replace("%1", name).replace("%2", str(state.layer))
+    text = text.replace("%3", str(state.model_head))
+    cap = _capture(state)
+    if cap is not None and 0 <= state.layer < cap.layer_count:
+        text += " · " + cap.layer_kind(state.layer)  # a mechanism's name, as papers write it
+    return text
+
+
+def model_heading_html(state: AttentionState) -> str:
+    """:func:`model_heading` in bold on a line of its own, for a caption ("" without a
+    model's head)."""
+    heading = model_heading(state)
+    return f"<b>{html.escape(heading)}</b><br>" if heading else ""
+
+
 def rope_note(d_k: int) -> str:
     """What RoPE does to this head's Q and K (an odd d_k keeps its last dimension as it is)."""
     pairs = d_k // 2
     if pairs == 0:
         return QCoreApplication.translate(
-            _C, "RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves"
+            "HeatmapPanel", "RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves"
         )
     if pairs == 1:  # d_k = 2 or 3: "1 pairs" would read wrong
         text = QCoreApplication.translate(
@@ -161,7 +204,7 @@ def rope_note(d_k: int) -> str:
         ).replace("%1", str(pairs))
     if d_k % 2:
         text += QCoreApplication.translate(
-            _C, " (d_k = %1 is odd: its last dimension has no partner and stays)"
+            "HeatmapPanel", " (d_k = %1 is odd: its last dimension has no partner and stays)"
         ).replace("%1", str(d_k))
     return text
 

@@ -1451,13 +1451,25 @@
         <translation>cada linha dá parte do seu peso ao sumidouro e espalha o resto pelas chaves: as linhas somam menos que 1</translation>
     </message>
     <message>
-        <source>RoPE: Q and K turned by token position, one pair of dimensions</source>
+        <source>%1 · layer %2 · head %3</source>
         <extracomment>Automatic levels of the weights: a probability is between 0 and 1.</extracomment>
+        <translation>%1 · camada %2 · cabeça %3</translation>
+    </message>
+    <message>
+        <source>RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves</source>
+        <translation>RoPE: com d_k = 1 não há par de dimensões para girar, então nada se move</translation>
+    </message>
+    <message>
+        <source>RoPE: Q and K turned by token position, one pair of dimensions</source>
         <translation>RoPE: Q e K girados pela posição do token, um par de dimensões</translation>
     </message>
     <message>
         <source>RoPE: Q and K turned by token position, %1 pairs of dimensions</source>
         <translation>RoPE: Q e K girados pela posição do token, %1 pares de dimensões</translation>
+    </message>
+    <message>
+        <source> (d_k = %1 is odd: its last dimension has no partner and stays)</source>
+        <translation> (d_k = %1 é ímpar: sua última dimensão não tem par e fica como está)</translation>
     </message>
     <message>
         <source>value dimension</source>
@@ -1630,6 +1642,10 @@
     <message>
         <source>Shown: layer %1, head %2 (KV head %3).</source>
         <translation>Mostrada: camada %1, cabeça %2 (cabeça KV %3).</translation>
+    </message>
+    <message>
+        <source>Kind: %1.</source>
+        <translation>Tipo: %1.</translation>
     </message>
     <message>
         <source>L%1·h%2 %3</source>
@@ -1850,6 +1866,7 @@
     </message>
     <message>
         <source>attnviz</source>
+        <extracomment>The panel a topic&apos;s preset is seen in: picking one brings it forward. The panels a model&apos;s sentence brings forward (in their groups, side by side).</extracomment>
         <translation>attnviz</translation>
     </message>
     <message>
@@ -1871,6 +1888,19 @@
         <source>A view could not follow the last change: %1</source>
         <extracomment>PySide6 builds that must not run on CPython &lt; 3.12. 6.12.0 returns None/True from void methods and Signal.emit without taking a reference; on 3.10/3.11 the counts reach zero after a few thousand calls and the interpreter aborts (&quot;bool_dealloc&quot;). pyproject.toml excludes it; this check covers environments assembled by hand.</extracomment>
         <translation>Uma visualização não conseguiu acompanhar a última alteração: %1</translation>
+    </message>
+    <message>
+        <source>Sentences</source>
+        <extracomment>The sentence presets in a reading order; any other shipped one follows, sorted. The RoPE presets in a reading order (the teaching head, then real models, then ALiBi). Item data of the first entry: what the document shows when it shows no preset.</extracomment>
+        <translation>Frases</translation>
+    </message>
+    <message>
+        <source>RoPE settings of real models</source>
+        <translation>Configurações de RoPE de modelos reais</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>Modelo: %1</translation>
     </message>
 </context>
 <context>
@@ -3350,7 +3380,7 @@
     <name>StepsPanel</name>
     <message>
         <source>The query whose row of attention is worked out below</source>
-        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
+        <extracomment>Beyond this many keys the table keeps the ones with the largest weights. Value dimensions shown in step ④ (the largest ones when there are more). Step ④ shows at least this many, however narrow the panel (it then scrolls). Entries of the query vector written out beside the query&apos;s name. Type sizes relative to the interface font: the steps are read from the back of a room, but in large-font mode the interface font is already 1.5 times larger. In large-font mode only this part of the extra size is kept (1.3 → 1.15). The narrowest width the steps&apos; wrapped lines are measured at for the panel&apos;s minimum.</extracomment>
         <translation>A consulta cuja linha de atenção é calculada abaixo</translation>
     </message>
     <message>

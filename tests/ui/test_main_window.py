@@ -121,7 +121,12 @@ def test_focus_shows_one_panel_alone_and_gives_the_layout_back(qtbot, make_windo
     assert not window.focused_panel
     assert {pid: d.isVisible() for pid, d in window.docks.items()} == before
     assert abs(overview.height() - height) <= 2
-    assert QSettings().value("window/state") == window.saveState(LAYOUT_VERSION)
+    # The layout saved while focused puts every shown dock where it is now (its bytes may
+    # differ in the sizes Qt keeps for the docks behind others).
+    shown = {p: d.geometry() for p, d in window.docks.items() if d.isVisible()}
+    window.restoreState(QSettings().value("window/state"), LAYOUT_VERSION)
+    qtbot.wait(20)
+    assert {p: d.geometry() for p, d in window.docks.items() if d.isVisible()} == shown
     # Reset Layout leaves focus as well.
     _action(window, "focus_panel").setChecked(True)
     window.reset_layout()

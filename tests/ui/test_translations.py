@@ -112,6 +112,27 @@ def test_the_catalogue_covers_every_marked_string(tmp_path):
     assert len(ET.parse(copy).getroot().findall(".//message")) == len(_messages())
 
 
+def test_every_literal_string_is_translated_under_a_literal_context():
+    """lupdate reads ``translate("Context", "text")`` only when both are literals: a text
+    under a context held in a variable never reaches the catalogue (the screen stays
+    English in Portuguese). Texts held in variables come from QT_TRANSLATE_NOOP tables."""
+    import ast
+
+    hidden = []
+    for path in sorted(Path(language.__file__).parents[1].rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "translate"):
+                continue
+            if len(node.args) < 2:
+                continue
+            context, text = node.args[:2]
+            literal = isinstance(text, ast.Constant) and isinstance(text.value, str)
+            if literal and not isinstance(context, ast.Constant):
+                hidden.append(f"{path.name}:{node.lineno}: {text.value!r}")
+    assert hidden == []
+
+
 def test_the_committed_qm_is_the_released_ts(tmp_path):
     out = tmp_path / "out.qm"
     subprocess.run([_qt_tool("pyside6-lrelease"), "-silent", str(TS), "-qm", str(out)], check=True)

@@ -31,6 +31,7 @@ from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.embedding_strip import EmbeddingStrip
 from attnviz.ui.widgets.figure_theme import style_figure
+from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.log_axes import DecadeAxis
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import counted, fmt, grouped, qt_count
@@ -129,7 +130,7 @@ class EmbeddingPanel(FigurePanel):
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_controls(self) -> QGridLayout:
+    def _build_controls(self) -> QVBoxLayout:
         grid = QGridLayout()
         self.vocab = LogSlider(2, MAX_VOCAB, integer=True)
         self.vocab.setObjectName("vocab_size")
@@ -164,24 +165,34 @@ class EmbeddingPanel(FigurePanel):
         self.color_by.activated.connect(
             lambda i: self._write(self.color_by, color_by=self.color_by.itemData(i))
         )
-        self._pair(grid, 0, 0, self.tr("Vocabulary"), self.vocab, span=5)
-        self._pair(grid, 1, 0, self.tr("Batch tokens"), self.tokens, span=5)
-        self._pair(grid, 2, 0, self.tr("Zipf s"), self.exponent)
-        self._pair(grid, 2, 2, self.tr("Seed"), self.seed)
-        self._pair(grid, 2, 4, self.tr("d_model"), self.d_model)
-        self._pair(grid, 3, 0, self.tr("Colour by"), self.color_by)
-        grid.addWidget(self.tied, 3, 2, 1, 3)
-        for col in (1, 3, 5):
-            grid.setColumnStretch(col, 1)
-        return grid
+        self._pair(grid, 0, 0, self.tr("Vocabulary"), self.vocab)
+        self._pair(grid, 1, 0, self.tr("Batch tokens"), self.tokens)
+        grid.setColumnStretch(1, 1)
+        # The smaller fields flow under the sliders: in a dock beside the steps they go
+        # onto more lines rather than widen the panel past the window.
+        flow = FlowLayout()
+        for text, widget in (
+            (self.tr("Zipf s"), self.exponent),
+            (self.tr("Seed"), self.seed),
+            (self.tr("d_model"), self.d_model),
+            (self.tr("Colour by"), self.color_by),
+        ):
+            label = QLabel(text)
+            label.setBuddy(widget)
+            flow.addWidget(keep_together(label, widget))
+        flow.addWidget(self.tied)
+        column = QVBoxLayout()
+        column.addLayout(grid)
+        column.addLayout(flow)
+        return column
 
     @staticmethod
-    def _pair(grid: QGridLayout, row: int, col: int, text: str, widget, span: int = 1) -> None:
+    def _pair(grid: QGridLayout, row: int, col: int, text: str, widget) -> None:
         label = QLabel(text)
         label.setBuddy(widget)
         label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         grid.addWidget(label, row, col)
-        grid.addWidget(widget, row, col + 1, 1, span)
+        grid.addWidget(widget, row, col + 1)
 
     def _build_plot(self) -> SteadyPlot:
         plot = SteadyPlot()

@@ -40,6 +40,7 @@ from attnviz.model.topics.attention import MAX_SEED
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme, palette_for
 from attnviz.ui.widgets.binding import bind, blocked
+from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
 from attnviz.ui.widgets.numbers import MINUS, display_decimals, fmt, shown_decimals
 from attnviz.ui.widgets.plot_style import ThemedPlot
@@ -129,8 +130,10 @@ class GradientPanel(FigurePanel):
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_controls(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_controls(self) -> FlowLayout:
+        # A flow: in a dock beside the steps the choices go onto more lines rather than
+        # widen the panel past the window.
+        row = FlowLayout()
         self.source = QComboBox()
         self.source.setObjectName("grad_source")
         for key, text in SOURCES:
@@ -181,9 +184,8 @@ class GradientPanel(FigurePanel):
             if text:
                 label = QLabel(text)
                 label.setBuddy(widget)
-                row.addWidget(label)
+                widget = keep_together(label, widget)
             row.addWidget(widget)
-        row.addStretch(1)
         return row
 
     def _build_check(self) -> QHBoxLayout:

@@ -20,7 +20,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -38,6 +37,7 @@ from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.widgets.binding import blocked
+from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.head_blocks import BlocksView
 from attnviz.ui.widgets.head_grid import HeadGrid
 from attnviz.ui.widgets.numbers import grouped
@@ -123,8 +123,10 @@ class HeadsPanel(FigurePanel):
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_controls(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_controls(self) -> FlowLayout:
+        # A flow: in a dock beside the steps the fields go onto a second line rather than
+        # widen the panel past the window.
+        row = FlowLayout()
         self.use = QPushButton(self.tr("Use learned projections"))
         self.use.setObjectName("use_projections")
         self.use.setToolTip(self.tr("Make Q, K and V from embeddings X and matrices W"))
@@ -149,11 +151,10 @@ class HeadsPanel(FigurePanel):
             label = QLabel(text)
             label.setBuddy(widget)
             self._labels.append(label)
-            row.addWidget(label)
-            row.addWidget(widget)
+            row.addWidget(keep_together(label, widget))
         self.kind = QLabel()
         self.kind.setObjectName("layout_kind")
-        row.addWidget(self.kind, 1)
+        row.addWidget(self.kind)
         return row
 
     def _spin(self, field: str, lo: int, hi: int, tip: str) -> QSpinBox:

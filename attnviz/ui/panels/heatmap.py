@@ -24,6 +24,7 @@ from attnviz.ui.heatmap_look import (
     colormap_for,
     configure_view,
     formula,
+    model_heading_html,
     picture_levels,
     rope_note,
     set_axis_titles,
@@ -88,6 +89,7 @@ class HeatmapPanel(Panel):
             self._show(self.resolver.preview)
 
     def _on_attention_changed(self) -> None:
+        self._on_scale_changed()  # a model's sentence may have come in: its layer's kind
         pic = self.resolver.results.picture(self.state.matrix)
         if pic is not self._drawn_picture:  # the first results: drawn with the fields
             self._show(pic)
@@ -132,9 +134,12 @@ class HeatmapPanel(Panel):
         text = f"<b>{formula(self.state, matrix)}</b> — {note}"
         if self.state.rope and matrix != "output":
             text += "<br>" + rope_note(self.state.d_k)
+        text = model_heading_html(self.state) + text  # a real model's: which head this is
         if text != self.caption.text():
             self.caption.setText(text)
 
+    _on_head_changed = _on_layer_changed = _on_model_head_changed = _on_scale_changed
+    _on_model_path_changed = _on_model_text_changed = _on_scale_changed
     _on_temperature_changed = _on_rope_changed = _on_d_k_changed = _on_scale_changed
     _on_softcap_changed = _on_alibi_changed = _on_scale_changed
     _on_sink_changed = _on_sink_logit_changed = _on_scale_changed

@@ -39,6 +39,7 @@ from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.widgets.binding import blocked
+from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.layer_grid import LayerGrid
 from attnviz.ui.widgets.numbers import counted, fmt
 from attnviz.ui.widgets.placeholders import fill
@@ -104,8 +105,7 @@ class LayersPanel(FigurePanel):
         row.addWidget(self.run)
         return row
 
-    def _build_link_row(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_link_row(self) -> FlowLayout:
         label = QLabel(self.tr("&Link"))
         self.query = QComboBox()
         self.query.setObjectName("link_query")
@@ -128,14 +128,11 @@ class LayersPanel(FigurePanel):
         self.strongest = QPushButton(self.tr("Show the &strongest"))
         self.strongest.setObjectName("show_strongest")
         self.strongest.clicked.connect(self._on_q_strongest)
-        row.addWidget(label)
-        row.addWidget(self.query)
-        row.addWidget(QLabel("→"))
-        row.addWidget(self.key)
-        row.addWidget(self.by_link)
-        row.addWidget(self.strongest)
-        row.addStretch(1)
-        return row
+        # A flow: in the left column beside the heatmap the link's parts go onto a second
+        # line rather than widen the panel past it.
+        return flow_of(
+            keep_together(label, self.query, QLabel("→"), self.key), self.by_link, self.strongest
+        )
 
     # --- model → view ------------------------------------------------------------------
     def _on_head_changed(self) -> None:
@@ -266,6 +263,8 @@ class LayersPanel(FigurePanel):
             s.model_head,
             kv_head(cap, s.model_head, s.layer),
         )
+        if 0 <= s.layer < cap.layer_count:  # the layer's kind: softmax, NoPE, gated, …
+            text += " " + fill(self.tr("Kind: %1."), cap.layer_kind(s.layer))
         cell = s.selected_cell
         if cell is not None:
             a = link_strength(cap, *cell)

@@ -18,8 +18,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
-    QGridLayout,
-    QHBoxLayout,
+    QComboBox,
     QLabel,
     QMainWindow,
     QProgressBar,
@@ -35,6 +34,7 @@ from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.widgets.binding import bind, blocked
+from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
 from attnviz.ui.widgets.token_map import TokenMapView
@@ -154,8 +154,7 @@ class OverviewPanel(FigurePanel):
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_controls(self) -> QGridLayout:
-        grid = QGridLayout()
+    def _build_controls(self) -> FlowLayout:
         w = self._write
         self.n = spin_box(MIN_N, MAX_N, self.tr("Tokens in the sequence (n)"), adaptive=True)
         self.n.valueChanged.connect(lambda v: w(self.n, n=int(v)))
@@ -207,23 +206,21 @@ class OverviewPanel(FigurePanel):
             (self.tr("Backend"), self.backend),
             (self.tr("Precision"), self.dtype),
         )
+        # A flow, not a grid of four pairs a line: in a dock beside the steps the pairs
+        # go onto more lines rather than widen the panel past the window.
+        flow = FlowLayout()
+        for box in (self.head, self.reduce):
+            # In a flow each box may be as wide as its longest choice ("block mean").
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._labels = {}
-        for i, (text, widget) in enumerate(cells):
+        for text, widget in cells:
             label = self._labels[widget] = QLabel(text)
             label.setBuddy(widget)
-            label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            grid.addWidget(label, i // 4, 2 * (i % 4))
-            grid.addWidget(widget, i // 4, 2 * (i % 4) + 1)
-        line = QHBoxLayout()
-        for widget in (self.causal, self.scale, self.log_color):
-            line.addWidget(widget)
-        line.addWidget(self.progress, 1)
-        line.addWidget(self.reset)
-        line.addWidget(self.run)
-        grid.addLayout(line, 2, 0, 1, 8)
-        for col in (1, 3, 5, 7):
-            grid.setColumnStretch(col, 1)
-        return grid
+            flow.addWidget(keep_together(label, widget))
+        for widget in (self.causal, self.scale, self.log_color, self.progress, self.reset,
+                       self.run):  # fmt: skip
+            flow.addWidget(widget)
+        return flow
 
     # --- model → view ------------------------------------------------------------------
     def _on_backend_changed(self) -> None:

@@ -19,7 +19,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QHBoxLayout,
     QLabel,
     QSizePolicy,
     QSpinBox,
@@ -39,7 +38,7 @@ from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.clock_dial import ClockDial
-from attnviz.ui.widgets.flow_layout import FlowLayout
+from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import counted, fmt, fmt_g, grouped
 from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
@@ -238,17 +237,11 @@ class PositionsPanel(FigurePanel):
 
     @staticmethod
     def _pair(text: str, widget: QWidget) -> QWidget:
-        box = QWidget()
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
         label = QLabel(text)
         label.setBuddy(widget)
-        row.addWidget(label)
-        row.addWidget(widget)
-        return box
+        return keep_together(label, widget)
 
-    def _build_positions(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_positions(self) -> FlowLayout:
         label = QLabel(self.tr("Query position &m"))
         self.position = LogSlider(1, 65536, integer=True)
         self.position.spin.setMinimum(0)
@@ -279,12 +272,9 @@ class PositionsPanel(FigurePanel):
             self.tr("The relative curves are drawn again with both positions shifted by this")
         )
         self.offset.valueChanged.connect(lambda v: self._write(self.offset, offset=int(v)))
-        row.addWidget(label)
-        row.addWidget(self.position, 3)
-        row.addWidget(self.play)
-        row.addWidget(self.key_position, 1)
-        row.addWidget(self.offset, 1)
-        return row
+        # A flow, as the settings above: no wider than its widest piece.
+        return flow_of(keep_together(label, self.position), self.play, self.key_position,
+                       self.offset)  # fmt: skip
 
     def _build_relative_plot(self) -> ThemedPlot:
         plot = ThemedPlot()

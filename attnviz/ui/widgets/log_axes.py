@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from attnviz.ui.widgets.units import decimal_bytes, short_tokens
 
@@ -75,14 +76,33 @@ class DecadeAxis(_UnitAxis):
     def logTickValues(self, minVal, maxVal, size, stdTicks):  # pyqtgraph
         lo, hi = math.ceil(minVal), math.floor(maxVal)
         major = [float(e) for e in range(lo, hi + 1)]
-        if len(major) > 8:
-            step = math.ceil(len(major) / 8)
-            major = [e for e in major if e % step == 0]
+        step = math.ceil(len(major) / 8) if len(major) > 8 else 1
+        # Every other (third, …) decade where their labels would run together: a narrow
+        # dock wrote "10" "100" "1000" "10⁴" into one another.
+        per_decade = size / max(maxVal - minVal, 1e-9)
+        while step < len(major) and not self._labels_fit(major[::step], per_decade * step):
+            step += 1
+        if step > 1:
+            major = [e for e in major if e % step == 0] or major[:1]
         levels = [(None, major)]
         if hi - lo < 3:
             minor = [e + math.log10(m) for e in range(lo - 1, hi + 1) for m in (2, 5)]
             levels.append((None, [v for v in minor if minVal <= v <= maxVal]))
         return levels
+
+    def _labels_fit(self, decades, apart: float) -> bool:
+        """True when the labels of ``decades``, ``apart`` pixels from one another, keep a
+        space between them."""
+        if apart <= 0 or len(decades) < 2:
+            return True
+        font = self.style.get("tickFont") or QFont()
+        metrics = QFontMetricsF(font)
+        if self.orientation in ("left", "right"):
+            need = metrics.height() * 1.2
+        else:
+            widest = max(metrics.horizontalAdvance(t) for t in self.logTickStrings(decades, 1, 1))
+            need = widest + metrics.horizontalAdvance("  ")
+        return apart >= need
 
     def logTickStrings(self, values, scale, spacing):  # pyqtgraph
         out = []

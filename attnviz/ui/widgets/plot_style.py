@@ -10,7 +10,7 @@ the curves of one plot, in order.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from attnviz.ui.theme import Theme
@@ -48,6 +48,16 @@ def line_width(font: QFont | None) -> float:
     return max(2.0, px / 6.0)
 
 
+def two_lines(text: str) -> str:
+    """``text`` broken at the space nearest its middle (``<br>``: a pyqtgraph title is
+    rich text); unchanged without a space."""
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    if not spaces:
+        return text
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return text[:cut] + "<br>" + text[cut + 1 :]
+
+
 class ThemedPlot(pg.PlotWidget):
     """A PlotWidget that restyles itself from a :class:`Theme` and a font."""
 
@@ -59,6 +69,31 @@ class ThemedPlot(pg.PlotWidget):
         self.getPlotItem().hideButtons()
         self.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.getPlotItem().addLegend(offset=(-10, 10))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # Once the axes have their new lengths: a long axis title goes onto two lines.
+        QTimer.singleShot(0, self, self.fit_axis_titles)
+
+    def fit_axis_titles(self) -> None:
+        """Break an axis title longer than its axis onto two lines (at the space nearest
+        its middle), and join it again where the axis has room: "m − n (query position
+        minus key position)" ran past a plot in a dock beside the steps."""
+        for name, along in (("bottom", "width"), ("left", "height")):
+            axis = self.getPlotItem().getAxis(name)
+            text = axis.labelText
+            if not text or not axis.isVisible():
+                continue
+            full = text.replace("<br>", " ")
+            room = getattr(axis, along)() - 8
+            metrics = QFontMetricsF(axis.label.font())
+            wanted = full if metrics.horizontalAdvance(full) <= room else two_lines(full)
+            if wanted != text:
+                # pyqtgraph leaves a title 0.8 of its box beside the ticks: two lines need
+                # a wider margin around them to stay clear of the tick labels.
+                margin = metrics.height() * 0.4 if "<br>" in wanted else 4
+                axis.label.document().setDocumentMargin(margin)
+                axis.setLabel(wanted, units=axis.labelUnits or None, **axis.labelStyle)
 
     def pen(self, index: int, *, width: float = 1.0, dash: bool = False) -> QColor:
         """A pen for curve ``index`` (``width`` times the readable width)."""
