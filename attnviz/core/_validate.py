@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from attnviz.core.value_text import brief
+
 
 def as_float_array(x, name: str, *, min_ndim: int = 2, allow_neg_inf: bool = False) -> np.ndarray:
     """Return ``x`` as a float array, keeping float32 and promoting the rest to float64.
@@ -49,23 +51,23 @@ def check_temperature(temperature) -> float:
     try:
         t = float(temperature)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"temperature must be a number, got {temperature!r}") from exc
+        raise ValueError(f"temperature must be a number, got {brief(temperature)}") from exc
     if not math.isfinite(t) or t <= 0:
-        raise ValueError(f"temperature must be finite and > 0, got {temperature!r}")
+        raise ValueError(f"temperature must be finite and > 0, got {brief(temperature)}")
     return t
 
 
 def check_number(value, name: str, *, minimum: float | None = None, above: float | None = None):
     """Return ``value`` as a finite float (≥ ``minimum``, > ``above``) or raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise ValueError(f"{name} must be a number, got {brief(value)}")
     v = float(value)
     if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {brief(value)}")
     if minimum is not None and v < minimum:
-        raise ValueError(f"{name} must be ≥ {minimum:g}, got {value!r}")
+        raise ValueError(f"{name} must be ≥ {minimum:g}, got {brief(value)}")
     if above is not None and v <= above:
-        raise ValueError(f"{name} must be > {above:g}, got {value!r}")
+        raise ValueError(f"{name} must be > {above:g}, got {brief(value)}")
     return v
 
 
@@ -73,7 +75,7 @@ def check_choice(value, options, name: str):
     """Raise ``ValueError`` listing ``options`` unless ``value`` is one of them."""
     if value not in options:
         raise ValueError(
-            f"unknown {name} {value!r}; expected one of {', '.join(map(repr, options))}"
+            f"unknown {name} {brief(value)}; expected one of {', '.join(map(repr, options))}"
         )
     return value
 
@@ -81,7 +83,7 @@ def check_choice(value, options, name: str):
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` as an int ≥ ``minimum`` or raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ValueError(f"{name} must be an integer, got {brief(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be ≥ {minimum}, got {value}")
     return int(value)

@@ -13,6 +13,7 @@ import numpy as np
 
 from attnviz.core._validate import as_float_array, check_temperature, result_dtype
 from attnviz.core.score_terms import PLAIN, ScoreTerms
+from attnviz.core.value_text import brief
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def _qk(q, k):
 
 def _scale_factor(d_k: int, scale: bool, temperature: float) -> float:
     if not isinstance(scale, (bool, np.bool_)):
-        raise ValueError(f"scale must be True or False, got {scale!r}")
+        raise ValueError(f"scale must be True or False, got {brief(scale)}")
     t = check_temperature(temperature)
     return (1.0 / np.sqrt(d_k) if scale else 1.0) / t
 
