@@ -34,6 +34,7 @@ from attnviz.core.hf_errors import INSTALL_HINT as INSTALL_HINT
 from attnviz.core.hf_errors import TORCH_CPU as TORCH_CPU
 from attnviz.core.hf_errors import LoadCancelled, ModelError
 from attnviz.core.hf_errors import transformers_available as transformers_available
+from attnviz.core.hf_files import Fingerprint, changed_files, fingerprint, own_weights
 from attnviz.core.hf_folder import ENCODER_DECODER, FAMILIES, ModelInfo, inspect_folder
 
 # The folder's other public names, importable from here as before.
@@ -185,8 +186,12 @@ class LoadedModel:
     """A model and its tokenizer, loaded from a checked folder (see :func:`load_model`);
     ``text_model`` is what a sentence runs through (a multimodal folder's language model)."""
 
-    def __init__(self, info: ModelInfo, model, tokenizer, seconds: float) -> None:
+    def __init__(
+        self, info: ModelInfo, model, tokenizer, seconds: float, files: Fingerprint = ()
+    ) -> None:
         self.info = info
+        #: The folder's files as they were when it was read (:mod:`attnviz.core.hf_files`).
+        self.files = files
         self.model = model
         self.text_model = language_model(model)
         self.config = _text_config(model.config)
@@ -201,6 +206,21 @@ class LoadedModel:
         #: The calls of a whole pass whose every layer was accounted for (one softmax call
         #: per softmax layer, the others of a known kind): later passes stop after them.
         self._stop_after: int | None = None
+
+    def changed_files(self) -> tuple[str, ...]:
+        """The folder's weight files (and config) that changed since it was loaded."""
+        return changed_files(self.info.path, self.files)
+
+    def check_files(self) -> None:
+        """:class:`ModelError` (one line) when the folder changed since the model was
+        loaded: its weights are no longer the folder's (the store loads it again)."""
+        changed = self.changed_files()
+        if changed:
+            more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+            raise ModelError(
+                f"{self.info.name}: {changed[0]}{more} changed on disk since the model was "
+                "loaded; open the model again"
+            )
 
     def tokenize(self, text: str) -> tuple[list[int], list[str], list[bool]]:
         """Token ids, the tokens as the model sees them and which are special."""
@@ -253,6 +273,7 @@ class LoadedModel:
         :class:`LoadCancelled` to stop the pass."""
         import torch  # imported and checked when the model was loaded
 
+        self.check_files()
         ids, tokens, special = self.tokenize(text)
         n = len(ids)
         layers, heads, kv, dim = self._shape()
@@ -473,6 +494,8 @@ def load_model(
     step = progress or (lambda _stage: None)
     step("check")
     info = inspect_folder(path, free_bytes=free_bytes)
+    # Before the weights are read: a change during the load is seen at the first use.
+    files = fingerprint(info.path, info.weight_files)
     step("import")
     torch, transformers = _import_stack()
     since = FAMILY_SINCE.get(info.model_type)
@@ -517,4 +540,10 @@ def load_model(
         _hook(model, info.model_type)
     _hook_indexers(model)
     model.eval()
-    return LoadedModel(info, model, tokenizer, time.perf_counter() - start)
+    try:
+        own_weights(model)  # never read a mapped page of a file that may be truncated
+    except Exception as exc:  # a file truncated during the load, memory
+        raise ModelError(
+            f"{info.name}: its weights cannot be copied ({type(exc).__name__}: {str(exc)[:120]})"
+        ) from None
+    return LoadedModel(info, model, tokenizer, time.perf_counter() - start, files)
