@@ -224,6 +224,9 @@ class LoadedModel:
 
     def tokenize(self, text: str) -> tuple[list[int], list[str], list[bool]]:
         """Token ids, the tokens as the model sees them and which are special."""
+        bad = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:  # bytes that were not UTF-8 (argv's surrogate escapes)
+            raise ModelError(f"the sentence is not UTF-8 text (at character {bad + 1})")
         try:
             ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
         except Exception as exc:  # a tokenizer of no vocabulary, or a broken one

@@ -161,6 +161,8 @@ def parse_session(path) -> dict:
         raw = read_text_limited(path, MAX_BYTES)
     except FileRefused as exc:
         raise SessionError(str(exc)) from None
+    if not raw.strip():
+        raise SessionError(f"{name} is empty: it holds no session")
     if raw.count(",") > MAX_NUMBERS:
         raise SessionError(f"{name} holds more numbers than a session can")
     try:
