@@ -229,7 +229,9 @@ class SessionController(QObject):
     def recent_files(self) -> list[Path]:
         """The remembered files that still exist, most recent first."""
         stored = QSettings().value(RECENT_KEY, []) or []
-        if isinstance(stored, str):
+        if not isinstance(stored, (list, tuple)):
+            # One path is read back as text; a hand-edited file may hold anything
+            # (@Point(1 2) reads as a QPoint, which cannot be iterated): kept if it is text.
             stored = [stored]
         paths = [Path(p) for p in stored if isinstance(p, str) and p and "\0" not in p]
         kept = [p for p in paths if _is_file(p)][:MAX_RECENT]
