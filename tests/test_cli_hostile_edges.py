@@ -103,6 +103,19 @@ print("LOG", h.log_path)
 """
 
 
+def _python(tmp_path, *args: str, env: dict | None = None, timeout: int = 60):
+    """``python ARGS`` from the checkout, offscreen, logs and settings under ``tmp_path``;
+    the timeout turns what used to hang into a failure."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=env or _env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 @pytest.mark.parametrize("name", ["attnviz.log", "native-crash.log"])
 def test_a_named_pipe_where_the_log_goes_never_blocks_start_up(tmp_path, name):
     """A FIFO named attnviz.log in ATTNVIZ_LOG_DIR blocked the start silently (opening it
@@ -113,14 +126,7 @@ def test_a_named_pipe_where_the_log_goes_never_blocks_start_up(tmp_path, name):
     _mkfifo(logs / name)
     env = _env(tmp_path)
     env.pop("PYTHONFAULTHANDLER", None)  # the native log is the handler's to open
-    r = subprocess.run(
-        [sys.executable, "-c", _INSTALL, str(logs)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,  # before: never returned
-    )
+    r = _python(tmp_path, "-c", _INSTALL, str(logs), env=env)  # before: never returned
     assert r.returncode == 0, r.stderr
     log_path = Path(r.stdout.split("LOG ", 1)[1].strip())
     assert "still logged" in log_path.read_text(encoding="utf-8")
@@ -141,14 +147,7 @@ def test_a_log_that_cannot_go_anywhere_is_said_and_the_app_goes_on(tmp_path):
     for folder in (logs, spare):
         folder.mkdir()
         _mkfifo(folder / "attnviz.log")
-    r = subprocess.run(
-        [sys.executable, "-c", _INSTALL, str(logs)],
-        cwd=ROOT,
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = _python(tmp_path, "-c", _INSTALL, str(logs))
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines()[0] == (
         f"attnviz: {logs / 'attnviz.log'} is not a regular file (a named pipe), and "
@@ -163,14 +162,8 @@ def test_an_empty_session_opened_by_its_absolute_path_says_why_and_the_window_op
     is painted, the dialog comes over it and the console has the line."""
     empty = tmp_path / "empty.attnviz"
     empty.write_bytes(b"")
-    r = subprocess.run(
-        [sys.executable, "-m", "attnviz", str(empty.resolve())],
-        cwd=ROOT,
-        env=_env(tmp_path, ATTNVIZ_QUIT_AFTER_FIRST_PAINT="1"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = _env(tmp_path, ATTNVIZ_QUIT_AFTER_FIRST_PAINT="1")
+    r = _python(tmp_path, "-m", "attnviz", str(empty.resolve()), env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("first-paint ")
     assert (
