@@ -109,6 +109,12 @@ MIN_TRANSFORMERS = (5, 0)
 _REGISTERED = False  # the capture implementation is registered with transformers
 
 
+def _line(exc: BaseException, limit: int) -> str:
+    """An exception's text on one line (transformers' own may span several), shortened."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _register() -> None:
     global _REGISTERED
     if _REGISTERED:
@@ -232,7 +238,7 @@ class LoadedModel:
         except Exception as exc:  # a tokenizer of no vocabulary, or a broken one
             raise ModelError(
                 f"{self.info.name}: its tokenizer fails on this sentence "
-                f"({type(exc).__name__}: {str(exc)[:160]})"
+                f"({type(exc).__name__}: {_line(exc, 160)})"
             ) from None
         if not ids:
             raise ModelError("the sentence gives no tokens: type a few words")
@@ -330,7 +336,7 @@ class LoadedModel:
                 raise
             except Exception as exc:  # a model that cannot run this sentence
                 raise ModelError(
-                    f"the model failed on this sentence: {type(exc).__name__}: {str(exc)[:200]}"
+                    f"the model failed on this sentence: {type(exc).__name__}: {_line(exc, 200)}"
                 ) from None
             finally:
                 _LOCAL.layers = _LOCAL.calls = _LOCAL.check = _LOCAL.progress = None
@@ -517,7 +523,7 @@ def load_model(
         tokenizer = transformers.AutoTokenizer.from_pretrained(info.path, **common)
     except Exception as exc:
         raise ModelError(
-            f"{info.name}: its tokenizer cannot be loaded ({type(exc).__name__}: {str(exc)[:160]})"
+            f"{info.name}: its tokenizer cannot be loaded ({type(exc).__name__}: {_line(exc, 160)})"
         ) from None
     step("weights")
     try:
@@ -533,7 +539,7 @@ def load_model(
         )
     except Exception as exc:
         raise ModelError(
-            f"{info.name}: the model cannot be loaded ({type(exc).__name__}: {str(exc)[:160]})"
+            f"{info.name}: the model cannot be loaded ({type(exc).__name__}: {_line(exc, 160)})"
         ) from None
     step("ready")  # a cancel during the (uninterruptible) read drops the model here
     if getattr(model.config, "is_encoder_decoder", False):  # a class default the file left out
@@ -547,6 +553,6 @@ def load_model(
         own_weights(model)  # never read a mapped page of a file that may be truncated
     except Exception as exc:  # a file truncated during the load, memory
         raise ModelError(
-            f"{info.name}: its weights cannot be copied ({type(exc).__name__}: {str(exc)[:120]})"
+            f"{info.name}: its weights cannot be copied ({type(exc).__name__}: {_line(exc, 120)})"
         ) from None
     return LoadedModel(info, model, tokenizer, time.perf_counter() - start, files)
