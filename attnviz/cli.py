@@ -123,9 +123,23 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def _first_positional(argv: list[str]) -> str | None:
+    """The command or session file of ``argv``: its first argument that is not an option,
+    or the one after ``--`` (``attnviz -- -notes.attnviz`` opens a file whose name starts
+    with a dash)."""
+    for i, a in enumerate(argv):
+        if a == "--":
+            return argv[i + 1] if i + 1 < len(argv) else None
+        if not a.startswith("-"):
+            return a
+    return None
+
+
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = next((a for a in argv if not a.startswith("-")), None)
+    if argv[-1:] == ["--"]:
+        argv.pop()  # "the end of the options" with nothing after it: nothing to read
+    command = _first_positional(argv)
     if command is not None and command.lower().endswith(SESSION_SUFFIX):  # TALK.ATTNVIZ too
         # A file manager's "open with attnviz": the GUI with that session.
         args = _parse(_session_parser(), argv)

@@ -146,6 +146,21 @@ def bounded_float(
     return parse
 
 
+def utf8_text(text: str) -> str:
+    """An argparse ``type=`` for a sentence: bytes that are not UTF-8 (a terminal in Latin-1
+    typing "café"; Python hands them over as lone surrogates) are refused in one line, before
+    a tokenizer raises a ``TypeError`` on them."""
+    for i, c in enumerate(str(text)):
+        if "\udc80" <= c <= "\udcff":  # the surrogate escape of one byte
+            raise argparse.ArgumentTypeError(
+                f"not UTF-8 text: byte 0x{ord(c) - 0xDC00:02x} at character {i + 1} "
+                "(is the terminal's encoding UTF-8?)"
+            )
+        if "\ud800" <= c <= "\udfff":
+            raise argparse.ArgumentTypeError(f"a lone surrogate at character {i + 1}")
+    return text
+
+
 def print_output(text: str, prog: str) -> int:
     """Print a command's result on stdout; 0, or 1 with a one-line reason when it cannot.
 

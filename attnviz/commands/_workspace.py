@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from attnviz.commands._args import SAY_WORK_S
+from attnviz.commands._args import SAY_WORK_S, shorten
 
 
 def _option(args) -> str:
@@ -112,11 +112,12 @@ def build_workspace(args, parser: argparse.ArgumentParser):
     for item in args.set:
         path, sep, text = item.partition("=")
         if not sep or not path.strip():
-            parser.error(f"--set {item!r}: write TOPIC.FIELD=VALUE, e.g. attention.d_k=8")
+            parser.error(f"--set {shorten(item)}: write TOPIC.FIELD=VALUE, e.g. attention.d_k=8")
         try:
             values[path.strip()] = parse_value(text)
         except StateError as exc:
-            parser.error(f"--set {path.strip()}: {exc}")
+            name = path.strip()
+            parser.error(f"--set {name if len(name) <= 60 else shorten(name, 40)}: {exc}")
     try:
         document.set_fields(values)  # a topic's fields together, as a lesson step sets them
     except StateError as exc:

@@ -40,6 +40,7 @@ from attnviz.commands._args import (
     print_output,
     refused,
     unwritable,
+    utf8_text,
 )
 from attnviz.commands._lesson_export import run_lesson
 from attnviz.commands._window_export import run_window
@@ -86,7 +87,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         help="a local Hugging Face model folder (safetensors); the heatmap shows its head "
         "attention.layer / attention.model_head (needs attnviz[models])",
     )
-    p.add_argument("--text", metavar="TEXT", help="the sentence run through --model")
+    p.add_argument(
+        "--text", metavar="TEXT", type=utf8_text, help="the sentence run through --model"
+    )
     p.add_argument(
         "--set",
         action="append",

@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from attnviz.commands._args import print_output
+from attnviz.commands._args import print_output, utf8_text
 from attnviz.core.wording import counted
 
 EXAMPLES = """examples:
@@ -39,7 +39,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("folder", nargs="?", metavar="DIR", help="a local Hugging Face model folder")
     p.add_argument("--families", action="store_true", help="list the families known to open")
-    p.add_argument("--text", default=DEFAULT_TEXT, help="the sentence to capture")
+    p.add_argument("--text", default=DEFAULT_TEXT, type=utf8_text, help="the sentence to capture")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(_models_parser=p)
     return p

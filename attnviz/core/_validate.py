@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from attnviz.core.value_text import brief
+
 
 def as_float_array(x, name: str, *, min_ndim: int = 2, allow_neg_inf: bool = False) -> np.ndarray:
     """Return ``x`` as a float array, keeping float32 and promoting the rest to float64.
@@ -49,23 +51,101 @@ def check_temperature(temperature) -> float:
     try:
         t = float(temperature)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"temperature must be a number, got {temperature!r}") from exc
+        raise ValueError(f"temperature must be a number, got {brief(temperature)}") from exc
     if not math.isfinite(t) or t <= 0:
-        raise ValueError(f"temperature must be finite and > 0, got {temperature!r}")
+        raise ValueError(f"temperature must be finite and > 0, got {brief(temperature)}")
     return t
+
+
+def scale_factor(d_k: int, scale: bool, temperature) -> float:
+    """The factor ``c`` of the scores ``q kᵀ · c``: ``1/(√d_k · T)``, or ``1/T`` unscaled.
+
+    Raises ``ValueError`` unless ``c`` is finite and nonzero: a temperature of 5e-324 is
+    finite and > 0, yet ``1/T`` is inf and every score inf or NaN.
+    """
+    t = check_temperature(temperature)
+    c = (1.0 / math.sqrt(d_k) if scale else 1.0) / t
+    if not math.isfinite(c) or c == 0.0:
+        raise ValueError(
+            f"temperature {brief(t)} makes the scale 1/(√d_k·T) {'0' if c == 0.0 else 'infinite'}"
+            f"; use a temperature from 1e-300 to 1e300"
+        )
+    return c
+
+
+#: The largest bound on |score| each dtype computes safely: the softmax subtracts two
+#: scores and the overview multiplies them by log2(e), so 2^4 below the largest value.
+_SCORE_ROOM = {np.dtype(np.float32): 2.0**124, np.dtype(np.float64): 2.0**1020}
+
+
+def _max_abs(x) -> float:
+    """max |x| without an |x| array (two reductions), for numpy arrays and torch tensors."""
+    return max(float(x.max()), -float(x.min()))
+
+
+def score_bound(q, k, c: float) -> float:
+    """An upper bound on every |q_i·k_j|·c and on each partial sum of it, in either order
+    of the product and the scale: ``d · max|q| · max|k| · max(c, 1)`` (inf when it overflows)."""
+    return q.shape[-1] * _max_abs(q) * _max_abs(k) * max(c, 1.0)
+
+
+def compute_dtype(dtype, q, k, c: float):
+    """The dtype in which ``q kᵀ · c`` is computed without overflow.
+
+    ``dtype`` itself when the scores fit it; float64 for float32 inputs whose scores could
+    overflow float32 (q = 1e20 against keys of −1e20: float32 scores are −inf and the row
+    would lose its weights); ``ValueError`` when even float64 could overflow.
+    """
+    bound = score_bound(q, k, c)
+    if bound <= _SCORE_ROOM[np.dtype(dtype)]:
+        return np.dtype(dtype)
+    if bound <= _SCORE_ROOM[np.dtype(np.float64)]:
+        return np.dtype(np.float64)
+    reach = "beyond" if math.isinf(bound) else f"{bound:.3g}, near the end of"
+    fix = "smaller q or k" + (f", or a larger temperature (the scale is {c:.3g})" if c > 1 else "")
+    raise ValueError(
+        f"the scores overflow: |q·k| times the scale may reach {reach} float64's range "
+        f"(1.8e308); use {fix}"
+    )
+
+
+def narrowest(values: np.ndarray, dtype) -> np.ndarray:
+    """``values`` in ``dtype`` when every finite entry fits it, else as they are (float64
+    scores that float32 cannot hold stay float64 rather than turn into ±inf)."""
+    dtype = np.dtype(dtype)
+    if values.dtype == dtype:
+        return values
+    finite = values[np.isfinite(values)]
+    if finite.size and _max_abs(finite) > float(np.finfo(dtype).max):
+        return values
+    return values.astype(dtype)
+
+
+def cast_to(x, dtype, name: str) -> np.ndarray:
+    """``x`` checked as :func:`as_float_array` does and cast to ``dtype``, refusing values
+    that ``dtype`` cannot hold (1e300 would otherwise become inf in float32)."""
+    arr = as_float_array(x, name, min_ndim=1)
+    with np.errstate(over="ignore"):
+        out = arr.astype(dtype, copy=False)
+    if not np.isfinite(out).all():
+        raise ValueError(
+            f"{name}: {brief(_max_abs(arr))} does not fit in {np.dtype(dtype).name} "
+            "(the backend's dtype); use float64 or smaller values"
+        )
+    return out
 
 
 def check_number(value, name: str, *, minimum: float | None = None, above: float | None = None):
     """Return ``value`` as a finite float (≥ ``minimum``, > ``above``) or raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise ValueError(f"{name} must be a number, got {brief(value)}")
     v = float(value)
     if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {brief(value)}")
     if minimum is not None and v < minimum:
-        raise ValueError(f"{name} must be ≥ {minimum:g}, got {value!r}")
+        raise ValueError(f"{name} must be ≥ {minimum:g}, got {brief(value)}")
     if above is not None and v <= above:
-        raise ValueError(f"{name} must be > {above:g}, got {value!r}")
+        raise ValueError(f"{name} must be > {above:g}, got {brief(value)}")
     return v
 
 
@@ -73,7 +153,7 @@ def check_choice(value, options, name: str):
     """Raise ``ValueError`` listing ``options`` unless ``value`` is one of them."""
     if value not in options:
         raise ValueError(
-            f"unknown {name} {value!r}; expected one of {', '.join(map(repr, options))}"
+            f"unknown {name} {brief(value)}; expected one of {', '.join(map(repr, options))}"
         )
     return value
 
@@ -81,7 +161,7 @@ def check_choice(value, options, name: str):
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` as an int ≥ ``minimum`` or raise ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ValueError(f"{name} must be an integer, got {brief(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be ≥ {minimum}, got {value}")
     return int(value)

@@ -2,7 +2,10 @@
 
 Shapes follow the chapter: ``q`` is ``(..., n_q, d_k)``, ``k`` is ``(..., n_k, d_k)``,
 ``v`` is ``(..., n_k, d_v)``; leading batch/head dimensions broadcast. float32 inputs stay
-float32, everything else is computed in float64.
+float32, everything else is computed in float64. Scores that could overflow float32
+(q = 1e20 against keys of −1e20) are computed in float64, as float64 inputs would be, so
+each row stays a distribution; scores that float32 cannot hold come back in float64.
+Scores that could overflow float64 itself are refused with a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -11,8 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnviz.core._validate import as_float_array, check_temperature, result_dtype
+from attnviz.core._validate import (
+    as_float_array,
+    compute_dtype,
+    narrowest,
+    result_dtype,
+    scale_factor,
+)
 from attnviz.core.score_terms import PLAIN, ScoreTerms
+from attnviz.core.value_text import brief
 
 
 @dataclass(frozen=True)
@@ -80,9 +90,18 @@ def _qk(q, k):
 
 def _scale_factor(d_k: int, scale: bool, temperature: float) -> float:
     if not isinstance(scale, (bool, np.bool_)):
-        raise ValueError(f"scale must be True or False, got {scale!r}")
-    t = check_temperature(temperature)
-    return (1.0 / np.sqrt(d_k) if scale else 1.0) / t
+        raise ValueError(f"scale must be True or False, got {brief(scale)}")
+    return scale_factor(d_k, bool(scale), temperature)
+
+
+def _scores(q: np.ndarray, k: np.ndarray, c: float, *arrays: np.ndarray):
+    """``q kᵀ · c`` in the dtype that holds it (:func:`compute_dtype`), with that dtype and
+    the dtype the results come back in (float32 only when every input is float32)."""
+    dtype = result_dtype(q, k, *arrays)
+    work = compute_dtype(dtype, q, k, c)
+    scores = np.matmul(q.astype(work, copy=False), np.swapaxes(k, -1, -2).astype(work, copy=False))
+    scores *= c
+    return scores, work, dtype
 
 
 def scaled_scores(q, k, *, scale: bool = True, temperature: float = 1.0) -> np.ndarray:
@@ -99,9 +118,8 @@ def scaled_scores(q, k, *, scale: bool = True, temperature: float = 1.0) -> np.n
     ndarray of shape ``(..., n_q, n_k)``
     """
     q, k = _qk(q, k)
-    c = _scale_factor(q.shape[-1], scale, temperature)
-    dtype = result_dtype(q, k)
-    return (np.matmul(q, np.swapaxes(k, -1, -2)) * c).astype(dtype, copy=False)
+    scores, _work, dtype = _scores(q, k, _scale_factor(q.shape[-1], scale, temperature))
+    return narrowest(scores, dtype)
 
 
 def softmax(s, axis: int = -1) -> np.ndarray:
@@ -226,13 +244,17 @@ def _terms(terms) -> ScoreTerms:
     return terms
 
 
-def _attend(scores: np.ndarray, v: np.ndarray, m, sink: float | None = None) -> AttentionResult:
-    dtype = result_dtype(scores, v)
+def _attend(
+    scores: np.ndarray, v: np.ndarray, m, sink: float | None = None, dtype=None
+) -> AttentionResult:
+    """The softmax and the output of ``scores`` (logits), computed in their dtype and
+    returned in ``dtype`` (default: float32 when the scores and ``v`` are)."""
+    dtype = result_dtype(scores, v) if dtype is None else dtype
     weights, entropy, fully = masked_softmax(scores, m, sink)
+    output = np.matmul(weights, v.astype(weights.dtype, copy=False)).astype(dtype, copy=False)
     weights = weights.astype(dtype, copy=False)
-    output = np.matmul(weights, v).astype(dtype, copy=False)
     return AttentionResult(
-        scores=scores,
+        scores=narrowest(scores, dtype),
         weights=weights,
         output=output,
         entropy=entropy.astype(dtype, copy=False),
@@ -270,8 +292,8 @@ def attention(
     q, k, v = _validate_qkv(q, k, v)
     t = _terms(terms)
     c = _scale_factor(q.shape[-1], scale, temperature)
-    scores = (np.matmul(q, np.swapaxes(k, -1, -2)) * c).astype(result_dtype(q, k, v), copy=False)
-    return _attend(t.logits(scores), v, _check_mask(mask, scores.shape), t.sink)
+    scores, _work, dtype = _scores(q, k, c, v)
+    return _attend(t.logits(scores), v, _check_mask(mask, scores.shape), t.sink, dtype)
 
 
 def attention_from_scores(
@@ -325,8 +347,9 @@ def attention_backward(
     q, k, v = _validate_qkv(q, k, v)
     t = _terms(terms)
     c = _scale_factor(q.shape[-1], scale, temperature)
-    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * c
-    a = _attend(t.logits(scores), v, _check_mask(mask, scores.shape), t.sink).weights
+    scores, work, dtype = _scores(q, k, c, v)
+    a = _attend(t.logits(scores), v, _check_mask(mask, scores.shape), t.sink, work).weights
+    q, k, v = (x.astype(work, copy=False) for x in (q, k, v))
     d_o = as_float_array(d_output, "d_output")
     expected = np.broadcast_shapes(a.shape[:-2], v.shape[:-2]) + (a.shape[-2], v.shape[-1])
     try:
@@ -342,7 +365,7 @@ def attention_backward(
     ds_scaled = ds * t.cap_slope(scores)
     dq = np.matmul(ds_scaled, k) * c
     dk = np.matmul(np.swapaxes(ds_scaled, -1, -2), q) * c
-    dtype = result_dtype(q, k, v, d_o)
+    dtype = np.float32 if dtype == np.float32 and d_o.dtype == np.float32 else np.float64
     return AttentionGradients(
         dq=_unbroadcast(dq, q.shape).astype(dtype, copy=False),
         dk=_unbroadcast(dk, k.shape).astype(dtype, copy=False),

@@ -29,7 +29,14 @@ import numpy as np
 from attnviz.core import _parallel, memory_guard, work
 from attnviz.core import attention as _attention
 from attnviz.core import tiled as _tiled
-from attnviz.core._validate import as_float_array, check_choice, check_temperature
+from attnviz.core._validate import (
+    as_float_array,
+    cast_to,
+    check_choice,
+    compute_dtype,
+    narrowest,
+    scale_factor,
+)
 from attnviz.core.memory_guard import MemoryRefused
 
 #: Its CPU build (no GPU needed); a CUDA build from PyPI (a plain "pip install torch") is
@@ -89,7 +96,7 @@ class NumpyBackend:
     def _cast(self, *xs):
         if self.dtype is None:
             return xs
-        return tuple(np.asarray(x, dtype=self.dtype) for x in xs)
+        return tuple(cast_to(x, self.dtype, name) for x, name in zip(xs, "qkv", strict=False))
 
     def attention(self, q, k, v, *, mask=None, scale=True, temperature=1.0):
         """:func:`attnviz.core.attention.attention`."""
@@ -168,8 +175,11 @@ class TorchBackend:
     def __repr__(self) -> str:
         return f"TorchBackend(device={self.device!r}, dtype={self.dtype!r})"
 
-    def _inputs(self, *named):
-        """Validate and move ``(array_or_tensor, name)`` pairs to one device and dtype."""
+    def _inputs(self, *named, c: float = 1.0):
+        """Validate and move ``(array_or_tensor, name)`` pairs (q and k first) to one device
+        and dtype: the backend's, or float64 when the scores ``q kᵀ · c`` could overflow the
+        float32 that holds them (as the numpy functions do). Returns the tensors and the
+        dtype results come back in (numpy's name for the backend's real dtype)."""
         arrays = [self.ops.validate(x, name) for x, name in named]
         if self.dtype is not None:
             dtype = getattr(self.torch, self.dtype)
@@ -178,7 +188,19 @@ class TorchBackend:
         else:
             all32 = all(a.dtype in (np.float32, self.torch.float32) for a in arrays)
             dtype = self.torch.float32 if all32 else self.torch.float64
-        return [self.ops.to_tensor(a, dtype) for a in arrays]
+        real = _real(self.torch, dtype)
+        if dtype != real:  # half precision: each input must fit it
+            top = float(self.torch.finfo(dtype).max)
+            for a, (_x, name) in zip(arrays, named, strict=True):
+                if max(float(a.max()), -float(a.min())) > top:
+                    raise ValueError(
+                        f"{name}: values beyond ±{top:g} do not fit in {self.dtype}; "
+                        "use float32 or the numpy backend"
+                    )
+        out = np.float32 if real == self.torch.float32 else np.float64
+        if compute_dtype(out, arrays[0], arrays[1], c) != out:
+            dtype = self.torch.float64
+        return [self.ops.to_tensor(a, dtype) for a in arrays], out
 
     @staticmethod
     def _check_shapes(q, k, v=None):
@@ -200,14 +222,18 @@ class TorchBackend:
     @_guard_memory
     def attention(self, q, k, v, *, mask=None, scale=True, temperature=1.0):
         """:func:`attnviz.core.attention.attention` in torch (dense: it returns n×n arrays)."""
-        q, k, v = self._inputs((q, "q"), (k, "k"), (v, "v"))
+        work.check_flag(scale, "scale")
+        c = scale_factor(_last_dim(q), scale, temperature)
+        (q, k, v), out = self._inputs((q, "q"), (k, "k"), (v, "v"), c=c)
         batch = self._check_shapes(q, k, v)
-        c = _scale(q.shape[-1], scale) / check_temperature(temperature)
         shape = batch + (q.shape[-2], k.shape[-2])
         # The mask rules (dtype, broadcasting) are attention()'s own; reuse them.
         m = _attention._check_mask(mask, shape)
-        parts = self.ops.dense(q, k, v, c, m)
-        return _attention.AttentionResult(**{n: self.ops.numpy(t) for n, t in parts.items()})
+        parts = {n: self.ops.numpy(t) for n, t in self.ops.dense(q, k, v, c, m).items()}
+        for name in ("weights", "output", "entropy"):
+            parts[name] = parts[name].astype(out, copy=False)
+        parts["scores"] = narrowest(parts["scores"], out)
+        return _attention.AttentionResult(**parts)
 
     @_guard_memory
     def tiled_attention(self, q, k, v, *, block_q, block_k, causal=False, scale=True):
@@ -215,12 +241,12 @@ class TorchBackend:
         for the output, row strips of ``block_q`` queries for the log-sum-exp."""
         _tiled._blocks(block_q, block_k)
         work.check_flag(causal, "causal")
-        q, k, v = self._inputs((q, "q"), (k, "k"), (v, "v"))
+        c = _scale(_last_dim(q), scale)
+        (q, k, v), real = self._inputs((q, "q"), (k, "k"), (v, "v"), c=c)
         batch = self._check_shapes(q, k, v)
-        c = _scale(q.shape[-1], scale)
         out = self.ops.sdpa(q, k, v, batch, c, causal)
         lse = self.ops.row_lse(q, k, batch, c, causal)
-        return self.ops.numpy(out), self.ops.numpy(lse)
+        return self.ops.numpy(out).astype(real, copy=False), self.ops.numpy(lse)
 
     @_guard_memory
     def attention_overview(
@@ -244,7 +270,7 @@ class TorchBackend:
         work.check_flag(causal, "causal")
         work.check_flag(return_lse, "return_lse")
         runner_args = work.as_cancel(cancel), work.as_progress(progress)
-        q, k = self._inputs((q, "q"), (k, "k"))
+        (q, k), _real_out = self._inputs((q, "q"), (k, "k"), c=_scale(_last_dim(q), scale))
         batch = self._check_shapes(q, k)
         bins = _tiled._check_bins(bins, q.shape[-2], k.shape[-2])
         n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
@@ -263,14 +289,15 @@ class TorchBackend:
         out, lse = self.ops.overview(q, k, batch, _scale(d, scale), bins, reduce, causal, runner)
         runner.finish()
         real = _real(self.torch, q.dtype)
-        out = self.ops.numpy(out.to(real))
+        out = self.ops.numpy(out.to(real)).astype(_real_out, copy=False)
         return (out, self.ops.numpy(lse.to(real))) if return_lse else out
 
     @_guard_memory
     def attention_block(self, q, k, rows, cols, *, lse, causal=False, scale=True):
         """:func:`attnviz.core.tiled.attention_block` in torch."""
         work.check_flag(causal, "causal")
-        q, k = self._inputs((q, "q"), (k, "k"))
+        c = _scale(_last_dim(q), scale)
+        (q, k), real = self._inputs((q, "q"), (k, "k"), c=c)
         self._check_shapes(q, k)
         # half precision would round lse to 3 digits: keep it in (at least) float32.
         lse_dtype = _real(self.torch, q.dtype)
@@ -279,8 +306,11 @@ class TorchBackend:
         ri, ci = _tiled._indices(rows, n_q, "rows"), _tiled._indices(cols, n_k, "cols")
         if lse.shape[-1] != n_q:
             raise ValueError(f"lse must have one entry per query ({n_q}), got {tuple(lse.shape)}")
-        c = _scale(q.shape[-1], scale)
-        return self.ops.numpy(self.ops.block(q, k, ri, ci, lse, c, causal))
+        if _tiled._lse_too_coarse(self.ops.numpy(lse[..., ri]), np.float64):
+            # Scores so large that the lse cannot carry the row's sum: numpy's exact rows.
+            qn, kn = (self.ops.numpy(x).astype(np.float64) * f for x, f in ((q, c), (k, 1.0)))
+            return _tiled._exact_rows(qn, kn, ri, ci, causal).astype(real)
+        return self.ops.numpy(self.ops.block(q, k, ri, ci, lse, c, causal)).astype(real)
 
 
 class _Sweep(NamedTuple):
@@ -525,6 +555,18 @@ class _TorchOps:
 def _real(torch, dtype):
     """The dtype results come back in: float32 for half-precision inputs."""
     return torch.float32 if dtype in (torch.bfloat16, torch.float16) else dtype
+
+
+def _last_dim(x) -> int:
+    """d_k of an array, tensor or nested list before it is validated (1 when it has none;
+    the validation that follows says what is wrong with it)."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(x)
+        except (ValueError, TypeError):
+            return 1
+    return int(shape[-1]) if len(shape) and int(shape[-1]) > 0 else 1
 
 
 def _scale(d_k: int, scale) -> float:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core._validate import as_float_array, check_positive_int
+from attnviz.core.value_text import brief
 
 _CHUNK = 1 << 20  # ids sampled at once when counting updates: bounds memory, not results
 
@@ -24,10 +25,10 @@ def _exponent(exponent) -> float:
     if isinstance(exponent, bool) or not isinstance(
         exponent, (int, float, np.integer, np.floating)
     ):
-        raise ValueError(f"exponent must be a number, got {exponent!r}")
+        raise ValueError(f"exponent must be a number, got {brief(exponent)}")
     s = float(exponent)
     if not math.isfinite(s) or s < 0:
-        raise ValueError(f"exponent must be finite and ≥ 0 (0 = uniform), got {exponent!r}")
+        raise ValueError(f"exponent must be finite and ≥ 0 (0 = uniform), got {brief(exponent)}")
     return s
 
 
@@ -214,7 +215,7 @@ def embedding_parameters(vocab_size: int, d_model: int, tied: bool = False) -> i
     v = check_positive_int(vocab_size, "vocab_size")
     d = check_positive_int(d_model, "d_model")
     if not isinstance(tied, (bool, np.bool_)):
-        raise ValueError(f"tied must be True or False, got {tied!r}")
+        raise ValueError(f"tied must be True or False, got {brief(tied)}")
     return v * d if tied else 2 * v * d
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core._validate import check_choice, check_positive_int
+from attnviz.core.value_text import brief
 
 HEAD_KINDS = ("content", "previous", "decay")
 
@@ -137,7 +138,7 @@ def generate_head(kind: str, n: int, d_k: int, *, seed: int = 0, tokens=None) ->
     if d_k > MAX_D_K:
         raise ValueError(f"d_k={d_k} is too large for a generated head (at most {MAX_D_K})")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise ValueError(f"seed must be a non-negative integer, got {brief(seed)}")
     if tokens is not None and len(tokens) != n:
         raise ValueError(f"got {len(tokens)} tokens for n={n}")
     if kind == "content":

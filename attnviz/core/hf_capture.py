@@ -34,6 +34,7 @@ from attnviz.core.hf_errors import INSTALL_HINT as INSTALL_HINT
 from attnviz.core.hf_errors import TORCH_CPU as TORCH_CPU
 from attnviz.core.hf_errors import LoadCancelled, ModelError
 from attnviz.core.hf_errors import transformers_available as transformers_available
+from attnviz.core.hf_files import Fingerprint, changed_files, fingerprint, own_weights
 from attnviz.core.hf_folder import ENCODER_DECODER, FAMILIES, ModelInfo, inspect_folder
 
 # The folder's other public names, importable from here as before.
@@ -106,6 +107,12 @@ MIN_TRANSFORMERS = (5, 0)
 
 # --- capture ---------------------------------------------------------------------------
 _REGISTERED = False  # the capture implementation is registered with transformers
+
+
+def _line(exc: BaseException, limit: int) -> str:
+    """An exception's text on one line (transformers' own may span several), shortened."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _register() -> None:
@@ -185,8 +192,12 @@ class LoadedModel:
     """A model and its tokenizer, loaded from a checked folder (see :func:`load_model`);
     ``text_model`` is what a sentence runs through (a multimodal folder's language model)."""
 
-    def __init__(self, info: ModelInfo, model, tokenizer, seconds: float) -> None:
+    def __init__(
+        self, info: ModelInfo, model, tokenizer, seconds: float, files: Fingerprint = ()
+    ) -> None:
         self.info = info
+        #: The folder's files as they were when it was read (:mod:`attnviz.core.hf_files`).
+        self.files = files
         self.model = model
         self.text_model = language_model(model)
         self.config = _text_config(model.config)
@@ -202,14 +213,32 @@ class LoadedModel:
         #: per softmax layer, the others of a known kind): later passes stop after them.
         self._stop_after: int | None = None
 
+    def changed_files(self) -> tuple[str, ...]:
+        """The folder's weight files (and config) that changed since it was loaded."""
+        return changed_files(self.info.path, self.files)
+
+    def check_files(self) -> None:
+        """:class:`ModelError` (one line) when the folder changed since the model was
+        loaded: its weights are no longer the folder's (the store loads it again)."""
+        changed = self.changed_files()
+        if changed:
+            more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+            raise ModelError(
+                f"{self.info.name}: {changed[0]}{more} changed on disk since the model was "
+                "loaded; open the model again"
+            )
+
     def tokenize(self, text: str) -> tuple[list[int], list[str], list[bool]]:
         """Token ids, the tokens as the model sees them and which are special."""
+        bad = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:  # bytes that were not UTF-8 (argv's surrogate escapes)
+            raise ModelError(f"the sentence is not UTF-8 text (at character {bad + 1})")
         try:
             ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
         except Exception as exc:  # a tokenizer of no vocabulary, or a broken one
             raise ModelError(
                 f"{self.info.name}: its tokenizer fails on this sentence "
-                f"({type(exc).__name__}: {str(exc)[:160]})"
+                f"({type(exc).__name__}: {_line(exc, 160)})"
             ) from None
         if not ids:
             raise ModelError("the sentence gives no tokens: type a few words")
@@ -253,6 +282,7 @@ class LoadedModel:
         :class:`LoadCancelled` to stop the pass."""
         import torch  # imported and checked when the model was loaded
 
+        self.check_files()
         ids, tokens, special = self.tokenize(text)
         n = len(ids)
         layers, heads, kv, dim = self._shape()
@@ -306,7 +336,7 @@ class LoadedModel:
                 raise
             except Exception as exc:  # a model that cannot run this sentence
                 raise ModelError(
-                    f"the model failed on this sentence: {type(exc).__name__}: {str(exc)[:200]}"
+                    f"the model failed on this sentence: {type(exc).__name__}: {_line(exc, 200)}"
                 ) from None
             finally:
                 _LOCAL.layers = _LOCAL.calls = _LOCAL.check = _LOCAL.progress = None
@@ -473,6 +503,8 @@ def load_model(
     step = progress or (lambda _stage: None)
     step("check")
     info = inspect_folder(path, free_bytes=free_bytes)
+    # Before the weights are read: a change during the load is seen at the first use.
+    files = fingerprint(info.path, info.weight_files)
     step("import")
     torch, transformers = _import_stack()
     since = FAMILY_SINCE.get(info.model_type)
@@ -491,7 +523,7 @@ def load_model(
         tokenizer = transformers.AutoTokenizer.from_pretrained(info.path, **common)
     except Exception as exc:
         raise ModelError(
-            f"{info.name}: its tokenizer cannot be loaded ({type(exc).__name__}: {str(exc)[:160]})"
+            f"{info.name}: its tokenizer cannot be loaded ({type(exc).__name__}: {_line(exc, 160)})"
         ) from None
     step("weights")
     try:
@@ -507,7 +539,7 @@ def load_model(
         )
     except Exception as exc:
         raise ModelError(
-            f"{info.name}: the model cannot be loaded ({type(exc).__name__}: {str(exc)[:160]})"
+            f"{info.name}: the model cannot be loaded ({type(exc).__name__}: {_line(exc, 160)})"
         ) from None
     step("ready")  # a cancel during the (uninterruptible) read drops the model here
     if getattr(model.config, "is_encoder_decoder", False):  # a class default the file left out
@@ -517,4 +549,10 @@ def load_model(
         _hook(model, info.model_type)
     _hook_indexers(model)
     model.eval()
-    return LoadedModel(info, model, tokenizer, time.perf_counter() - start)
+    try:
+        own_weights(model)  # never read a mapped page of a file that may be truncated
+    except Exception as exc:  # a file truncated during the load, memory
+        raise ModelError(
+            f"{info.name}: its weights cannot be copied ({type(exc).__name__}: {_line(exc, 120)})"
+        ) from None
+    return LoadedModel(info, model, tokenizer, time.perf_counter() - start, files)

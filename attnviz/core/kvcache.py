@@ -20,6 +20,7 @@ from functools import cache
 
 from attnviz.core._files import read_json_file
 from attnviz.core._validate import check_choice, check_positive_int
+from attnviz.core.value_text import brief
 from attnviz.paths import ResourceError, resource
 
 #: Bytes per stored element of each dtype name the CLI and the GUI offer.
@@ -72,7 +73,7 @@ def show_number(value) -> str:
 def check_int_range(value, name: str, low: int, high: int) -> int:
     """Return ``value`` as a plain int in ``low..high`` or raise ``ValueError`` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}"[:200])
+        raise ValueError(f"{name} must be an integer, got {brief(value)}")
     if not low <= value <= high:
         raise ValueError(f"{name} must be from {low:,} to {high:,}, got {show_number(value)}")
     return int(value)
@@ -185,14 +186,14 @@ class ModelCard:
 
 def _check_number(value, name: str, maximum: float) -> int | float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}"[:200])
+        raise ValueError(f"{name} must be a number, got {brief(value)}")
     # Compared before any float(): a huge int would overflow the conversion.
     if isinstance(value, numbers.Integral):
         if not 0 < value <= maximum:
             raise ValueError(f"{name} must be > 0 and ≤ {maximum:g}, got {show_number(value)}")
         return int(value)
     if not math.isfinite(value) or not 0 < value <= maximum:
-        raise ValueError(f"{name} must be finite, > 0 and ≤ {maximum:g}, got {value!r}")
+        raise ValueError(f"{name} must be finite, > 0 and ≤ {maximum:g}, got {brief(value)}")
     return float(value)
 
 
@@ -277,7 +278,7 @@ def max_context(card: ModelCard, budget_bytes, batch: int = 1, bytes_per_element
     grows with the context, so a bisection over ``1 … MAX_CONTEXT`` finds the exact answer.
     """
     if isinstance(budget_bytes, bool) or not isinstance(budget_bytes, numbers.Real):
-        raise ValueError(f"budget_bytes must be a number, got {budget_bytes!r}"[:200])
+        raise ValueError(f"budget_bytes must be a number, got {brief(budget_bytes)}")
     if isinstance(budget_bytes, float) and math.isnan(budget_bytes):
         raise ValueError("budget_bytes must be a number, got nan")
     batch = check_int_range(batch, "batch", 1, MAX_BATCH)
@@ -444,7 +445,8 @@ def model_card(model_id: str) -> ModelCard:
     """One shipped card by id; ``ValueError`` listing the known ids for any other."""
     cards = model_cards()
     if model_id not in cards:
-        raise ValueError(f"unknown model {model_id!r}; known models: {', '.join(sorted(cards))}")
+        known = ", ".join(sorted(cards))
+        raise ValueError(f"unknown model {brief(model_id)}; known models: {known}")
     return cards[model_id]
 
 

@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from attnviz.core._parallel import cores
+from attnviz.core.value_text import brief
 from attnviz.core.work import PANEL_ROWS, TILE_ELEMENTS
 
 GiB = float(1 << 30)
@@ -38,19 +39,19 @@ def _itemsize(dtype) -> int:
     try:
         return np.dtype(dtype).itemsize
     except TypeError as exc:
-        raise ValueError(f"unknown dtype {dtype!r}") from exc
+        raise ValueError(f"unknown dtype {brief(dtype)}") from exc
 
 
 def _backend(backend) -> str:
     name = getattr(backend, "name", backend)  # a backend object, or its name
     if name not in _BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, got {backend!r}")
+        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, got {brief(backend)}")
     return name
 
 
 def _positive(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise ValueError(f"{name} must be a positive integer, got {brief(value)}")
     return int(value)
 
 

@@ -24,6 +24,7 @@ from attnviz.core._validate import (
     check_positive_int,
     result_dtype,
 )
+from attnviz.core.value_text import brief
 
 ROPE_TYPES = ("default", "linear", "ntk", "dynamic", "llama3", "yarn")
 LAYOUTS = ("interleaved", "half")
@@ -166,7 +167,7 @@ def _rope_type(scaling) -> str:
     if scaling is None:
         return "default"
     if not isinstance(scaling, dict):
-        raise ValueError(f"scaling must be None or a rope_scaling dict, got {scaling!r}")
+        raise ValueError(f"scaling must be None or a rope_scaling dict, got {brief(scaling)}")
     rope_type = scaling.get("rope_type", scaling.get("type", "default"))
     return check_choice(rope_type, ROPE_TYPES, "rope_type")
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.core.value_text import brief
+
 #: Largest score cap, ALiBi slope and |sink logit| (real models: caps of 30–50, slopes
 #: below 1, sinks of a few units; beyond these exp() of a long row leaves the float range).
 MAX_CAP = 1000.0
@@ -37,12 +39,12 @@ MAX_TUNING_FLOOR = 2**31 - 1
 
 def _finite(value, name: str, limit: float, *, positive_or_zero: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise ValueError(f"{name} must be a number, got {brief(value)}")
     x = float(value)
     if not math.isfinite(x) or abs(x) > limit:
-        raise ValueError(f"{name} must be finite and at most {limit:g} in size, got {value!r}")
+        raise ValueError(f"{name} must be finite and at most {limit:g} in size, got {brief(value)}")
     if positive_or_zero and x < 0:
-        raise ValueError(f"{name} must be ≥ 0 (0 = off), got {value!r}")
+        raise ValueError(f"{name} must be ≥ 0 (0 = off), got {brief(value)}")
     return x
 
 
@@ -64,7 +66,7 @@ class ScoreTerms:
         object.__setattr__(self, "tuning", _finite(self.tuning, "tuning", MAX_TUNING))
         floor = self.tuning_floor
         if isinstance(floor, bool) or not isinstance(floor, (int, np.integer)):
-            raise ValueError(f"tuning_floor must be a whole number, got {floor!r}")
+            raise ValueError(f"tuning_floor must be a whole number, got {brief(floor)}")
         if not 1 <= floor <= MAX_TUNING_FLOOR:
             raise ValueError(f"tuning_floor must be between 1 and {MAX_TUNING_FLOOR}, got {floor}")
         object.__setattr__(self, "tuning_floor", int(floor))
@@ -138,7 +140,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     geometric sequence from 2^(−8/h), interleaved with the next power of two's when ``h``
     is not one."""
     if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+        raise ValueError(f"n_heads must be a positive integer, got {brief(n_heads)}")
     closest = 2 ** math.floor(math.log2(n_heads))
     base = 2.0 ** (-(2.0 ** -(math.log2(closest) - 3)))
     slopes = [base ** (i + 1) for i in range(closest)]

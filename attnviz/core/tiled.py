@@ -26,7 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core._parallel import Runner, cores, serial_blas
-from attnviz.core._validate import as_float_array, check_choice, check_positive_int, result_dtype
+from attnviz.core._validate import (
+    as_float_array,
+    check_choice,
+    check_positive_int,
+    compute_dtype,
+    result_dtype,
+)
 from attnviz.core.memory_guard import check_fits
 from attnviz.core.work import PANEL_ROWS, TILE_ELEMENTS, Cancelled
 from attnviz.core.work import as_cancel as _as_cancel
@@ -83,7 +89,12 @@ class TileStep:
 
 
 def _prepare(q, k, v=None, *, scale=True, causal=False):
-    """Validate, unify dtypes and fold the 1/√d_k divisor into q (one pass over n·d, not n²)."""
+    """Validate, unify dtypes and fold the 1/√d_k divisor into q (one pass over n·d, not n²).
+
+    Returns ``(q, k, v, batch, dtype)`` with the arrays in the dtype the scores are computed
+    in: float64 when float32 scores could overflow (then the row log-sum-exp, which holds
+    scores, stays float64 too: see :func:`_lse_dtype`), ``dtype`` the one results come in.
+    """
     _check_flag(scale, "scale")
     _check_flag(causal, "causal")
     q = as_float_array(q, "q")
@@ -104,11 +115,18 @@ def _prepare(q, k, v=None, *, scale=True, causal=False):
         shapes = ", ".join(str(a.shape) for a in arrays)
         raise ValueError(f"leading (batch/head) dimensions do not broadcast: {shapes}") from exc
     dtype = result_dtype(*arrays)
-    c = 1.0 / np.sqrt(q.shape[-1]) if scale else 1.0
-    q = (q * c).astype(dtype, copy=False)
-    k = k.astype(dtype, copy=False)
-    v = None if v is None else v.astype(dtype, copy=False)
+    c = 1.0 / math.sqrt(q.shape[-1]) if scale else 1.0
+    work = compute_dtype(dtype, q, k, c)
+    q = (q.astype(work, copy=False) * c).astype(work, copy=False)
+    k = k.astype(work, copy=False)
+    v = None if v is None else v.astype(work, copy=False)
     return q, k, v, batch, dtype
+
+
+def _lse_dtype(q: np.ndarray, dtype):
+    """The row log-sum-exp is a score: float64 when the scores were (float32 cannot hold
+    them), else ``dtype``."""
+    return q.dtype if q.dtype != dtype else dtype
 
 
 def _walk(q, k, v, batch, block_q, block_k, causal, keep_scores=False):
@@ -194,7 +212,7 @@ def tiled_attention(
     block_q, block_k = _blocks(block_q, block_k)
     q, k, v, batch, dtype = _prepare(q, k, v, scale=scale, causal=causal)
     output = np.empty(batch + (q.shape[-2], v.shape[-1]), dtype)
-    lse = np.empty(batch + (q.shape[-2],), dtype)
+    lse = np.empty(batch + (q.shape[-2],), _lse_dtype(q, dtype))
     for _bi, _bj, rows, _cols, last, _skip, _s, m, total, acc in _walk(
         q, k, v, batch, block_q, block_k, causal
     ):
@@ -470,7 +488,7 @@ def attention_overview(
         row_sizes, col_sizes = _split_starts(n_q, bins)[1], _split_starts(n_k, bins)[1]
         out /= row_sizes[:, None] * col_sizes[None, :]
     out = out.astype(dtype, copy=False)
-    return (out, lse.astype(dtype, copy=False)) if return_lse else out
+    return (out, lse.astype(_lse_dtype(q, dtype), copy=False)) if return_lse else out
 
 
 def row_logsumexp(q, k, *, causal: bool = False, scale: bool = True) -> np.ndarray:
@@ -481,7 +499,7 @@ def row_logsumexp(q, k, *, causal: bool = False, scale: bool = True) -> np.ndarr
     ``return_lse=True``).
     """
     q, k, _v, batch, dtype = _prepare(q, k, scale=scale, causal=causal)
-    return _overview(q, k, batch, 1, None, causal)[1].astype(dtype, copy=False)
+    return _overview(q, k, batch, 1, None, causal)[1].astype(_lse_dtype(q, dtype), copy=False)
 
 
 def _indices(sel, n: int, name: str) -> np.ndarray:
@@ -518,8 +536,36 @@ def attention_block(
     lse = as_float_array(lse, "lse", min_ndim=1)
     if lse.shape[-1] != n_q:
         raise ValueError(f"lse must have one entry per query ({n_q}), got shape {lse.shape}")
+    if _lse_too_coarse(lse[..., ri], q.dtype):
+        return _exact_rows(q, k, ri, ci, causal).astype(dtype, copy=False)
     s = np.matmul(q[..., ri, :], np.swapaxes(k[..., ci, :], -1, -2))
     if causal:
         # Hide before exp: a hidden score may exceed the row's lse and overflow.
         s = np.where(ci[None, :] > ri[:, None] + max(n_k - n_q, 0), -np.inf, s)
     return np.exp(s - lse[..., ri, None]).astype(dtype, copy=False)
+
+
+def _lse_too_coarse(lse: np.ndarray, dtype) -> bool:
+    """True when a row's log-sum-exp is so large that its last digit moves a weight by more
+    than 2^-10 (|lse| = 1e40 in float64 cannot say "+ ln 2": two equal keys would get
+    weight 1 each instead of ½)."""
+    eps = float(np.finfo(np.result_type(lse.dtype, dtype)).eps)
+    return bool(lse.size) and float(np.max(np.abs(lse))) * eps > 2.0**-10
+
+
+def _exact_rows(q, k, ri, ci, causal: bool) -> np.ndarray:
+    """The weights of rows ``ri`` × keys ``ci`` from each row's whole score row (its maximum
+    and sum), a few rows at a time: exact where the log-sum-exp is too coarse."""
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    kt = np.swapaxes(k, -1, -2)
+    parts = []
+    step = max(1, TILE_ELEMENTS // n_k)
+    for a in range(0, ri.size, step):
+        rows = ri[a : a + step]
+        s = np.matmul(q[..., rows, :], kt)
+        if causal:
+            s = np.where(np.arange(n_k)[None, :] > rows[:, None] + max(n_k - n_q, 0), -np.inf, s)
+        s -= s.max(axis=-1, keepdims=True)  # every row sees key 0: a finite maximum
+        np.exp(s, out=s)
+        parts.append(s[..., ci] / s.sum(axis=-1, keepdims=True))
+    return np.concatenate(parts, axis=-2)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnviz.core.value_text import brief
+
 #: Query rows of one panel of the overview: the unit of work one thread takes.
 PANEL_ROWS = 512
 #: Scores of one tile (a panel's rows × a run of key bins): 2 MiB of float32, in a core's L2
@@ -42,7 +44,7 @@ def as_progress(progress):
 def check_flag(value, name: str) -> bool:
     """``value`` as a bool when it is one (numpy's too), else ValueError naming it."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+        raise ValueError(f"{name} must be True or False, got {brief(value)}")
     return bool(value)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 
+from attnviz.core.value_text import brief
 from attnviz.model import events
 from attnviz.model.events import Signal
 from attnviz.model.fields import StateError
@@ -55,7 +56,9 @@ class Document:
         try:
             return self.topics[name]
         except KeyError:
-            raise StateError(f"unknown topic {name!r}; topics: {', '.join(self.topics)}") from None
+            raise StateError(
+                f"unknown topic {brief(name)}; topics: {', '.join(self.topics)}"
+            ) from None
 
     def __getattr__(self, name: str) -> Topic:
         topics = self.__dict__.get("topics", {})
@@ -98,7 +101,7 @@ class Document:
         """Set ``TOPIC.FIELD`` to ``value`` (already parsed); :class:`StateError` if invalid."""
         topic_name, _, field_name = path.partition(".")
         if not field_name:
-            raise StateError(f"{path!r}: give TOPIC.FIELD, e.g. attention.d_k")
+            raise StateError(f"{brief(path)}: give TOPIC.FIELD, e.g. attention.d_k")
         topic = self[topic_name]
         topic.field(field_name)
         try:
@@ -114,7 +117,7 @@ class Document:
         for path, value in values.items():
             topic_name, _, field_name = path.partition(".")
             if not field_name:
-                raise StateError(f"{path!r}: give TOPIC.FIELD, e.g. attention.d_k")
+                raise StateError(f"{brief(path)}: give TOPIC.FIELD, e.g. attention.d_k")
             self[topic_name].field(field_name)
             by_topic.setdefault(topic_name, {})[field_name] = value
         for topic_name, fields in by_topic.items():

@@ -3,8 +3,10 @@
 Each :class:`Field` checks a value strictly and raises :class:`StateError` (one line naming
 the field) instead of coercing it: ``"no"`` is not a boolean, ``"abc"`` is not a list of
 flags, a number of four hundred digits is refused before it is converted, and nothing
-non-finite gets in. The same descriptions serve ``attnviz export --set`` and
-``--list-fields``, the session files and the undo history.
+non-finite gets in. A message is one line whatever the value (:func:`brief`: an array of
+NaN is "an array of shape (3, 4) holding NaN", never its repr). The same descriptions
+serve ``attnviz export --set`` and ``--list-fields``, the session files and the undo
+history.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 import numpy as np
+
+from attnviz.core.value_text import brief
 
 #: Largest magnitude of a vector component: big enough for any real activation, small
 #: enough that q·k of 1024-dimensional vectors stays far from float64 overflow.
@@ -27,15 +31,6 @@ class StateError(ValueError):
     """A value a control tried to set is out of range or inconsistent."""
 
 
-def _number_text(value) -> str:
-    """A short rendering of a number for messages (never the 4,000 digits of a huge int)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        digits = int(value.bit_length() * 0.30103) + 1
-        return f"a {digits}-digit number"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -44,6 +39,14 @@ def _is_real(value) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_)
     )
+
+
+def _is_pair_shaped(value) -> bool:
+    """A list, a tuple or a flat array: what ``len`` and iteration may be asked of (a 0-d
+    array has no length; a text is not a pair of numbers)."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
 def check_text(name: str, value, *, limit: int = MAX_TEXT) -> str:
@@ -128,7 +131,7 @@ class Field:
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             raise StateError(
                 f"{self.name} must be between {_bound(self.lo)} and {_bound(self.hi)}, "
-                f"got {shown or _number_text(value)}"
+                f"got {shown or brief(value)}"
             )
         return value
 
@@ -136,29 +139,34 @@ class Field:
         if isinstance(value, (float, np.floating)) and math.isfinite(value) and value == int(value):
             value = int(value)  # JSON may write 8 as 8.0
         if not _is_int(value):
-            raise StateError(f"{self.name} must be an integer, got {_number_text(value)}")
+            raise StateError(f"{self.name} must be an integer, got {brief(value)}")
         return int(self._range(int(value)))
 
     def _float(self, value):
         if not _is_real(value):
-            raise StateError(f"{self.name} must be a number, got {_number_text(value)}")
+            raise StateError(f"{self.name} must be a number, got {brief(value)}")
         try:
             out = float(value)
         except OverflowError:
-            raise StateError(f"{self.name}: {_number_text(value)} is too large") from None
+            raise StateError(f"{self.name}: {brief(value)} is too large") from None
         if not math.isfinite(out):
-            raise StateError(f"{self.name} must be a finite number, got {out!r}")
+            raise StateError(f"{self.name} must be a finite number, got {brief(out)}")
         return self._range(out)
 
     def _bool(self, value):
         if not isinstance(value, (bool, np.bool_)):
-            raise StateError(f"{self.name} must be true or false, got {_number_text(value)}")
+            raise StateError(f"{self.name} must be true or false, got {brief(value)}")
         return bool(value)
 
     def _choice(self, value):
-        if not isinstance(value, str) or value not in self.choices:
+        if not isinstance(value, str):
             raise StateError(
-                f"unknown {self.name} {_number_text(value)}; expected one of "
+                f"{self.name} must be one of {', '.join(map(str, self.choices))}, "
+                f"got {brief(value)}"
+            )
+        if value not in self.choices:
+            raise StateError(
+                f"unknown {self.name} {brief(value)}; expected one of "
                 f"{', '.join(map(str, self.choices))}"
             )
         return value
@@ -170,7 +178,7 @@ class Field:
         if isinstance(value, (str, bytes, dict)) or not isinstance(value, (Sequence, np.ndarray)):
             raise StateError(f"{self.name} must be a list, got {type(value).__name__}")
         if isinstance(value, np.ndarray) and value.ndim != 1:
-            raise StateError(f"{self.name} must be a flat list")
+            raise StateError(f"{self.name} must be a flat list, got {brief(value)}")
         if self.max_len is not None and len(value) > self.max_len:
             raise StateError(f"{self.name} has {len(value)} entries; at most {self.max_len}")
         return value
@@ -197,10 +205,10 @@ class Field:
         return None if value is None else check_matrix(self.name, value)
 
     def _pair(self, value):
-        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
-            raise StateError(f"{self.name} must be a pair [low, high]")
+        if not _is_pair_shaped(value):
+            raise StateError(f"{self.name} must be a pair [low, high], got {brief(value)}")
         if len(value) != 2:
-            raise StateError(f"{self.name} must be a pair [low, high]")
+            raise StateError(f"{self.name} must be a pair [low, high], got {brief(value)}")
         item = Field(self.name, "float", 0.0, self.lo, self.hi)
         lo, hi = (item.coerce(x) for x in value)
         if not lo < hi:
@@ -210,10 +218,10 @@ class Field:
     def _cell(self, value):
         if value is None:
             return None
-        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
-            raise StateError(f"{self.name} must be null or a pair [row, column]")
-        if len(value) != 2:
-            raise StateError(f"{self.name} must be null or a pair [row, column]")
+        if not _is_pair_shaped(value) or len(value) != 2:
+            raise StateError(
+                f"{self.name} must be null or a pair [row, column], got {brief(value)}"
+            )
         item = Field(self.name, "int", 0, self.lo, self.hi)
         return tuple(item.coerce(x) for x in value)
 
@@ -260,9 +268,18 @@ def check_matrix(name: str, value) -> np.ndarray:
         raise StateError(f"{name} must be a matrix of numbers with rows of equal length") from None
     if arr.ndim != 2:
         raise StateError(f"{name} must be a matrix (rows × columns), got {arr.ndim} dimension(s)")
-    if not np.all(np.isfinite(arr)):
-        raise StateError(f"{name} holds a non-finite number")
-    if arr.size and float(np.abs(arr).max()) > MAX_ABS:
-        raise StateError(f"{name} holds a number larger than {MAX_ABS:g} in magnitude")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        raise StateError(
+            f"{name} holds a non-finite number ({brief(arr[row, col])} at row {row}, column {col})"
+        )
+    big = np.abs(arr) > MAX_ABS
+    if big.any():
+        row, col = (int(i) for i in np.argwhere(big)[0])
+        raise StateError(
+            f"{name} holds a number larger than {MAX_ABS:g} in magnitude "
+            f"({brief(arr[row, col])} at row {row}, column {col})"
+        )
     arr.flags.writeable = False
     return arr

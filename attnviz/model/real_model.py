@@ -5,7 +5,9 @@ sentence from here; the heads resolver and the layers panel read every layer. Ev
 is keyed by the model folder (resolved) and the text, so an undo step, a session file or an
 export names a head by ``(model_path, model_text, layer, model_head)`` and its arrays come
 back from the cache — or, when the cache no longer holds them, from running the sentence
-again (the model stays loaded). Loading happens on whichever thread asks first: the UI asks
+again (the model stays loaded). A model whose folder changed on disk (its weight files or
+config rewritten, truncated or replaced) is dropped with its captures at the next ask and
+loaded again. Loading happens on whichever thread asks first: the UI asks
 from a worker (:mod:`attnviz.ui.model_loader`), scripts and sessions ask directly.
 
 Tokens are shown as the model sees them; special tokens are marked (``[CLS]`` and ``<s>``
@@ -100,6 +102,7 @@ class ModelStore:
         """
         key = normalize_path(path)
         with self._lock:
+            self._forget_if_changed(key)
             if key in self._models:
                 self._models.move_to_end(key)
                 return self._models[key]
@@ -125,6 +128,7 @@ class ModelStore:
         except ModelError:
             return None
         with self._lock:
+            self._forget_if_changed(key)
             return self._models.get(key)
 
     # --- captures ----------------------------------------------------------------------
@@ -135,6 +139,7 @@ class ModelStore:
         except ModelError:
             return None
         with self._lock:
+            self._forget_if_changed(key[0])
             return self._captures.get(key)
 
     def capture(self, path: str, text: str, progress=None) -> Capture:
@@ -142,6 +147,7 @@ class ModelStore:
         of that sentence alone, as :meth:`model`)."""
         key = (normalize_path(path), text)
         with self._lock:
+            self._forget_if_changed(key[0])
             if key in self._captures:
                 self._captures.move_to_end(key)
                 return self._captures[key]
@@ -165,6 +171,16 @@ class ModelStore:
                 self._bound()
                 self._gates.pop(("capture", key), None)
             return cap
+
+    def _forget_if_changed(self, key: str) -> None:
+        """Drop the model of folder ``key`` and its captures when the folder's weights
+        changed on disk since it was loaded (a ``save_pretrained`` into it, a copy over
+        it): the next ask loads it again, or refuses in one line if it is now damaged.
+        A few ``stat`` calls; the caller holds the lock."""
+        loaded = self._models.get(key)
+        if loaded is not None and loaded.changed_files():
+            del self._models[key]
+            self._drop_captures(key)
 
     def _bound(self) -> None:
         while len(self._captures) > 1 and (

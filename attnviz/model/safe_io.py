@@ -111,10 +111,17 @@ def _check_name(path, action: str) -> str:
     return text
 
 
+def kind_problem(mode: int) -> str | None:
+    """None for a regular file, else what it is ("is not a regular file (a named pipe)")."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((why for test, why in _KINDS if test(mode)), "is not a regular file")
+
+
 def _check_kind(path, mode: int, action: str) -> None:
     """Refuse anything but a regular file, saying what it is."""
-    if not stat.S_ISREG(mode):
-        why = next((why for test, why in _KINDS if test(mode)), "is not a regular file")
+    why = kind_problem(mode)
+    if why is not None:
         raise FileRefused(path, why, action=action)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz.core.value_text import brief
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
 from attnviz.model.safe_io import FileRefused, atomic_write_text, read_text_limited
@@ -160,6 +161,8 @@ def parse_session(path) -> dict:
         raw = read_text_limited(path, MAX_BYTES)
     except FileRefused as exc:
         raise SessionError(str(exc)) from None
+    if not raw.strip():
+        raise SessionError(f"{name} is empty: it holds no session")
     if raw.count(",") > MAX_NUMBERS:
         raise SessionError(f"{name} holds more numbers than a session can")
     try:
@@ -183,7 +186,7 @@ def validate_session(data, *, name: str = "session") -> tuple[dict, str]:
         raise SessionError(f"{name} is not an attnviz session (no format_version)")
     version = data["format_version"]
     if not isinstance(version, int) or isinstance(version, bool):
-        raise SessionError(f"{name}: format_version must be an integer, got {version!r}")
+        raise SessionError(f"{name}: format_version must be an integer, got {brief(version)}")
     if version > FORMAT_VERSION:
         raise SessionError(
             f"{name} was written by a newer attnviz (format {version}; this one reads up to "
@@ -206,12 +209,19 @@ def validate_session(data, *, name: str = "session") -> tuple[dict, str]:
     return snapshot, layout
 
 
+def _names(names: set) -> str:
+    """A few of ``names`` for a message of one line (a file may hold thousands of keys)."""
+    shown = sorted(map(str, names))
+    text = ", ".join(x if len(x) <= 30 and x.isprintable() else brief(x) for x in shown[:3])
+    return text + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+
+
 def _decode_topics(section: dict, name: str) -> dict:
     """Every topic's values, checked; topics the file lacks get their defaults."""
     classes = {cls.NAME: cls for cls in topic_classes()}
     unknown = set(section) - set(classes)
     if unknown:
-        raise SessionError(f"{name}: unknown topic(s) {', '.join(sorted(map(str, unknown)))}")
+        raise SessionError(f"{name}: unknown topic(s) {_names(unknown)}")
     snapshot = {}
     for topic_name, cls in classes.items():
         fields = section.get(topic_name, {})
@@ -220,9 +230,7 @@ def _decode_topics(section: dict, name: str) -> dict:
         known = set(cls.field_names())
         bad = set(fields) - known
         if bad:
-            raise SessionError(
-                f"{name}: unknown field(s) of {topic_name}: {', '.join(sorted(bad))}"
-            )
+            raise SessionError(f"{name}: unknown field(s) of {topic_name}: {_names(bad)}")
         values = {k: _decode_value(v, f"{name}: {topic_name}.{k}") for k, v in fields.items()}
         try:
             topic = cls(**values)
@@ -249,7 +257,7 @@ def _decode_array(spec: dict, label: str) -> np.ndarray:
             isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 1 << 20 for x in shape
         )
     ):
-        raise SessionError(f"{label}: the array shape {shape!r} is not a matrix shape")
+        raise SessionError(f"{label}: the array shape {brief(shape)} is not a matrix shape")
     if not isinstance(spec["base64"], str):
         raise SessionError(f"{label}: the array data must be base64 text")
     try:

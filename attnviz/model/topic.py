@@ -11,10 +11,12 @@ arrays), so a snapshot is a plain copy of the dictionary. Nothing here imports Q
 
 from __future__ import annotations
 
+import difflib
 from typing import ClassVar
 
 import numpy as np
 
+from attnviz.core.value_text import brief
 from attnviz.model.events import Signal
 from attnviz.model.fields import Field, StateError
 
@@ -67,9 +69,15 @@ class Topic:
         for f in cls.FIELDS:
             if f.name == name:
                 return f
-        raise StateError(
-            f"the {cls.NAME} topic has no field {name!r}; fields: {', '.join(cls.field_names())}"
-        )
+        names = cls.field_names()
+        close = difflib.get_close_matches(str(name)[:100], names, n=3)
+        if close:
+            hint = f"did you mean {' or '.join(close)}?"
+        elif len(", ".join(names)) <= 150:
+            hint = f"fields: {', '.join(names)}"
+        else:  # the attention topic's fifty names would fill a screen line thrice
+            hint = f"its {len(names)} fields are listed by attnviz export --list-fields"
+        raise StateError(f"the {cls.NAME} topic has no field {brief(name)}; {hint}")
 
     @classmethod
     def recompute_keys(cls) -> frozenset:

@@ -183,11 +183,13 @@ def run_app(
     _load_translations(app)
     window = MainWindow()
     _keep_going_when_a_view_fails(window)
-    if session:
-        # A file that cannot be read is explained in a dialog; the app still opens.
-        window.session.open_path(session)
     _after_first_paint(window, quit_after_first_paint)
     window.show_first()
+    if session:
+        # Once the window is up: a file that cannot be read is then explained in a dialog
+        # over it (and on the console), and the window stays. Opened before the window was
+        # shown, an empty file's dialog waited behind a window that never came.
+        QTimer.singleShot(0, lambda: window.session.open_path(session))
     QTimer.singleShot(GC_HOLD_LIMIT_MS, release_garbage_collection)  # never painted: still
     status = app.exec()
     # A worker still computing reports to panels that are about to go: let it end first.

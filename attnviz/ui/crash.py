@@ -14,6 +14,10 @@ vanishes. :func:`install_crash_handler`, called once at start-up,
 - has :mod:`faulthandler` write native crashes (segfaults) to ``native-crash.log``, unless
   it is already on (``PYTHONFAULTHANDLER=1`` or ``-X faulthandler`` print to stderr).
 
+A log file is opened without blocking and only when it is a regular file: a named pipe
+called ``attnviz.log`` (no reader: opening it would wait forever, before any window) or a
+device is passed over for the next folder, and the console is told so once.
+
 The folder is GenericDataLocation + ``attnviz`` rather than AppDataLocation: the latter
 depends on the application and organization names at the moment of the call, and the
 handler is installed before the QApplication sets them.
@@ -22,6 +26,7 @@ handler is installed before the QApplication sets them.
 from __future__ import annotations
 
 import contextlib
+import errno
 import faulthandler
 import logging
 import logging.handlers
@@ -31,6 +36,8 @@ import tempfile
 import threading
 import traceback
 from pathlib import Path
+
+from attnviz.model.safe_io import kind_problem
 
 log = logging.getLogger("attnviz")
 
@@ -96,6 +103,42 @@ class _LogStream:
         return True
 
 
+def open_log_file(path: Path, encoding: str | None = "utf-8"):
+    """``path`` opened for appending, never blocking: created when missing, refused with
+    ``OSError`` (its message saying what the file is) unless it is a regular file."""
+
+    def opener(name, flags: int) -> int:
+        flags |= getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        try:
+            fd = os.open(name, flags, 0o644)  # a FIFO without a reader: ENXIO, not a wait
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                raise OSError(errno.ENXIO, "is not a regular file (a named pipe)") from None
+            raise
+        why = kind_problem(os.fstat(fd).st_mode)  # the file opened, not the name's
+        if why is not None:
+            os.close(fd)
+            raise OSError(errno.EINVAL, why)
+        return fd
+
+    return open(path, "a", encoding=encoding, errors="backslashreplace", opener=opener)
+
+
+class _RotatingLog(logging.handlers.RotatingFileHandler):
+    """The rotating log, whose file is opened by :func:`open_log_file` (also after each
+    rotation: the name may have become a pipe meanwhile)."""
+
+    def _open(self):
+        return open_log_file(Path(self.baseFilename), self.encoding)
+
+
+def _passed(path: Path, exc: OSError) -> str:
+    """Why the log is not at ``path``, as a clause: "… is not a regular file (a named pipe)"
+    or "cannot write … (Permission denied)"."""
+    why = exc.strerror or str(exc) or type(exc).__name__
+    return f"{path} {why}" if why.startswith("is ") else f"cannot write {path} ({why})"
+
+
 def show_crash_dialog(summary: str, details: str, log_path: Path) -> None:
     """Tell the user that something failed, with the traceback one click away (modal)."""
     from PySide6.QtCore import QCoreApplication
@@ -135,24 +178,39 @@ class CrashHandler:
         self._saved = (sys.stdout, sys.stderr, sys.excepthook, threading.excepthook)
         self._qt_handler_installed = False
         self._console_handler: logging.Handler | None = None
+        #: Why the log is not where it was asked for, or None (said once on the console).
+        self.notice: str | None = None
         self.file_handler: logging.Handler = self._open_log(max_bytes)
 
     def _open_log(self, max_bytes: int) -> logging.Handler:
-        """A rotating file handler, or a do-nothing one when no folder is writable."""
+        """A rotating file handler, or a do-nothing one when no folder is writable; a log
+        file passed over (a named pipe, a device, an unwritable folder) is said once."""
+        passed = []
         for folder in (self.log_dir, Path(tempfile.gettempdir()) / "attnviz-logs"):
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                handler = logging.handlers.RotatingFileHandler(
+                handler = _RotatingLog(
                     folder / LOG_NAME, maxBytes=max_bytes, backupCount=3, encoding="utf-8"
                 )
-            except OSError:
+            except OSError as exc:
+                passed.append(_passed(folder / LOG_NAME, exc))
                 continue
             self.log_dir, self.log_path = folder, folder / LOG_NAME
             handler.setFormatter(
                 logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s")
             )
+            if passed:
+                self._say(f"attnviz: {passed[0]}; logging to {self.log_path} instead")
             return handler
+        self._say(f"attnviz: {passed[0]}, and {passed[-1]}; going on without a log file")
         return logging.NullHandler()
+
+    def _say(self, line: str) -> None:
+        """Tell the console once why the log is elsewhere (the log itself says it too)."""
+        self.notice = line
+        if not self.windowed:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                print(line, file=sys.stderr)
 
     def install(self) -> None:
         """Attach the log file, replace missing stdio, and take over the exception hooks."""
@@ -174,14 +232,15 @@ class CrashHandler:
         if not faulthandler.is_enabled():
             try:
                 # Kept open for the life of the process: faulthandler writes to its fd.
-                path = self.log_dir / NATIVE_LOG_NAME
-                self._native_file = open(path, "a", encoding="utf-8")  # noqa: SIM115
+                self._native_file = open_log_file(self.log_dir / NATIVE_LOG_NAME)
                 faulthandler.enable(self._native_file)
             except (OSError, ValueError, RuntimeError):
                 self._native_file = None
         sys.excepthook = self.excepthook
         threading.excepthook = self.thread_excepthook
         log.info("attnviz started (log: %s)", self.log_path)
+        if self.notice:  # in the file; the console was told once, by _say
+            log.info("%s", self.notice.removeprefix("attnviz: "))
 
     def _install_qt_message_handler(self) -> None:
         """Windowed only: Qt's own warnings would go to a missing stderr; log them instead."""

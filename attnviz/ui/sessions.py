@@ -8,6 +8,7 @@ goes through a small method (``_ask_open_path``, ``_ask_save_path``, ``_ask_unsa
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Signal
@@ -16,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from attnviz.model.document import Document
 from attnviz.model.fields import StateError
-from attnviz.model.safe_io import clean_stale_temps
+from attnviz.model.safe_io import clean_stale_temps, shown_path
 from attnviz.model.session import (
     SUFFIX,
     SessionError,
@@ -27,6 +28,8 @@ from attnviz.model.session import (
 )
 from attnviz.model.topic import Topic
 from attnviz.ui.undo import UndoController
+
+log = logging.getLogger("attnviz.sessions")
 
 RECENT_KEY = "sessions/recent"
 MAX_RECENT = 8
@@ -154,6 +157,9 @@ class SessionController(QObject):
         return True
 
     def _refuse(self, path: Path, why) -> bool:
+        # In the log too (and so on the console of a start from a terminal or a file
+        # manager), in case the dialog is not where the user looks.
+        log.warning("could not open the session %s: %s", shown_path(path), why)
         self._show_error(self.tr("Could not open the session"), str(why))
         if not path.exists():
             self._forget_recent(path)
@@ -223,7 +229,9 @@ class SessionController(QObject):
     def recent_files(self) -> list[Path]:
         """The remembered files that still exist, most recent first."""
         stored = QSettings().value(RECENT_KEY, []) or []
-        if isinstance(stored, str):
+        if not isinstance(stored, (list, tuple)):
+            # One path is read back as text; a hand-edited file may hold anything
+            # (@Point(1 2) reads as a QPoint, which cannot be iterated): kept if it is text.
             stored = [stored]
         paths = [Path(p) for p in stored if isinstance(p, str) and p and "\0" not in p]
         kept = [p for p in paths if _is_file(p)][:MAX_RECENT]
