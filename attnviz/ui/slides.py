@@ -93,6 +93,10 @@ def staged_step(
     stage.show()
     try:
         _settle_stage(stage, timeout)
+        # pyqtgraph sizes an axis for its tick labels while it paints them, and a slide is
+        # painted once: a first painting measures them, the layout follows, then the slide.
+        stage.render(QImage(stage.size(), QImage.Format.Format_ARGB32_Premultiplied))
+        _settle_stage(stage, timeout)
         yield stage
     finally:
         stage.close()
