@@ -240,25 +240,48 @@ class TokenAxis(AxisItem):
             super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
             return
         super().drawPicture(p, axisSpec, tickSpecs, [])
-        bounds = self.boundingRect()
-        lo, hi = self.range
-        if hi == lo:
-            return
         p.setFont(self._font)
         p.setPen(self.textPen())
-        p.setClipRect(bounds)
-        line = QFontMetricsF(self._font).height()
-        top = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1]
-        for pos, text in self._shown:
-            x = bounds.left() + (pos - lo) * bounds.width() / (hi - lo)
-            if not bounds.left() + line / 2 <= x <= bounds.right() - line / 2:
-                continue  # half of it would be clipped
+        p.setClipRect(self.boundingRect())
+        flags = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        for x, top, text in self._upright():
             p.save()
             p.translate(x, top)
             p.rotate(-90)  # text runs upwards; its end sits next to the axis
-            flags = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-            p.drawText(QRectF(-self._widest - 2, -line / 2, self._widest, line), flags, text)
+            p.drawText(self._upright_rect(), flags, text)
             p.restore()
+
+    def _upright(self) -> list[tuple[float, float, str]]:
+        """``(x, top, text)`` of each upright label drawn: where its end meets the axis."""
+        bounds = self.boundingRect()
+        lo, hi = self.range
+        if hi == lo:
+            return []
+        line = QFontMetricsF(self._font).height()
+        top = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1]
+        out = []
+        for pos, text in self._shown:
+            x = bounds.left() + (pos - lo) * bounds.width() / (hi - lo)
+            if bounds.left() + line / 2 <= x <= bounds.right() - line / 2:
+                out.append((x, top, text))  # else half of it would be clipped
+        return out
+
+    def _upright_rect(self) -> QRectF:
+        line = QFontMetricsF(self._font).height()
+        return QRectF(-self._widest - 2, -line / 2, self._widest, line)
+
+    def label_boxes(self) -> list[tuple[str, QRectF]] | None:
+        """``(text, rect)`` of each upright label in the axis's coordinates (the text check
+        reads them), or None when the labels lie flat as pyqtgraph draws them."""
+        if not self.rotated:
+            return None
+        metrics = QFontMetricsF(self._font)
+        out = []
+        for x, top, text in self._upright():
+            width = metrics.horizontalAdvance(text)
+            # Rotated by −90° about (x, top): the rect's right end comes to the top.
+            out.append((text, QRectF(x - metrics.height() / 2, top + 2, metrics.height(), width)))
+        return out
 
 
 def _widest(shown, font: QFont) -> float:
