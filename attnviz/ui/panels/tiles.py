@@ -79,6 +79,9 @@ class TilesPanel(FigurePanel):
         self.scale_font(self.result, 1.0)
         self.memory = MemoryBars()
         self.memory.setObjectName("tiles_memory")
+        # The painted figures too: on a slide they kept the application's 9 points.
+        self.scale_font(self.matrices, 1.0)
+        self.scale_font(self.memory, 1.0)
         self.memory_title = QLabel(self.tr("Numbers held at once"))
         self.scale_font(self.memory_title, 1.0, bold=True)
         box = QVBoxLayout(self.figure)
