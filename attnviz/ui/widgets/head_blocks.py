@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.ui.widgets.painted import Background, PaintedWidget
@@ -79,17 +79,16 @@ class BlocksView(PaintedWidget):
         return 8 + max(sum(self._text_width(metrics, b) for b in r) + 2 * op for r in self.rows)
 
     def _fitting_font(self) -> QFont:
-        """The widget's font, or a smaller one (down to 60 %) when the texts of a row
-        would not fit its width otherwise."""
+        """The widget's font, or the largest smaller one (a pixel at a time, down to 60 %)
+        in which the texts of every row fit its width."""
         font = QFont(self.font())
-        need = self._text_row_width(font)
-        if need <= self.width():
+        if self._text_row_width(font) <= self.width():
             return font
-        scale = max(0.6, self.width() / need)
-        if font.pixelSize() > 0:
-            font.setPixelSize(max(6, math.floor(font.pixelSize() * scale)))
-        else:
-            font.setPointSizeF(max(5.0, font.pointSizeF() * scale))
+        base = QFontInfo(font).pixelSize()
+        for px in range(base - 1, max(6, math.ceil(base * 0.6)) - 1, -1):
+            font.setPixelSize(px)
+            if self._text_row_width(font) <= self.width():
+                break
         return font
 
     def changeEvent(self, event) -> None:

@@ -1,0 +1,65 @@
+"""Figures whole on the slides the issue names: the hand-worked deck's X·W diagram, the
+sqrt-dk deck's saturation plot with room for its ticks and legend, the tiles in the
+slide's type."""
+
+from __future__ import annotations
+
+from attnviz.model.lessons import lesson_by_id
+from attnviz.model.workspace import Workspace
+from attnviz.ui.panels import panel_ids
+from attnviz.ui.slides import staged_step
+from attnviz.ui.stage import STAGE_LARGE_FONTS
+from attnviz.ui.text_overlap import check_texts
+from attnviz.ui.widgets.head_blocks import BlocksView
+
+
+def _slide(lesson_id: str, index: int):
+    lesson = lesson_by_id(lesson_id, panel_ids())
+    return staged_step(Workspace(), lesson, index, 1280, 720, font_scale=STAGE_LARGE_FONTS)
+
+
+def test_the_xw_diagram_is_whole_on_the_hand_worked_slide(qtbot):
+    with _slide("hand-worked", 10) as stage:
+        blocks = stage.panels["heads"].blocks
+        # Room for every name and operator in the panel's own type, none painted smaller.
+        assert blocks.width() >= blocks._text_row_width(blocks.font())
+        assert blocks._fitting_font().pixelSize() == blocks.font().pixelSize()
+        found = check_texts(stage.slots["heads"], kinds=("cut", "overlap"))
+        assert not [str(f) for f in found if "head_blocks" in str(f)]
+
+
+def test_blocks_too_narrow_paint_smaller_type_rather_than_cut(qtbot):
+    view = BlocksView()
+    qtbot.addWidget(view)
+    font = view.font()
+    font.setPixelSize(30)
+    view.setFont(font)
+    view.set_layout(5, 2, 2, 1, 2, 0)
+    need = view._text_row_width(view.font())
+    assert view.minimumSizeHint().width() >= need  # a splitter gives it this much
+    view.resize(round(need * 0.7), 400)
+    smaller = view._fitting_font().pixelSize()
+    assert smaller < 30 and view._text_row_width(view._fitting_font()) <= view.width() + 1
+
+
+def test_the_saturation_plot_takes_the_width_under_j(qtbot):
+    with _slide("sqrt-dk", 1) as stage:
+        gradient = stage.panels["gradient"]
+        plot, j = gradient.plot, gradient.jacobian
+        assert plot.isVisibleTo(gradient) and not gradient.chain_shown
+        assert plot.geometry().top() >= j.geometry().bottom()  # under J, not beside it
+        assert plot.width() >= 0.9 * gradient.figure.width()
+        assert gradient.font().pixelSize() == stage.font().pixelSize()  # no smaller type
+    with _slide("backward", 0) as stage:  # with the chain: beside J, as in the window
+        gradient = stage.panels["gradient"]
+        assert gradient.chain_shown
+        assert gradient.rows[2].indexOf(gradient.plot) >= 0
+
+
+def test_the_tiles_are_drawn_in_the_slides_type(qtbot):
+    with _slide("n-squared", 1) as stage:
+        tiles = stage.panels["tiles"]
+        px = tiles.font().pixelSize()
+        assert px >= 0.7 * stage.font().pixelSize()
+        assert tiles.matrices.font().pixelSize() == px  # they kept 9 points before
+        assert tiles.memory.font().pixelSize() == px
