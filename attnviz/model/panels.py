@@ -114,8 +114,10 @@ PANELS: tuple[PanelSpec, ...] = (
         "heads", 3, data=("x", "w_q", "w_k", "w_v", "w_o", "weights", "output"),
         reader=lambda ws, name: resolve.heads.heads_data(ws, name),
     ),
+    # Beside the heatmap, not a tab behind it: pick a head in the grid, read it in the
+    # matrix (a model brings both forward).
     PanelSpec(
-        "layers", 75, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Layers"),
+        "layers", 75, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Layers"),
         "heads", 3, data=("weights", "layer_weights", "link"),
         reader=lambda ws, name: resolve.heads.layers_data(ws, name),
     ),

@@ -11,10 +11,9 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QMainWindow, QMenu, QToolBar
 
-from attnviz.model.presets import preset_ids, preset_title
 from attnviz.model.topics.display import MAX_DECIMALS, MIN_DECIMALS
 from attnviz.ui import language
-from attnviz.ui.preset_strings import preset_text
+from attnviz.ui.preset_picker import fill_picker
 from attnviz.ui.theme import MODES
 
 
@@ -38,21 +37,6 @@ def _action(window, name: str, text: str, slot=None, shortcut=None, tip: str = "
     if slot is not None:
         action.triggered.connect(slot)
     return action
-
-
-def preset_titles() -> list[tuple[str, str]]:
-    """``(id, title)`` of every shipped preset, in the order of :func:`preset_ids`.
-
-    Titles are in the UI's language when the catalogue has them.
-    """
-    out = []
-    for pid in preset_ids():
-        try:
-            # The title alone: building each preset (vectors, heads) would cost the start.
-            out.append((pid, preset_text(preset_title(pid))))
-        except (ValueError, KeyError, OSError):
-            continue  # a broken preset file must not keep the window from opening
-    return out
 
 
 def build_file_menu(window: QMainWindow, session) -> QMenu:
@@ -345,8 +329,7 @@ def build_toolbar(window: QMainWindow) -> QComboBox:
     combo.setToolTip(
         QCoreApplication.translate("MainWindow", "Load one of the documents' worked examples")
     )
-    for pid, title in preset_titles():
-        combo.addItem(title, pid)
+    fill_picker(combo)
     label.setBuddy(combo)
     bar.addWidget(label)
     bar.addWidget(combo)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -142,6 +143,40 @@ def formula(state: AttentionState, matrix: str) -> str:
             return f"A = e^S / (Σ e^S + e^{fmt_g(terms.sink, 4)})   (sink)"
         return "A = softmax(S)"
     return "O = A·V"
+
+
+def _capture(state: AttentionState):
+    """The captured sentence of the model head the state shows, when it is held."""
+    if state.head != "model" or not state.model_path:
+        return None
+    # Here, not at the top: the window opens without the real-model machinery.
+    from attnviz.model.real_model import STORE
+
+    return STORE.cached(state.model_path, state.model_text)
+
+
+def model_name(state: AttentionState) -> str:
+    """The name of the real model whose head the state shows ("" when it shows none)."""
+    cap = _capture(state)
+    if state.head != "model" or not state.model_path:
+        return ""
+    return cap.name if cap is not None else (Path(state.model_path).name or state.model_path)
+
+
+def model_heading(state: AttentionState) -> str:
+    """What a real model's head is: ``"tiny-llama · layer 3 · head 2 · softmax (NoPE)"``
+    — the model, the layer, the query head and the layer's kind (when the captured
+    sentence is at hand); "" while the state shows no model's head."""
+    name = model_name(state)
+    if not name:
+        return ""
+    text = QCoreApplication.translate(_C, "%1 · layer %2 · head %3")
+    text = text.replace("%1", name).replace("%2", str(state.layer))
+    text = text.replace("%3", str(state.model_head))
+    cap = _capture(state)
+    if cap is not None and 0 <= state.layer < cap.layer_count:
+        text += " · " + cap.layer_kind(state.layer)  # a mechanism's name, as papers write it
+    return text
 
 
 def rope_note(d_k: int) -> str:

@@ -32,6 +32,7 @@ from attnviz.ui.lesson_text import lesson_step_label
 from attnviz.ui.model_loader import ModelController
 from attnviz.ui.panels import panel_class, panel_title
 from attnviz.ui.presenter import Presenter
+from attnviz.ui.preset_picker import show_current
 from attnviz.ui.sessions import SessionController
 from attnviz.ui.theme import Theme, ThemeManager
 from attnviz.ui.undo import UndoController
@@ -41,6 +42,11 @@ from attnviz.ui.window_layout import DOCK_AREAS, LAYOUT_VERSION, WindowLayout
 from attnviz.ui.workers import qt_runner
 
 __all__ = ["LAYOUT_VERSION", "MainWindow", "PanelMap"]
+
+#: The panel a topic's preset is seen in: picking one brings it forward.
+PRESET_PANELS = {"positions": "positions"}
+#: The panels a model's sentence brings forward (in their groups, side by side).
+MODEL_PANELS = ("layers", "heatmap")
 
 
 class PanelMap(dict):
@@ -116,6 +122,7 @@ class MainWindow(WindowLayout, QMainWindow):
         actions.build_view_menu(self, list(self.docks.values()), self.themes)
         actions.build_help_menu(self)
         self.models = ModelController(self)  # File → Open Model…, attnviz --model DIR
+        self.models.sigCaptured.connect(self._on_q_model_captured)
         self.preset_picker = actions.build_toolbar(self)
         self.preset_picker.activated.connect(self._on_q_preset_activated)
         self.hover_label = QLabel()
@@ -131,10 +138,12 @@ class MainWindow(WindowLayout, QMainWindow):
         self.fit_screen(self.screen().availableGeometry())
         # Dock sizes only take before the first show when a saved layout gives them.
         self._size_on_show = not self._restore_layout()
-        self.tabifiedDockWidgetActivated.connect(lambda _dock: self._unelided_tabs())
+        self.tabifiedDockWidgetActivated.connect(self._on_q_tab_activated)
         self.themes.sigThemeChanged.connect(self._on_q_theme_changed)
         self._on_q_theme_changed(self.themes.theme)
+        self._positions_picked = False  # the picker shows the RoPE preset picked last
         bind(self, self.state.changed, self._on_state_changed)
+        bind(self, self.document["positions"].changed, self._on_positions_changed)
         self._on_state_changed(frozenset({"preset_id", "tokens", "d_k"}))
         numbers.set_display_decimals(self.document["display"].decimals)
         bind(self, self.document["display"].changed, self._on_display_changed)
@@ -275,6 +284,19 @@ class MainWindow(WindowLayout, QMainWindow):
         if on and not dict.__contains__(self.panels, pid):
             self._build_panel(pid)
 
+    def _on_q_model_captured(self, _capture) -> None:
+        """A model's sentence is in: its layers grid and the head's matrix, side by side."""
+        for pid in MODEL_PANELS:
+            dock = self.docks.get(pid)
+            if dock is not None:
+                dock.show()
+                dock.raise_()
+
+    def _on_q_tab_activated(self, _dock) -> None:
+        self._unelided_tabs()
+        # After the new panel's first layout: its width asked for is known then.
+        QTimer.singleShot(0, self, self.fit_fronts)
+
     def _build_panel(self, pid: str) -> QWidget:
         """Build the panel ``pid`` into its dock (in the current theme); return it."""
         dock = self.docks[pid]
@@ -311,12 +333,29 @@ class MainWindow(WindowLayout, QMainWindow):
 
     # --- presets, export, about --------------------------------------------------------
     def apply_preset(self, preset_id: str) -> None:
-        """Show preset ``preset_id`` (one undo step, with the precision it carries)."""
+        """Show preset ``preset_id`` (one undo step, with the precision it carries); a
+        topic's preset (RoPE settings) brings its panel forward."""
+        values = document_preset_values(preset_id)
+        self._positions_picked = "positions" in values
         with self.undo.merging():
-            self.document.restore(document_preset_values(preset_id))
+            self.document.restore(values)
+        for topic in values:
+            pid = PRESET_PANELS.get(topic)
+            if pid in self.docks:
+                self.docks[pid].show()
+                self.docks[pid].raise_()
+        self._show_preset()
 
     def _on_q_preset_activated(self, index: int) -> None:
-        self.apply_preset(self.preset_picker.itemData(index))
+        preset_id = self.preset_picker.itemData(index)
+        if preset_id:
+            self.apply_preset(preset_id)
+        else:
+            self._show_preset()  # a heading or the "—" entry: nothing to apply
+
+    def _show_preset(self) -> None:
+        with blocked(self.preset_picker):
+            show_current(self.preset_picker, self.document, positions_first=self._positions_picked)
 
     def show_export_dialog(self) -> None:
         """Open the export dialog for the heatmap (File → Export…)."""
@@ -355,17 +394,22 @@ class MainWindow(WindowLayout, QMainWindow):
 
     # --- model and theme events --------------------------------------------------------
     def _on_state_changed(self, names: frozenset) -> None:
-        if "preset_id" in names:
-            with blocked(self.preset_picker):
-                self.preset_picker.setCurrentIndex(
-                    self.preset_picker.findData(self.state.preset_id)
-                )
+        if names & {"preset_id", "head", "model_path", "model_text"}:
+            if "preset_id" in names:
+                self._positions_picked = False  # the sentence changed last
+            self._show_preset()
+        if names & {"tokens", "value_labels", "selected_query"}:
+            QTimer.singleShot(0, self, self.fit_fronts)  # the steps' keys came or went
         if names & {"tokens", "d_k", "preset_id"}:
             self.info_label.setText(
                 self.tr("n = %1 tokens · d_k = %2")
                 .replace("%1", str(self.state.n))
                 .replace("%2", str(self.state.d_k))
             )
+
+    def _on_positions_changed(self, names: frozenset) -> None:
+        if "preset_id" in names:
+            self._show_preset()
 
     def _on_q_theme_changed(self, theme: Theme) -> None:
         for panel in self.panels.values():

@@ -212,6 +212,19 @@ class Panel(QWidget):
         if self._theme is not None:
             self._restyle(self._theme)
 
+    def needed_width(self) -> int:
+        """The width the panel needs to show its content without scrolling sideways (what
+        the window's compact layout gives the panel in front of a tab group): its scrolled
+        content's least width, with room for a vertical scroll bar; else its own least."""
+        room_note = getattr(self, "room_note", None)
+        if room_note is None:
+            return self.minimumSizeHint().width()
+        area = room_note.area
+        inner = area.widget().minimumSizeHint().width()
+        margins = self.layout().contentsMargins()
+        bar = area.verticalScrollBar().sizeHint().width()
+        return inner + 2 * area.frameWidth() + bar + margins.left() + margins.right()
+
     def figure_widget(self) -> QWidget:
         """What an export shows: :attr:`figure`, else the whole panel. Any widget will do,
         a pyqtgraph plot too (:func:`figure_box` holds a plot with what goes under it)."""

@@ -28,6 +28,7 @@ from PySide6.QtGui import Qt as GuiQt  # mightBeRichText lives in QtGui
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
+    QAbstractScrollArea,
     QComboBox,
     QDockWidget,
     QGraphicsTextItem,
@@ -117,10 +118,24 @@ def text_items(root: QWidget) -> list[TextItem]:
     for w in widgets:
         if w is not root and not w.isVisibleTo(root):
             continue
-        if w.width() <= 1 or w.height() <= 1 or visible_rect(w, root).isEmpty():
+        if w.width() <= 1 or w.height() <= 1:
+            continue
+        if visible_rect(w, root).isEmpty() and not scrolled_out(w, root):
             continue  # not drawn: a dock tabbed behind another stands outside the window
         out += _widget_texts(w, root)
     return out
+
+
+def scrolled_out(widget: QWidget, root: QWidget) -> bool:
+    """True when ``widget`` lies in a scroll area's content that is shown, but outside
+    the part in view: the reader must scroll to see it (it is cut, not absent)."""
+    parent = widget.parentWidget()
+    while parent is not None and parent is not root:
+        area = parent.parentWidget()
+        if isinstance(area, QAbstractScrollArea) and parent is area.viewport():
+            return not visible_rect(parent, root).isEmpty()
+        parent = area
+    return False
 
 
 def _widget_texts(w: QWidget, root: QWidget) -> list[TextItem]:
@@ -295,9 +310,14 @@ def _cells(view: QAbstractItemView, root: QWidget) -> list[TextItem]:
     seen = visible_rect(port, root)
     margin = _cell_margin(view)
     out = []
-    for r in range(min(model.rowCount(), MAX_ROWS)):
-        for c in range(min(model.columnCount(), MAX_COLUMNS)):
-            index = model.index(r, c)
+    top = view.rootIndex()
+    try:
+        columns = model.columnCount(top)
+    except TypeError:  # a list model keeps it private: one column
+        columns = 1
+    for r in range(min(model.rowCount(top), MAX_ROWS)):
+        for c in range(min(columns, MAX_COLUMNS)):
+            index = model.index(r, c, top)
             text = index.data(Qt.ItemDataRole.DisplayRole)
             rect = view.visualRect(index)
             if text is None or not str(text).strip() or rect.isEmpty():

@@ -50,7 +50,18 @@ def open_window(
     window._arrange_default()
     window.show()
     _settle()
+    settle_painted(window)
     return window
+
+
+def settle_painted(widget, rounds: int = 2) -> None:
+    """Paint ``widget`` (offscreen, thrown away) and let the layouts follow, ``rounds``
+    times: pyqtgraph's axes measure their tick labels as they paint and only then take
+    the width they need (before, a title such as "gradient (last token = 1)" ran into the
+    ticks in a window grabbed on its first paint)."""
+    for _ in range(rounds):
+        widget.grab()
+        _settle(0.05)
 
 
 def render_window(

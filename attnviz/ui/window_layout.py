@@ -31,6 +31,18 @@ COMPACT_SPLIT = (0.42, 1.0)
 #: and the dock in front in each area.
 COMPACT_AREAS = {"steps": "left"}
 COMPACT_FRONT = {"left": "steps", "right": "heatmap"}
+#: The compact layout's left column: the share of the width it takes for the panel in its
+#: front (the steps ask for every key's column), at least (the first layout's share) and
+#: at most; and the least it keeps when a wide view is brought forward on the right.
+COMPACT_LEFT = (COMPACT_SPLIT[0], 0.55)
+COMPACT_LEFT_FLOOR = 0.25
+#: The order of the tabs in a group: the matrix and what reads it first, then the
+#: chapter's other sections (positions, memory, long sequences, the RNN comparison).
+TAB_ORDER = (
+    "steps", "editor", "controls", "layers", "lessons",
+    "heatmap", "entropy", "heads", "gradient", "positions", "memory", "overview", "tiles",
+    "reach", "embedding",
+)  # fmt: skip
 #: A resize by more than this factor splits the docks again in proportion.
 LARGE_RESIZE = 1.2
 #: How long the docks must keep still before their shares are taken as the user's.
@@ -42,6 +54,31 @@ DOCK_AREAS = {
 }
 
 
+#: How far a restored window's frame may exceed its screen (the window manager's border).
+MAX_FRAME_SLACK = 64
+#: A restored window smaller than this shows no panel usably: taken as a broken value.
+MIN_RESTORED = QSize(480, 320)
+
+
+def saved_bytes(settings, key: str) -> QByteArray | None:
+    """The bytes saved under ``key``, or None when there are none or the value is of
+    another type (a hand-edited or foreign settings file: a string, a number, a list)."""
+    try:
+        value = settings.value(key)
+    except (TypeError, ValueError, RuntimeError):
+        return None  # a value the settings themselves cannot read back
+    if isinstance(value, QByteArray):
+        return value if not value.isEmpty() else None
+    if isinstance(value, bytes | bytearray) and value:
+        return QByteArray(bytes(value))
+    return None
+
+
+def dock_share(dock: QDockWidget, window) -> float:
+    """The share of the window's width ``dock`` takes."""
+    return dock.width() / max(1, window.width())
+
+
 class WindowLayout:
     """The layout half of the main window (see the module docstring)."""
 
@@ -51,6 +88,8 @@ class WindowLayout:
         """The layout's own state; before the first :meth:`fit_screen`."""
         #: Open maximized (a projector's or a laptop's screen), see :meth:`fit_screen`.
         self.opens_maximized = False
+        #: True when the saved window geometry was restored (:meth:`_restore_layout`).
+        self.geometry_restored = False
         self._pending_default = False
         self._intended: tuple[float, float] | None = None
         # The docks' shares of the window, kept so that a large resize splits them again.
@@ -89,7 +128,13 @@ class WindowLayout:
         placed = self._placed or self._areas
         docks = [d for p, d in self.docks.items() if placed[p] == area]
         front = COMPACT_FRONT.get(area) if self._placed else None
-        return sorted(docks, key=lambda d: d is not self.docks.get(front))
+
+        def order(dock: QDockWidget) -> tuple[bool, int]:
+            pid = dock.objectName().removeprefix("dock-")
+            rank = TAB_ORDER.index(pid) if pid in TAB_ORDER else len(TAB_ORDER)
+            return dock is not self.docks.get(front), rank
+
+        return sorted(docks, key=order)
 
     def compact(self) -> bool:
         """True when the window is too short for the views above the steps in its font
@@ -163,7 +208,7 @@ class WindowLayout:
         another size first, every panel would be laid out (and the heatmap's axes and
         labels fitted) twice before the first paint.
         """
-        maximize = self.opens_maximized and not self.settings.contains("window/geometry")
+        maximize = self.opens_maximized and not self.geometry_restored
         if maximize or self.windowState() & Qt.WindowState.WindowMaximized:
             self._take_maximized_geometry()
             self.showMaximized()
@@ -191,8 +236,58 @@ class WindowLayout:
 
     def _size_default(self) -> None:
         """The heatmap gets most of the room: about 62 % of the width, 62 % of the height
-        (in the compact layout it has the whole height, and the steps beside it more width)."""
-        self._apply_split(COMPACT_SPLIT if self._placed else DEFAULT_SPLIT)
+        (in the compact layout it has the whole height, and the steps beside it the width
+        their keys ask for: :meth:`_compact_split`)."""
+        self._apply_split(self._compact_split() if self._placed else DEFAULT_SPLIT)
+
+    # --- the compact layout's columns ----------------------------------------------------
+    def _front(self, area: str) -> QDockWidget | None:
+        """The dock in front of the first layout's group ``area`` (None: none shown)."""
+        for dock in self._docks_in(area):
+            pid = dock.objectName().removeprefix("dock-")
+            if self._dock_shown.get(pid) and not dock.isFloating():
+                return dock
+        return None
+
+    def _need(self, dock: QDockWidget | None) -> int:
+        """The width ``dock``'s panel asks for (0 when it is not built yet)."""
+        if dock is None:
+            return 0
+        pid = dock.objectName().removeprefix("dock-")
+        if not dict.__contains__(self.panels, pid):
+            return 0
+        frame = max(0, dock.width() - dock.widget().width())
+        return self.panels[pid].needed_width() + frame
+
+    def _compact_split(self) -> tuple[float, float]:
+        """The compact layout's shares: the left column as wide as its front panel asks
+        (between :data:`COMPACT_LEFT`'s bounds), narrower when the right's front panel
+        asks for more (down to :data:`COMPACT_LEFT_FLOOR`)."""
+        w = max(1, self.width())
+        need_left = self._need(self._front("left"))
+        need_right = self._need(self._front("right"))
+        fx = need_left / w if need_left else COMPACT_SPLIT[0]
+        fx = min(max(fx, COMPACT_LEFT[0]), COMPACT_LEFT[1])
+        if need_right > w * (1 - fx):
+            fx = max(1 - need_right / w, COMPACT_LEFT_FLOOR)
+        return (fx, COMPACT_SPLIT[1])
+
+    def fit_fronts(self) -> None:
+        """In the compact layout, give the panels in front the width they ask for when one
+        of them has less (a tab brought forward, a longer sentence in the steps)."""
+        if not self._placed or self.focused_panel or not self.isVisible():
+            return
+        short = False
+        for area in ("left", "right"):
+            dock = self._front(area)
+            if dock is not None and self._need(dock) > dock.width() + 2:
+                short = True
+        wide = self._front("left")
+        if wide is not None and not short:
+            # Narrower than the share it had: the room goes back to the heatmap.
+            short = dock_share(wide, self) > self._compact_split()[0] + 0.02
+        if short:
+            self._apply_split(self._compact_split())
 
     def _apply_split(self, shares: tuple[float, float]) -> None:
         """The left column ``shares[0]`` of the width, the top right group ``shares[1]`` of
@@ -317,11 +412,37 @@ class WindowLayout:
                 action.setChecked(on)
 
     def _restore_layout(self) -> bool:
-        geometry = self.settings.value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        layout = self.settings.value("window/state")
+        """The saved geometry and dock layout, where the settings hold usable ones; True
+        when the docks were restored.
+
+        Whatever the settings file holds (another type, truncated or foreign bytes, a
+        window larger than the screen), the window opens: a value that does not restore
+        is left for the first layout, which the next save overwrites.
+        """
+        geometry = saved_bytes(self.settings, "window/geometry")
+        before = self.geometry()
+        # Qt reads a truncated geometry as zeros and says it restored it (a 76 × 76 window):
+        # shorter than the one it writes itself, it is refused here.
+        whole = geometry is not None and geometry.size() >= self.saveGeometry().size()
+        self.geometry_restored = whole and self.restoreGeometry(geometry)
+        if self.geometry_restored and not self._fits_screen():
+            self.setGeometry(before)  # larger than the screen, or off it: as at first start
+            self.geometry_restored = False
+        layout = saved_bytes(self.settings, "window/state")
         return layout is not None and self.restoreState(layout, LAYOUT_VERSION)
+
+    def _fits_screen(self) -> bool:
+        """True when the window lies on its screen's free area, no larger than it and not
+        smaller than :data:`MIN_RESTORED`."""
+        available = self.screen().availableGeometry()
+        frame = self.frameGeometry()
+        return (
+            MIN_RESTORED.width() <= self.width()
+            and MIN_RESTORED.height() <= self.height()
+            and frame.width() <= available.width() + MAX_FRAME_SLACK
+            and frame.height() <= available.height() + MAX_FRAME_SLACK
+            and available.intersects(frame)
+        )
 
     def save_layout(self) -> None:
         """Write the window geometry and dock layout to the settings."""

@@ -220,8 +220,12 @@ def test_the_memory_charts_labels_cross_no_line_and_no_other_label(qtbot, size):
     try:
         _settle(0.3)
         fig = panel.figure
-        labels = [fig.score_name, fig.tile_name, fig.score_text, fig.tile_text, fig.gpu_text]
+        labels = [fig.score_text, fig.tile_text, fig.gpu_text]
         assert all(item.isVisible() and item.toPlainText() for item in labels)
+        # The curves are named under the chart, in their colours.
+        names = fig.curve_names.text()
+        assert "S of one head, one layer: n²".replace(" ", "&nbsp;") in names
+        assert fig.score_curve.opts["pen"].color().name() in names
         lines = [("h", fig.gpu_line.value()), ("v", fig.context_line.value())]
         _labels_clear(
             fig.plot.getViewBox(),

@@ -300,6 +300,13 @@ class EditorPanel(Panel):
         self._fit_token_list()
         self._fit_table()
 
+    def needed_width(self) -> int:
+        """Wide enough for q, k and v side by side (the window's compact layout gives the
+        editor this when it can; narrower, the table stacks them)."""
+        margins = self.layout().contentsMargins()
+        wide = self.table.wide_width() + margins.left() + margins.right()
+        return max(super().needed_width(), wide)
+
     def _on_q_table_reset(self) -> None:
         # The table chooses wide or stacked rows on the turn after a resize (VectorTable):
         # in a dock, fit the split to its new rows then, not at the dock's next resize (a

@@ -33,6 +33,7 @@ from attnviz.model.topics.memory import CUSTOM, card_values
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import blocked
+from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.memory_card import CardEditor
 from attnviz.ui.widgets.memory_figure import MemoryFigure, gpu_label
 from attnviz.ui.widgets.token_slider import TokenSlider
@@ -92,8 +93,7 @@ class MemoryPanel(FigurePanel):
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_model_row(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_model_row(self) -> FlowLayout:
         label = QLabel(self.tr("&Model"))
         self.model = QComboBox()
         self.model.setObjectName("model")
@@ -142,13 +142,15 @@ class MemoryPanel(FigurePanel):
             self.tr("How a tiled kernel gets by with O(n) memory: the tiles panel, step by step")
         )
         self.tiles_link.clicked.connect(self._on_q_tiles_link)
-        row.addWidget(label)
-        row.addWidget(self.model, 2)
-        row.addWidget(self.config_button)
-        row.addWidget(self.from_model)
-        row.addWidget(self.card_button)
-        row.addWidget(self.tiles_link)
-        return row
+        # A flow, not a row: in a dock beside the steps its buttons go onto a second line
+        # rather than widen the panel past the window.
+        return flow_of(
+            keep_together(label, self.model),
+            self.config_button,
+            self.from_model,
+            self.card_button,
+            self.tiles_link,
+        )
 
     def _build_setting_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -171,9 +173,8 @@ class MemoryPanel(FigurePanel):
         row.addWidget(self.context, 1)
         return row
 
-    def _build_serving_row(self) -> QHBoxLayout:
-        row = QHBoxLayout()
-        row.addWidget(self.batch)
+    def _build_serving_row(self) -> FlowLayout:
+        pieces = [self.batch]
         for text, widget in (
             (self.tr("cache"), self.dtype),
             (self.tr("weights"), self.weights_dtype),
@@ -181,10 +182,8 @@ class MemoryPanel(FigurePanel):
         ):
             label = QLabel(text)
             label.setBuddy(widget)  # named for screen readers; leaves a slide with it
-            row.addWidget(label)
-            row.addWidget(widget)
-        row.addStretch(1)
-        return row
+            pieces.append(keep_together(label, widget))
+        return flow_of(*pieces)
 
     def _dtype_combo(self, tip: str, field: str) -> QComboBox:
         combo = QComboBox()

@@ -37,6 +37,8 @@ from attnviz.ui.widgets.steps_table import StepsTable
 MAX_KEYS = 48
 #: Value dimensions shown in step ④ (the largest ones when there are more).
 MAX_DIMS = 16
+#: Step ④ shows at least this many, however narrow the panel (it then scrolls).
+MIN_DIMS = 4
 #: Entries of the query vector written out beside the query's name.
 QUERY_DIMS = 4
 #: Type sizes relative to the interface font: the steps are read from the back of a room,
@@ -69,11 +71,14 @@ class StepsPanel(Panel):
         label = QLabel(self.tr("&Query"))
         self.scale_font(label, HEADING_SCALE)
         label.setBuddy(self.query)
+        # As wide as its longest entry: "4: telhado" was cut to "4: telh" beside q.
+        self.query.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.query_vector = QLabel()
         self.query_vector.setObjectName("query_vector")
+        self.query_vector.setWordWrap(True)  # onto a second line rather than cut
         self.scale_font(self.query_vector, HEADING_SCALE)
         top.addWidget(label)
-        top.addWidget(self.query, 1)
+        top.addWidget(self.query)
         top.addWidget(self.query_vector, 1)
         layout.addLayout(top)
 
@@ -106,6 +111,7 @@ class StepsPanel(Panel):
         self.grad.hide()
         layout.addWidget(self.grad)
         self._gradient = None
+        self._keys_note = ""  # what the keys' table leaves out, above step ④'s note
         self._essential = (top, self.table, self.sink_line, self.mix, self.verdict)
         # What the tables leave out of a long sentence: below the verdict, not before it.
         self.note = QLabel()
@@ -248,17 +254,17 @@ class StepsPanel(Panel):
         shown = fmt_vector(q[:QUERY_DIMS])
         if q.size > QUERY_DIMS:
             # A wide head: its first entries, and its width (the lesson's d_k = 256).
-            shown = shown[:-1] + ", …]   " + fill(self.tr("(d_k = %1)"), q.size)
+            width = fill(self.tr("(d_k = %1)"), q.size).replace(" ", "\u00a0")  # one piece
+            shown = shown[:-1] + ", …]   " + width
         self.query_vector.setText(f"q = {shown}")
         self.query_vector.setToolTip(f"q = {fmt_vector(q, 4)}")
         keys = np.arange(len(tokens))
         if keys.size > MAX_KEYS:
             keys = np.sort(np.argsort(-st.weights, kind="stable")[:MAX_KEYS])
             note = self.tr("Showing the %1 keys with the largest weights of %2.")
-            self.note.setText(note.replace("%1", str(MAX_KEYS)).replace("%2", str(len(tokens))))
+            self._keys_note = note.replace("%1", str(MAX_KEYS)).replace("%2", str(len(tokens)))
         else:
-            self.note.setText("")
-        self.note.setVisible(bool(self.note.text()))
+            self._keys_note = ""
         divisor = self._divisor_text(st)
         rows = [
             (self.tr("① score q·kⱼ"), st.raw[keys], fmt_row(st.raw[keys])),
@@ -322,12 +328,17 @@ class StepsPanel(Panel):
     def _show_mix(self, st: QuerySteps) -> None:
         labels = self._value_labels(st.output.size)
         dims = np.arange(st.output.size)
-        if dims.size > MAX_DIMS:
-            dims = np.sort(np.argsort(-st.output, kind="stable")[:MAX_DIMS])
+        limit = self._mix_limit(st, labels)
+        self._mix_shown = limit
+        if dims.size > limit:
+            dims = np.sort(np.argsort(-st.output, kind="stable")[:limit])
             more = self.tr("④ shows the %1 largest of %2 output components.")
-            more = more.replace("%1", str(MAX_DIMS)).replace("%2", str(st.output.size))
-            self.note.setText(" ".join(filter(None, (self.note.text(), more))))
+            more = more.replace("%1", str(limit)).replace("%2", str(st.output.size))
+            self.note.setText(" ".join(filter(None, (self._keys_note, more))))
             self.note.setVisible(True)
+        else:
+            self.note.setText(self._keys_note)
+            self.note.setVisible(bool(self._keys_note))
         out = st.output[dims]
         row = self.tr("④ output Σ aⱼ vⱼ")
         self.mix.setToolTip(
@@ -347,6 +358,45 @@ class StepsPanel(Panel):
         self.formula.setVisible(bool(self.formula.text()))
         self.verdict.setText(self._verdict(st, labels))
         self.verdict.setToolTip(self.tr("Output: %1").replace("%1", fmt_vector(st.output, 4)))
+
+    def _mix_limit(self, st: QuerySteps, labels: list[str]) -> int:
+        """How many output components step ④ shows: up to :data:`MAX_DIMS`, and in a
+        panel laid out on screen only as many as fit its width side by side (at least
+        :data:`MIN_DIMS`), so that the row of ④ never runs past the panel's edge."""
+        d_v = st.output.size
+        limit = min(MAX_DIMS, d_v)
+        area = self.room_note.area
+        if not self.isVisible() or limit <= MIN_DIMS:
+            return limit
+        room = area.viewport().width() - self._content.contentsMargins().left()
+        room -= self._content.contentsMargins().right() + 2 * self.mix.frameWidth()
+        room -= self.mix.row_header_width([self.tr("④ output Σ aⱼ vⱼ")], tight=True)
+        cells = zip(fmt_row(st.output), labels, strict=True)
+        widths = sorted((self.mix.column_width([t], h, tight=True) for t, h in cells), reverse=True)
+        fits, used = 0, 0
+        for width in widths[:limit]:  # the widest first: what fits holds for any choice
+            if used + width > room:
+                break
+            used, fits = used + width, fits + 1
+        return max(MIN_DIMS, min(limit, fits))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # A narrower or wider panel shows fewer or more output components in step ④.
+        if self.results is not None and event.size().width() != event.oldSize().width():
+            steps = self.resolver.results.steps
+            shown = self._mix_limit(steps, self._value_labels(steps.output.size))
+            if shown != getattr(self, "_mix_shown", None):
+                self._show_mix(steps)
+
+    def needed_width(self) -> int:
+        """Wide enough for every key of steps ① to ③, as the table shows them when narrow
+        (the window's compact layout gives the steps this much of its width when it can)."""
+        margins = self._content.contentsMargins()
+        area = self.room_note.area
+        bar = area.verticalScrollBar().sizeHint().width()
+        inner = max(self.table.natural_width(tight=True), self._content.minimumSize().width())
+        return inner + margins.left() + margins.right() + 2 * area.frameWidth() + bar
 
     def _value_labels(self, d_v: int) -> list[str]:
         labels = list(self.state.value_labels)

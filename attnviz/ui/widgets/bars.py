@@ -37,6 +37,11 @@ class Bar:
     color: int = 0
 
 
+#: A row's least height in lines: the name and value, and air between the bars (a panel
+#: in a 720-pixel window keeps the KV cache's four designs in view).
+ROW_LINES = 1.35
+
+
 class BarChart(PaintedWidget):
     """Horizontal bars on one linear scale (see the module docstring)."""
 
@@ -58,16 +63,34 @@ class BarChart(PaintedWidget):
         self.update()
 
     def _row_height(self) -> float:
-        return QFontMetricsF(self.font()).height() * 1.6
+        """The least height of a row (rows grow to twice this where there is room)."""
+        return QFontMetricsF(self.font()).height() * ROW_LINES
 
-    def _top(self) -> float:
-        return QFontMetricsF(self.font()).height() * 1.4 if self.title else 0.0
+    def _title_rect(self, width: float) -> QRectF:
+        """Where the title goes at ``width``: wrapped onto more lines rather than cut."""
+        fm = QFontMetricsF(self.font())
+        flags = int(Qt.TextFlag.TextWordWrap.value)
+        return fm.boundingRect(QRectF(0, 0, max(width, 1.0), 1e6), flags, self.title)
+
+    def _top(self, width: float | None = None) -> float:
+        if not self.title:
+            return 0.0
+        line = QFontMetricsF(self.font()).height()
+        return self._title_rect(self.width() if width is None else width).height() + 0.4 * line
 
     def sizeHint(self) -> QSize:
-        return QSize(360, math.ceil(self._top() + self._row_height() * max(len(self.bars), 4)))
+        top = self._top(max(self.width(), 360))
+        return QSize(360, math.ceil(top + self._row_height() * max(len(self.bars), 4)))
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(200, math.ceil(self._top() + self._row_height() * max(len(self.bars), 1)))
+        top = self._top(max(self.width(), 200))
+        return QSize(200, math.ceil(top + self._row_height() * max(len(self.bars), 1)))
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return math.ceil(self._top(width) + self._row_height() * max(len(self.bars), 1))
 
     def _height_of_rows(self) -> float:
         free = (self.height() - self._top()) / max(len(self.bars), 1)
@@ -91,7 +114,9 @@ class BarChart(PaintedWidget):
             p.setPen(QPen(fg))
             p.drawText(
                 QRectF(0, 0, self.width(), self._top()),
-                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                Qt.AlignmentFlag.AlignLeft
+                | Qt.AlignmentFlag.AlignVCenter
+                | Qt.TextFlag.TextWordWrap,
                 self.title,
             )
         name_w = max(fmb.horizontalAdvance(b.name) for b in self.bars) + fm.height() * 0.5

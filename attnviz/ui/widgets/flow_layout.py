@@ -10,7 +10,7 @@ shown at start-up need nothing else of it (its throttles are made when first use
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QStyle, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLayout, QLayoutItem, QSizePolicy, QStyle, QWidget
 
 
 class FlowLayout(QLayout):
@@ -101,3 +101,23 @@ class FlowLayout(QLayout):
             x += hint.width() + gap_x
             line = max(line, hint.height())
         return y + line - rect.y() + margins.bottom()
+
+
+def keep_together(*widgets: QWidget) -> QWidget:
+    """One piece of a flow: ``widgets`` side by side, never split over two lines (a label
+    and the field it names)."""
+    box = QWidget()
+    row = QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        row.addWidget(widget)
+    return box
+
+
+def flow_of(*widgets: QWidget) -> FlowLayout:
+    """A :class:`FlowLayout` holding ``widgets`` in order (a row of controls that wraps
+    onto more lines in a narrow dock instead of widening it)."""
+    flow = FlowLayout()
+    for widget in widgets:
+        flow.addWidget(widget)
+    return flow

@@ -55,6 +55,25 @@ def track_exponents(context: int, max_context: int) -> tuple[float, float]:
     return TRACK_MIN_EXP, min(top, MAX_TRACK_EXP)
 
 
+#: The gauge's height in lines besides its title: the bar, the GPU's label, the fit
+#: point's label, the context track and its labels, with the air between them.
+ROWS = 6.2
+
+
+def tick_step(metrics: QFontMetricsF, lo: int, hi: int, width: float) -> int:
+    """Octaves between two labelled ticks of the context track: a multiple of three
+    whose labels keep a space between them at ``width`` pixels for ``hi − lo`` octaves."""
+    widest = max(
+        (metrics.horizontalAdvance(short_tokens(2.0**e)) for e in range(lo, hi + 1)),
+        default=0.0,
+    )
+    gap = widest + metrics.horizontalAdvance("  ")
+    step = 3
+    while step < hi - lo and width * step / max(hi - lo, 1) < gap:
+        step += 3
+    return step
+
+
 class MemoryGauge(PaintedWidget):
     """The memory bar and the context track of the memory panel."""
 
@@ -64,21 +83,46 @@ class MemoryGauge(PaintedWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.state: GaugeState | None = None
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        policy.setHeightForWidth(True)  # the title wraps in a narrow dock
+        self.setSizePolicy(policy)
 
     def set_state(self, state: GaugeState) -> None:
         """Show ``state``."""
+        wrapped = self.state is None or self._title_lines(self.width(), state.title) != (
+            self._title_lines(self.width(), self.state.title)
+        )
         self.state = state
+        if wrapped:
+            self.updateGeometry()
         self.update()
 
     def _line(self) -> float:
         return QFontMetricsF(self.font()).height()
 
+    def _title_lines(self, width: float, title: str | None = None) -> int:
+        """How many lines the title takes at ``width`` (it wraps rather than runs off)."""
+        title = self.state.title if title is None and self.state else (title or "")
+        fm = QFontMetricsF(self.font())
+        room = max(width - 2 * self._line() * 0.3, 1.0)
+        flags = int(Qt.TextFlag.TextWordWrap.value)
+        height = fm.boundingRect(QRectF(0, 0, room, 1e6), flags, title).height()
+        return max(1, round(height / fm.lineSpacing()))
+
+    def _height(self, width: float) -> int:
+        return math.ceil(self._line() * (ROWS + 1.2 * self._title_lines(width)))
+
     def sizeHint(self) -> QSize:
-        return QSize(480, math.ceil(self._line() * 7.0))
+        return QSize(480, self._height(max(self.width(), 480)))
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(240, math.ceil(self._line() * 7.0))
+        return QSize(240, self._height(max(self.width(), 240)))
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._height(width)
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
@@ -94,12 +138,16 @@ class MemoryGauge(PaintedWidget):
         fg = QColor(self.theme.foreground)
         pad = line * 0.3
         width = self.width() - 2 * pad
+        title = line * 1.2 * self._title_lines(self.width())
         p.setPen(QPen(fg))
-        p.drawText(QRectF(pad, 0, width, line * 1.2), Qt.AlignmentFlag.AlignLeft
-                   | Qt.AlignmentFlag.AlignVCenter, s.title)  # fmt: skip
-        bar = QRectF(pad, line * 1.3, width, line * 1.5)
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        p.drawText(QRectF(pad, 0, width, title), flags | Qt.TextFlag.TextWordWrap, s.title)
+        bar = QRectF(pad, title + line * 0.1, width, line * 1.5)
         self._paint_bar(p, s, bar, line)
-        track = QRectF(pad, line * 5.0, width, line * 0.7)
+        # Under the bar, a line for the GPU's label, then one for the fit point's (above
+        # its tick): on one line the two ran into each other whenever the fit lay near
+        # the GPU's capacity on the scale above.
+        track = QRectF(pad, bar.bottom() + line * 2.6, width, line * 0.7)
         self._paint_track(p, s, track, line)
 
     def _paint_bar(self, p: QPainter, s: GaugeState, bar: QRectF, line: float) -> None:
@@ -114,18 +162,25 @@ class MemoryGauge(PaintedWidget):
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRect(QRectF(bar.left(), bar.top(), x(s.gpu_bytes) - bar.left(), bar.height()))
         parts = ((0.0, s.weights_bytes, 0, s.weights_text), (s.weights_bytes, used, 1, s.kv_text))
+        gx = x(s.gpu_bytes)
         for lo, hi, color_index, text in parts:
             if hi <= lo:
                 continue
             rect = QRectF(x(lo), bar.top(), x(hi) - x(lo), bar.height())
             color = series_color(self.theme, color_index)
             p.fillRect(rect, color)
+            if rect.left() < gx < rect.right():
+                # The GPU's tick runs through this part: its text goes on the side of the
+                # tick with room for it, not under the tick.
+                left = QRectF(rect.left(), rect.top(), gx - rect.left() - line * 0.2, rect.height())
+                right = QRectF(gx + line * 0.2, rect.top(), rect.right() - gx - line * 0.2,
+                               rect.height())  # fmt: skip
+                rect = max(left, right, key=QRectF.width)
             self._inside(p, rect, text, color)
         if used > s.gpu_bytes:
             over = QRectF(x(s.gpu_bytes), bar.top(), x(used) - x(s.gpu_bytes), bar.height())
             p.fillRect(over, QBrush(QColor(self.theme.highlight), Qt.BrushStyle.BDiagPattern))
         # The GPU's capacity: a tall tick with its label under the bar.
-        gx = x(s.gpu_bytes)
         p.setPen(QPen(QColor(self.theme.foreground), line_width(self.font()) * 1.2))
         p.drawLine(QPointF(gx, bar.top() - line * 0.2), QPointF(gx, bar.bottom() + line * 0.2))
         self._label(p, gx, bar.bottom() + line * 0.25, s.gpu_text, QColor(self.theme.foreground))
@@ -160,14 +215,16 @@ class MemoryGauge(PaintedWidget):
         bad_fill.setAlphaF(0.55)
         p.fillRect(QRectF(fit_x, track.top(), track.right() - fit_x, track.height()), bad_fill)
         fg, muted = QColor(self.theme.foreground), QColor(self.theme.muted)
-        # Ticks every three octaves: 1k, 8k, 64k, 512k, 4M, …
+        # Ticks every three octaves (1k, 8k, 64k, 512k, 4M, …), or every six, nine, …
+        # when their labels would run together on a narrow track.
         p.setPen(QPen(muted, 1))
+        step = tick_step(QFontMetricsF(p.font()), lo, hi, track.width())
         e = lo
         while e <= hi:
             tx = x(2.0**e)
             p.drawLine(QPointF(tx, track.bottom()), QPointF(tx, track.bottom() + line * 0.25))
             self._label(p, tx, track.bottom() + line * 0.2, short_tokens(2.0**e), muted)
-            e += 3
+            e += step
         # The fit point: a tick through the track, its text above it.
         p.setPen(QPen(fg, line_width(self.font())))
         p.drawLine(QPointF(fit_x, track.top() - line * 0.25), QPointF(fit_x, track.bottom()))

@@ -75,11 +75,11 @@ class LabelRoom:
         box = self._to_view(rect)
         return not any(crosses(c, box) for c in self.curves)
 
-    def beside(self, item, point: QPointF, first) -> bool:
+    def beside(self, item, point: QPointF, first, anchors=ANCHORS) -> bool:
         """Put the text item ``item`` (a ``pg.TextItem``) of the view point ``point``
-        beside it where it is clear (``first``, then the other :data:`ANCHORS`) and take
-        its box; False (its box not taken) where no place beside it is clear."""
-        for anchor in (first, *(a for a in ANCHORS if a != first)):
+        beside it where it is clear (``first``, then the other ``anchors``) and take its
+        box; False (its box not taken) where no place beside it is clear."""
+        for anchor in (first, *(a for a in anchors if a != first)):
             rect = _anchored(item, point, anchor)
             if self.clear(rect):
                 self.taken.append(rect)

@@ -11,7 +11,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontInfo
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -19,6 +19,7 @@ from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.bars import Bar, BarChart
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.gauge import GaugeState, MemoryGauge
+from attnviz.ui.widgets.label_room import LabelRoom
 from attnviz.ui.widgets.log_axes import BytesAxis, TokensAxis
 from attnviz.ui.widgets.numbers import grouped
 from attnviz.ui.widgets.steady_plot import SteadyPlot
@@ -52,7 +53,17 @@ class MemoryFigure(QWidget):
         self.bars.setMinimumWidth(260)
         self.splitter.addWidget(self.bars)
         self.plot = self._build_plot()
-        self.splitter.addWidget(self.plot)
+        # The curves' names under the chart, in their colours: inside it, names as long as
+        # "tiled kernel (FlashAttention): O(n)" found no room clear of the lines.
+        self.curve_names = QLabel()
+        self.curve_names.setObjectName("n2_legend")
+        self.curve_names.setWordWrap(True)
+        chart = QWidget()
+        column = QVBoxLayout(chart)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.plot, 1)
+        column.addWidget(self.curve_names)
+        self.splitter.addWidget(chart)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
@@ -64,22 +75,18 @@ class MemoryFigure(QWidget):
         layout.addWidget(self.summary)
 
     def _build_plot(self) -> SteadyPlot:
-        plot = SteadyPlot()
+        plot = _ChartPlot()
         plot.setObjectName("n2_plot")
         plot.getPlotItem().setAxisItems({"left": BytesAxis("left"), "bottom": TokensAxis("bottom")})
         plot.setLogMode(x=True, y=True)
         plot.setLabel("bottom", self.tr("context n (tokens)"))
         plot.setLabel("left", self.tr("bytes"))
-        plot.setMinimumHeight(200)
-        # The lines are labelled where they start: a legend box would cover them.
+        # Low enough for the whole figure to stay in view at 1280×720 with Large Fonts.
+        plot.setMinimumHeight(140)
+        # The lines are named under the chart (curve_names): a legend box would cover them.
         plot.getPlotItem().legend.hide()
         self.score_curve = plot.plot([], [])
         self.tile_curve = plot.plot([], [])
-        # Names where the lines end, above and left of the end: both lines rise to the
-        # right, so the wedge above a line's end is empty (below it, S struck its own name
-        # through). The plot keeps room above S's end for it (_draw_plot).
-        self.score_name = pg.TextItem(anchor=(1, 1.1))
-        self.tile_name = pg.TextItem(anchor=(1, 1.1))
         self.gpu_line = pg.InfiniteLine(angle=0, movable=False)
         self.context_line = pg.InfiniteLine(angle=90, movable=False)
         # Values at the context: right of the context line and below each rising line (above
@@ -88,8 +95,14 @@ class MemoryFigure(QWidget):
         self.tile_text = pg.TextItem(anchor=(-0.05, -0.15))
         self.gpu_text = pg.TextItem(anchor=(0, 1.15))  # above its dashed line, clear of it
         for item in (self.gpu_line, self.context_line, self.score_text, self.tile_text,
-                     self.gpu_text, self.score_name, self.tile_name):  # fmt: skip
+                     self.gpu_text):  # fmt: skip
             plot.addItem(item)
+        # Where the labels go depends on the plot's size: placed again when it changes.
+        self._marks: dict | None = None
+        self._placing_held = False
+        vb = plot.getPlotItem().vb
+        vb.sigResized.connect(self._place_labels)
+        vb.sigRangeChanged.connect(self._place_labels)
         return plot
 
     # --- style -------------------------------------------------------------------------
@@ -227,24 +240,17 @@ class MemoryFigure(QWidget):
         self.tile_curve.setData(n, res.tile_bytes)
         self.tile_curve.setPen(plot.pen(2, width=1.3))
         fg = QColor(theme.foreground) if theme else QColor("#000000")
-        for item, text, curve, y in (
-            (
-                self.score_name,
-                self.tr("S of one head, one layer: n²"),
-                self.score_curve,
-                res.score_bytes,
-            ),
-            (
-                self.tile_name,
-                self.tr("tiled kernel (FlashAttention): O(n)"),
-                self.tile_curve,
-                res.tile_bytes,
-            ),
+        names = []
+        for text, curve in (
+            (self.tr("S of one head, one layer: n²"), self.score_curve),
+            (self.tr("tiled kernel (FlashAttention): O(n)"), self.tile_curve),
         ):
-            item.setText(text)
-            item.setColor(curve.opts["pen"].color())
-            item.setFont(self.plot_font())
-            item.setPos(np.log10(n[-1]), np.log10(y[-1]))
+            color = curve.opts["pen"].color().name()
+            # A non-breaking name: the line wraps between the two names, not inside one.
+            name = html.escape(text).replace(" ", "&nbsp;")
+            names.append(f'<span style="color:{color}"><b>━━</b>&nbsp;{name}</span>')
+        self.curve_names.setText("&nbsp;&nbsp;&nbsp; ".join(names))
+        self.curve_names.setFont(self.plot_font())
         muted = QColor(theme.muted) if theme else QColor("#888888")
         self.gpu_line.setValue(np.log10(res.gpu_bytes))
         self.gpu_line.setPen(pg.mkPen(muted, width=2, style=Qt.PenStyle.DashLine))
@@ -271,8 +277,62 @@ class MemoryFigure(QWidget):
             item.setFont(self.plot_font())
         top = np.log10(max(res.score_bytes[-1], res.gpu_bytes))
         bottom = np.log10(res.tile_bytes[0])
-        plot.setYRange(bottom - 0.16 * (top - bottom), top + 0.22 * (top - bottom), padding=0)
-        plot.setXRange(np.log10(n[0]), np.log10(n[-1]), padding=0.02)
+        self._marks = {
+            "curves": [
+                (np.log10(n), np.log10(res.score_bytes)),
+                (np.log10(n), np.log10(res.tile_bytes)),
+            ],
+            "gpu": np.log10(res.gpu_bytes),
+            "context": np.log10(ctx),
+            "values": [
+                (self.score_text, np.log10(score_at)),
+                (self.tile_text, np.log10(float(np.interp(ctx, n, res.tile_bytes)))),
+            ],
+            "start": np.log10(n[0]),
+        }
+        # The two ranges each move the view: the labels are placed once, after both.
+        self._placing_held = True
+        try:
+            plot.setYRange(bottom - 0.16 * (top - bottom), top + 0.22 * (top - bottom), padding=0)
+            plot.setXRange(np.log10(n[0]), np.log10(n[-1]), padding=0.02)
+        finally:
+            self._placing_held = False
+        self._place_labels()
+
+    def _place_labels(self, *_args) -> None:
+        """Put every label of the n² chart where it lies whole inside the plot, clear of
+        both curves, of the GPU's and the context's lines and of the labels placed before
+        it: the values beside their points on the context line first, then the GPU's
+        label on its line
+        (:class:`~attnviz.ui.widgets.label_room.LabelRoom`). Where a place beside its
+        point is not clear, a label takes the nearest free box of the plot."""
+        marks = self._marks
+        if marks is None or self._placing_held:
+            return
+        vb = self.plot.getPlotItem().vb
+        if vb.width() < 2 or vb.height() < 2:
+            return  # not laid out yet: placed when it is
+        (x0, x1), _ys = vb.viewRange()
+        gpu_curve = (np.array([x0, x1]), np.array([marks["gpu"], marks["gpu"]]))
+        # The context line is straight up: a thin box no label may cover.
+        top = vb.mapViewToScene(QPointF(marks["context"], _ys[1]))
+        bottom = vb.mapViewToScene(QPointF(marks["context"], _ys[0]))
+        line = QRectF(top.x() - 2, min(top.y(), bottom.y()), 4, abs(bottom.y() - top.y()))
+        room = LabelRoom(vb, [*marks["curves"], gpu_curve], [line])
+        # Right of the context line first: below each rising curve, then above it. A
+        # label with no clear place at all is left out rather than written over another
+        # (the summary line and the gauge say the same numbers).
+        places = [
+            (item, QPointF(marks["context"], y), (-0.05, -0.15)) for item, y in marks["values"]
+        ]
+        places.append((self.gpu_text, QPointF(marks["start"], marks["gpu"]), (0.0, 1.15)))
+        for item, point, first in places:
+            item.setVisible(True)
+            if not room.beside(item, point, first, VALUE_ANCHORS):
+                placed = room.away(item, point, first)
+                if not placed:
+                    room.taken.pop()  # its box, taken where it would overlap
+                item.setVisible(placed)
 
     def _write_summary(self, res, state) -> None:
         r, card = res.report, res.card
@@ -320,6 +380,19 @@ class MemoryFigure(QWidget):
         name = html.escape(card.name)
         self.summary.setText(f"<b>{name}</b>: {layers}; {heads} · {per_token} · {price}")
         self.summary.setToolTip(card.source)
+
+
+#: Places beside a value's point on the context line: right of the line below and above
+#: the point, then left of it (a little off the line, which no label may cover).
+VALUE_ANCHORS = ((-0.05, -0.15), (-0.05, 1.15), (1.05, -0.15), (1.05, 1.15))
+
+
+class _ChartPlot(SteadyPlot):
+    """The n² chart asks for less height than a plot of its own panel: in a scrolled
+    panel the preferred heights add up, and the figure's must fit a 720-pixel window."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(420, 150)
 
 
 def gpu_label(gb: float) -> str:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QEvent, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPalette
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QStyle,
     QStyledItemDelegate,
     QTableWidget,
     QTableWidgetItem,
@@ -155,12 +156,8 @@ class StepsTable(QTableWidget):
             item.setToolTip(full)
 
     def _size_columns(self, tight: bool) -> None:
-        rows = self.verticalHeader()
-        labels = [self.verticalHeaderItem(r) for r in range(self.rowCount())]
-        metrics = rows.fontMetrics()
-        widest = max((metrics.horizontalAdvance(i.text()) for i in labels if i), default=0)
         # Qt's own measure leaves a few pixels too few for bold labels: "① score q·k…".
-        rows.setMinimumWidth(widest + (1 if tight else 2) * metrics.horizontalAdvance("M"))
+        self.verticalHeader().setMinimumWidth(self.row_header_width(tight=tight))
         self.resizeColumnsToContents()
         pad = self.fontMetrics().horizontalAdvance("0") // (2 if tight else 1)
         bold = self.horizontalHeader().fontMetrics()
@@ -168,6 +165,39 @@ class StepsTable(QTableWidget):
             item = self.horizontalHeaderItem(c)
             title = bold.horizontalAdvance(item.text()) + 2 * pad if item else 0
             self.setColumnWidth(c, max(self.columnWidth(c) + pad, title))
+
+    def row_header_width(self, labels=None, *, tight: bool = False) -> int:
+        """The width of the row labels' column (as :meth:`_size_columns` sets it), for
+        the rows shown or the given ``labels``."""
+        if labels is None:
+            items = [self.verticalHeaderItem(r) for r in range(self.rowCount())]
+            labels = [i.text() for i in items if i is not None]
+        metrics = self.verticalHeader().fontMetrics()
+        widest = max((metrics.horizontalAdvance(text) for text in labels), default=0)
+        return widest + (1 if tight else 2) * metrics.horizontalAdvance("M")
+
+    def column_width(self, texts, header: str, *, tight: bool = False) -> int:
+        """The width a column of ``texts`` under ``header`` takes (as :meth:`_size_columns`
+        sizes it), in the table's fonts; for columns not shown yet."""
+        pad = self.fontMetrics().horizontalAdvance("0") // (2 if tight else 1)
+        bold = QFont(self.font())
+        bold.setBold(True)  # the largest entry is set in bold
+        cells = max((QFontMetrics(bold).horizontalAdvance(t) for t in texts), default=0)
+        margin = 2 * (self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1)
+        title = self.horizontalHeader().fontMetrics().horizontalAdvance(header) + 2 * pad
+        return max(cells + margin + pad, title)
+
+    def natural_width(self, *, tight: bool = False) -> int:
+        """The width that shows every column with its header without scrolling: whole
+        ("2: praça"), or ``tight`` as a narrow table shows them ("praça", less padding)."""
+        headers = list(getattr(self, "_headers", []))
+        columns = 0
+        for c in range(self.columnCount()):
+            full = headers[c] if c < len(headers) else ""
+            header = full.split(": ", 1)[1] if tight and ": " in full else full
+            texts = [self.item(r, c).text() for r in range(self.rowCount()) if self.item(r, c)]
+            columns += self.column_width(texts, header, tight=tight)
+        return self.row_header_width(tight=tight) + columns + 2 * self.frameWidth()
 
     def texts(self) -> list[list[str]]:
         """Every cell's text, row by row."""
