@@ -63,3 +63,28 @@ def test_the_tiles_are_drawn_in_the_slides_type(qtbot):
         assert px >= 0.7 * stage.font().pixelSize()
         assert tiles.matrices.font().pixelSize() == px  # they kept 9 points before
         assert tiles.memory.font().pixelSize() == px
+
+
+def test_the_first_row_label_stands_inside_the_heatmap(qtbot):
+    """28 tokens on a slide: the labels are taller than the rows, and the first ("the")
+    stood half above the view; the heatmap now leaves it room."""
+    with _slide("matrix", 0) as stage:
+        view = stage.panels["heatmap"].view
+        assert view.ci.layout.getContentsMargins()[1] > 4
+        found = check_texts(stage.slots["heatmap"])
+        assert not found, [str(f) for f in found]
+
+
+def test_a_long_bar_label_takes_smaller_type_rather_than_run_off(qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    from attnviz.ui import language
+
+    app = QApplication.instance()
+    language.install_translations(app, "pt_BR")  # "guardados pelos blocos: 88" ran off
+    try:
+        with _slide("n-squared", 1) as stage:
+            found = check_texts(stage.slots["tiles"])
+            assert not found, [str(f) for f in found]
+    finally:
+        language.install_translations(app, "en")
