@@ -88,3 +88,18 @@ def test_a_long_bar_label_takes_smaller_type_rather_than_run_off(qtbot):
             assert not found, [str(f) for f in found]
     finally:
         language.install_translations(app, "en")
+
+
+def test_vector_labels_keep_off_the_arrows(qtbot):
+    """The hand-worked deck's first slide wrote "k·praça" and "q·praça" across the arrow
+    to q·banco: a place a line runs through is now as bad as one on another head."""
+    import numpy as np
+
+    from attnviz.ui.widgets.vector_plot import _crossed
+
+    rects = np.array([[0, 0, 10, 10, 0], [20, 0, 30, 10, 0]], dtype=float)
+    lines = np.array([[-5, 5, 15, 5], [25, -5, 25, 20], [40, 0, 50, 10]], dtype=float)
+    assert _crossed(rects, lines).tolist() == [1.0, 1.0]
+    with _slide("hand-worked", 0) as stage:
+        found = check_texts(stage.slots["editor"], kinds=("curve", "overlap"))
+        assert not found, [str(f) for f in found]

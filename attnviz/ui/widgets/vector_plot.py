@@ -53,26 +53,53 @@ def _overlap(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
     return np.clip(w, 0, None) * np.clip(h, 0, None)
 
 
+def _crossed(rects: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """How many of ``segments`` (rows x0, y0, x1, y1) enter each of ``rects`` (rows x0, y0,
+    x1, y1, …): Liang–Barsky clipping, every pair at once."""
+    if segments.size == 0:
+        return np.zeros(rects.shape[0])
+    r, s = rects[:, None, :4], segments[None, :, :]
+    px, py = s[..., 0], s[..., 1]
+    dx, dy = s[..., 2] - px, s[..., 3] - py
+    t0 = np.zeros(r.shape[:1] + s.shape[1:2])
+    t1 = np.ones_like(t0)
+    ok = np.ones_like(t0, dtype=bool)
+    for p, q in ((-dx, px - r[..., 0]), (dx, r[..., 2] - px), (-dy, py - r[..., 1]),
+                 (dy, r[..., 3] - py)):  # fmt: skip
+        p = np.broadcast_to(p, t0.shape)
+        flat = p == 0
+        ok &= ~(flat & (q < 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(flat, 0.0, q / np.where(flat, 1.0, p))
+        t0 = np.where(p < 0, np.maximum(t0, ratio), t0)
+        t1 = np.where(p > 0, np.minimum(t1, ratio), t1)
+    return (ok & (t0 <= t1)).sum(axis=1).astype(float)
+
+
 class _LabelLayout:
     """What one placement of the labels weighs, in scene pixels: the head each shown label
     belongs to (``where``), the places each may take (``options``, rows of
     :meth:`VectorPlot._candidates`), every head's box, the heads at each label's own point,
-    and the view's bounds."""
+    the view's bounds, and the lines a label must not sit on (``lines``: the arrows'
+    shafts and the two axes, rows x0, y0, x1, y1)."""
 
-    def __init__(self, where, options, heads, own, bounds) -> None:
+    def __init__(self, where, options, heads, own, bounds, lines=None) -> None:
         self.where, self.options = where, options
         self.heads, self.own, self.bounds = heads, own, bounds
+        self.lines = np.zeros((0, 4)) if lines is None else lines
 
     def cost(self, i: int, rects: np.ndarray, placed: np.ndarray) -> np.ndarray:
         """How bad each of ``rects`` is as label ``i``'s place beside the ``placed`` ones.
 
-        The share of it over other labels, half the share over other heads, three times
-        the share outside the view, and 0.01 for a place pushed a line further out. A cost
-        below 0.01 counts as free (a pushed place never does).
+        The share of it over other labels, half the share over other heads, half for each
+        line through it (a label on an arrow reads badly), three times the share outside
+        the view, and 0.01 for a place pushed a line further out. A cost below 0.01 counts
+        as free (a pushed place never does).
         """
         area = (rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])
         value = _overlap(rects, placed).sum(axis=1) / area
         value += 0.5 * _overlap(rects, self.heads[~self.own[i]]).sum(axis=1) / area
+        value += 0.5 * _crossed(rects, self.lines)
         inside = _overlap(rects, self.bounds[None, :])[:, 0] / area
         return value + 3 * (1 - inside) + 0.01 * rects[:, 4]
 
@@ -340,7 +367,12 @@ class VectorPlot(QWidget):
         bounds = np.array([view.left(), view.top(), view.right(), view.bottom()])
         # A label does not mind the heads at its own point (its own, or those it names).
         own = [np.all(np.abs(centres - where[key]) < 0.5, axis=1) for key in labelled]
-        return _LabelLayout(where, options, heads, own, bounds)
+        zero = vb.mapViewToScene(QPointF(0, 0))
+        ox, oy = zero.x(), zero.y()
+        shafts = [(ox, oy, x, y) for x, y in centres]
+        axes = [(view.left(), oy, view.right(), oy), (ox, view.top(), ox, view.bottom())]
+        lines = np.array(shafts + axes, dtype=float).reshape(-1, 4)
+        return _LabelLayout(where, options, heads, own, bounds, lines)
 
     def _place_if_free(self, layout, i: int, key, chosen: np.ndarray, done: list[int]) -> bool:
         """Show an optional query's label at its first free place, or hide it; True when
