@@ -4,7 +4,9 @@
 caption quotes against what the panels compute (no Qt needed), then renders each step as
 presentation mode shows it at ``--width × --height`` (``--large-fonts``, ``--lang``, with
 ``--set`` fields applied after the step's own) and reads what the step's panels drew: a
-quoted number that is not among their texts, or a text that is elided or cut, is a problem.
+quoted number that is not among their texts, a text that is elided or cut, and two texts
+that overlap or run together (or a curve drawn through one: the text check of
+:mod:`attnviz.ui.text_overlap`, every box as drawn) are problems.
 It prints one line per lesson that passes and one per step that does not, and exits 1 when
 any does not. ``--no-slides`` skips the rendering; the numbers are checked with the
 ``--set`` fields all the same.
@@ -52,7 +54,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="play every step: check every quoted number against the panels, then render "
-        "the step as a slide and check that its panels draw each quoted number, uncut",
+        "the step as a slide and check that its panels draw each quoted number, and that "
+        "no text is cut or overlaps another",
     )
     p.add_argument(
         "--no-slides",
