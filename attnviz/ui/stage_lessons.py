@@ -73,12 +73,28 @@ class LessonMenu(QFrame):
         self.list.setFocus()
 
     def place(self) -> None:
-        """Centred over the stage, in the stage's type."""
+        """Centred over the stage, in the stage's type, as tall as its lessons (at most
+        :data:`COVER` of the stage: then the list scrolls)."""
         stage = self.parentWidget()
         font = stage.font()
         self.setFont(font)
         self.heading.setFont(scaled_font(font, 1.1))
-        width, height = round(stage.width() * COVER[0]), round(stage.height() * COVER[1])
+        width, most = round(stage.width() * COVER[0]), round(stage.height() * COVER[1])
+        self.resize(width, most)  # the rows' wrapped heights follow the width
+        self.layout().activate()
+        self.list.doItemsLayout()
+        rows = sum(self.list.sizeHintForRow(i) for i in range(self.list.count()))
+        margins = self.layout().contentsMargins()
+        height = (
+            rows
+            + 2 * self.list.frameWidth()
+            + self.heading.sizeHint().height()
+            + self.layout().spacing()
+            + margins.top()
+            + margins.bottom()
+            + 2 * self.frameWidth()
+        )
+        height = min(most, height)
         self.setGeometry(
             (stage.width() - width) // 2, (stage.height() - height) // 2, width, height
         )

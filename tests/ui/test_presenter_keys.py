@@ -17,6 +17,7 @@ from attnviz.ui.panels import panel_ids
 from attnviz.ui.presenter_keys import key_line, wants_key
 from attnviz.ui.slides import drawn_texts, staged_step
 from attnviz.ui.stage import STAGE_LARGE_FONTS
+from attnviz.ui.text_overlap import check_texts
 
 
 @pytest.fixture
@@ -154,6 +155,11 @@ def test_the_lesson_list_on_the_stage(presenting):
     _press(presenting, Qt.Key.Key_L)
     assert menu.isVisible() and menu.list.count() == len(player.lessons)
     assert menu.chosen() == "hand-worked"
+    stage.resize(1280, 720)  # the projector's size: every lesson in view, none cut
+    QApplication.processEvents()
+    assert stage.rect().contains(menu.geometry())
+    assert menu.list.verticalScrollBar().maximum() == 0
+    assert not check_texts(menu, kinds=("cut", "overlap"))
     QTest.keyClick(menu.list, Qt.Key.Key_Right)  # the slide under the list does not step
     assert player.index == 4
     QTest.keyClick(menu.list, Qt.Key.Key_Down)
