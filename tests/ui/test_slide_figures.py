@@ -103,3 +103,22 @@ def test_vector_labels_keep_off_the_arrows(qtbot):
     with _slide("hand-worked", 0) as stage:
         found = check_texts(stage.slots["editor"], kinds=("curve", "overlap"))
         assert not found, [str(f) for f in found]
+
+
+def test_segments_enter_rectangles_as_clipping_says():
+    import numpy as np
+
+    from attnviz.ui.widgets.segments import segments_enter
+
+    rects = [[0, 0, 10, 10], [20, 0, 30, 10]]
+    segments = [
+        [-5, 5, 15, 5],  # across the first
+        [25, -5, 25, 20],  # down through the second
+        [12, 12, 18, 18],  # between them
+        [5, 5, 5, 5],  # a point inside the first
+        [np.nan, 0, 1, 1],  # not finite: nowhere
+    ]
+    assert segments_enter(rects, segments).tolist() == [
+        [True, False, False, True, False],
+        [False, True, False, False, False],
+    ]

@@ -15,6 +15,7 @@ from PySide6.QtGui import QFontMetricsF, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from attnviz.ui.widgets.heatmap_view import localize_ticks
+from attnviz.ui.widgets.segments import segments_enter
 
 #: Dragged heads land on this grid, so round values like [1, 0] can be hit by hand.
 SNAP = 0.05
@@ -55,25 +56,8 @@ def _overlap(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 def _crossed(rects: np.ndarray, segments: np.ndarray) -> np.ndarray:
     """How many of ``segments`` (rows x0, y0, x1, y1) enter each of ``rects`` (rows x0, y0,
-    x1, y1, …): Liang–Barsky clipping, every pair at once."""
-    if segments.size == 0:
-        return np.zeros(rects.shape[0])
-    r, s = rects[:, None, :4], segments[None, :, :]
-    px, py = s[..., 0], s[..., 1]
-    dx, dy = s[..., 2] - px, s[..., 3] - py
-    t0 = np.zeros(r.shape[:1] + s.shape[1:2])
-    t1 = np.ones_like(t0)
-    ok = np.ones_like(t0, dtype=bool)
-    for p, q in ((-dx, px - r[..., 0]), (dx, r[..., 2] - px), (-dy, py - r[..., 1]),
-                 (dy, r[..., 3] - py)):  # fmt: skip
-        p = np.broadcast_to(p, t0.shape)
-        flat = p == 0
-        ok &= ~(flat & (q < 0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(flat, 0.0, q / np.where(flat, 1.0, p))
-        t0 = np.where(p < 0, np.maximum(t0, ratio), t0)
-        t1 = np.where(p > 0, np.minimum(t1, ratio), t1)
-    return (ok & (t0 <= t1)).sum(axis=1).astype(float)
+    x1, y1, …)."""
+    return segments_enter(rects, segments).sum(axis=1).astype(float)
 
 
 class _LabelLayout:
