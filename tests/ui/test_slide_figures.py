@@ -75,6 +75,15 @@ def test_the_first_row_label_stands_inside_the_heatmap(qtbot):
         assert not found, [str(f) for f in found]
 
 
+def test_the_colour_bars_top_value_stands_inside_the_heatmap(qtbot):
+    """At the stage's own type the colour bar's "1.0" sat on the view's top edge, cut in
+    half, on 31 slides of eight decks."""
+    lesson = lesson_by_id("sqrt-dk", panel_ids())
+    with staged_step(Workspace(), lesson, 0, 1280, 720) as stage:
+        found = check_texts(stage.slots["heatmap"])
+        assert not found, [str(f) for f in found]
+
+
 def test_a_long_bar_label_takes_smaller_type_rather_than_run_off(qtbot):
     from PySide6.QtWidgets import QApplication
 
