@@ -4,6 +4,8 @@ slide's type."""
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QApplication
+
 from attnviz.model.lessons import lesson_by_id
 from attnviz.model.workspace import Workspace
 from attnviz.ui.panels import panel_ids
@@ -131,3 +133,23 @@ def test_segments_enter_rectangles_as_clipping_says():
         [True, False, False, True, False],
         [False, True, False, False, False],
     ]
+
+
+def test_the_steps_table_settles_with_every_column_in_view(qtbot, monkeypatch):
+    """sqrt-dk's third slide at Large Fonts: the table fitted its columns to a viewport
+    whose edge the fit itself moved (the row labels' width), refitted on the viewport's
+    resize, and swung between two layouts for ever, the third key cut in one of them."""
+    from attnviz.ui.widgets.steps_table import StepsTable
+
+    fits = []
+    plain = StepsTable._fit
+    monkeypatch.setattr(StepsTable, "_fit", lambda self: fits.append(self) or plain(self))
+    with _slide("sqrt-dk", 2) as stage:
+        table = stage.panels["steps"].table
+        count = sum(t is table for t in fits)
+        QApplication.processEvents()
+        QApplication.processEvents()
+        assert sum(t is table for t in fits) == count  # settled: no fit after the last
+        assert table.horizontalHeader().length() <= table.viewport().width()
+        found = check_texts(stage.slots["steps"])
+        assert not found, [str(f) for f in found]
