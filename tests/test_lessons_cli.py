@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -61,6 +62,44 @@ def test_the_check_plays_every_lesson_in_a_subprocess():
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines()[0] == "sqrt-dk: 7 steps ok"
     assert all(line.endswith(" ok") for line in r.stdout.splitlines())
+
+
+def test_the_numbers_check_honours_set(capsys):
+    """``--check --no-slides --set``: the numbers are checked with the field set after each
+    step's own state, as the slides are (d_k = 64 instead of 256 changes every quote)."""
+    assert main(["lessons", "--check", "--no-slides", "--lesson", "sqrt-dk"]) == 0
+    assert capsys.readouterr().out == "sqrt-dk: 6 steps ok\n"
+    argv = ["lessons", "--check", "--no-slides", "--lesson", "sqrt-dk", "--set", "attention.d_k=64"]
+    assert main(argv) == 1
+    lines = capsys.readouterr().out.splitlines()
+    # q·k over 64 dimensions of 0.25·(2, 1, 0)… is a quarter of what 256 give: 2, 1, 0.
+    assert "sqrt-dk step 1: quote '8' is 2.0 on the panels" in lines
+    assert "sqrt-dk step 1: quote '256' is 64.0 on the panels" in lines
+    assert not [x for x in lines if "attention.d_k is" in x]  # set on purpose: not a finding
+    argv[-1] = "display.decimals=2"  # no number changes, only how it is drawn
+    assert main(argv) == 0
+    assert capsys.readouterr().out == "sqrt-dk: 6 steps ok with display.decimals=2\n"
+
+
+def test_a_set_value_a_step_refuses_is_a_finding_not_a_traceback(capsys):
+    # The blog's first two steps have two tokens: query 2 does not exist there.
+    argv = ["lessons", "--check", "--no-slides", "--lesson", "blog"]
+    assert main([*argv, "--set", "attention.selected_query=2"]) == 1
+    out = capsys.readouterr()
+    assert out.out.splitlines() == [
+        f"blog step {i}: --set attention.selected_query: selected query 2 is outside 0…1"
+        for i in (1, 2)
+    ]
+    assert "Traceback" not in out.err
+    # With the slides too (in a process of its own, as Qt wants): the same lines, once each.
+    r = subprocess.run(
+        [sys.executable, "-m", "attnviz", "lessons", "--check", "--lesson", "blog", "--set",
+         "attention.selected_query=2"],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )  # fmt: skip
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.splitlines() == out.out.splitlines()
 
 
 def test_bad_arguments_are_one_line(capsys):

@@ -4,9 +4,12 @@
 caption quotes against what the panels compute (no Qt needed), then renders each step as
 presentation mode shows it at ``--width × --height`` (``--large-fonts``, ``--lang``, with
 ``--set`` fields applied after the step's own) and reads what the step's panels drew: a
-quoted number that is not among their texts, or a text that is elided or cut, is a problem.
+quoted number that is not among their texts, a text that is elided or cut, and two texts
+that overlap or run together (or a curve drawn through one: the text check of
+:mod:`attnviz.ui.text_overlap`, every box as drawn) are problems.
 It prints one line per lesson that passes and one per step that does not, and exits 1 when
-any does not. ``--no-slides`` skips the rendering.
+any does not. ``--no-slides`` skips the rendering; the numbers are checked with the
+``--set`` fields all the same.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="play every step: check every quoted number against the panels, then render "
-        "the step as a slide and check that its panels draw each quoted number, uncut",
+        "the step as a slide and check that its panels draw each quoted number, and that "
+        "no text is cut or overlaps another",
     )
     p.add_argument(
         "--no-slides",
@@ -131,6 +135,7 @@ def _slide_problems(lessons, args, lang: str, overrides: dict):
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    from attnviz.model.fields import StateError
     from attnviz.model.workspace import Workspace
     from attnviz.ui import language
     from attnviz.ui.slides import check_step
@@ -146,16 +151,19 @@ def _slide_problems(lessons, args, lang: str, overrides: dict):
         for index in range(len(lesson)):
             progress.step(done)
             done += 1
-            problems = check_step(
-                workspace,
-                lesson,
-                index,
-                args.width,
-                args.height,
-                lang=lang,
-                font_scale=scale,
-                overrides=overrides,
-            )
+            try:
+                problems = check_step(
+                    workspace,
+                    lesson,
+                    index,
+                    args.width,
+                    args.height,
+                    lang=lang,
+                    font_scale=scale,
+                    overrides=overrides,
+                )
+            except StateError as exc:  # a --set value this step's scene refuses
+                problems = [f"--set {exc}"]
             yield lesson, index, problems
     progress.done()
 
@@ -174,14 +182,15 @@ def _check(lessons, args, parser) -> int:
     bad: dict[str, list[str]] = {}
     records = []
     for lesson in lessons:
-        problems = verify_lesson(lesson)
+        problems = verify_lesson(lesson, overrides)
         if problems:
             bad[lesson.id] = problems
             records.append({"lesson": lesson.id, "step": None, "problems": problems})
     if not args.no_slides:
         for lesson, index, problems in _slide_problems(lessons, args, lang, overrides):
-            if problems:
-                bad.setdefault(lesson.id, []).append(f"step {index + 1}: " + "; ".join(problems))
+            line = f"step {index + 1}: " + "; ".join(problems)
+            if problems and line not in bad.get(lesson.id, ()):  # (a --set both refuse)
+                bad.setdefault(lesson.id, []).append(line)
                 records.append({"lesson": lesson.id, "step": index + 1, "problems": problems})
     if args.json:
         lines = "\n".join(json.dumps(record, ensure_ascii=False) for record in records)
@@ -194,6 +203,8 @@ def _check(lessons, args, parser) -> int:
             f" at {args.width}×{args.height}{', large fonts' if args.large_fonts else ''}, {lang}"
         )
     )
+    if overrides:
+        where += " with " + ", ".join(args.set)
     lines = []
     for lesson in lessons:
         problems = bad.get(lesson.id, [])

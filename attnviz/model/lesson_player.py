@@ -25,6 +25,16 @@ def shipped_lessons(panels) -> tuple[Lesson, ...]:
     return read(panels)
 
 
+def neighbour(lessons, lesson: Lesson, offset: int) -> Lesson | None:
+    """The lesson ``offset`` places after ``lesson`` in ``lessons`` (before it when
+    negative), or None past either end or when ``lesson`` is not among them."""
+    ids = [x.id for x in lessons]
+    if lesson.id not in ids:
+        return None
+    at = ids.index(lesson.id) + offset
+    return lessons[at] if 0 <= at < len(lessons) else None
+
+
 def _english_label(lesson: Lesson, index: int) -> str:
     return f"Lesson: {lesson.title_in('en')}, step {index + 1}"
 
@@ -101,6 +111,26 @@ class LessonPlayer:
     def previous(self) -> bool:
         """The step before (nothing before the first)."""
         return self.lesson is not None and self.index > 0 and self.go(self.index - 1)
+
+    def advance(self) -> bool:
+        """The next step; past a lesson's last step, the first step of the next lesson
+        (a lecture goes on from one lesson to the next)."""
+        if self.lesson is None:
+            return False
+        if self.index + 1 < len(self.lesson):
+            return self.go(self.index + 1)
+        following = neighbour(self.lessons, self.lesson, 1)
+        return following is not None and self._play(following, 0)
+
+    def retreat(self) -> bool:
+        """The step before; before a lesson's first step, the last step of the lesson
+        before it (so that one step too far is undone by one step back)."""
+        if self.lesson is None:
+            return False
+        if self.index > 0:
+            return self.go(self.index - 1)
+        before = neighbour(self.lessons, self.lesson, -1)
+        return before is not None and self._play(before, len(before) - 1)
 
     def close(self) -> None:
         """Close the lesson (the document stays as it is)."""

@@ -251,7 +251,8 @@ def build_presentation_actions(window: QMainWindow, view_menu: QMenu, presenter)
         "F5",
         QCoreApplication.translate(
             "MainWindow",
-            "The open lesson full screen for a lecture hall: PageDown/PageUp step, B blacks "
+            "The open lesson full screen for a lecture hall: → or PageDown steps on (past the "
+            "last step, to the next lesson), ← or PageUp back, L lists the lessons, B blacks "
             "the screen, Esc leaves",
         ),
     )

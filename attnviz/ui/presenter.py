@@ -5,9 +5,13 @@
 - :class:`~attnviz.ui.stage.Stage` draws a step (caption, the step's panels, a footer).
 - :class:`Presenter` shows a stage full screen on the chosen screen, in a window of its own,
   so the main window (its docks, geometry, theme, fonts, toolbars and menus) is never touched
-  and is exactly as it was after Esc. Keys come from the keyboard or a presenter remote:
-  PageDown/PageUp step, B or . black the screen, H cycles the pointer's spotlight (cell, row,
-  column, off), Esc leaves.
+  and is exactly as it was after Esc. Keys come from the keyboard or a presenter remote
+  (:mod:`attnviz.ui.presenter_keys`): PageDown, → or Space step forward (past a lesson's
+  last step, to the next lesson), PageUp, ← or Backspace back, Home and End go to the
+  lesson's first and last step, L lists the lessons, B or . black the screen, H cycles the
+  pointer's spotlight (cell, row, column, off), Esc leaves. A focused text field or spin
+  box keeps the keys it types and moves its cursor with; Esc or Enter there gives the keys
+  back to the stage.
 """
 
 from __future__ import annotations
@@ -15,24 +19,38 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal
-from PySide6.QtWidgets import (
-    QAbstractSpinBox,
-    QApplication,
-    QLineEdit,
-    QPlainTextEdit,
-    QTextEdit,
-    QWidget,
-)
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QWidget
 
+from attnviz.ui.presenter_keys import (
+    BLANK_KEYS,
+    CHORD,
+    COMMIT_KEYS,
+    FIRST_KEYS,
+    LAST_KEYS,
+    LEAVE_KEYS,
+    LESSON_LIST_KEYS,
+    NEXT_KEYS,
+    POINTER_KEYS,
+    PREVIOUS_KEYS,
+    REMOTE_KEYS,
+    takes_text,
+    wants_key,
+)
 from attnviz.ui.widgets.binding import bind
 
 if TYPE_CHECKING:
     from attnviz.ui.stage import Stage
 
-NEXT_KEYS = (Qt.Key.Key_PageDown,)
-PREVIOUS_KEYS = (Qt.Key.Key_PageUp,)
-BLANK_KEYS = (Qt.Key.Key_B, Qt.Key.Key_Period)
+#: Keys that move the choice in the stage's lesson list (the list's own).
+_LIST_MOVES = (
+    Qt.Key.Key_Up,
+    Qt.Key.Key_Down,
+    Qt.Key.Key_PageUp,
+    Qt.Key.Key_PageDown,
+    Qt.Key.Key_Home,
+    Qt.Key.Key_End,
+)
 
 
 class Presenter(QObject):
@@ -73,7 +91,10 @@ class Presenter(QObject):
 
         # Large Fonts carry over to the hall's screen (whose type is large already).
         scale = STAGE_LARGE_FONTS if w.themes.large_fonts else 1.0
-        stage = Stage(w.workspace, dark=w.themes.theme.dark, font_scale=scale, parent=w)
+        stage = Stage(
+            w.workspace, dark=w.themes.theme.dark, font_scale=scale, presenting=True, parent=w
+        )
+        stage.lesson_menu.sigChosen.connect(self._on_lesson_chosen)
         stage.setWindowFlag(Qt.WindowType.Window)
         stage.setWindowTitle(QCoreApplication.translate("Presentation", "attnviz presentation"))
         screen = screen or w.screen()
@@ -93,11 +114,13 @@ class Presenter(QObject):
             self.stage = None
             shiboken6.delete(stage)
             return False
+        stage.lessons = self.player.lessons
         stage.show_step(self.player.lesson, self.player.index)
         stage.showFullScreen()
         if stage.windowHandle() is not None:
             stage.windowHandle().setScreen(screen)
         stage.activateWindow()
+        stage.setFocus()  # not the first text field of the step: the arrows step
         QApplication.instance().installEventFilter(self)
         self.sigActiveChanged.emit(True)
         return True
@@ -136,6 +159,13 @@ class Presenter(QObject):
         if self.stage is not None and lesson is not None:
             self.stage.show_step(lesson, index)
 
+    def _on_lesson_chosen(self, lesson_id: str) -> None:
+        if self.stage is None:
+            return
+        self.stage.show_lessons(False)
+        if self.player.lesson is None or self.player.lesson.id != lesson_id:
+            self.player.open(lesson_id)
+
     # --- keys ----------------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:
         stage = self.stage
@@ -147,24 +177,65 @@ class Presenter(QObject):
             or obj.window() is not stage
         ):
             return False
-        return self.key(event.key(), obj)
+        return self.key(event.key(), obj, event.text(), event.modifiers())
 
-    def key(self, key, target=None) -> bool:
-        """Act on a presenter key; True when it was one."""
+    def key(
+        self, key, target=None, text: str = "", modifiers=Qt.KeyboardModifier.NoModifier
+    ) -> bool:
+        """Act on a presenter key pressed in ``target``; True when it was one (and is used
+        up). ``text`` is what the key types, for the widget that may keep it."""
         stage = self.stage
-        typing = isinstance(target, (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit))
-        if key == Qt.Key.Key_Escape:
-            self.leave()
-        elif key in NEXT_KEYS:
+        if stage.lesson_menu.isVisible():
+            return self._list_key(key)
+        if key in LEAVE_KEYS:
+            if takes_text(target):
+                stage.setFocus()  # out of the text field first: the arrows step again
+            else:
+                self.leave()
+            return True
+        if key in COMMIT_KEYS and takes_text(target):
+            QTimer.singleShot(0, self._focus_stage)  # after the field has taken its Enter
+            return False
+        if key not in REMOTE_KEYS and (modifiers & CHORD or wants_key(target, key, text)):
+            return False
+        return self._act(key)
+
+    def _act(self, key) -> bool:
+        stage, player = self.stage, self.player
+        stepping = (*NEXT_KEYS, *PREVIOUS_KEYS, *FIRST_KEYS, *LAST_KEYS)
+        if key in stepping:
             stage.set_blank(False)
-            self.player.next()
+        if key in NEXT_KEYS:
+            player.advance()
         elif key in PREVIOUS_KEYS:
-            stage.set_blank(False)
-            self.player.previous()
-        elif key in BLANK_KEYS and not typing:
+            player.retreat()
+        elif key in FIRST_KEYS:
+            player.go(0)
+        elif key in LAST_KEYS:
+            player.go(len(player.lesson) - 1 if player.lesson is not None else 0)
+        elif key in BLANK_KEYS:
             stage.set_blank(not stage.blank)
-        elif key == Qt.Key.Key_H and not typing:
+        elif key in POINTER_KEYS:
             stage.cycle_pointer()
+        elif key in LESSON_LIST_KEYS:
+            stage.set_blank(False)
+            stage.show_lessons(True)
         else:
             return False
         return True
+
+    def _list_key(self, key) -> bool:
+        """Keys while the lesson list shows: it moves its own choice; Enter or Space
+        presents the chosen lesson, Esc or L closes the list."""
+        menu = self.stage.lesson_menu
+        if key in _LIST_MOVES:
+            return False
+        if key in (*COMMIT_KEYS, Qt.Key.Key_Space):
+            menu.choose()
+        elif key in (*LEAVE_KEYS, *LESSON_LIST_KEYS):
+            self.stage.show_lessons(False)
+        return True  # nothing else reaches the slide under the list
+
+    def _focus_stage(self) -> None:
+        if self.stage is not None and shiboken6.isValid(self.stage):
+            self.stage.setFocus()

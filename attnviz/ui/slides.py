@@ -7,7 +7,9 @@ workers deliver (:func:`staged_step`). :func:`render_step` paints it at the aske
 receives them, not the numbers the resolvers computed) and says which quoted number is not
 among them (a panel's figure line, :mod:`attnviz.ui.stage_figures`, counts: it is drawn),
 which drawn text is elided or cut, and which matrix of up to 16 × 16 cells prints no
-numbers.
+numbers; then the text check (:func:`attnviz.ui.text_overlap.check_texts`) reads every
+text's drawn box on the whole slide and says which overlap, run together, lie under a
+curve or are clipped.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from attnviz.model.lessons import Lesson
 from attnviz.ui.presentation_form import inside
 from attnviz.ui.stage import DESIGN_HEIGHT, Stage
 from attnviz.ui.stage_fit import unnumbered_views
+from attnviz.ui.text_overlap import check_texts
 from attnviz.ui.widgets.heatmap_view import HeatmapView
 from attnviz.ui.widgets.numbers import (
     MINUS,
@@ -92,6 +95,10 @@ def staged_step(
             panel.synchronous = True  # a map job runs at once: no event loop to wait on
     stage.show()
     try:
+        _settle_stage(stage, timeout)
+        # pyqtgraph sizes an axis for its tick labels while it paints them, and a slide is
+        # painted once: a first painting measures them, the layout follows, then the slide.
+        stage.render(QImage(stage.size(), QImage.Format.Format_ARGB32_Premultiplied))
         _settle_stage(stage, timeout)
         yield stage
     finally:
@@ -400,12 +407,32 @@ def check_step(
             for q in step.quotes
             if not quote_drawn(q.text.get(lang, q.text["en"]), texts)
         ]
+        cut = []
         for pid, shown in drawn.items():
             problems += [f"{pid}: elided {t!r}" for t in shown if t.endswith(ELLIPSIS)]
             problems += [
                 f"{pid}: {name} without its numbers" for name in unnumbered(stage.slots[pid])
             ]
-            problems += [f"{pid}: cut {text!r}" for text in cut_texts(stage.slots[pid])]
+            cut_here = cut_texts(stage.slots[pid])
+            cut += cut_here
+            problems += [f"{pid}: cut {text!r}" for text in cut_here]
         if _cut_text(stage.caption):
             problems.append("cut: the caption")
+        problems += text_problems(stage, said=cut)
     return problems
+
+
+def text_problems(stage: Stage, said=()) -> list[str]:
+    """The text check's findings on the whole slide, one line each, but a cut text the
+    widgets' own check has ``said`` already."""
+    out = []
+    for finding in check_texts(stage):
+        texts = [item.text for item in finding.items]
+        if finding.kind == "cut" and texts and all(_said(t, said) for t in texts):
+            continue
+        out.append(f"text: {finding}")
+    return out
+
+
+def _said(text: str, said) -> bool:
+    return any(text in other for other in said)

@@ -5,6 +5,10 @@ workspace) and a footer, in the high-contrast theme, with fonts sized from its o
 (26 px at 1080, so the numbers of the heatmap and the steps are over 28 px). The stage shows
 on a screen through :class:`~attnviz.ui.presenter.Presenter`; the slides of ``attnviz export
 --lesson`` are this same widget, rendered offscreen (:func:`attnviz.ui.slides.render_step`).
+
+A slide is a document: its footer names the lesson and the step. What only a lecturer at
+the keyboard needs stays on a presenting stage (``presenting=True``): the key line, the
+pointer's mode and the list of lessons (:mod:`attnviz.ui.stage_lessons`).
 """
 
 from __future__ import annotations
@@ -15,13 +19,16 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from attnviz.model.lesson_player import neighbour
 from attnviz.model.panels import panel_spec
 from attnviz.ui import language
 from attnviz.ui.lesson_text import caption_html
 from attnviz.ui.panels import panel_class
 from attnviz.ui.presentation_form import EDITING_PANELS, PresentationForm
+from attnviz.ui.presenter_keys import key_line
 from attnviz.ui.stage_figures import PanelSlot, figure_quotes
 from attnviz.ui.stage_fit import StageFit
+from attnviz.ui.stage_lessons import LessonMenu
 from attnviz.ui.theme import presentation_palette, presentation_theme
 from attnviz.ui.widgets.binding import scaled_font
 
@@ -84,15 +91,32 @@ class Stage(QWidget):
         White on black instead of black on white.
     font_scale : float
         Type larger than the stage's own (View → Large Fonts: 1.5).
+    presenting : bool
+        A lecturer presents it (the footer names the keys, the lesson list can show);
+        False for a slide, a document.
+    lessons : sequence of Lesson
+        The lessons the list shows, in order (a presenting stage).
     """
 
     def __init__(
-        self, workspace, *, dark: bool = False, font_scale: float = 1.0, parent=None
+        self,
+        workspace,
+        *,
+        dark: bool = False,
+        font_scale: float = 1.0,
+        presenting: bool = False,
+        lessons=(),
+        parent=None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("presentation_stage")
         self.workspace = workspace
         self.font_scale = font_scale
+        self.presenting = presenting
+        self.lessons = tuple(lessons)
+        # A click anywhere on the stage but an input takes the focus back from a text
+        # field, so that the arrow keys step again.
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.theme = presentation_theme(dark)
         self.setPalette(presentation_palette(dark))
         self.setAutoFillBackground(True)
@@ -108,7 +132,9 @@ class Stage(QWidget):
         layout.addWidget(self.body, 1)
         self.footer = QLabel()
         self.footer.setObjectName("stage_footer")
+        self.footer.setWordWrap(True)  # a long key line takes a second line, never cut
         layout.addWidget(self.footer)
+        self.lesson_menu = LessonMenu(self)
         self.curtain = QWidget(self)
         self.curtain.setObjectName("stage_curtain")
         self.curtain.setAutoFillBackground(True)
@@ -143,6 +169,8 @@ class Stage(QWidget):
         self.retranslate()
         self.apply_highlight()
         self.fit.restart()
+        if self.presenting and not self.lesson_menu.isVisible():
+            self.setFocus()  # a new step starts with the presenter's keys, not a text field's
 
     def retranslate(self) -> None:
         """Caption and footer in the language running now."""
@@ -158,12 +186,26 @@ class Stage(QWidget):
             .replace("%1", str(self.index + 1))
             .replace("%2", str(len(self.lesson)))
         )
-        keys = QCoreApplication.translate(
-            "Presentation", "PgDn next · PgUp back · B black · H pointer · Esc leave"
-        )
-        if self.pointer != "off":
-            keys = f"{_tr(_POINTER_NAMES[self.pointer])}   ·   {keys}"
-        self.footer.setText(f"{self.lesson.title_in(lang)}   ·   {where}   ·   {keys}")
+        parts = [self.lesson.title_in(lang), where]
+        if self.presenting:
+            if self.pointer != "off":
+                parts.append(_tr(_POINTER_NAMES[self.pointer]))
+            parts.append(key_line(self._next_step()))
+        self.footer.setText("   ·   ".join(parts))
+
+    def _next_step(self) -> str | None:
+        """What a step forward does from here: "next", "next lesson" or None (the end)."""
+        if self.index + 1 < len(self.lesson):
+            return "next"
+        return "next lesson" if neighbour(self.lessons, self.lesson, 1) else None
+
+    def show_lessons(self, on: bool) -> None:
+        """Show the list of lessons over the stage (the one presented chosen), or hide it."""
+        if on and self.lessons:
+            self.lesson_menu.open(self.lessons, None if self.lesson is None else self.lesson.id)
+        else:
+            self.lesson_menu.hide()
+            self.setFocus()
 
     def panel(self, panel_id: str) -> QWidget:
         """The stage's own panel ``panel_id`` (built on first use)."""
@@ -269,4 +311,6 @@ class Stage(QWidget):
         super().resizeEvent(event)
         self._fit_font()
         self.curtain.setGeometry(self.rect())
+        if self.lesson_menu.isVisible():
+            self.lesson_menu.place()
         self.fit.restart()

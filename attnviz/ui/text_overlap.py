@@ -25,6 +25,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QWidget
 
 from attnviz.ui.text_items import TextItem, text_items, visible_rect, where
+from attnviz.ui.widgets.segments import segments_enter
 
 __all__ = ["KINDS", "Finding", "check_texts", "report"]
 
@@ -186,24 +187,6 @@ def _segments(vb) -> list[np.ndarray]:
 
 
 def _hits(seg: np.ndarray, rect: QRectF) -> bool:
-    """True when any segment enters ``rect`` (Liang–Barsky clipping, all at once)."""
-    seg = seg[np.isfinite(seg).all(axis=1)]
-    if not seg.size:
-        return False
-    px, py, qx, qy = seg.T
-    dx, dy = qx - px, qy - py
-    t0, t1 = np.zeros(len(seg)), np.ones(len(seg))
-    ok = np.ones(len(seg), bool)
-    for p, q in (
-        (-dx, px - rect.left()),
-        (dx, rect.right() - px),
-        (-dy, py - rect.top()),
-        (dy, rect.bottom() - py),
-    ):
-        flat = p == 0
-        ok &= ~(flat & (q < 0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(flat, 0.0, q / np.where(flat, 1.0, p))
-        t0 = np.where(p < 0, np.maximum(t0, r), t0)
-        t1 = np.where(p > 0, np.minimum(t1, r), t1)
-    return bool(np.any(ok & (t0 <= t1)))
+    """True when any segment enters ``rect``."""
+    box = np.array([[rect.left(), rect.top(), rect.right(), rect.bottom()]])
+    return bool(segments_enter(box, seg).any())

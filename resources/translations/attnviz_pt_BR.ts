@@ -1672,16 +1672,16 @@
         <translation>◀ &amp;Voltar</translation>
     </message>
     <message>
-        <source>The step before (PageUp while presenting)</source>
-        <translation>O passo anterior (PageUp durante a apresentação)</translation>
-    </message>
-    <message>
         <source>&amp;Next ▶</source>
         <translation>&amp;Avançar ▶</translation>
     </message>
     <message>
-        <source>The next step (PageDown while presenting)</source>
-        <translation>O próximo passo (PageDown durante a apresentação)</translation>
+        <source>The step before (← or PageUp while presenting)</source>
+        <translation>O passo anterior (← ou PageUp durante a apresentação)</translation>
+    </message>
+    <message>
+        <source>The next step (→ or PageDown while presenting)</source>
+        <translation>O próximo passo (→ ou PageDown durante a apresentação)</translation>
     </message>
     <message>
         <source>&amp;Present (F5)</source>
@@ -1825,8 +1825,8 @@
         <translation>A&amp;presentação</translation>
     </message>
     <message>
-        <source>The open lesson full screen for a lecture hall: PageDown/PageUp step, B blacks the screen, Esc leaves</source>
-        <translation>A lição aberta em tela cheia, para um auditório: PageDown/PageUp avançam e voltam, B apaga a tela, Esc sai</translation>
+        <source>The open lesson full screen for a lecture hall: → or PageDown steps on (past the last step, to the next lesson), ← or PageUp back, L lists the lessons, B blacks the screen, Esc leaves</source>
+        <translation>A lição aberta em tela cheia, para um auditório: → ou PageDown avançam (depois do último passo, para a próxima lição), ← ou PageUp voltam, L lista as lições, B apaga a tela, Esc sai</translation>
     </message>
     <message>
         <source>Present &amp;On</source>
@@ -3048,12 +3048,43 @@
         <translation>Passo %1 de %2</translation>
     </message>
     <message>
-        <source>PgDn next · PgUp back · B black · H pointer · Esc leave</source>
-        <translation>PgDn avança · PgUp volta · B tela preta · H ponteiro · Esc sai</translation>
+        <source>attnviz presentation</source>
+        <extracomment>Keys that move the choice in the stage&apos;s lesson list (the list&apos;s own).</extracomment>
+        <translation>apresentação do attnviz</translation>
     </message>
     <message>
-        <source>attnviz presentation</source>
-        <translation>apresentação do attnviz</translation>
+        <source>%1 next</source>
+        <extracomment>A presenter remote&apos;s stepping keys: they step whatever widget has the focus. Keys that hand a text field&apos;s focus back to the stage after the field has used them. With one of these held a key is a shortcut of its own (Ctrl+Home), not the presenter&apos;s. The keys the key line names for each action (the others do the same, unnamed).</extracomment>
+        <translation>%1 avança</translation>
+    </message>
+    <message>
+        <source>%1 next lesson</source>
+        <translation>%1 próxima lição</translation>
+    </message>
+    <message>
+        <source>%1 back</source>
+        <translation>%1 volta</translation>
+    </message>
+    <message>
+        <source>%1 lessons</source>
+        <translation>%1 lições</translation>
+    </message>
+    <message>
+        <source>%1 black</source>
+        <translation>%1 tela preta</translation>
+    </message>
+    <message>
+        <source>%1 pointer</source>
+        <translation>%1 ponteiro</translation>
+    </message>
+    <message>
+        <source>%1 leave</source>
+        <translation>%1 sai</translation>
+    </message>
+    <message>
+        <source>Lessons: ↑/↓ choose · Enter present · Esc close</source>
+        <extracomment>The share of the stage the list covers, across and down.</extracomment>
+        <translation>Lições: ↑/↓ escolhe · Enter apresenta · Esc fecha</translation>
     </message>
 </context>
 <context>
@@ -3496,7 +3527,7 @@
     <name>TilesPanel</name>
     <message>
         <source>Chapter 003, FlashAttention: the scores are computed one tile at a time; each query row keeps only a running max m, a running sum ℓ and its output so far, rescaled whenever m grows. ←/→ step, Home/End, Space plays.</source>
-        <extracomment>Milliseconds between tiles while playing. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
+        <extracomment>Milliseconds between tiles while playing. The keys that step and play the tiles while the panel has the focus. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
         <translation>Capítulo 003, FlashAttention: as pontuações são calculadas um bloco por vez; cada linha de consulta guarda só um máximo corrente m, uma soma corrente ℓ e a saída até ali, reescalonadas sempre que m cresce. ←/→ avançam, Home/End, Space reproduz.</translation>
     </message>
     <message>

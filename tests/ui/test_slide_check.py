@@ -163,3 +163,29 @@ def test_a_quoted_number_no_panel_draws_fails_the_check(qtbot):
     stripped = lesson_from_dict(bare, "matrix.json", panels=panel_ids())
     problems = check_step(Workspace(), stripped, 0, 1280, 720, lang="en")
     assert problems == ["quoted '0.14' is not drawn"]
+
+
+def test_overlapping_or_clipped_texts_fail_the_check(qtbot, monkeypatch):
+    """The text check reads every drawn text's box on the slide: the axis title pyqtgraph
+    would set on RoPE's tick labels, the legend it would cut in the embeddings' plot."""
+    import pyqtgraph as pg
+
+    from attnviz.ui.widgets import plot_style
+    from attnviz.ui.widgets.axis_room import RoomyAxis
+
+    positions = lesson_by_id("positions", panel_ids())
+    embeddings = lesson_by_id("embeddings", panel_ids())
+    args = (1280, 720)
+    kw = {"lang": "en", "font_scale": STAGE_LARGE_FONTS}
+    assert check_step(Workspace(), positions, 6, *args, **kw) == []
+    assert check_step(Workspace(), embeddings, 0, *args, **kw) == []
+    # pyqtgraph's own room for an axis title: 0.8 of its height, and every tick label.
+    monkeypatch.setattr(RoomyAxis, "_title_room", lambda self: 0.0)
+    monkeypatch.setattr(RoomyAxis, "generateDrawSpecs", pg.AxisItem.generateDrawSpecs)
+    monkeypatch.setattr(RoomyAxis, "_updateHeight", pg.AxisItem._updateHeight)
+    found = check_step(Workspace(), positions, 6, *args, **kw)
+    assert any(p.startswith("text: overlap: “q_m · k_n”") for p in found), found
+    monkeypatch.undo()
+    monkeypatch.setattr(plot_style, "fit_legend", lambda *a: True)  # a legend left as is
+    found = check_step(Workspace(), embeddings, 0, *args, **kw)
+    assert any(p.startswith("text: cut: clipped: “Zipf law") for p in found), found

@@ -43,7 +43,7 @@ from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.matrix_view import MatrixView, sci
 from attnviz.ui.widgets.numbers import MINUS, display_decimals, fmt, shown_decimals
-from attnviz.ui.widgets.plot_style import ThemedPlot
+from attnviz.ui.widgets.steady_plot import SteadyPlot
 
 _C = "GradientPanel"
 SOURCES = (
@@ -224,7 +224,7 @@ class GradientPanel(FigurePanel):
         # set on it (an export's 22 px) from reaching its children by itself.
         for view in (*self.views.values(), self.jacobian):
             self.scale_font(view, 1.0)
-        self.plot = ThemedPlot()
+        self.plot = SteadyPlot()  # its hint, not its 640 × 480, in the scrolled figure
         self.plot.setObjectName("saturation_plot")
         self.plot.setMinimumSize(240, 200)
         # The sizes are fed as log10 already (far below what a double holds): the axis
@@ -242,9 +242,13 @@ class GradientPanel(FigurePanel):
         self.marker_line = pg.InfiniteLine(angle=90, movable=False)
         self.plot.addItem(self.marker_line)
         self.rows[2].addWidget(self.plot, 2)
-        for row in self.rows:
+        # On a slide the plot goes under J alone, across the figure: beside it, it was a
+        # strip too narrow for its ticks and legend.
+        self.below = QHBoxLayout()
+        for row in (*self.rows, self.below):
             row.setSpacing(12)
             column.addLayout(row)
+        self.column = column
         column.setStretch(2, 1)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
@@ -276,6 +280,17 @@ class GradientPanel(FigurePanel):
         self.chain_shown = bool(set(CHAIN) & set(quoted))
         for view in self.views.values():
             view.setVisible(self.chain_shown and self._has_chain)
+        under = not self.chain_shown
+        target, other = (self.below, self.rows[2]) if under else (self.rows[2], self.below)
+        if other.indexOf(self.plot) >= 0:
+            other.removeWidget(self.plot)
+            target.addWidget(self.plot, 2)
+        # J alone in its row keeps its own width (a wider one grows taller with its cells);
+        # the row that holds the plot takes the figure's spare height.
+        left = Qt.AlignmentFlag.AlignLeft if under else Qt.AlignmentFlag(0)
+        self.rows[2].setAlignment(self.jacobian, left)
+        self.column.setStretch(2, int(not under))
+        self.column.setStretch(3, int(under))
 
     # --- model → view ------------------------------------------------------------------
     def _on_state_changed(self, names: frozenset) -> None:

@@ -13,7 +13,7 @@ Home/End and Space (play) step through.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -37,6 +37,8 @@ from attnviz.ui.widgets.tile_grid import AlignedMatrices, Matrix, MemoryBars, Ou
 
 #: Milliseconds between tiles while playing.
 PLAY_MS = 700
+#: The keys that step and play the tiles while the panel has the focus.
+_KEYS = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Space)
 #: Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.
 Q_COLOR, K_COLOR, TILE_COLOR = "#D55E00", "#0072B2", "#CC79A7"
 
@@ -77,6 +79,9 @@ class TilesPanel(FigurePanel):
         self.scale_font(self.result, 1.0)
         self.memory = MemoryBars()
         self.memory.setObjectName("tiles_memory")
+        # The painted figures too: on a slide they kept the application's 9 points.
+        self.scale_font(self.matrices, 1.0)
+        self.scale_font(self.memory, 1.0)
         self.memory_title = QLabel(self.tr("Numbers held at once"))
         self.scale_font(self.memory_title, 1.0, bold=True)
         box = QVBoxLayout(self.figure)
@@ -294,6 +299,14 @@ class TilesPanel(FigurePanel):
             self.play.setChecked(False)
             return
         self._go_by(1)
+
+    def event(self, event) -> bool:
+        # Its keys are its own while it has the focus (after a click on it): on the
+        # presentation stage too, where → and Space would otherwise step the slides.
+        if event.type() == QEvent.Type.ShortcutOverride and event.key() in _KEYS:
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event) -> None:
         key = event.key()

@@ -4,7 +4,9 @@ Each matrix is a box whose sides grow with the square root of its sizes (so 12 �
 64 × 64 both fit one picture), cut into head blocks: W_Q and Q into h column blocks, W_K,
 W_V, K and V into h_kv, the concatenated head outputs into h, and W^O into h row blocks —
 the rows head i's output meets. A head takes its KV head's colour (the grid's frames), so
-the heads sharing K and V read as one colour; the selected head is outlined.
+the heads sharing K and V read as one colour; the selected head is outlined. The picture
+is never cut: the widget asks for the width its names and operators take (a splitter
+beside the heads' maps gives it that much), and in a narrower one its type gets smaller.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.ui.widgets.painted import Background, PaintedWidget
@@ -65,7 +67,34 @@ class BlocksView(PaintedWidget):
         return QSize(300, 240)
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(200, 160)
+        # The names, operators and shapes of the widest row with boxes a few pixels wide.
+        if not self.rows:
+            return QSize(200, 160)
+        return QSize(max(200, math.ceil(self._text_row_width(self.font()) + 24)), 160)
+
+    def _text_row_width(self, font: QFont) -> float:
+        """The width of the widest row's texts alone (the boxes at no width)."""
+        metrics = QFontMetricsF(font)
+        op = metrics.horizontalAdvance(" = ") + 8
+        return 8 + max(sum(self._text_width(metrics, b) for b in r) + 2 * op for r in self.rows)
+
+    def _fitting_font(self) -> QFont:
+        """The widget's font, or the largest smaller one (a pixel at a time, down to 60 %)
+        in which the texts of every row fit its width."""
+        font = QFont(self.font())
+        if self._text_row_width(font) <= self.width():
+            return font
+        base = QFontInfo(font).pixelSize()
+        for px in range(base - 1, max(6, math.ceil(base * 0.6)) - 1, -1):
+            font.setPixelSize(px)
+            if self._text_row_width(font) <= self.width():
+                break
+        return font
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self.updateGeometry()  # the names' width is the minimum one
+        super().changeEvent(event)
 
     def set_layout(self, n: int, d_model: int, h: int, h_kv: int, d: int, selected: int) -> None:
         """Draw the products of a layer of ``h`` heads (``h_kv`` KV heads) of width ``d``."""
@@ -73,6 +102,7 @@ class BlocksView(PaintedWidget):
         self.rows = picture_rows(n, d_model, h, h_kv, d)
         self.selected = selected
         self.message = ""
+        self.updateGeometry()
         self.update()
 
     def set_message(self, text: str) -> None:
@@ -128,7 +158,8 @@ class BlocksView(PaintedWidget):
         return width + 6
 
     def _paint(self, painter: QPainter) -> None:
-        painter.setFont(self.font())
+        font = self._fitting_font() if self.rows else self.font()
+        painter.setFont(font)
         if not self.rows:
             painter.setPen(QColor(self.theme.muted))
             painter.drawText(
@@ -137,7 +168,7 @@ class BlocksView(PaintedWidget):
                 self.message,
             )
             return
-        metrics = QFontMetricsF(self.font())
+        metrics = QFontMetricsF(font)
         line = metrics.height()
         unit = self._scale(metrics)
         shapes = self._shapes_shown(metrics)

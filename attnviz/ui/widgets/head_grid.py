@@ -277,8 +277,10 @@ class HeadGrid(PaintedWidget):
         font.setBold(selected)
         painter.setFont(font)
         painter.setPen(QColor(self.theme.highlight) if selected else fg)
+        # Clear of the selected tile's outline (1.5 pens wide, a pen outside the tile).
+        lift = width * 1.75
         painter.drawText(
-            QRectF(rect.left(), rect.top() - label, rect.width(), label),
+            QRectF(rect.left(), rect.top() - label - lift, rect.width(), label),
             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
             caption,
         )

@@ -510,6 +510,7 @@ class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):
         width = self.rows_axis.relayout()
         if width != self.rows_axis.width():
             self.rows_axis.setWidth(width)
+        self._fit_top_margin()
         height = self.cols_axis.relayout()
         # Equal bottom-axis heights keep the entropy rows level with the matrix rows.
         for plot in (self.plot, self.entropy_plot, self.colorbar):
@@ -518,6 +519,22 @@ class HeatmapView(HeatmapFit, HeatmapSpotlight, pg.GraphicsLayoutWidget):
                 axis.setHeight(height)
         self._fit_entropy_strip()
         self._fit_cell_texts()
+
+    def _fit_top_margin(self) -> None:
+        """Room above the matrix for the labels centred on its top edge: the first row's
+        when the labels are taller than the rows (28 tokens on a slide: "the" stood half
+        outside the view), and the colour bar's top value ("1.0", cut in half)."""
+        font = self.rows_axis.style.get("tickFont") or self._font
+        pitch = self.plot.vb.height() / max(self._extent[0], 1)
+        bar = self.colorbar.axis.style.get("tickFont") or self._font
+        need = max(
+            4,
+            math.ceil((QFontMetricsF(font).height() - pitch) / 2) + 1,
+            math.ceil(QFontMetricsF(bar).height() / 2) + 1,
+        )
+        left, top, right, bottom = self.ci.layout.getContentsMargins()
+        if abs(top - need) > 1:  # (the pitch follows the margin by a pixel or so)
+            self.ci.setContentsMargins(left, need, right, bottom)
 
     def _cell(self, scene_pos: QPointF) -> tuple[int, int]:
         rows, cols = self._extent

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 
-import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF
 
+from attnviz.ui.widgets.axis_room import RoomyAxis
 from attnviz.ui.widgets.units import decimal_bytes, short_tokens
 
 
-class _UnitAxis(pg.AxisItem):
+class _UnitAxis(RoomyAxis):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)  # the ticks carry the unit

@@ -4,7 +4,9 @@ Every line plot of a panel (reach, positions, memory, …) is a :class:`ThemedPl
 and labels in the theme's colours with the panel's font, a legend that follows the
 theme, and pens whose width grows with the font so a projector or a 4K export never
 shows hairlines. :data:`SERIES` gives distinguishable colours (colour-blind safe) for
-the curves of one plot, in order.
+the curves of one plot, in order. Its texts never touch: the axes thin their tick labels
+and keep their titles clear (:mod:`~attnviz.ui.widgets.axis_room`), and the legend stays
+whole inside the plot (:mod:`~attnviz.ui.widgets.legend_fit`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from attnviz.ui.theme import Theme
+from attnviz.ui.widgets.axis_room import roomy_axes
+from attnviz.ui.widgets.legend_fit import fit_legend
 from attnviz.ui.widgets.numbers import decimal_separator
 
 #: Okabe–Ito colours (colour-blind safe), in the order curves take them.
@@ -62,13 +66,22 @@ class ThemedPlot(pg.PlotWidget):
     """A PlotWidget that restyles itself from a :class:`Theme` and a font."""
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent, enableMenu=False)  # (a menu built, then dropped)
+        # (enableMenu: a menu built, then dropped)
+        super().__init__(parent, enableMenu=False, axisItems=roomy_axes())
         self.theme: Theme | None = None
         self.plot_font: QFont | None = None
         self.setMenuEnabled(False)
         self.getPlotItem().hideButtons()
         self.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.getPlotItem().addLegend(offset=(-10, 10))
+        self.getPlotItem().vb.sigResized.connect(self.fit_legend)
+
+    def fit_legend(self, *_args) -> None:
+        """Wrap (and if need be shrink) the legend's entries to the plot's room."""
+        if self.legend is None or self.plot_font is None or not self.legend.isVisible():
+            return
+        room = self.getPlotItem().vb.boundingRect()
+        fit_legend(self.legend, room.width(), room.height(), self.plot_font.pixelSize())
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -108,6 +121,7 @@ class ThemedPlot(pg.PlotWidget):
         if self.theme is not None and self.plot_font is not None:
             _sample, label = self.legend.items[-1]
             label.setText(text, color=self.theme.foreground, size=f"{self.plot_font.pixelSize()}px")
+            self.fit_legend()
 
     def set_style(self, theme: Theme, font: QFont) -> None:
         """Colours of ``theme``; ``font`` for ticks, axis labels and the legend."""
@@ -135,6 +149,7 @@ class ThemedPlot(pg.PlotWidget):
             self.legend.setPen(pg.mkPen(muted))
             for _sample, label in self.legend.items:
                 label.setText(label.text, color=theme.foreground, size=f"{font.pixelSize()}px")
+            self.fit_legend()
         title = item.titleLabel
         if title.text:
             title.setText(title.text, color=theme.foreground, size=f"{font.pixelSize()}px")

@@ -64,9 +64,11 @@ class StepsTable(QTableWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        # Only the width decides how the columns fit; the height is the table's own
+        # Only the table's width decides how the columns fit; the height is the table's own
         # (``_fit`` sets it, and the layout passes of a window being opened resize it often).
-        if event.size().width() != event.oldSize().width():
+        # The viewport's resizes come here too, and a fit moves the viewport's edge (the row
+        # labels' width): refitting for those swung the columns back and forth for ever.
+        if self.width() != getattr(self, "_fitted_width", None):
             self._fit()
 
     def show_rows(self, headers, rows, allowed, *, bars: bool = False) -> None:
@@ -129,10 +131,11 @@ class StepsTable(QTableWidget):
         """
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self._fitted_width = self.width()
         for tight in (False, True):
             self._label_headers(short=tight)
             self._size_columns(tight)
-            spare = self.viewport().width() - header.length()
+            spare = self._columns_room() - header.length()
             if spare >= 0:
                 break
         fits = spare >= 0
@@ -149,6 +152,13 @@ class StepsTable(QTableWidget):
         scroll = 0 if fits else self.horizontalScrollBar().sizeHint().height()
         height = header.sizeHint().height() + self.verticalHeader().length() + 2 * self.frameWidth()
         self.setFixedHeight(height + scroll)
+
+    def _columns_room(self) -> int:
+        """The width the columns will have beside the row labels just sized: the viewport's
+        once Qt lays the view out again (until then it is the old one's)."""
+        rows = self.verticalHeader()
+        labels = min(max(rows.minimumWidth(), rows.sizeHint().width()), rows.maximumWidth())
+        return self.contentsRect().width() - (0 if rows.isHidden() else labels)
 
     def _label_headers(self, *, short: bool) -> None:
         """The column headers as given, or without their "i: " position when ``short``."""

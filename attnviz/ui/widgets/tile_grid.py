@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip
 
 from attnviz.ui.widgets.colormaps import colormap
@@ -301,5 +301,19 @@ class MemoryBars(PaintedWidget):
                 ink = QColor(ink_for(qcolor_rgb(colors[j])))
                 p.setPen(ink if inside else fg)
                 spot = row.adjusted(6 if inside else length + 6, 0, 0, 0)
+                # After a long bar a long text takes smaller type rather than run off.
+                p.setFont(self.font() if inside else _fitting(self.font(), text, spot.width()))
                 p.drawText(spot, Qt.AlignmentFlag.AlignVCenter, text)
+                p.setFont(self.font())
             y += 2.6 * h
+
+
+def _fitting(font: QFont, text: str, room: float) -> QFont:
+    """``font``, or a smaller one (down to 70 %) in which ``text`` fits ``room`` pixels."""
+    width = QFontMetricsF(font).horizontalAdvance(text)
+    if width <= room or width <= 0:
+        return font
+    smaller = QFont(font)
+    px = QFontInfo(font).pixelSize()
+    smaller.setPixelSize(max(math.ceil(px * 0.7), math.floor(px * room / width)))
+    return smaller

@@ -15,6 +15,7 @@ from PySide6.QtGui import QFontMetricsF, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from attnviz.ui.widgets.heatmap_view import localize_ticks
+from attnviz.ui.widgets.segments import segments_enter
 
 #: Dragged heads land on this grid, so round values like [1, 0] can be hit by hand.
 SNAP = 0.05
@@ -53,26 +54,36 @@ def _overlap(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
     return np.clip(w, 0, None) * np.clip(h, 0, None)
 
 
+def _crossed(rects: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """How many of ``segments`` (rows x0, y0, x1, y1) enter each of ``rects`` (rows x0, y0,
+    x1, y1, …)."""
+    return segments_enter(rects, segments).sum(axis=1).astype(float)
+
+
 class _LabelLayout:
     """What one placement of the labels weighs, in scene pixels: the head each shown label
     belongs to (``where``), the places each may take (``options``, rows of
     :meth:`VectorPlot._candidates`), every head's box, the heads at each label's own point,
-    and the view's bounds."""
+    the view's bounds, and the lines a label must not sit on (``lines``: the arrows'
+    shafts and the two axes, rows x0, y0, x1, y1)."""
 
-    def __init__(self, where, options, heads, own, bounds) -> None:
+    def __init__(self, where, options, heads, own, bounds, lines=None) -> None:
         self.where, self.options = where, options
         self.heads, self.own, self.bounds = heads, own, bounds
+        self.lines = np.zeros((0, 4)) if lines is None else lines
 
     def cost(self, i: int, rects: np.ndarray, placed: np.ndarray) -> np.ndarray:
         """How bad each of ``rects`` is as label ``i``'s place beside the ``placed`` ones.
 
-        The share of it over other labels, half the share over other heads, three times
-        the share outside the view, and 0.01 for a place pushed a line further out. A cost
-        below 0.01 counts as free (a pushed place never does).
+        The share of it over other labels, half the share over other heads, half for each
+        line through it (a label on an arrow reads badly), three times the share outside
+        the view, and 0.01 for a place pushed a line further out. A cost below 0.01 counts
+        as free (a pushed place never does).
         """
         area = (rects[:, 2] - rects[:, 0]) * (rects[:, 3] - rects[:, 1])
         value = _overlap(rects, placed).sum(axis=1) / area
         value += 0.5 * _overlap(rects, self.heads[~self.own[i]]).sum(axis=1) / area
+        value += 0.5 * _crossed(rects, self.lines)
         inside = _overlap(rects, self.bounds[None, :])[:, 0] / area
         return value + 3 * (1 - inside) + 0.01 * rects[:, 4]
 
@@ -340,7 +351,12 @@ class VectorPlot(QWidget):
         bounds = np.array([view.left(), view.top(), view.right(), view.bottom()])
         # A label does not mind the heads at its own point (its own, or those it names).
         own = [np.all(np.abs(centres - where[key]) < 0.5, axis=1) for key in labelled]
-        return _LabelLayout(where, options, heads, own, bounds)
+        zero = vb.mapViewToScene(QPointF(0, 0))
+        ox, oy = zero.x(), zero.y()
+        shafts = [(ox, oy, x, y) for x, y in centres]
+        axes = [(view.left(), oy, view.right(), oy), (ox, view.top(), ox, view.bottom())]
+        lines = np.array(shafts + axes, dtype=float).reshape(-1, 4)
+        return _LabelLayout(where, options, heads, own, bounds, lines)
 
     def _place_if_free(self, layout, i: int, key, chosen: np.ndarray, done: list[int]) -> bool:
         """Show an optional query's label at its first free place, or hide it; True when
