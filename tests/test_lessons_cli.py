@@ -68,7 +68,7 @@ def test_the_numbers_check_honours_set(capsys):
     """``--check --no-slides --set``: the numbers are checked with the field set after each
     step's own state, as the slides are (d_k = 64 instead of 256 changes every quote)."""
     assert main(["lessons", "--check", "--no-slides", "--lesson", "sqrt-dk"]) == 0
-    assert capsys.readouterr().out == "sqrt-dk: 6 steps ok\n"
+    assert capsys.readouterr().out == "sqrt-dk: 7 steps ok\n"
     argv = ["lessons", "--check", "--no-slides", "--lesson", "sqrt-dk", "--set", "attention.d_k=64"]
     assert main(argv) == 1
     lines = capsys.readouterr().out.splitlines()
@@ -78,17 +78,17 @@ def test_the_numbers_check_honours_set(capsys):
     assert not [x for x in lines if "attention.d_k is" in x]  # set on purpose: not a finding
     argv[-1] = "display.decimals=2"  # no number changes, only how it is drawn
     assert main(argv) == 0
-    assert capsys.readouterr().out == "sqrt-dk: 6 steps ok with display.decimals=2\n"
+    assert capsys.readouterr().out == "sqrt-dk: 7 steps ok with display.decimals=2\n"
 
 
 def test_a_set_value_a_step_refuses_is_a_finding_not_a_traceback(capsys):
-    # The blog's first two steps have two tokens: query 2 does not exist there.
+    # The blog's first three steps have two tokens: query 2 does not exist there.
     argv = ["lessons", "--check", "--no-slides", "--lesson", "blog"]
     assert main([*argv, "--set", "attention.selected_query=2"]) == 1
     out = capsys.readouterr()
     assert out.out.splitlines() == [
         f"blog step {i}: --set attention.selected_query: selected query 2 is outside 0…1"
-        for i in (1, 2)
+        for i in (1, 2, 3)
     ]
     assert "Traceback" not in out.err
     # With the slides too (in a process of its own, as Qt wants): the same lines, once each.

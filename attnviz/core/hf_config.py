@@ -350,7 +350,12 @@ def config_file(path: str | os.PathLike) -> Path:
     """The ``config.json`` that ``path`` names: the file itself, or the one in the model
     folder ``path`` (ValueError naming the folder when it has none)."""
     p = Path(path)
-    if p.is_dir():
+    try:
+        is_dir = p.is_dir()
+    except OSError:
+        # A name too long or otherwise unstatable: the JSON read says why in one line.
+        return p
+    if is_dir:
         inside = p / "config.json"
         if not (inside.exists() or inside.is_symlink()):
             raise ValueError(

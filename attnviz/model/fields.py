@@ -165,8 +165,11 @@ class Field:
                 f"got {brief(value)}"
             )
         if value not in self.choices:
+            # The list of choices is the useful half of the line: a long unknown text is
+            # named by its length only, so the line stays short whatever the list.
+            shown = brief(value) if len(value) <= 40 else f"(a text of {len(value)} characters)"
             raise StateError(
-                f"unknown {self.name} {brief(value)}; expected one of "
+                f"unknown {self.name} {shown}; expected one of "
                 f"{', '.join(map(str, self.choices))}"
             )
         return value

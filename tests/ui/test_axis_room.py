@@ -159,6 +159,33 @@ def test_a_legend_too_tall_for_its_plot_shrinks_no_further_than_its_minimum(qtbo
     assert sizes == {"21px"}  # 70 % of 30 px: smaller would not read from the back row
 
 
+def test_a_legend_too_tall_for_its_plot_spills_beneath_it_with_the_left_title(qtbot):
+    """A plot some 80 pixels tall (the RoPE chart at 1366×768, Large Fonts, beside a long
+    sentence) had its legend cut and laid over its curves: with a label to spill into,
+    the entries go there, in their curves' colours, with the left title; and come back."""
+    from PySide6.QtWidgets import QLabel
+
+    plot = _themed_plot(qtbot, 30, (300, 90))
+    plot.setLabel("left", "q_m · k_n")
+    spill = QLabel()
+    qtbot.addWidget(spill)
+    plot.legend_spill = spill
+    for i in range(3):
+        plot.legend_entry(plot.plot([0, 1], [i, i], pen=plot.pen(i)), f"key at n = {64 * i}")
+    QApplication.processEvents()
+    assert not plot.legend.isVisible() and spill.isVisibleTo(spill.parentWidget() or spill)
+    text = spill.text()
+    assert text.startswith("q_m · k_n:")
+    assert [f"key&nbsp;at&nbsp;n&nbsp;=&nbsp;{64 * i}" in text for i in range(3)] == [True] * 3
+    assert "#0072b2" in text.lower()  # the first curve's colour beside its entry
+    assert not plot.getPlotItem().getAxis("left").label.isVisible()
+    plot.resize(900, 700)
+    QApplication.processEvents()
+    assert plot.legend.isVisible() and spill.isHidden()
+    assert plot.getPlotItem().getAxis("left").label.isVisible()
+    assert len(plot.legend.items) == 3
+
+
 #: Slides with plots, in both languages: the d_k axis and legend of the issue, the
 #: embedding's log-log plot and legend, RoPE's score plot (its y title sat on "120"), the
 #: reach plot's log axis and the KV-cache chart's byte and token axes.

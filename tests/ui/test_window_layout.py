@@ -294,7 +294,7 @@ def test_the_rope_legend_lies_above_the_relative_curves(qtbot, size):
 
     panel, _ = build_panel(Workspace(), "positions", ExportSpec(*size, "light", False, None, None))
     try:
-        panel.tabs.setCurrentWidget(panel.relative_plot)
+        panel.tabs.setCurrentIndex(0)  # the relative-position tab
         qtbot.waitUntil(lambda: panel.relative_curves[0].xData is not None, timeout=10000)
         _settle(0.3)
         plot = panel.relative_plot

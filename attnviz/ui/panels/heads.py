@@ -154,6 +154,7 @@ class HeadsPanel(FigurePanel):
             row.addWidget(keep_together(label, widget))
         self.kind = QLabel()
         self.kind.setObjectName("layout_kind")
+        self.kind.setWordWrap(True)  # the Portuguese line is longer than a slide's half
         row.addWidget(self.kind)
         return row
 

@@ -97,7 +97,17 @@ class PositionsPanel(FigurePanel):
         self.tabs.setObjectName("position_plots")
         self.relative_plot = self._build_relative_plot()
         self.extension_plot = self._build_extension_plot()
-        self.tabs.addTab(self.relative_plot, self.tr("Relative position"))
+        relative = QWidget()
+        box = QVBoxLayout(relative)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.relative_plot, 1)
+        self.relative_legend = QLabel()
+        self.relative_legend.setObjectName("relative_legend")
+        self.relative_legend.setWordWrap(True)
+        self.relative_legend.hide()  # shown when the plot is too small for its legend
+        self.relative_plot.legend_spill = self.relative_legend
+        box.addWidget(self.relative_legend)
+        self.tabs.addTab(relative, self.tr("Relative position"))
         extension = QWidget()
         box = QVBoxLayout(extension)
         box.setContentsMargins(0, 0, 0, 0)

@@ -11,13 +11,15 @@ whole inside the plot (:mod:`~attnviz.ui.widgets.legend_fit`).
 
 from __future__ import annotations
 
+import html
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.axis_room import roomy_axes
-from attnviz.ui.widgets.legend_fit import fit_legend
+from attnviz.ui.widgets.legend_fit import fit_legend, plain_text as legend_text
 from attnviz.ui.widgets.numbers import decimal_separator
 
 #: Okabe–Ito colours (colour-blind safe), in the order curves take them.
@@ -74,14 +76,50 @@ class ThemedPlot(pg.PlotWidget):
         self.getPlotItem().hideButtons()
         self.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.getPlotItem().addLegend(offset=(-10, 10))
+        #: A label beneath the plot (the panel places it) that takes the legend's entries
+        #: as a line of text when the plot is too small to hold them whole; None: the
+        #: legend stays inside, shrunk as far as it goes.
+        self.legend_spill = None
+        self._spilled = False
         self.getPlotItem().vb.sigResized.connect(self.fit_legend)
 
     def fit_legend(self, *_args) -> None:
         """Wrap (and if need be shrink) the legend's entries to the plot's room."""
-        if self.legend is None or self.plot_font is None or not self.legend.isVisible():
+        if self.legend is None or self.plot_font is None:
+            return
+        if not (self.legend.isVisible() or self._spilled):
             return
         room = self.getPlotItem().vb.boundingRect()
-        fit_legend(self.legend, room.width(), room.height(), self.plot_font.pixelSize())
+        fits = fit_legend(self.legend, room.width(), room.height(), self.plot_font.pixelSize())
+        if self.legend_spill is not None:
+            self._spill(not fits)
+
+    def _spill(self, spilled: bool) -> None:
+        """Move the legend's entries to :attr:`legend_spill` (each with its curve's colour),
+        or back into the plot: a plot some 80 pixels tall at Large Fonts had its legend
+        cut at its edge and laid over its curves."""
+        changed = spilled != self._spilled
+        self._spilled = spilled
+        self.legend.setVisible(not spilled)
+        label = self.legend_spill
+        label.setVisible(spilled)
+        # The left axis's title goes with it: a plot too short for its legend is too
+        # short for that title's lines too (it was cut at the plot's top).
+        left = self.getPlotItem().getAxis("left")
+        if changed and left.labelText:
+            left.showLabel(not spilled)
+        if not spilled:
+            return
+        parts = []
+        if left.labelText:
+            parts.append(html.escape(legend_text(left.labelText)) + ":")
+        for sample, text in self.legend.items:
+            pen = pg.mkPen(sample.item.opts.get("pen")) if hasattr(sample.item, "opts") else None
+            color = pen.color().name() if pen is not None else self.theme.foreground
+            # An entry breaks only between entries, never inside one.
+            words = html.escape(legend_text(text.text)).replace(" ", "&nbsp;")
+            parts.append(f'<span style="color:{color}">━</span>&nbsp;{words}')
+        label.setText("&nbsp;&nbsp; ".join(parts))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -95,8 +133,8 @@ class ThemedPlot(pg.PlotWidget):
         for name, along in (("bottom", "width"), ("left", "height")):
             axis = self.getPlotItem().getAxis(name)
             text = axis.labelText
-            if not text or not axis.isVisible():
-                continue
+            if not text or not axis.isVisible() or (name == "left" and self._spilled):
+                continue  # (a spilled legend's line carries the left title)
             full = text.replace("<br>", " ")
             room = getattr(axis, along)() - 8
             metrics = QFontMetricsF(axis.label.font())
