@@ -169,8 +169,7 @@ class Field:
             # named by its length only, so the line stays short whatever the list.
             shown = brief(value) if len(value) <= 40 else f"(a text of {len(value)} characters)"
             raise StateError(
-                f"unknown {self.name} {shown}; expected one of "
-                f"{', '.join(map(str, self.choices))}"
+                f"unknown {self.name} {shown}; expected one of {', '.join(map(str, self.choices))}"
             )
         return value
 

@@ -19,7 +19,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.axis_room import roomy_axes
-from attnviz.ui.widgets.legend_fit import fit_legend, plain_text as legend_text
+from attnviz.ui.widgets.legend_fit import fit_legend
+from attnviz.ui.widgets.legend_fit import plain_text as legend_text
 from attnviz.ui.widgets.numbers import decimal_separator
 
 #: Okabe–Ito colours (colour-blind safe), in the order curves take them.
