@@ -1,7 +1,8 @@
 """``attnviz.figure()``: the command line's arrays and pictures, in a notebook's hands.
 
 Every data array of every panel equals the ``.npy`` that ``attnviz export --matrix`` writes;
-pictures have the exact size asked for; bad inputs are one-line ``ValueError``s (never a
+pictures that fill their canvas have the exact size asked for (a short one is cropped:
+``test_figure_crop.py``); bad inputs are one-line ``ValueError``s (never a
 ``SystemExit``); and a figure leaves the Qt application it finds as it found it.
 """
 
@@ -117,7 +118,8 @@ def _image(data: bytes):
 
 
 @pytest.mark.parametrize(
-    ("panel", "size"), [("heatmap", (640, 360)), ("steps", (333, 217)), ("positions", (1280, 720))]
+    ("panel", "size"),
+    [("heatmap", (640, 360)), ("entropy", (333, 217)), ("positions", (1280, 720))],
 )
 def test_repr_png_has_the_exact_size(panel, size):
     image = _image(attnviz.figure(panel, width=size[0], height=size[1])._repr_png_())

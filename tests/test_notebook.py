@@ -2,7 +2,8 @@
 
 It is executed by nbclient in a fresh ``python3`` kernel of this interpreter, with no
 ``QT_QPA_PLATFORM`` set: ``attnviz.figure()`` must set Qt up offscreen by itself. Its cells
-assert the documents' numbers, so an error anywhere fails the test.
+assert the documents' numbers, so an error anywhere fails the test; nothing may be written
+on stderr.
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ def test_sample_notebook_runs_headless(kernel_of_this_python):
     client.execute()  # CellExecutionError (with the cell's traceback) on any error
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+    # Nothing from Qt either (the offscreen platform once said "This plugin does not
+    # support propagateSizeHints()" under every figure).
+    said = [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"]
+    assert not said, said
     pictures = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(pictures) >= 4, "the figures are shown inline"
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")

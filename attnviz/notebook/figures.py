@@ -6,9 +6,12 @@
     fig = attnviz.figure("heatmap", preset="banco")    # shows inline in Jupyter
     fig.save("banco.png"); fig.data("weights")          # a file; the numbers
 
-The figure is the picture ``attnviz export`` draws (exact pixel size, theme, language) and
-its data are the arrays ``attnviz export --matrix NAME`` writes, from the same workspace:
-the defaults, then ``preset``, ``session``, ``model``/``text``, then each ``set`` field.
+The figure is the picture ``attnviz export`` draws (on a canvas of the pixel size asked
+for, in its theme and language), cropped to what it draws (:mod:`attnviz.notebook.crop`),
+and its data are the arrays ``attnviz export --matrix NAME`` writes, from the same
+workspace: the defaults, then ``preset``, ``session``, ``model``/``text``, then each ``set``
+field. Every argument is checked before anything is built (:mod:`attnviz.notebook.checks`);
+work past ``max_seconds`` is refused before it starts (:mod:`attnviz.notebook.long_work`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from attnviz.model.panel_data import data_names, picture_field, shown_data_name
-from attnviz.notebook import render
+from attnviz.model.sweep import FRAMES_RANGE
+from attnviz.notebook import checks, render
+from attnviz.notebook.long_work import LONG_WORK_S
 from attnviz.notebook.options import FigureError, Look, build, check_panel
 
 #: Formats :meth:`Figure.save` writes, by extension.
@@ -42,17 +47,23 @@ class Figure:
         ``light`` or ``dark``; ``en`` or ``pt_BR``.
     workspace : attnviz.model.workspace.Workspace
         The fields and results it is drawn from.
+    max_seconds : float or None
+        The longest work (an overview's map) a picture or an array may start.
     """
 
-    def __init__(self, workspace, panel: str, look: Look) -> None:
+    def __init__(
+        self, workspace, panel: str, look: Look, max_seconds: float | None = LONG_WORK_S
+    ) -> None:
         self.workspace = workspace
         self.panel = panel
         self._look = look
+        self._max_seconds = max_seconds
 
     width = property(lambda self: self._look.width)
     height = property(lambda self: self._look.height)
     theme = property(lambda self: self._look.theme)
     lang = property(lambda self: self._look.lang)
+    max_seconds = property(lambda self: self._max_seconds)
 
     def __repr__(self) -> str:
         return (
@@ -64,8 +75,12 @@ class Figure:
         """The names :meth:`data` accepts (none: the panel exports pictures only)."""
         return data_names(self.panel)
 
+    def _request(self, transparent: bool = False, matrix: str | None = None) -> render.Request:
+        return render.Request(self.panel, self._look, transparent, matrix, self._max_seconds)
+
     def _name(self, name: str | None) -> str:
         names = self.data_names
+        checks.text("name", name, optional=True)
         if name is None:
             shown = shown_data_name(self.workspace, self.panel)  # as the command line
             if shown is None:
@@ -91,10 +106,11 @@ class Figure:
         numpy.ndarray
             A copy; changing it changes nothing in the figure.
         """
-        return np.array(render.data_array(self.workspace, self.panel, self._name(name)).values)
+        array = render.data_array(self.workspace, self.panel, self._name(name), self._max_seconds)
+        return np.array(array.values)
 
     def _picture_matrix(self, name: str | None) -> str | None:
-        if name is None:
+        if checks.text("name", name, optional=True) is None:
             return None
         if picture_field(self.panel, name) is not None:
             return name
@@ -105,12 +121,17 @@ class Figure:
         )
 
     def _repr_png_(self) -> bytes:
-        """The PNG Jupyter shows: exactly ``width × height`` pixels."""
-        return render.png_bytes(self.workspace, self.panel, self._look)
+        """The PNG Jupyter shows: ``width × height`` pixels, less the wide empty bands
+        along its edges (:mod:`attnviz.notebook.crop`)."""
+        return render.png_bytes(self.workspace, self._request())
 
     def _repr_svg_(self) -> str | None:
         """The SVG Jupyter shows where the panel is a vector drawing, else None."""
-        return render.svg_text(self.workspace, self.panel, self._look)
+        return render.svg_text(self.workspace, self._request())
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """What Jupyter shows, drawn once: the PNG, and the SVG of a vector drawing."""
+        return render.shown_formats(self.workspace, self._request())
 
     def save(
         self,
@@ -127,8 +148,9 @@ class Figure:
         Parameters
         ----------
         path : str or os.PathLike
-            ``.png`` (exact size), ``.svg``, ``.csv``/``.npy`` (array ``name``), or
-            ``.gif``/``.webp``/``.apng``/``.mp4`` (with ``animate``).
+            ``.png`` or ``.svg`` (cropped to what the panel draws), ``.csv``/``.npy``
+            (array ``name``), or ``.gif``/``.webp``/``.apng``/``.mp4`` (with ``animate``;
+            every frame is ``width × height``, uncropped).
         name : str, optional
             The array of a ``.csv``/``.npy`` (default as :meth:`data`); for the heatmap's
             pictures and animations, the matrix drawn (scores, weights or output).
@@ -139,15 +161,21 @@ class Figure:
         fps : float, optional
             Frames per second of the animation, at most 60 (default 10).
         transparent : bool
-            No background (png, svg and the animations that have transparency).
+            No background (png, svg and the animations that have transparency); True or
+            False, nothing else.
 
         Returns
         -------
         pathlib.Path
             The file written.
         """
-        path = render.writable(path)
+        path = render.writable(checks.path_text("path", path))
         ext = path.suffix.lower().lstrip(".")
+        transparent = checks.flag("transparent", transparent)
+        if frames is not None:
+            frames = checks.whole_number("frames", frames, *FRAMES_RANGE)
+        if fps is not None:
+            fps = checks.real_number("fps", fps)
         if ext in ANIMATIONS:
             from attnviz.notebook.animate import save_animation
 
@@ -166,27 +194,15 @@ class Figure:
                 f"{', '.join('.' + e for e in ANIMATIONS)}"
             )
         if ext in DATA:
-            return render.write_data_file(self.workspace, self.panel, self._name(name), path)
-        if ext == "png":
-            path.write_bytes(
-                render.png_bytes(
-                    self.workspace,
-                    self.panel,
-                    self._look,
-                    transparent=transparent,
-                    matrix=self._picture_matrix(name),
-                )
+            return render.write_data_file(
+                self.workspace, self.panel, self._name(name), path, self._max_seconds
             )
+        request = self._request(transparent, self._picture_matrix(name))
+        if ext == "png":
+            path.write_bytes(render.png_bytes(self.workspace, request))
             return path
         if ext == "svg":
-            return render.write_svg(
-                self.workspace,
-                self.panel,
-                self._look,
-                path,
-                transparent=transparent,
-                matrix=self._picture_matrix(name),
-            )
+            return render.write_svg(self.workspace, request, path)
         known = ", ".join(f".{e}" for e in PICTURES + DATA + ANIMATIONS)
         raise FigureError(f"cannot save {path.name!r}: use {known}")
 
@@ -203,6 +219,7 @@ def figure(
     height: int = 720,
     theme: str = "light",
     lang: str = "en",
+    max_seconds: float | None = LONG_WORK_S,
 ) -> Figure:
     """A panel drawn as ``attnviz export`` draws it, for Jupyter or a script.
 
@@ -224,10 +241,18 @@ def figure(
         Fields set last, in order: ``{"attention.d_k": 8}`` or ``["attention.d_k=8"]``
         (a string value is read as ``--set`` reads it: JSON when it parses).
     width, height : int
-        Pixel size of the pictures (16 to 8192).
+        Pixel size of the canvas the panel is drawn on (16 to 8192; numpy integers too);
+        a picture is cropped to what the panel draws, so a short table does not come
+        with a wide empty band under it.
     theme : {"light", "dark"}
     lang : {"en", "pt_BR"}
         The language of the labels (and the decimal comma in Portuguese).
+    max_seconds : float or None
+        Work a picture or an array would start (the overview's map of a long sequence),
+        estimated past this many seconds on this machine, is refused with a
+        :class:`FigureError` before it starts (default 60, as ``attnviz export`` without
+        ``--yes``); None allows any. Work past ten seconds is said on stderr first, and an
+        interrupt (Ctrl+C, a notebook's stop button) stops it.
 
     Returns
     -------
@@ -236,11 +261,12 @@ def figure(
     Raises
     ------
     FigureError
-        A ``ValueError`` with a one-line message: an unknown panel, preset or field, a
-        value a field refuses, a session or model that cannot be read.
+        A ``ValueError`` with a one-line message naming the argument: an unknown panel,
+        preset or field, a value of a wrong type or a value a field refuses, a session or
+        model that cannot be read.
     """
-    look = Look(width, height, theme, lang)
-    look.check()
+    look = Look.checked(width, height, theme, lang)
     check_panel(panel)
+    limit = checks.max_seconds(max_seconds)
     workspace = build(preset=preset, session=session, model=model, text=text, set=set)
-    return Figure(workspace, panel, look)
+    return Figure(workspace, panel, look, limit)

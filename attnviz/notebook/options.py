@@ -11,38 +11,25 @@ No Qt is imported: ``.data()`` works without it.
 from __future__ import annotations
 
 import json
-import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from attnviz.commands._args import SIZE_RANGE, one_line
+import numpy as np
+
+from attnviz.commands._args import SIZE_RANGE
 from attnviz.commands._workspace import build_workspace
 from attnviz.model.panels import panel_ids
 from attnviz.model.topic_presets import all_preset_ids
+from attnviz.notebook import checks
+from attnviz.notebook.errors import FigureError
+
+__all__ = ["LANGS", "THEMES", "FigureError", "Look", "build", "check_panel", "set_items"]
 
 THEMES = ("light", "dark")
 #: The languages a figure is drawn in (those :mod:`attnviz.ui.language` ships).
 LANGS = ("en", "pt_BR")
-#: The command line's option names that start a message built for it.
-_FLAGS = ("--set", "--model", "--session", "--text", "--preset")
-
-
-class FigureError(ValueError):
-    """A figure that cannot be made or saved as asked; the message is one line."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(_without_dashes(one_line(message)))
-
-
-def _without_dashes(message: str) -> str:
-    # The command line's "--set attention.d_k: ..." names a keyword argument here:
-    # "set: attention.d_k: ...".
-    for flag in _FLAGS:
-        if message.startswith(flag):
-            rest = message[len(flag) :].removeprefix(":")
-            return f"{flag[2:]}: {rest.strip()}"
-    return message
 
 
 class _Refusals:
@@ -64,29 +51,27 @@ class Look:
     theme: str = "light"
     lang: str = "en"
 
-    def check(self) -> None:
-        """Raise :class:`FigureError` naming the first value out of range."""
+    @classmethod
+    def checked(cls, width, height, theme, lang) -> Look:
+        """The look of these arguments, or :class:`FigureError` naming the first one out of
+        range or of a wrong type (numpy's integers are whole numbers)."""
         lo, hi = SIZE_RANGE
-        for name in ("width", "height"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise FigureError(
-                    f"{name} must be a whole number of pixels from {lo} to {hi}, got {value!r}"
-                )
-        if self.theme not in THEMES:
-            raise FigureError(f"unknown theme {self.theme!r}; expected light or dark")
-        if self.lang not in LANGS:
-            raise FigureError(f"unknown lang {self.lang!r}; expected {' or '.join(LANGS)}")
+        return cls(
+            checks.whole_number("width", width, lo, hi, " of pixels"),
+            checks.whole_number("height", height, lo, hi, " of pixels"),
+            checks.choice("theme", theme, THEMES),
+            checks.choice("lang", lang, LANGS),
+        )
 
 
 def _json(name: str, value) -> str:
-    if hasattr(value, "tolist"):  # a numpy scalar or array
-        value = value.tolist()
-    if isinstance(value, tuple):
-        value = list(value)
     try:
+        if isinstance(value, (np.generic, np.ndarray)):  # a numpy scalar or array
+            value = value.tolist()
+        if isinstance(value, tuple):
+            value = list(value)
         return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise FigureError(
             f"set: {name}: {type(value).__name__} is not a field value ({exc})"
         ) from None
@@ -108,11 +93,16 @@ def set_items(values) -> list[str]:
     """
     if values is None:
         return []
+    if not isinstance(values, (Mapping, str, list, tuple)):
+        raise FigureError(
+            f"set must be a dict {{'topic.field': value}} or a list of 'topic.field=value' "
+            f"strings, got {checks.shown(values)}"
+        )
     if isinstance(values, Mapping):
         items = []
         for name, value in values.items():
             if not isinstance(name, str) or not name.strip():
-                raise FigureError(f"set: a field is named 'topic.field', got {name!r}")
+                raise FigureError(f"set: a field is named 'topic.field', got {checks.shown(name)}")
             items.append(f"{name.strip()}={_json(name, value)}")
         return items
     if isinstance(values, str):
@@ -120,14 +110,16 @@ def set_items(values) -> list[str]:
     items = list(values)
     for item in items:
         if not isinstance(item, str) or "=" not in item:
-            raise FigureError(f"set: {item!r}: write 'topic.field=value', e.g. attention.d_k=8")
+            raise FigureError(
+                f"set: {checks.shown(item)}: write 'topic.field=value', e.g. attention.d_k=8"
+            )
     return items
 
 
 def check_panel(panel) -> str:
     """``panel`` when it is a panel id, else :class:`FigureError` listing them."""
-    if panel not in panel_ids():
-        raise FigureError(f"unknown panel {panel!r}; panels: {', '.join(panel_ids())}")
+    if not isinstance(panel, str) or panel not in panel_ids():
+        raise FigureError(f"unknown panel {checks.shown(panel)}; panels: {', '.join(panel_ids())}")
     return panel
 
 
@@ -139,15 +131,20 @@ def build(*, preset=None, session=None, model=None, text=None, set=None):
     -------
     attnviz.model.workspace.Workspace
     """
+    checks.text("preset", preset, optional=True)
     if preset is not None and preset not in all_preset_ids():
-        raise FigureError(f"unknown preset {preset!r}; known: {', '.join(all_preset_ids())}")
+        raise FigureError(
+            f"unknown preset {checks.shown(preset)}; known: {', '.join(all_preset_ids())}"
+        )
     args = SimpleNamespace(
         preset=preset,
-        session=None if session is None else os.fspath(session),
-        model=None if model is None else os.fspath(model),
-        text=text,
+        session=checks.path_text("session", session, optional=True),
+        model=checks.path_text("model", model, optional=True),
+        text=checks.text("text", text, optional=True),
         set=set_items(set),
     )
-    if text is not None and not isinstance(text, str):
-        raise FigureError(f"text must be a string, got {type(text).__name__}")
-    return build_workspace(args, _Refusals())
+    with warnings.catch_warnings():
+        # A model's first load imports transformers, whose tqdm warns, in a notebook without
+        # ipywidgets, that it cannot draw progress bars: attnviz never shows any.
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        return build_workspace(args, _Refusals())

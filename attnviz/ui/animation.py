@@ -64,10 +64,19 @@ def frame_title(title: str | None, values: dict) -> str | None:
 
 
 def iter_frames(
-    workspace, panel_id: str, frame_values, spec: ExportSpec, *, progress=None, cancel=None
+    workspace,
+    panel_id: str,
+    frame_values,
+    spec: ExportSpec,
+    *,
+    progress=None,
+    cancel=None,
+    before=None,
 ) -> Iterator[QImage]:
     """The frames of :func:`render_frames`, one at a time (an encoder that streams them
-    keeps only one in memory)."""
+    keeps only one in memory). ``before()``, when given, runs once a frame's fields are
+    set, before it is drawn: long work done there (a notebook's overview map) runs outside
+    Qt's events, where an interrupt stops it."""
     spec.check()
     frame_values = [dict(v) for v in frame_values]
     cancelled = as_cancel(cancel)
@@ -85,6 +94,8 @@ def iter_frames(
                 document.set_fields(values)
             except StateError as exc:
                 raise ExportError(f"frame {i + 1}: {exc}") from None
+            if before is not None:
+                before()
             titled = frame_title(spec.title, values)
             image = frame_image(
                 workspace, panel_id, spec if titled == spec.title else replace(spec, title=titled)

@@ -91,14 +91,15 @@ def check_target(path, width: int, height: int, *, transparent: bool = False) ->
 def kept_bytes(ext: str, frames: int, width: int, height: int, transparent: bool) -> int:
     """Memory the encoder of ``ext`` holds while writing ``frames`` frames: GIF and WebP
     stream (the frame before and the one being coded, with its palette image or its
-    encoded copy); Pillow keeps every APNG frame until it writes, as given and as a copy;
+    encoded copy); Pillow keeps every APNG frame until it writes, as given and as a copy
+    (measured at 1280×720: 6.9 bytes a pixel a frame, ``transparent`` costing no more);
     MP4 streams."""
     pixels = width * height
     channels = 4 if transparent else 3
     if ext in ("gif", "webp"):
         return 3 * pixels * channels + 4 * pixels
     if ext == "apng":
-        return 2 * frames * pixels * channels
+        return 8 * frames * pixels
     return 8 * pixels
 
 

@@ -23,6 +23,7 @@ from attnviz.model import events
 from attnviz.model.panel_data import picture_refusal, shown_data_name, write_panel_data
 from attnviz.model.safe_io import shown_path
 from attnviz.ui.export import DESIGN_SIZE, ExportError, ExportSpec
+from attnviz.ui.offscreen import dispose
 from attnviz.ui.panels import panel_class
 from attnviz.ui.theme import palette_for, theme_named
 from attnviz.ui.widgets.heatmap_view import HeatmapView
@@ -72,8 +73,7 @@ def build_panel(workspace, panel_id: str, spec: ExportSpec) -> tuple[QWidget, QW
     finally:
         events.set_error_handler(previous)
     if failures:
-        panel.close()
-        panel.deleteLater()
+        dispose(panel)
         first = (
             str(failures[0]).strip().splitlines()[0][:300]
             if str(failures[0]).strip()
@@ -124,8 +124,7 @@ def render_panel_image(workspace, panel_id: str, spec: ExportSpec) -> QImage:
         image.setDevicePixelRatio(1.0)
         return image
     finally:
-        panel.close()
-        panel.deleteLater()
+        dispose(panel)
 
 
 def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
@@ -151,8 +150,7 @@ def write_panel_svg(workspace, panel_id: str, path, spec: ExportSpec) -> Path:
         finally:
             painter.end()
     finally:
-        panel.close()
-        panel.deleteLater()
+        dispose(panel)
     if not path.is_file():
         raise ExportError(f"could not write {shown_path(path)}")
     drop_empty_groups(path)
