@@ -82,6 +82,10 @@ class TextItem:
         return f"“{text}” ({self.where})"
 
 
+#: Qt's word-wrap flag, for a view whose cells wrap their text.
+WRAP = int(Qt.TextFlag.TextWordWrap)
+
+
 def visible_rect(widget: QWidget, root: QWidget) -> QRectF:
     """The part of ``widget`` inside every parent up to ``root``, in ``root``'s pixels."""
     rect = QRectF(widget.rect()).translated(QPointF(widget.mapTo(root, QPointF(0, 0))))
@@ -296,6 +300,8 @@ def _cells(view: QAbstractItemView, root: QWidget) -> list[TextItem]:
     offset = QPointF(port.mapTo(root, QPointF(0, 0)))
     seen = visible_rect(port, root)
     margin = _cell_margin(view)
+    wrap_of = getattr(view, "wordWrap", None)
+    wraps = bool(wrap_of()) if callable(wrap_of) else False
     out = []
     top = view.rootIndex()
     try:
@@ -313,15 +319,21 @@ def _cells(view: QAbstractItemView, root: QWidget) -> list[TextItem]:
             font = index.data(Qt.ItemDataRole.FontRole) or view.font()
             metrics = QFontMetricsF(font)
             cell = QRectF(rect).translated(offset)
-            width = min(metrics.horizontalAdvance(text), cell.width() - 2 * margin)
+            room = cell.width() - 2 * margin
+            width = min(metrics.horizontalAdvance(text), room)
+            height = metrics.height()
+            elided = metrics.horizontalAdvance(text) > room + SLACK
+            if elided and wraps:  # a long title on two lines is whole if its row holds both
+                wrapped = metrics.boundingRect(QRectF(0, 0, max(room, 1.0), 1e6), WRAP, text)
+                height = wrapped.height()  # (a word longer than the room is not broken)
+                elided = height > cell.height() + SLACK or wrapped.width() > room + SLACK
             box = _aligned(
                 cell.adjusted(margin, 0, -margin, 0),
                 width,
-                min(metrics.height(), cell.height()),
+                min(height, cell.height()),
                 _alignment(index),
             )
             item = TextItem(text, box, seen, where(view, root, f"cell {r},{c}"))
-            elided = metrics.horizontalAdvance(text) > cell.width() - 2 * margin + SLACK
             item.cut = _why(elided, box, seen)  # the text, not the grid line past it
             item.group = view
             out.append(item)

@@ -2837,7 +2837,7 @@
     </message>
     <message>
         <source>Chapter 003, positions: each pair of dimensions turns like a clock hand, m·θ per position; the score sees only the angle between query and key.</source>
-        <extracomment>How the pairs of the chosen method are marked on the extension plot (Okabe–Ito index). Milliseconds between frames of the position animation.</extracomment>
+        <extracomment>How the pairs of the chosen method are marked on the extension plot (Okabe–Ito index). Milliseconds between frames of the position animation. A docked panel shorter than this many lines of its font hides its settings at first.</extracomment>
         <translation>Capítulo 003, posições: cada par de dimensões gira como o ponteiro de um relógio, m·θ por posição; a pontuação só vê o ângulo entre consulta e chave.</translation>
     </message>
     <message>
@@ -2887,6 +2887,14 @@
     <message>
         <source>YaRN: pairs turning less often than this are slowed</source>
         <translation>YaRN: pares que dão menos voltas que isto são desacelerados</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Ajustes</translation>
+    </message>
+    <message>
+        <source>Show or hide the fields below the preset (scaling, base, head_dim, …). In a short dock they start hidden, so the dial and the plots keep their room</source>
+        <translation>Mostra ou oculta os campos abaixo do exemplo (escala, base, head_dim, …). Num painel baixo eles começam ocultos, para que o relógio e os gráficos tenham espaço</translation>
     </message>
     <message>
         <source>off</source>

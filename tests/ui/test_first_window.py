@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QApplication, QTabBar
 
-from attnviz.model.topic_presets import all_preset_ids, preset_topic
+from attnviz.model.topic_presets import all_preset_ids
 from attnviz.model.workspace import Workspace
 from attnviz.ui import language
 from attnviz.ui.text_overlap import check_texts, report
@@ -72,11 +72,9 @@ def _show(w, preset: str) -> None:
 
 
 def _presets(size) -> list[str]:
-    """Every preset; at 1280×720 the sentences only: a RoPE preset brings the positions
-    panel forward, whose relative-position chart still gets too little height there (its
-    legend and ticks crowd a plot some 80 pixels tall; focused, it shows whole)."""
-    if size == (1280, 720):
-        return [p for p in all_preset_ids() if preset_topic(p) == "attention"]
+    """Every preset, the RoPE ones included: they bring the positions panel forward, whose
+    relative-position chart had no height left at 1280×720 until its settings learnt to
+    start hidden in a short dock."""
     return list(all_preset_ids())
 
 
@@ -95,10 +93,22 @@ def test_every_preset_opens_whole_with_large_fonts(hall_window, size, lang):
 
 #: The panels that show whole in their tab at 1280×720 with Large Fonts. Still short of
 #: room there: the controls (a long form that scrolls), the gradient's seven matrices, the
-#: reach and embedding charts, the memory panel's lower half (whole when focused, below),
-#: the positions' relative chart, the editor's table and arrows, the tiles' last column
-#: label, and the lessons list (one Portuguese title elided).
-WHOLE_IN_A_TAB = ("heatmap", "steps", "layers", "entropy", "heads", "overview")
+#: memory panel's lower half (whole when focused, below) and the editor's table (it
+#: scrolls beside the arrows).
+WHOLE_IN_A_TAB = (
+    "heatmap",
+    "steps",
+    "layers",
+    "entropy",
+    "spread",
+    "heads",
+    "overview",
+    "positions",
+    "reach",
+    "embedding",
+    "tiles",
+    "lessons",
+)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -134,3 +144,24 @@ def test_the_kv_cache_chart_focused_has_no_text_over_another_or_cut(hall_window,
     settle_painted(w)
     docked = check_texts(w.docks["memory"], kinds=("overlap", "curve"))
     assert docked == [], report(docked)
+
+
+def test_a_short_dock_hides_the_rope_settings_until_asked(hall_window):
+    w = hall_window(1280, 720, "en")
+    _show(w, "rope-yarn-qwen2.5")
+    panel = w.panels["positions"]
+    assert not panel.settings_toggle.isChecked() and panel.settings_fields.isHidden()
+    assert panel.preset.isVisible()  # the preset sets them all, and stays
+    plot = panel.relative_plot
+    assert plot.height() > 8 * plot.fontMetrics().height()  # a chart, not a strip
+    panel.settings_toggle.click()  # the lecturer opens them: they stay open
+    _show(w, "rope-llama3.1")
+    assert panel.settings_toggle.isChecked() and panel.settings_fields.isVisibleTo(panel)
+    assert panel.base.isVisibleTo(panel)
+
+
+def test_a_tall_dock_shows_the_rope_settings(hall_window):
+    w = hall_window(1920, 1080, "en")
+    _show(w, "rope-yarn-qwen2.5")
+    panel = w.panels["positions"]
+    assert panel.settings_toggle.isChecked() and panel.base.isVisibleTo(panel)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import random
 
 import numpy as np
@@ -61,6 +62,38 @@ def test_reach_panel_draws_the_three_curves_and_the_chapters_points(qtbot):
     panel.length.valueChanged.emit(32.0)
     assert panel.state.length == 32 and len(panel.references.data) == 0
     assert not any(item.isVisible() for item in panel.reference_labels)
+
+
+def test_reach_labels_without_room_are_written_beneath_the_plot(qtbot):
+    """In a short plot at a large type two chapter labels lay over each other: a label
+    that finds no free place is written beneath the plot instead, and comes back when
+    there is room."""
+    from PySide6.QtWidgets import QApplication
+
+    panel = _alone(qtbot, ReachPanel)
+    assert panel.marks_note.isHidden()
+    panel.scale_font(panel.plot, 1.0)
+    font = panel.plot.plot_font
+    font.setPixelSize(30)
+    panel.plot.set_style(theme_named("light"), font)
+    panel._on_results(panel.results, frozenset())
+    panel.resize(620, 480)
+    for _ in range(3):
+        panel.grab()
+        QApplication.processEvents()
+    shown = [i for i in panel.reference_labels if i.isVisible()]
+    hidden = [i for i in panel.reference_labels if not i.isVisible()]
+    assert hidden and panel.marks_note.isVisibleTo(panel)
+    boxes = [i.sceneBoundingRect() for i in shown]
+    assert not [(a, b) for a, b in itertools.combinations(boxes, 2) if a.intersects(b)]
+    note = panel.marks_note.text().replace("&nbsp;", " ")
+    assert all(i.toPlainText() in note for i in hidden)
+    assert not any(i.toPlainText() in note for i in shown)
+    panel.resize(1600, 1000)
+    for _ in range(3):
+        panel.grab()
+        QApplication.processEvents()
+    assert all(i.isVisible() for i in panel.reference_labels) and panel.marks_note.isHidden()
 
 
 def test_reach_hover_reads_the_values_under_the_mouse(qtbot):

@@ -140,17 +140,42 @@ def _table(parent, texts: list[str], width: int) -> QTableWidget:
 
 
 def test_a_table_names_its_cells_out_of_view_and_those_elided(board):
-    table = _table(board, ["0.419", "0.326", "0.254", "telhado 0.906"], 180)
+    # (A text with a space would wrap onto two lines in the row, as Qt draws it: whole.)
+    table = _table(board, ["0.419", "0.326", "0.254", "0.906123456789"], 180)
     findings = check_texts(board)
     assert [f.kind for f in findings] == ["cut"]
-    assert "0.254" in str(findings[0]) and "telhado 0.906" in str(findings[0])
+    assert "0.254" in str(findings[0]) and "0.906123456789" in str(findings[0])
     # Meant to scroll: cells out of view are fine, an elided one is not.
     findings = check_texts(board, scrolls={"steps_table"})
-    assert [i.text for f in findings for i in f.items] == ["telhado 0.906"]
+    assert [i.text for f in findings for i in f.items] == ["0.906123456789"]
     assert findings[0].items[0].cut == "elided"
     table.setColumnWidth(3, 160)
     table.resize(500, 90)
     assert check_texts(board) == []
+
+
+def test_a_list_that_wraps_its_titles_is_whole_when_its_rows_hold_their_lines(board):
+    # The lessons list wraps a long Portuguese title onto two lines: whole, not elided,
+    # while its row is two lines tall; elided when the row holds one line only.
+    from PySide6.QtCore import QSize
+    from PySide6.QtWidgets import QListWidget, QListWidgetItem
+
+    title = "Como a atenção funciona de verdade: o passo a passo do blog"
+    view = QListWidget(board)
+    view.setWordWrap(True)
+    view.setGeometry(10, 10, 260, 200)
+    item = QListWidgetItem(title)
+    view.addItem(item)
+    view.show()
+    line = view.fontMetrics().height()
+    item.setSizeHint(QSize(240, 3 * line + 4))
+    _settle(0.05)
+    assert check_texts(board) == []
+    item.setSizeHint(QSize(240, line + 2))
+    view.doItemsLayout()
+    _settle(0.05)
+    findings = check_texts(board)
+    assert [i.cut for f in findings for i in f.items] == ["elided"]
 
 
 class _Painted(PaintedWidget):

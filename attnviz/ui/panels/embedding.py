@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QGridLayout,
     QLabel,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QVBoxLayout,
@@ -108,7 +109,20 @@ class EmbeddingPanel(FigurePanel):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
+        # Whatever height is left, down to the strip's least (as the positions panel's
+        # plots): its size hint claimed 260 pixels, and the wrapped summary below it was
+        # cut in a short dock (Portuguese, Large Fonts, 1280×720).
+        self.splitter.setMinimumHeight(120)
+        self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         box.addWidget(self.splitter, 1)
+        # A narrow plot (a dock at 1280×720, Large Fonts) writes its legend beneath the
+        # figure, on a line as wide as the panel.
+        self.rank_legend = QLabel()
+        self.rank_legend.setObjectName("rank_legend")
+        self.rank_legend.setWordWrap(True)
+        self.rank_legend.hide()
+        self.plot.legend_spill = self.rank_legend
+        box.addWidget(self.rank_legend)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)

@@ -9,7 +9,8 @@ outlives the panel when the window rebuilds itself in another language.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -28,6 +29,7 @@ from attnviz.ui.panel_base import Panel
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import counted
 
+WRAP = int(Qt.TextFlag.TextWordWrap)
 #: Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and
 #: room for a few more; below the list the panel itself scrolls.
 LIST_ROWS = 16
@@ -135,6 +137,18 @@ class LessonPanel(Panel):
     def _fit_list(self) -> None:
         """Tall enough for :data:`LIST_ROWS` lessons at the current font and width."""
         rows = min(self.list.count(), LIST_ROWS)
+        # Every lesson in view needs no scroll bar, and each row is as tall as its title
+        # wrapped to the list's width: Qt's own hint was one line, and a long Portuguese
+        # title lost its last words below it.
+        whole = self.list.count() <= LIST_ROWS
+        off, needed = Qt.ScrollBarPolicy.ScrollBarAlwaysOff, Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        self.list.setVerticalScrollBarPolicy(off if whole else needed)
+        fm = QFontMetrics(self.list.font())
+        width = max(self.list.viewport().width() - 8, 40)
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            box = fm.boundingRect(QRect(0, 0, width, 10_000), WRAP, item.text())
+            item.setSizeHint(QSize(width, box.height() + 4))
         height = sum(max(self.list.sizeHintForRow(i), 1) for i in range(rows)) or 20
         # Fixed: a list's own size hint is a few rows, whatever the room (the panel scrolls).
         self.list.setFixedHeight(height + 2 * self.list.frameWidth())

@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
+    QDockWidget,
     QDoubleSpinBox,
     QLabel,
     QSizePolicy,
@@ -41,7 +42,7 @@ from attnviz.ui.widgets.clock_dial import ClockDial
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.log_slider import LogSlider
 from attnviz.ui.widgets.numbers import counted, fmt, fmt_g, grouped
-from attnviz.ui.widgets.plot_style import ThemedPlot, series_color
+from attnviz.ui.widgets.plot_style import ThemedPlot, series_color, with_legend_line
 
 _C = "PositionsPanel"
 METHOD_NAMES = {
@@ -62,6 +63,8 @@ REGION_SYMBOLS = {"extrapolated": "o", "blended": "t", "interpolated": "s"}
 REGION_COLORS = {"extrapolated": 2, "blended": 4, "interpolated": 1}
 #: Milliseconds between frames of the position animation.
 PLAY_MS = 120
+#: A docked panel shorter than this many lines of its font hides its settings at first.
+COMPACT_LINES = 36
 
 
 def _tr(text: str) -> str:
@@ -97,25 +100,11 @@ class PositionsPanel(FigurePanel):
         self.tabs.setObjectName("position_plots")
         self.relative_plot = self._build_relative_plot()
         self.extension_plot = self._build_extension_plot()
-        relative = QWidget()
-        box = QVBoxLayout(relative)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(self.relative_plot, 1)
-        self.relative_legend = QLabel()
-        self.relative_legend.setObjectName("relative_legend")
-        self.relative_legend.setWordWrap(True)
-        self.relative_legend.hide()  # shown when the plot is too small for its legend
-        self.relative_plot.legend_spill = self.relative_legend
-        box.addWidget(self.relative_legend)
+        relative, self.relative_legend = with_legend_line(
+            self.relative_plot, "relative_legend", spill=True
+        )
         self.tabs.addTab(relative, self.tr("Relative position"))
-        extension = QWidget()
-        box = QVBoxLayout(extension)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(self.extension_plot, 1)
-        self.extension_legend = QLabel()
-        self.extension_legend.setObjectName("extension_legend")
-        self.extension_legend.setWordWrap(True)
-        box.addWidget(self.extension_legend)
+        extension, self.extension_legend = with_legend_line(self.extension_plot, "extension_legend")
         self.tabs.addTab(extension, self.tr("Context extension"))
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 2)
@@ -202,12 +191,33 @@ class PositionsPanel(FigurePanel):
             self.extra[name] = spin
         # A flow: the settings wrap onto more lines in a narrow dock or with large fonts.
         self.settings_box = QWidget()
-        flow = FlowLayout(self.settings_box)
-        flow.setContentsMargins(0, 0, 0, 0)
+        box = QVBoxLayout(self.settings_box)
+        box.setContentsMargins(0, 0, 0, 0)
         # The whole title ("…: a small teaching head" was cut): the flow gives a long one
         # a line of its own rather than eliding it.
         self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        flow.addWidget(self.preset)
+        self.settings_toggle = QToolButton()
+        self.settings_toggle.setObjectName("settings_toggle")
+        self.settings_toggle.setCheckable(True)
+        self.settings_toggle.setChecked(True)
+        self.settings_toggle.setText(self.tr("Settings"))
+        self.settings_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.settings_toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.settings_toggle.setToolTip(
+            self.tr(
+                "Show or hide the fields below the preset (scaling, base, head_dim, …). "
+                "In a short dock they start hidden, so the dial and the plots keep their room"
+            )
+        )
+        self.settings_toggle.toggled.connect(self._show_settings)
+        self.settings_toggle.clicked.connect(self._on_q_settings_clicked)
+        self._settings_chosen = False  # True once the user opens or closes them
+        box.addLayout(flow_of(self.preset, self.settings_toggle))
+        self.settings_fields = QWidget()
+        self.settings_fields.setObjectName("settings_fields")
+        flow = FlowLayout(self.settings_fields)
+        flow.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.settings_fields)
         self.alibi_slope = QDoubleSpinBox()
         self.alibi_slope.setObjectName("alibi_slope")
         self.alibi_slope.setRange(0.0, MAX_SLOPE)
@@ -244,6 +254,31 @@ class PositionsPanel(FigurePanel):
             self.extra_pairs[name] = self._pair(names[name], spin)
             flow.addWidget(self.extra_pairs[name])
         return self.settings_box
+
+    def _show_settings(self, shown: bool) -> None:
+        self.settings_fields.setVisible(shown)
+        arrow = Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        self.settings_toggle.setArrowType(arrow)
+
+    def _on_q_settings_clicked(self) -> None:
+        self._settings_chosen = True  # from now on the panel's height no longer decides
+
+    def _fit_settings_to_height(self) -> None:
+        """In a dock shorter than :data:`COMPACT_LINES` lines of its font, the settings start
+        hidden (the preset stays, and sets them all): at 1280×720 with Large Fonts they left
+        the relative-position chart no height at all. Elsewhere (taller, focused, an export or
+        a slide, or once the user chose) they show as the user left them."""
+        if self._settings_chosen:
+            return
+        docked = isinstance(self.parentWidget(), QDockWidget)
+        short = self.height() < COMPACT_LINES * self.fontMetrics().height()
+        shown = not (docked and short)
+        if self.settings_toggle.isChecked() != shown:
+            self.settings_toggle.setChecked(shown)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_settings_to_height()
 
     @staticmethod
     def _pair(text: str, widget: QWidget) -> QWidget:

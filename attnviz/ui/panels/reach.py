@@ -9,6 +9,8 @@ LSTM at T = 1024 takes about half a second, so the curves are computed on a work
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, Qt
@@ -85,6 +87,13 @@ class ReachPanel(FigurePanel):
         box.setContentsMargins(0, 0, 0, 0)
         self.plot = self._build_plot()
         box.addWidget(self.plot, 1)
+        # The chapter's marks whose labels found no free place in the plot (a short dock
+        # at Large Fonts laid two of them over each other): written here, in their colours.
+        self.marks_note = QLabel()
+        self.marks_note.setObjectName("marks_note")
+        self.marks_note.setWordWrap(True)
+        self.marks_note.hide()
+        box.addWidget(self.marks_note)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
@@ -292,10 +301,18 @@ class ReachPanel(FigurePanel):
         ]
         for leader in self.leaders:
             leader.setVisible(False)
+        for item, (_kind, n, _value) in zip(self.reference_labels, REFERENCES, strict=True):
+            item.setVisible(n <= res.length)  # those left out last time are tried again
         # Beside their marks first, all of them; then the crowded ones, where there is room.
         crowded = [m for m in marks if m[0].isVisible() and not room.beside(m[0], m[3], m[4])]
+        left_out = []
         for item, leader, kind, point, first in crowded:
-            if room.away(item, point, first):
+            if not room.away(item, point, first):
+                item.setVisible(False)
+                color = series_color(self._theme, KINDS.index(kind)).name()
+                words = html.escape(item.toPlainText()).replace(" ", "&nbsp;")  # kept whole
+                left_out.append(f'<span style="color:{color}">◇&nbsp;{words}</span>')
+            else:
                 end = vb.mapSceneToView(
                     nearest_point(item.sceneBoundingRect(), vb.mapViewToScene(point))
                 )
@@ -305,6 +322,8 @@ class ReachPanel(FigurePanel):
                 leader.setPen(pen)
                 leader.setLine(point.x(), point.y(), end.x(), end.y())
                 leader.setVisible(True)
+        self.marks_note.setText(" · ".join(left_out))
+        self.marks_note.setVisible(bool(left_out))
 
     def _write_summary(self, res) -> None:
         first = [f"{_tr(KIND_NAMES[k])} {sci(res.curves[k][-1])}" for k in KINDS]

@@ -16,6 +16,7 @@ import html
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.axis_room import roomy_axes
@@ -192,3 +193,22 @@ class ThemedPlot(pg.PlotWidget):
         title = item.titleLabel
         if title.text:
             title.setText(title.text, color=theme.foreground, size=f"{font.pixelSize()}px")
+
+
+def with_legend_line(plot, name: str, *, spill: bool = False) -> tuple[QWidget, QLabel]:
+    """``plot`` above a wrapping label named ``name``, in one widget: a legend written as a
+    line of text. With ``spill`` the label is the :class:`ThemedPlot`'s
+    :attr:`~ThemedPlot.legend_spill`, shown only while the plot is too small for its
+    legend."""
+    page = QWidget()
+    box = QVBoxLayout(page)
+    box.setContentsMargins(0, 0, 0, 0)
+    box.addWidget(plot, 1)
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    box.addWidget(label)
+    if spill:
+        label.hide()
+        plot.legend_spill = label
+    return page, label

@@ -154,8 +154,10 @@ class AlignedMatrices(PaintedWidget):
         p.setPen(muted)
         for r in range(0, self.rows, step):
             h = fm.height()  # centred on the row, never clipped to a small cell
+            # …nor by the widget's bottom edge (the last row's "15" was, in a short dock).
+            y = min(top + (r + 0.5) * cell - h / 2, self.height() - h)
             p.drawText(
-                QRectF(0, top + (r + 0.5) * cell - h / 2, left - 6, h),
+                QRectF(0, y, left - 6, h),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                 str(r),
             )
