@@ -39,8 +39,14 @@ def _rss_mib() -> float:
 
 
 def _widgets() -> tuple[int, int]:
+    """Top-level and all widgets, once those already marked for deletion are gone: earlier
+    tests in the same process leave hundreds that a render's own event processing would
+    otherwise delete between the two counts."""
+    from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtWidgets import QApplication
 
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
     return len(QApplication.topLevelWidgets()), len(QApplication.allWidgets())
 
 
