@@ -163,8 +163,12 @@ class _Head:
         if not self.layers:
             raise ModelError(f"{name}: attnviz finds no list of its layers to intervene in")
         self.layer_of = {id(m): i for i, block in enumerate(self.layers) for m in block.modules()}
-        self.norm = self._final_norm(torch)
+        self._norm: list | None = None  # [the final norm or None], found when first asked
         self.mask_id = getattr(loaded.tokenizer, "mask_token_id", None)
+        #: layer → query heads, and → each head's width of W^O's input, learned by the
+        #: model's first run (:func:`_shapes`): the layers whose attention is softmax.
+        self.heads: dict | None = None
+        self.head_dims: dict = {}
 
     @staticmethod
     def _fill(wrapper, info, torch) -> None:
@@ -207,29 +211,37 @@ class _Head:
                 f"in its weights ({left[0][:60]} is missing): it predicts no token"
             )
 
-    def _final_norm(self, torch):
+    def final_norm(self):
         """The norm the base model applies after its last layer (Llama's norm, GPT-2's
-        ln_f), or None where there is none (BERT's layers end in their own LayerNorm)."""
-        blocks = {id(m) for block in self.layers for m in block.modules()}
-        norms = [
-            m
-            for m in self.base.children()
-            if id(m) not in blocks and "norm" in type(m).__name__.lower()
-        ]
+        ln_f: a norm among its modules registered after its list of layers), or None
+        where there is none (BERT's layers end in their own LayerNorm)."""
+        if self._norm is not None:
+            return self._norm[0]
+        children = list(self.base.children())
+        first = id(self.layers[0])
+        after = next(
+            (i for i, c in enumerate(children) if any(id(m) == first for m in c.modules())),
+            len(children),
+        )
+        # Registered after the layers: BLOOM's norm of the embeddings comes before them.
+        norms = [c for c in children[after + 1 :] if "norm" in type(c).__name__.lower()]
         if len(norms) > 1:
             raise ModelError(
                 f"{self.loaded.info.name}: {len(norms)} final norms; attnviz cannot tell which "
                 "one the logit lens should use"
             )
-        return norms[0] if norms else None
+        self._norm = [norms[0] if norms else None]
+        return self._norm[0]
 
-    def head_logits(self, hidden):
+    def head_logits(self, hidden, norm: bool = True):
         """The family's own head on residual streams ``hidden`` (B, S, width): the final
-        norm, then the wrapper's forward with its base answering ``hidden`` (so a final
-        softcap or logit scale of the family applies as in its forward pass)."""
+        norm (unless ``norm`` is False: the base model's output, already through it),
+        then the wrapper's forward with its base answering them (so a final softcap or
+        logit scale of the family applies as in its forward pass)."""
         import torch
 
-        normed = hidden if self.norm is None else self.norm(hidden)
+        final = self.final_norm() if norm else None
+        normed = hidden if final is None else final(hidden)
 
         class _Given(torch.nn.Module):  # the base model, answering the given streams
             def forward(self, *args, **kwargs):
@@ -299,20 +311,12 @@ def _out_projection(head: _Head, layer: int, width: int):
     return found[0]
 
 
-@dataclass
-class _Pass:
-    """What one forward pass records: each attention call's layer and heads."""
-
-    heads: dict  # layer → query heads of its attention call
-
-
 def _as_pairs(items, size: int, what: str) -> list[tuple[int, ...]]:
     """``items`` as a list of ``size``-tuples of ints, or ModelError naming ``what``."""
     out = []
     if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
-        raise ModelError(
-            f"{what} must be a list of [{', '.join(['…'] * size)}], got {brief(items)}"
-        )
+        shape = ", ".join(["…"] * size)
+        raise ModelError(f"{what} must be a list of [{shape}], got {brief(items)}")
     for item in items:
         if (
             isinstance(item, (str, bytes))
@@ -325,67 +329,80 @@ def _as_pairs(items, size: int, what: str) -> list[tuple[int, ...]]:
     return out
 
 
+def _knock(mask, query, key, cuts: list, name: str, layer: int):
+    """The additive mask of one attention call with each cut's score at −inf: (row or
+    None for every row, head or −1, query, key). A row left no key is refused (its
+    softmax would be undefined, or fall back on the keys the mask hides)."""
+    import torch
+
+    b, h, s, t = query.shape[0], query.shape[1], query.shape[-2], key.shape[-2]
+    low = torch.finfo(query.dtype).min
+    if mask is None:
+        mask = torch.zeros((b, 1, s, t), dtype=query.dtype)
+    elif mask.dtype == torch.bool:
+        mask = torch.zeros(mask.shape, dtype=query.dtype).masked_fill(~mask, low)
+    mask = mask[:, :, :, :t].expand(b, h, s, t).clone()
+    for row, which, q, k in cuts:
+        rows = slice(None) if row is None else row
+        heads = slice(None) if which < 0 else which
+        mask[rows, heads, q, k] = -math.inf
+        if not bool((mask[rows, heads, q] > low / 2).any(dim=-1).all()):
+            raise ModelError(
+                f"{name}: the knockouts leave query {q} of layer {layer} no key to read"
+            )
+    return mask
+
+
 def _forward(
     head: _Head,
     ids: list[int],
+    at: int,
     *,
     rows: int = 1,
     ablate: dict | None = None,
     knockout: dict | None = None,
-    means: dict | None = None,
     residuals: bool = False,
 ):
-    """One forward pass of ``rows`` copies of ``ids`` through the model and its head.
+    """One forward pass of ``rows`` copies of ``ids`` through the model, and its head's
+    logits at position ``at``.
 
-    ``ablate``: layer → list of (row or None for every row, head, replacement) where the
-    replacement is ``"zero"`` or ``"mean"``; ``knockout``: layer → list of (head or −1,
-    query, key); ``means``: layer → the clean mean (width,) of W^O's input, recorded into
-    when a layer maps to None. Returns (logits (rows, n, vocab) float64 tensor, the
-    :class:`_Pass`, and the residual after each layer (layers, rows, n, width) or None).
+    ``ablate``: layer → list of (row or None for every row, head, ``"zero"`` or
+    ``"mean"``), where a mean is over row 0's positions (row 0 must be the clean run:
+    it reaches each layer with the others, so its W^O input there is the clean one);
+    ``knockout``: layer → list of (row or None, head or −1, query, key). Returns (logits
+    (rows, vocab) float64 tensor, layer → query heads of each attention call that went
+    through attnviz's capture, and the residual after each layer (layers, rows, n,
+    width) or None).
     """
     import torch
 
+    from attnviz.core.hf_record import _LOCAL
+
     ablate = ablate or {}
     knockout = knockout or {}
-    means = means if means is not None else {}
-    run = _Pass({})
-    hooks = []
+    name = head.loaded.info.name
+    called: dict[int, int] = {}
     knocked: set[int] = set()
 
     def edit(module, query, key, mask):
         layer = head.layer_of.get(id(module))
         if layer is None:
             return mask
-        run.heads[layer] = int(query.shape[1])
-        cuts = knockout.get(layer)
-        if not cuts:
+        called[layer] = int(query.shape[1])
+        if layer not in knockout:
             return mask
-        b, h, s, t = query.shape[0], query.shape[1], query.shape[-2], key.shape[-2]
-        if mask is None:
-            mask = torch.zeros((b, 1, s, t), dtype=query.dtype)
-        elif mask.dtype == torch.bool:
-            mask = torch.zeros(mask.shape, dtype=query.dtype).masked_fill(
-                ~mask, torch.finfo(query.dtype).min
-            )
-        mask = mask[:, :, :, :t].expand(b, h, s, t).clone()
-        for which, q, k in cuts:
-            mask[:, slice(None) if which < 0 else which, q, k] = -math.inf
         knocked.add(layer)
-        return mask
+        return _knock(mask, query, key, knockout[layer], name, layer)
 
-    def pre_hook(layer, width, per_head):
+    def pre_hook(layer, per_head):
         def hook(module, args, kwargs):
             x = args[0] if args else next(iter(kwargs.values()))
-            if layer in means and means[layer] is None:
-                means[layer] = x[0].mean(dim=0).detach().clone()
-            cuts = ablate.get(layer)
-            if not cuts:
-                return None
+            mean = x[0].mean(dim=0) if any(how == "mean" for *_, how in ablate[layer]) else None
             x = x.clone()
-            for row, which, how in cuts:
+            for row, which, how in ablate[layer]:
                 cols = slice(which * per_head, (which + 1) * per_head)
                 rs = slice(None) if row is None else row
-                x[rs, :, cols] = 0.0 if how == "zero" else means[layer][cols]
+                x[rs, :, cols] = 0.0 if how == "zero" else mean[cols]
             if args:
                 return (x, *args[1:]), kwargs
             first = next(iter(kwargs))
@@ -393,6 +410,7 @@ def _forward(
 
         return hook
 
+    hooks = []
     blocks_out = []
     if residuals:
 
@@ -400,20 +418,21 @@ def _forward(
             blocks_out.append((output[0] if isinstance(output, tuple) else output).detach())
 
         hooks += [block.register_forward_hook(keep) for block in head.layers]
-    for layer, (width, heads) in _projections(head, set(ablate) | set(means)).items():
-        proj = _out_projection(head, layer, width)
-        hook = pre_hook(layer, width, width // heads)
-        hooks.append(proj.register_forward_pre_hook(hook, with_kwargs=True))
-    from attnviz.core.hf_record import _LOCAL
-
+    for layer in sorted(ablate):
+        heads, per_head = head.heads[layer], head.head_dims[layer]
+        proj = _out_projection(head, layer, heads * per_head)
+        hooks.append(proj.register_forward_pre_hook(pre_hook(layer, per_head), with_kwargs=True))
     n = len(ids)
     try:
         _LOCAL.edit = edit
         with torch.no_grad():
-            out = head.wrapper(
+            out = head.base(
                 input_ids=torch.tensor([ids] * rows),
                 attention_mask=torch.ones(rows, n, dtype=torch.long),
             )
+            last = out[0] if isinstance(out, tuple) else out.last_hidden_state
+            # Only the position's logits: a whole sentence's are n × vocab floats.
+            logits = head.head_logits(last[:, at : at + 1], norm=False)[:, -1]
     except ModelError:
         raise
     except Exception as exc:  # a model that cannot run this sentence
@@ -428,21 +447,10 @@ def _forward(
     missed = sorted(set(knockout) - knocked)
     if missed:
         raise ModelError(
-            f"{head.loaded.info.name}: layer {missed[0]}'s attention does not run where attnviz "
-            "can knock a link out"
+            f"{name}: layer {missed[0]}'s attention does not run where attnviz can knock a link out"
         )
     stack = torch.stack(blocks_out) if residuals else None
-    return out.logits.double(), run, stack
-
-
-def _projections(head: _Head, layers: set) -> dict:
-    """layer → (W^O's input width, query heads) of each of ``layers``: the heads as the
-    config gives them, the width as the block's projection takes it."""
-    out = {}
-    for layer in sorted(layers):
-        heads = head.heads[layer]
-        out[layer] = (heads * head.head_dims[layer], heads)
-    return out
+    return logits.double(), called, stack
 
 
 # --- what the caller sees -------------------------------------------------------------
@@ -520,20 +528,19 @@ def _prepare(loaded, text: str, position):
     return head, ids, tokens, int(position) % n
 
 
-def _clean(head: _Head, ids: list[int], mean_layers=()):
-    """The clean run: logits (n, vocab), and W^O's input means of ``mean_layers``. Learns
-    each layer's heads and head width on the way (the first time)."""
-    means = dict.fromkeys(mean_layers)
-    logits, run, _ = _forward(head, ids, means=means)
-    if not hasattr(head, "heads"):
-        head.heads, head.head_dims = _shapes(head, run)
-    return logits[0], means
+def _clean(head: _Head, ids: list[int], at: int) -> np.ndarray:
+    """The clean run's logits at ``at`` (vocab,) float64. The first run of a model learns
+    each layer's heads and their width of W^O's input (:func:`_shapes`)."""
+    logits, called, _ = _forward(head, ids, at)
+    if head.heads is None:
+        head.heads, head.head_dims = _shapes(head, called)
+    return logits[0].numpy().copy()
 
 
-def _shapes(head: _Head, run: _Pass) -> tuple[dict, dict]:
+def _shapes(head: _Head, called: dict) -> tuple[dict, dict]:
     """layer → query heads and → each head's width of W^O's input, for the layers whose
     attention runs through attnviz's capture (all, for a family hooked outside it)."""
-    heads = dict(run.heads)
+    heads = dict(called)
     if not heads:  # BLOOM, Falcon: attention outside the interface; every layer softmax
         layers, count, _kv, _dim = head.loaded._shape()
         heads = dict.fromkeys(range(layers), count)
@@ -563,14 +570,14 @@ def _check_interventions(head: _Head, n: int, ablate, ablation, knockout):
                 f"{head.loaded.info.name}: layer {layer}'s attention output projection is not "
                 "where attnviz looks"
             )
-        per_layer.setdefault(layer, []).append((None, which, ablation))
+        per_layer.setdefault(layer, []).append((1, which, ablation))  # row 0 stays clean
     cuts: dict = {}
     for layer, which, q, k in _as_pairs(knockout, 4, "knockout"):
         _check_head(head, layer, which, count, allow_all=True)
         for name, v in (("query", q), ("key", k)):
             if not 0 <= v < n:
                 raise ModelError(f"knockout {name} {v} is outside the sentence's {n} tokens")
-        cuts.setdefault(layer, []).append((which, q, k))
+        cuts.setdefault(layer, []).append((1, which, q, k))
     return per_layer, cuts
 
 
@@ -600,22 +607,24 @@ def predict(
     head or −1, query, key]) applied inside its forward pass."""
     head, ids, tokens, at = _prepare(loaded, text, position)
     with loaded._lock:  # one forward pass at a time: the hooks record per thread
-        clean, _ = _clean(head, ids)
+        clean = None
+        if head.heads is None:  # the model's first run: its heads, to check the requests
+            clean = _clean(head, ids, at)
         per_layer, cuts = _check_interventions(head, len(ids), ablate, ablation, knockout)
         if per_layer or cuts:
-            means = {}
-            if ablation == "mean":  # W^O's inputs of the clean run, averaged over positions
-                _, means = _clean(head, ids, per_layer)
-            logits, _, _ = _forward(head, ids, ablate=per_layer, knockout=cuts, means=means)
-            logits = logits[0]
+            # Row 0 the clean run, row 1 intervened, in one batch: row 0 gives the mean
+            # ablation its clean W^O inputs at each layer as row 1 reaches it.
+            both, _, _ = _forward(head, ids, at, rows=2, ablate=per_layer, knockout=cuts)
+            clean, logits = both[0].numpy().copy(), both[1].numpy().copy()
         else:
+            clean = _clean(head, ids, at) if clean is None else clean
             logits = clean
     return Prediction(
         tuple(tokens),
         tuple(ids),
         at,
-        clean[at].numpy().copy(),
-        logits[at].numpy().copy(),
+        clean,
+        logits,
         tuple(tuple(p) for p in _as_pairs(ablate, 2, "ablate")),
         ablation,
         tuple(tuple(p) for p in _as_pairs(knockout, 4, "knockout")),
@@ -672,8 +681,7 @@ def ablation_map(
     report = as_progress(progress)
     head, ids, _tokens, at = _prepare(loaded, text, position)
     with loaded._lock:
-        clean, _ = _clean(head, ids)
-        clean = clean[at].numpy()
+        clean = _clean(head, ids, at)
         goal = _target(loaded, target, clean)
         base = float(_log_softmax(clean)[goal])
         layers = len(head.layers)
@@ -685,8 +693,8 @@ def ablation_map(
             heads = head.heads.get(layer, 0)
             if heads and head.head_dims.get(layer, 0):
                 cuts = {layer: [(h, h, "zero") for h in range(heads)]}  # row h: head h off
-                logits, _, _ = _forward(head, ids, rows=heads, ablate=cuts)
-                logp = _log_softmax(logits[:, at].numpy())[:, goal]
+                logits, _, _ = _forward(head, ids, at, rows=heads, ablate=cuts)
+                logp = _log_softmax(logits.numpy())[:, goal]
                 values[layer, :heads] = logp - base
             if report is not None:
                 report((layer + 1) / layers)
@@ -711,11 +719,12 @@ def logit_lens(
         raise ModelError(f"top must be an integer ≥ 1, got {brief(top)}")
     head, ids, _tokens, at = _prepare(loaded, text, position)
     with loaded._lock:
-        _clean(head, ids)
-        logits, _, stack = _forward(head, ids, residuals=True)
+        logits, called, stack = _forward(head, ids, at, residuals=True)
+        if head.heads is None:
+            head.heads, head.head_dims = _shapes(head, called)
         with torch.no_grad():
             lens = head.head_logits(stack[:, 0, at : at + 1, :])[:, 0].double().numpy()
-    clean = logits[0, at].numpy()
+    clean = logits[0].numpy()
     scale = 1.0 + float(np.abs(clean).max())
     if float(np.abs(lens[-1] - clean).max()) > 1e-4 * scale:
         raise ModelError(

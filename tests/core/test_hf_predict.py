@@ -355,3 +355,96 @@ def test_a_masked_lm_needs_a_mask_in_the_sentence(tiny):
         pytest.skip("decoders predict the next token")
     with pytest.raises(ModelError, match=r"put \[MASK\] in the sentence"):
         predict(loaded, SENTENCE)
+
+
+def test_a_knockout_that_leaves_a_query_no_key_is_refused(tiny):
+    family, _path, text, loaded, _oracle = tiny
+    n = len(loaded.tokenize(text)[0])
+    keys = range(2) if family != "bert" else range(n)  # query 1 of a decoder reads 0 and 1
+    with pytest.raises(ModelError, match="no key to read") as err:
+        predict(loaded, text, knockout=[(0, -1, 1, k) for k in keys])
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_hybrids_other_layers_are_nan_in_the_ablation_map(tmp_path):
+    """LFM2: short convolutions in layers 0 and 2, softmax attention in 1 and 3."""
+    from tests.core.test_hf_families_2026 import _config
+
+    if "lfm2" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no lfm2")
+    torch.manual_seed(2)
+    config = _config("lfm2", 4, full_attn_idxs=[1, 3], block_auto_adjust_ff_dim=False)
+    config.vocab_size = len(WORDS) + 3
+    model = transformers.AutoModelForCausalLM.from_config(config)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() == 2:
+                p.normal_(0.0, 0.5)
+    model.save_pretrained(str(tmp_path), safe_serialization=True)
+    save_tokenizer(tmp_path)
+    loaded = load_model(str(tmp_path), free_bytes=None)
+    amap = ablation_map(loaded, SENTENCE)
+    assert np.isnan(amap.values[[0, 2]]).all() and not np.isnan(amap.values[[1, 3]]).any()
+    oracle = oracle_model(str(tmp_path), "lfm2").eval()
+    tok = transformers.AutoTokenizer.from_pretrained(str(tmp_path), local_files_only=True)
+    enc = tok(SENTENCE, return_tensors="pt")
+    with torch.no_grad():
+        clean = torch.log_softmax(oracle(**enc).logits[0, -1].double(), -1)
+    for layer in (1, 3):
+        for head in range(4):
+
+            def pre(module, args, head=head):
+                x = args[0].clone()
+                x[..., head * 8 : (head + 1) * 8] = 0.0
+                return (x, *args[1:])
+
+            proj = oracle.model.layers[layer].self_attn.out_proj
+            hook = proj.register_forward_pre_hook(pre)
+            with torch.no_grad():
+                logp = torch.log_softmax(oracle(**enc).logits[0, -1].double(), -1)
+            hook.remove()
+            expected = (logp - clean)[amap.target].item()
+            assert amap.values[layer, head] == pytest.approx(expected, abs=1e-4)
+    with pytest.raises(ModelError, match="not softmax attention"):
+        predict(loaded, SENTENCE, ablate=[(0, 0)])
+
+
+def test_bloom_outside_the_interface_ablates_but_refuses_a_knockout(tmp_path):
+    """BLOOM's attention runs in a module of its own (no attention function to hand a
+    mask to): its heads are switched off at W^O's input all the same."""
+    torch.manual_seed(3)
+    config = transformers.BloomConfig(
+        vocab_size=len(WORDS) + 3, hidden_size=32, n_layer=2, n_head=4, bos_token_id=1
+    )
+    model = transformers.BloomForCausalLM(config)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() == 2:
+                p.normal_(0.0, 0.5)
+    model.save_pretrained(str(tmp_path), safe_serialization=True)
+    save_tokenizer(tmp_path)
+    loaded = load_model(str(tmp_path))
+    pred = predict(loaded, SENTENCE, ablate=[(1, 2)])
+    oracle = oracle_model(str(tmp_path), "bloom")
+    enc = transformers.AutoTokenizer.from_pretrained(str(tmp_path))(SENTENCE, return_tensors="pt")
+
+    def pre(module, args):
+        x = args[0].clone()
+        x[..., 16:24] = 0.0
+        return (x, *args[1:])
+
+    hook = oracle.transformer.h[1].self_attention.dense.register_forward_pre_hook(pre)
+    with torch.no_grad():
+        expected = oracle(**enc).logits[0, -1].double().numpy()
+    hook.remove()
+    np.testing.assert_allclose(pred.logits, expected, atol=1e-5)
+    assert np.abs(pred.logits - pred.clean).max() > 1e-3
+    # Its norm of the embeddings (before the layers) is not the final one, ln_f is.
+    lens = logit_lens(loaded, SENTENCE)
+    np.testing.assert_allclose(
+        lens.top_probs[-1], np.sort(probabilities(pred.clean))[::-1][:5], atol=1e-6
+    )
+    with pytest.raises(ModelError, match="knock a link out") as err:
+        predict(loaded, SENTENCE, knockout=[(1, 0, 3, 1)])
+    assert "\n" not in str(err.value)
