@@ -4,7 +4,9 @@ The oracle is the same folder loaded by transformers with its own head and eager
 attention: its logits; its warpers for temperature, top-k and top-p; a forward pre-hook on
 W^O's input for an ablation; an additive −inf 4-D mask handed to one layer's attention for
 a knockout. The models are a Llama with grouped-query attention (4 query heads on 2 KV
-heads), GPT-2 (tied embeddings, Conv1D projections) and a BERT masked-LM.
+heads), Qwen3 (q/k norms, tied embeddings), Gemma 3 (a sliding layer, a final softcap of
+the logits), GPT-2 (tied embeddings, Conv1D projections) and a BERT masked-LM; LFM2 (a
+hybrid) and BLOOM (attention outside the interface) for what they do differently.
 """
 
 from __future__ import annotations
@@ -45,13 +47,25 @@ def make_model(folder, family: str, layers: int = 2) -> str:
     """A random ``family`` model with its language-model head, saved as safetensors."""
     torch.manual_seed(1)
     vocab = len(WORDS) + 3
+    gqa = dict(
+        vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
+        bos_token_id=1,
+    )  # fmt: skip
     if family == "llama":
-        config = transformers.LlamaConfig(
-            vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
-            num_attention_heads=4, num_key_value_heads=2, head_dim=8,
-            max_position_embeddings=64, bos_token_id=1, tie_word_embeddings=False,
+        model = transformers.LlamaForCausalLM(
+            transformers.LlamaConfig(**gqa, tie_word_embeddings=False)
+        )
+    elif family == "qwen3":  # q/k norms, tied embeddings
+        model = transformers.Qwen3ForCausalLM(
+            transformers.Qwen3Config(**gqa, tie_word_embeddings=True)
+        )
+    elif family == "gemma3_text":  # a sliding layer, its own query scale, a final softcap
+        config = transformers.Gemma3TextConfig(
+            **gqa, query_pre_attn_scalar=16, sliding_window=4, final_logit_softcapping=3.0,
+            layer_types=["sliding_attention", "full_attention"][:layers],
         )  # fmt: skip
-        model = transformers.LlamaForCausalLM(config)
+        model = transformers.Gemma3ForCausalLM(config)
     elif family == "gpt2":
         config = transformers.GPT2Config(
             vocab_size=vocab, n_embd=32, n_layer=layers, n_head=4, n_positions=64,
@@ -90,19 +104,25 @@ def oracle_model(path: str, family: str):
     ).eval()
 
 
+LIKE_LLAMA = ("llama", "qwen3", "gemma3_text")
+
+
 def blocks(model, family: str):
+    family = "llama" if family in LIKE_LLAMA else family
     return {"llama": lambda: model.model.layers, "gpt2": lambda: model.transformer.h,
             "bert": lambda: model.bert.encoder.layer}[family]()  # fmt: skip
 
 
 def out_proj(model, family: str, layer: int):
     block = blocks(model, family)[layer]
+    family = "llama" if family in LIKE_LLAMA else family
     return {"llama": lambda: block.self_attn.o_proj, "gpt2": lambda: block.attn.c_proj,
             "bert": lambda: block.attention.output.dense}[family]()  # fmt: skip
 
 
 def attention(model, family: str, layer: int):
     block = blocks(model, family)[layer]
+    family = "llama" if family in LIKE_LLAMA else family
     return {"llama": lambda: block.self_attn, "gpt2": lambda: block.attn,
             "bert": lambda: block.attention.self}[family]()  # fmt: skip
 
@@ -165,7 +185,7 @@ def clean_means(model, path: str, text: str, layers) -> dict:
     return means
 
 
-@pytest.fixture(scope="module", params=["llama", "gpt2", "bert"])
+@pytest.fixture(scope="module", params=["llama", "qwen3", "gemma3_text", "gpt2", "bert"])
 def tiny(request, tmp_path_factory):
     family = request.param
     path = make_model(tmp_path_factory.mktemp(family), family)
@@ -284,8 +304,10 @@ def test_the_logit_lens_ends_at_the_models_prediction(tiny):
     with torch.no_grad():
         out = oracle(**tok(text, return_tensors="pt"), output_hidden_states=True)
         h = out.hidden_states[1][0, lens.position]
-        if family == "llama":
+        if family in LIKE_LLAMA:
             first = oracle.lm_head(oracle.model.norm(h))
+            if family == "gemma3_text":  # the final softcap of its logits
+                first = torch.tanh(first / 3.0) * 3.0
         elif family == "gpt2":
             first = oracle.lm_head(oracle.transformer.ln_f(h))
         else:
