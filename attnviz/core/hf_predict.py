@@ -28,6 +28,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -162,6 +163,12 @@ class _Head:
         self.layers = decoder_layers(self.base, loaded._shape()[0])
         if not self.layers:
             raise ModelError(f"{name}: attnviz finds no list of its layers to intervene in")
+        #: The ModuleList holding them, whose entries a replay swaps (:func:`_forward`).
+        self.layer_list = next(
+            m
+            for m in self.base.modules()
+            if isinstance(m, torch.nn.ModuleList) and len(m) and m[0] is self.layers[0]
+        )
         self.layer_of = {id(m): i for i, block in enumerate(self.layers) for m in block.modules()}
         self._norm: list | None = None  # [the final norm or None], found when first asked
         self.mask_id = getattr(loaded.tokenizer, "mask_token_id", None)
@@ -353,6 +360,41 @@ def _knock(mask, query, key, cuts: list, name: str, layer: int):
     return mask
 
 
+class _Run(NamedTuple):
+    """What :func:`_forward` returns."""
+
+    logits: Any  # (rows, vocab) float64 tensor at the position
+    called: dict  # layer → query heads of its call through attnviz's capture
+    residuals: Any  # (layers, rows, n, width) tensor after each layer, or None
+    outputs: list  # each layer's own output (with residuals), for a later replay
+
+
+def _replay(block, output, rows: int):
+    """A stand-in for ``block`` answering the clean run's ``output`` in every row (the
+    layers before an ablated one compute nothing new); other attributes are the
+    block's (a base model may read its attention type)."""
+    import torch
+
+    def widen(value):
+        if isinstance(value, torch.Tensor) and value.dim() and value.shape[0] == 1:
+            return value.expand(rows, *value.shape[1:]).contiguous()
+        return value
+
+    class _Replay(torch.nn.Module):
+        def forward(self, *args, **kwargs):
+            if isinstance(output, tuple):
+                return tuple(widen(v) for v in output)
+            return widen(output)
+
+        def __getattr__(self, name):
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                return getattr(block, name)
+
+    return _Replay()
+
+
 def _forward(
     head: _Head,
     ids: list[int],
@@ -362,17 +404,17 @@ def _forward(
     ablate: dict | None = None,
     knockout: dict | None = None,
     residuals: bool = False,
-):
+    replay: dict | None = None,
+) -> _Run:
     """One forward pass of ``rows`` copies of ``ids`` through the model, and its head's
     logits at position ``at``.
 
     ``ablate``: layer → list of (row or None for every row, head, ``"zero"`` or
     ``"mean"``), where a mean is over row 0's positions (row 0 must be the clean run:
     it reaches each layer with the others, so its W^O input there is the clean one);
-    ``knockout``: layer → list of (row or None, head or −1, query, key). Returns (logits
-    (rows, vocab) float64 tensor, layer → query heads of each attention call that went
-    through attnviz's capture, and the residual after each layer (layers, rows, n,
-    width) or None).
+    ``knockout``: layer → list of (row or None, head or −1, query, key); ``replay``:
+    layer → the output a clean run's ``residuals`` recorded there, given back instead of
+    running the layer (the layers before the first intervened one).
     """
     import torch
 
@@ -411,13 +453,16 @@ def _forward(
         return hook
 
     hooks = []
-    blocks_out = []
+    outputs: list = []
     if residuals:
 
         def keep(module, args, output):
-            blocks_out.append((output[0] if isinstance(output, tuple) else output).detach())
+            outputs.append(output)
 
         hooks += [block.register_forward_hook(keep) for block in head.layers]
+    replay = replay or {}
+    for layer, output in replay.items():
+        head.layer_list[layer] = _replay(head.layers[layer], output, rows)
     for layer in sorted(ablate):
         heads, per_head = head.heads[layer], head.head_dims[layer]
         proj = _out_projection(head, layer, heads * per_head)
@@ -444,13 +489,17 @@ def _forward(
         _LOCAL.edit = None
         for h in hooks:
             h.remove()
+        for layer in replay:
+            head.layer_list[layer] = head.layers[layer]
     missed = sorted(set(knockout) - knocked)
     if missed:
         raise ModelError(
             f"{name}: layer {missed[0]}'s attention does not run where attnviz can knock a link out"
         )
-    stack = torch.stack(blocks_out) if residuals else None
-    return logits.double(), called, stack
+    stack = None
+    if residuals:
+        stack = torch.stack([(o[0] if isinstance(o, tuple) else o).detach() for o in outputs])
+    return _Run(logits.double(), called, stack, outputs)
 
 
 # --- what the caller sees -------------------------------------------------------------
@@ -531,7 +580,7 @@ def _prepare(loaded, text: str, position):
 def _clean(head: _Head, ids: list[int], at: int) -> np.ndarray:
     """The clean run's logits at ``at`` (vocab,) float64. The first run of a model learns
     each layer's heads and their width of W^O's input (:func:`_shapes`)."""
-    logits, called, _ = _forward(head, ids, at)
+    logits, called, _, _ = _forward(head, ids, at)
     if head.heads is None:
         head.heads, head.head_dims = _shapes(head, called)
     return logits[0].numpy().copy()
@@ -614,7 +663,7 @@ def predict(
         if per_layer or cuts:
             # Row 0 the clean run, row 1 intervened, in one batch: row 0 gives the mean
             # ablation its clean W^O inputs at each layer as row 1 reaches it.
-            both, _, _ = _forward(head, ids, at, rows=2, ablate=per_layer, knockout=cuts)
+            both = _forward(head, ids, at, rows=2, ablate=per_layer, knockout=cuts).logits
             clean, logits = both[0].numpy().copy(), both[1].numpy().copy()
         else:
             clean = _clean(head, ids, at) if clean is None else clean
@@ -673,28 +722,43 @@ def ablation_map(
     progress: Callable[[float], None] | None = None,
 ) -> AblationMap:
     """layers × heads of log p(target) at ``position`` with that one head zero-ablated,
-    minus the clean run's (NaN for layers that are not softmax attention). The heads of
-    a layer run as one batch of forward passes; ``cancel`` (callable or ``is_set()``) is
-    asked between layers (:class:`~attnviz.core.work.Cancelled`), ``progress(fraction)``
-    told after each."""
+    minus the clean run's (NaN for layers that are not softmax attention).
+
+    The heads of a layer run as one batch, and the layers before it are not run again:
+    they answer the clean run's outputs (about half the layers × heads passes' work). A
+    clean row in each batch proves that replay: where its prediction is not the clean
+    run's, the layer is run again whole, and so are the ones after it. ``cancel``
+    (callable or ``is_set()``) is asked between layers
+    (:class:`~attnviz.core.work.Cancelled`), ``progress(fraction)`` told after each."""
     cancelled = as_cancel(cancel)
     report = as_progress(progress)
     head, ids, _tokens, at = _prepare(loaded, text, position)
     with loaded._lock:
-        clean = _clean(head, ids, at)
+        run = _forward(head, ids, at, residuals=True)
+        if head.heads is None:
+            head.heads, head.head_dims = _shapes(head, run.called)
+        clean = run.logits[0].numpy()
         goal = _target(loaded, target, clean)
         base = float(_log_softmax(clean)[goal])
         layers = len(head.layers)
         width = max(head.heads.values(), default=0)
         values = np.full((layers, width), np.nan)
+        near = 1e-4 * (1.0 + float(np.abs(clean).max()))
+        replays = True
         for layer in range(layers):
             if cancelled is not None and cancelled():
                 raise Cancelled("the ablation map was cancelled")
             heads = head.heads.get(layer, 0)
             if heads and head.head_dims.get(layer, 0):
                 cuts = {layer: [(h, h, "zero") for h in range(heads)]}  # row h: head h off
-                logits, _, _ = _forward(head, ids, at, rows=heads, ablate=cuts)
-                logp = _log_softmax(logits.numpy())[:, goal]
+                replay = dict(enumerate(run.outputs[:layer])) if replays else None
+                # Row `heads` is clean: it checks the replay.
+                logits = _forward(head, ids, at, rows=heads + 1, ablate=cuts, replay=replay)[0]
+                logits = logits.numpy()
+                if replay and float(np.abs(logits[heads] - clean).max()) > near:
+                    replays = False  # the layers depend on more than their input
+                    logits = _forward(head, ids, at, rows=heads + 1, ablate=cuts)[0].numpy()
+                logp = _log_softmax(logits[:heads])[:, goal]
                 values[layer, :heads] = logp - base
             if report is not None:
                 report((layer + 1) / layers)
@@ -719,7 +783,7 @@ def logit_lens(
         raise ModelError(f"top must be an integer ≥ 1, got {brief(top)}")
     head, ids, _tokens, at = _prepare(loaded, text, position)
     with loaded._lock:
-        logits, called, stack = _forward(head, ids, at, residuals=True)
+        logits, called, stack, _ = _forward(head, ids, at, residuals=True)
         if head.heads is None:
             head.heads, head.head_dims = _shapes(head, called)
         with torch.no_grad():

@@ -127,6 +127,13 @@ def attention(model, family: str, layer: int):
             "bert": lambda: block.attention.self}[family]()  # fmt: skip
 
 
+def load_blocks(loaded):
+    """The layers of a model loaded by attnviz (its base model)."""
+    from attnviz.core.hf_layers import decoder_layers
+
+    return decoder_layers(loaded.model, 2)
+
+
 def oracle_logits(model, path: str, text: str, ablate=(), means=None, knockout=(), heads=4):
     """transformers' logits (n, vocab) with W^O input columns replaced by pre-hooks and
     knockouts added to the additive mask one layer's attention receives."""
@@ -265,8 +272,12 @@ def test_a_knockout_matches_an_additive_minus_inf_mask(tiny, head):
 
 def test_the_ablation_map_of_a_two_layer_four_head_model(tiny):
     family, path, text, loaded, oracle = tiny
-    fractions = []
+    fractions, runs = [], []
+    first = load_blocks(loaded)[0]
+    hook = first.register_forward_hook(lambda *_: runs.append(1))
     amap = ablation_map(loaded, text, progress=fractions.append)
+    hook.remove()
+    assert len(runs) == 2  # the clean run and layer 0's batch: layer 1's replays it
     clean = oracle_logits(oracle, path, text)[amap.position]
     target = int(np.argmax(clean))
     assert amap.target == target
