@@ -481,3 +481,21 @@ def test_bloom_outside_the_interface_ablates_but_refuses_a_knockout(tmp_path):
     with pytest.raises(ModelError, match="knock a link out") as err:
         predict(loaded, SENTENCE, knockout=[(1, 0, 3, 1)])
     assert "\n" not in str(err.value)
+
+
+def test_a_replay_that_is_not_the_clean_run_is_caught_and_run_whole(tiny, monkeypatch):
+    """Were a layer to depend on more than its input (so its replayed output were not
+    what it would compute), the clean row of the batch would show it: the map is then
+    computed by whole passes, and equals the one computed with the replay."""
+    from attnviz.core import hf_predict
+
+    _family, _path, text, loaded, _oracle = tiny
+    expected = ablation_map(loaded, text).values
+    real = hf_predict._replay
+
+    def wrong(block, output, rows):
+        scaled = output * 1.5 if not isinstance(output, tuple) else (output[0] * 1.5, *output[1:])
+        return real(block, scaled, rows)
+
+    monkeypatch.setattr(hf_predict, "_replay", wrong)
+    np.testing.assert_allclose(ablation_map(loaded, text).values, expected, atol=1e-5)
