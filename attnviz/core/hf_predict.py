@@ -1,8 +1,7 @@
 """What a loaded model predicts, and how switching a head off or a link out moves it.
 
-The prediction is the model's own: its logits, from its own language-model head (the
-``…ForCausalLM`` or ``…ForMaskedLM`` class of its family, built around the loaded model
-with the head's tensors read from the folder). Interventions run inside its forward pass:
+The prediction is the model's own: its logits, from its own language-model head
+(:mod:`attnviz.core.hf_lm_head`). Interventions run inside its forward pass:
 
 - **ablation** of (layer, head): the head's slice of the output projection's input
   (columns head·d … (head+1)·d − 1 of W^O's input) set to 0 at every position (``zero``),
@@ -13,26 +12,26 @@ with the head's tensors read from the folder). Interventions run inside its forw
   mask the capture's attention function hands the model's own eager attention
   (:mod:`attnviz.core.hf_record`).
 
-:func:`probabilities` (temperature, top-k, top-p) is numpy only. torch and transformers
-are imported only when a model is used, as in :mod:`attnviz.core.hf_capture`. Every
-refusal is a one-line :class:`~attnviz.core.hf_errors.ModelError` (a ValueError for
-:func:`probabilities`' arguments).
+:func:`probabilities` (temperature, top-k, top-p; numpy only) comes from
+:mod:`attnviz.core.sampling`. torch and transformers are imported only when a model is
+used, as in :mod:`attnviz.core.hf_capture`. Every refusal is a one-line
+:class:`~attnviz.core.hf_errors.ModelError` (a ValueError for :func:`probabilities`'
+arguments).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import numbers
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from attnviz.core.hf_errors import ModelError
+from attnviz.core.hf_lm_head import LmHead, lm_head, out_projection, out_projection_widths
+from attnviz.core.sampling import log_softmax, probabilities
 from attnviz.core.value_text import brief
 from attnviz.core.work import Cancelled, as_cancel, as_progress
 
@@ -49,273 +48,9 @@ __all__ = [
 
 #: How an ablated head's output is replaced: by zeros, or by its clean mean over positions.
 ABLATIONS = ("zero", "mean")
-#: Last names of a layer's attention output projection (W^O) across families: Llama's
-#: o_proj, GPT-2's c_proj, BERT's attention.output.dense, OPT's out_proj, T5-like wo.
-_OUT_NAMES = ("o_proj", "c_proj", "out_proj", "dense", "wo", "o", "out")
-
-
-# --- sampling filters (numpy only) -----------------------------------------------------
-
-
-def _check_sampling(temperature, top_k, top_p) -> tuple[float, int, float]:
-    """The three settings as numbers, or a one-line ValueError naming the bad one."""
-    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
-        raise ValueError(f"temperature must be a number > 0, got {brief(temperature)}")
-    t = float(temperature)
-    if not math.isfinite(t) or t <= 0:
-        raise ValueError(f"temperature must be finite and > 0, got {brief(temperature)}")
-    if isinstance(top_k, bool) or not isinstance(top_k, numbers.Integral) or top_k < 0:
-        raise ValueError(f"top_k must be an integer ≥ 0 (0: off), got {brief(top_k)}")
-    if isinstance(top_p, bool) or not isinstance(top_p, numbers.Real):
-        raise ValueError(f"top_p must be a number in (0, 1], got {brief(top_p)}")
-    p = float(top_p)
-    if not (0.0 < p <= 1.0):  # NaN fails too
-        raise ValueError(f"top_p must be in (0, 1] (1: off), got {brief(top_p)}")
-    return t, int(top_k), p
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    """Softmax of a float64 vector that may hold −inf (not all of it)."""
-    e = np.exp(x - x.max())
-    return e / e.sum()
-
-
-def probabilities(
-    logits, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0
-) -> np.ndarray:
-    """The sampling distribution of ``logits`` (one position's, over the vocabulary):
-    softmax of logits / ``temperature`` in float64, then only the ``top_k`` largest
-    (0: off), then the nucleus (the smallest set, by descending probability, whose mass
-    reaches ``top_p``; 1: off), renormalised. Filtered tokens get probability 0.
-
-    Same rules as transformers' Temperature-, TopK- and TopPLogitsWarper applied in that
-    order: top-k keeps every token tied with the k-th, top-p removes the tokens whose
-    ascending cumulative probability is ≤ 1 − top_p and always keeps the most likely
-    (among equal probabilities the earlier token ranks first).
-    """
-    t, k, p = _check_sampling(temperature, top_k, top_p)
-    x = np.asarray(logits)
-    if x.ndim != 1 or x.size == 0 or not np.issubdtype(x.dtype, np.number):
-        raise ValueError(f"logits must be a non-empty vector of numbers, got {brief(logits)}")
-    x = x.astype(np.float64) / t
-    if np.isnan(x).any() or np.isposinf(x).any() or not np.isfinite(x).any():
-        raise ValueError("logits must be finite numbers (−inf where a token is impossible)")
-    if 0 < k < x.size:
-        kth = np.partition(x, x.size - k)[x.size - k]
-        x = np.where(x < kth, -np.inf, x)  # ties with the k-th stay, as TopKLogitsWarper
-    if p < 1.0:
-        # Descending, ties by index; transformers walks the same order from the bottom.
-        order = np.argsort(-x, kind="stable")
-        ascending = order[::-1]
-        mass = np.cumsum(_softmax(x)[ascending])
-        drop = mass <= 1.0 - p
-        drop[-1] = False  # the most likely token always stays
-        x = x.copy()
-        x[ascending[drop]] = -np.inf
-    return _softmax(x)
-
-
-# --- the model's head ------------------------------------------------------------------
-
-
-class _Head:
-    """A loaded model with its language-model head: the family's head class (built on
-    the meta device, its base replaced by the loaded model, the head's tensors read from
-    the folder or tied as the family ties them), the model's layers and final norm."""
-
-    def __init__(self, loaded) -> None:
-        import torch
-        import transformers
-
-        from attnviz.core.hf_config import is_encoder_config
-        from attnviz.core.hf_layers import decoder_layers
-
-        info = loaded.info
-        name = info.name
-        if info.wrapper is not None:
-            raise ModelError(
-                f"{name}: predictions of a multimodal folder's language model are not supported yet"
-            )
-        self.masked = is_encoder_config(info.config)
-        auto = (
-            transformers.AutoModelForMaskedLM if self.masked else transformers.AutoModelForCausalLM
-        )
-        what = "masked-LM" if self.masked else "causal-LM"
-        config = loaded.model.config
-        try:
-            cls = auto._model_mapping[type(config)]
-        except (KeyError, ValueError):
-            raise ModelError(
-                f"{name}: transformers has no {what} head for {info.model_type}; it predicts "
-                "no token"
-            ) from None
-        with torch.device("meta"):  # nothing allocated: the base is replaced next
-            wrapper = cls(copy.deepcopy(config))
-        self.prefix = wrapper.base_model_prefix
-        if not isinstance(getattr(wrapper, self.prefix, None), torch.nn.Module):
-            raise ModelError(f"{name}: {cls.__name__} keeps its model where attnviz cannot find it")
-        setattr(wrapper, self.prefix, loaded.model)
-        self._fill(wrapper, info, torch)
-        wrapper.eval()
-        self.wrapper = wrapper
-        self.loaded = loaded
-        self.base = loaded.model
-        self.layers = decoder_layers(self.base, loaded._shape()[0])
-        if not self.layers:
-            raise ModelError(f"{name}: attnviz finds no list of its layers to intervene in")
-        #: The ModuleList holding them, whose entries a replay swaps (:func:`_forward`).
-        self.layer_list = next(
-            m
-            for m in self.base.modules()
-            if isinstance(m, torch.nn.ModuleList) and len(m) and m[0] is self.layers[0]
-        )
-        self.layer_of = {id(m): i for i, block in enumerate(self.layers) for m in block.modules()}
-        self._norm: list | None = None  # [the final norm or None], found when first asked
-        self.mask_id = getattr(loaded.tokenizer, "mask_token_id", None)
-        #: layer → query heads, and → each head's width of W^O's input, learned by the
-        #: model's first run (:func:`_shapes`): the layers whose attention is softmax.
-        self.heads: dict | None = None
-        self.head_dims: dict = {}
-
-    @staticmethod
-    def _fill(wrapper, info, torch) -> None:
-        """Give the head's tensors (still on the meta device) their values: from the
-        folder's safetensors under the head class's names, else tied as the family ties
-        them; :class:`ModelError` naming the model when its folder holds no head."""
-        from safetensors import safe_open
-
-        wanted = {
-            n
-            for n, t in (
-                *wrapper.named_parameters(remove_duplicate=False),
-                *wrapper.named_buffers(remove_duplicate=False),
-            )
-            if t.is_meta
-        }
-        found = {}
-        for file in info.weight_files:
-            with safe_open(str(Path(info.path) / file), framework="pt") as fh:
-                for key in wanted.intersection(fh.keys()):
-                    found[key] = fh.get_tensor(key).to(torch.float32).clone()
-        if found:
-            wrapper.load_state_dict(found, strict=False, assign=True)
-        # The output embedding tied to the input one where the family ties them and the
-        # folder keeps one of the two (a folder keeping both, different, keeps both).
-        for target, source in wrapper.get_expanded_tied_weights_keys(all_submodels=True).items():
-            there = wrapper.get_parameter_or_buffer(target)
-            given = wrapper.get_parameter_or_buffer(source)
-            if there.is_meta != given.is_meta:
-                name, value = (target, given) if there.is_meta else (source, there)
-                owner, _, attr = name.rpartition(".")
-                setattr(wrapper.get_submodule(owner), attr, value)
-        left = sorted(
-            n for n, t in (*wrapper.named_parameters(), *wrapper.named_buffers()) if t.is_meta
-        )
-        if left:
-            names = info.config.get("architectures") or [info.model_type]
-            raise ModelError(
-                f"{info.name} ({', '.join(map(str, names))[:60]}) has no language-model head "
-                f"in its weights ({left[0][:60]} is missing): it predicts no token"
-            )
-
-    def final_norm(self):
-        """The norm the base model applies after its last layer (Llama's norm, GPT-2's
-        ln_f: a norm among its modules registered after its list of layers), or None
-        where there is none (BERT's layers end in their own LayerNorm)."""
-        if self._norm is not None:
-            return self._norm[0]
-        children = list(self.base.children())
-        first = id(self.layers[0])
-        after = next(
-            (i for i, c in enumerate(children) if any(id(m) == first for m in c.modules())),
-            len(children),
-        )
-        # Registered after the layers: BLOOM's norm of the embeddings comes before them.
-        norms = [c for c in children[after + 1 :] if "norm" in type(c).__name__.lower()]
-        if len(norms) > 1:
-            raise ModelError(
-                f"{self.loaded.info.name}: {len(norms)} final norms; attnviz cannot tell which "
-                "one the logit lens should use"
-            )
-        self._norm = [norms[0] if norms else None]
-        return self._norm[0]
-
-    def head_logits(self, hidden, norm: bool = True):
-        """The family's own head on residual streams ``hidden`` (B, S, width): the final
-        norm (unless ``norm`` is False: the base model's output, already through it),
-        then the wrapper's forward with its base answering them (so a final softcap or
-        logit scale of the family applies as in its forward pass)."""
-        import torch
-
-        final = self.final_norm() if norm else None
-        normed = hidden if final is None else final(hidden)
-
-        class _Given(torch.nn.Module):  # the base model, answering the given streams
-            def forward(self, *args, **kwargs):
-                return _Streams(normed)
-
-        setattr(self.wrapper, self.prefix, _Given())
-        try:
-            ids = torch.zeros(hidden.shape[:2], dtype=torch.long)
-            return self.wrapper(input_ids=ids).logits
-        finally:
-            setattr(self.wrapper, self.prefix, self.base)
-
-
-class _Streams:
-    """What a base model's forward returns, as a head's forward reads it: the last hidden
-    state (by name or as ``[0]``) and None for what else it may ask (GPT-2's cross
-    attentions, the cache)."""
-
-    def __init__(self, hidden) -> None:
-        self.last_hidden_state = hidden
-
-    def __getitem__(self, index):
-        return (self.last_hidden_state,)[index]
-
-    def __getattr__(self, name):  # only names not set above
-        return None
-
-
-_HEADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _head(loaded) -> _Head:
-    """The head of ``loaded``, built once per loaded model."""
-    head = _HEADS.get(loaded)
-    if head is None:
-        head = _HEADS[loaded] = _Head(loaded)
-    return head
 
 
 # --- a forward pass with interventions -------------------------------------------------
-
-
-def _in_width(module) -> int | None:
-    """The input width of a linear layer (nn.Linear, or GPT-2's transposed Conv1D)."""
-    if hasattr(module, "in_features"):
-        return int(module.in_features)
-    if type(module).__name__ == "Conv1D" and hasattr(module, "nx"):
-        return int(module.nx)
-    return None
-
-
-def _out_projection(head: _Head, layer: int, width: int):
-    """The output projection (W^O) of ``layer``: the one linear layer of the block named
-    as the families name it, under its attention, that takes ``width`` inputs."""
-    found = [
-        m
-        for path, m in head.layers[layer].named_modules()
-        if path.rsplit(".", 1)[-1] in _OUT_NAMES
-        and any(w in path.lower() for w in ("attn", "attention"))
-        and _in_width(m) == width
-    ]
-    if len(found) != 1:
-        raise ModelError(
-            f"{head.loaded.info.name}: layer {layer}'s attention output projection "
-            f"({width} inputs) is not where attnviz looks ({len(found)} candidates)"
-        )
-    return found[0]
 
 
 def _as_pairs(items, size: int, what: str) -> list[tuple[int, ...]]:
@@ -396,7 +131,7 @@ def _replay(block, output, rows: int):
 
 
 def _forward(
-    head: _Head,
+    head: LmHead,
     ids: list[int],
     at: int,
     *,
@@ -465,7 +200,7 @@ def _forward(
         head.layer_list[layer] = _replay(head.layers[layer], output, rows)
     for layer in sorted(ablate):
         heads, per_head = head.heads[layer], head.head_dims[layer]
-        proj = _out_projection(head, layer, heads * per_head)
+        proj = out_projection(head, layer, heads * per_head)
         hooks.append(proj.register_forward_pre_hook(pre_hook(layer, per_head), with_kwargs=True))
     n = len(ids)
     try:
@@ -557,7 +292,7 @@ def _prepare(loaded, text: str, position):
     """(head, ids, tokens, position ≥ 0) of a sentence; the default position is the
     last token for a decoder and the [MASK] for a masked-LM encoder."""
     loaded.check_files()
-    head = _head(loaded)
+    head = lm_head(loaded)
     ids, tokens, _special = loaded.tokenize(text)
     n = len(ids)
     if position is None:
@@ -577,7 +312,7 @@ def _prepare(loaded, text: str, position):
     return head, ids, tokens, int(position) % n
 
 
-def _clean(head: _Head, ids: list[int], at: int) -> np.ndarray:
+def _clean(head: LmHead, ids: list[int], at: int) -> np.ndarray:
     """The clean run's logits at ``at`` (vocab,) float64. The first run of a model learns
     each layer's heads and their width of W^O's input (:func:`_shapes`)."""
     logits, called, _, _ = _forward(head, ids, at)
@@ -586,7 +321,7 @@ def _clean(head: _Head, ids: list[int], at: int) -> np.ndarray:
     return logits[0].numpy().copy()
 
 
-def _shapes(head: _Head, called: dict) -> tuple[dict, dict]:
+def _shapes(head: LmHead, called: dict) -> tuple[dict, dict]:
     """layer → query heads and → each head's width of W^O's input, for the layers whose
     attention runs through attnviz's capture (all, for a family hooked outside it)."""
     heads = dict(called)
@@ -595,18 +330,12 @@ def _shapes(head: _Head, called: dict) -> tuple[dict, dict]:
         heads = dict.fromkeys(range(layers), count)
     dims = {}
     for layer, count in heads.items():
-        widths = {
-            _in_width(m)
-            for path, m in head.layers[layer].named_modules()
-            if path.rsplit(".", 1)[-1] in _OUT_NAMES
-            and any(w in path.lower() for w in ("attn", "attention"))
-        }
-        widths = {w for w in widths if w is not None and w % count == 0}
+        widths = {w for w in out_projection_widths(head, layer) if w % count == 0}
         dims[layer] = min(widths) // count if len(widths) == 1 else 0
     return heads, dims
 
 
-def _check_interventions(head: _Head, n: int, ablate, ablation, knockout):
+def _check_interventions(head: LmHead, n: int, ablate, ablation, knockout):
     """The interventions as per-layer lists, or ModelError naming the first bad one."""
     if ablation not in ABLATIONS:
         raise ModelError(f"ablation must be one of {', '.join(ABLATIONS)}, got {brief(ablation)}")
@@ -630,7 +359,7 @@ def _check_interventions(head: _Head, n: int, ablate, ablation, knockout):
     return per_layer, cuts
 
 
-def _check_head(head: _Head, layer: int, which: int, count: int, allow_all: bool) -> None:
+def _check_head(head: LmHead, layer: int, which: int, count: int, allow_all: bool) -> None:
     if not 0 <= layer < count:
         raise ModelError(f"layer {layer} is outside 0…{count - 1}")
     if layer not in head.heads:
@@ -707,11 +436,6 @@ def _token(loaded, token_id: int) -> str:
     return str(loaded.tokenizer.convert_ids_to_tokens(int(token_id)))
 
 
-def _log_softmax(x: np.ndarray) -> np.ndarray:
-    m = x.max(axis=-1, keepdims=True)
-    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
-
-
 def ablation_map(
     loaded,
     text: str,
@@ -739,7 +463,7 @@ def ablation_map(
             head.heads, head.head_dims = _shapes(head, run.called)
         clean = run.logits[0].numpy()
         goal = _target(loaded, target, clean)
-        base = float(_log_softmax(clean)[goal])
+        base = float(log_softmax(clean)[goal])
         layers = len(head.layers)
         width = max(head.heads.values(), default=0)
         values = np.full((layers, width), np.nan)
@@ -758,7 +482,7 @@ def ablation_map(
                 if replay and float(np.abs(logits[heads] - clean).max()) > near:
                     replays = False  # the layers depend on more than their input
                     logits = _forward(head, ids, at, rows=heads + 1, ablate=cuts)[0].numpy()
-                logp = _log_softmax(logits[:heads])[:, goal]
+                logp = log_softmax(logits[:heads])[:, goal]
                 values[layer, :heads] = logp - base
             if report is not None:
                 report((layer + 1) / layers)
@@ -796,7 +520,7 @@ def logit_lens(
             "its final norm is not where attnviz looks"
         )
     goal = _target(loaded, target, clean)
-    probs = np.exp(_log_softmax(lens))
+    probs = np.exp(log_softmax(lens))
     top = min(int(top), probs.shape[-1])
     order = np.argsort(-probs, axis=-1, kind="stable")[:, :top]
     return Lens(
