@@ -44,6 +44,8 @@ __all__ = [
     "logit_lens",
     "predict",
     "probabilities",
+    "target_id",
+    "token_text",
 ]
 
 #: How an ablated head's output is replaced: by zeros, or by its clean mean over positions.
@@ -434,6 +436,17 @@ def _target(loaded, target, clean: np.ndarray) -> int:
 
 def _token(loaded, token_id: int) -> str:
     return str(loaded.tokenizer.convert_ids_to_tokens(int(token_id)))
+
+
+def target_id(loaded, target, logits) -> int:
+    """The id of ``target`` (a token of the vocabulary, or an id; None or empty: the
+    most likely of ``logits``), or a one-line ModelError."""
+    return _target(loaded, target, np.asarray(logits))
+
+
+def token_text(loaded, token_id: int) -> str:
+    """The vocabulary's token of ``token_id`` as the tokenizer writes it (``Ġcat``)."""
+    return _token(loaded, token_id)
 
 
 def ablation_map(
