@@ -30,7 +30,8 @@ from attnviz.model.resolve.lazy import LazyResolver
 
 #: What the prediction refuses without a real model (the panel's one line).
 NO_MODEL = (
-    "the prediction needs a real model: open a decoder or a masked-LM folder (File → Open Model…)"
+    "the prediction needs a real model: open a decoder or a masked-LM folder "
+    "(File → Open Model…, or --model DIR)"
 )
 #: The attention topic's fields naming the model and its sentence.
 MODEL_FIELDS = ("head", "model_path", "model_text")
