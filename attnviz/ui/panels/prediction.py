@@ -36,7 +36,7 @@ from attnviz.model.topics.prediction import (
 )
 from attnviz.ui.panel_base import FigurePanel, figure_box
 from attnviz.ui.widgets.figure_theme import style_figure
-from attnviz.ui.widgets.numbers import fmt
+from attnviz.ui.widgets.numbers import counted, fmt
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import series_color
 from attnviz.ui.widgets.steady_plot import SteadyPlot
@@ -293,7 +293,8 @@ class PredictionPanel(FigurePanel):
                 )
             )
         if res.knockout:
-            parts.append(fill(self.tr("%1 links"), len(res.knockout)))
+            n = len(res.knockout)
+            parts.append(counted(self.tr("%n link(s)", "", n), n))
         return "; ".join(parts)
 
     # --- hover -------------------------------------------------------------------------
