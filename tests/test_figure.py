@@ -32,6 +32,8 @@ NEEDS = {
     ("layers", "link"): ["attention.selected_cell=[5, 8]"],
 }
 DATA = [(spec.id, name) for spec in PANELS for name in spec.data]
+#: Panels whose arrays exist only for a real model (tested with one below).
+MODEL_PANELS = ("layers", "prediction")
 
 
 def cli_array(tmp_path, panel, name=None, sets=(), model=None):
@@ -51,7 +53,7 @@ def minilm() -> str:
 
 
 # --- data --------------------------------------------------------------------------------
-@pytest.mark.parametrize(("panel", "name"), [d for d in DATA if d[0] != "layers"])
+@pytest.mark.parametrize(("panel", "name"), [d for d in DATA if d[0] not in MODEL_PANELS])
 def test_data_equals_the_cli_export(tmp_path, panel, name):
     sets = NEEDS.get((panel, name), [])
     expected = cli_array(tmp_path, panel, name, sets)
@@ -68,7 +70,18 @@ def test_layers_data_of_a_real_model_equals_the_cli_export(tmp_path, name):
     assert np.array_equal(attnviz.figure("layers", model=model, set=sets).data(name), expected)
 
 
-@pytest.mark.parametrize("panel", sorted({p for p, _ in DATA if p != "layers"}))
+@pytest.mark.parametrize("name", [n for p, n in DATA if p == "prediction"])
+def test_prediction_data_of_a_tiny_decoder_equals_the_cli_export(tmp_path, name):
+    from tests.tiny_models import SENTENCE, make_model
+
+    model = make_model(tmp_path / "llama", "llama")
+    sets = [f"attention.model_text={SENTENCE}", "prediction.ablate=[[0, 1]]"]
+    expected = cli_array(tmp_path, "prediction", name, sets, model=model)
+    got = attnviz.figure("prediction", model=model, set=sets).data(name)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("panel", sorted({p for p, _ in DATA if p not in MODEL_PANELS}))
 def test_default_data_is_the_clis_default_matrix(tmp_path, panel):
     first = next(name for p, name in DATA if p == panel)
     sets = NEEDS.get((panel, first), [])  # heads: x, which needs the projections

@@ -6,7 +6,9 @@ product received; families whose attention runs in a module of its own (BLOOM, F
 are recorded by a forward hook on that module instead (:data:`HOOKED`). Each thread's
 forward pass records into ``_LOCAL.layers``; a long sentence keeps no n × n weights and is
 proven by ``_LOCAL.check`` while they exist; ``_LOCAL.progress`` may cancel between layers;
-``_LOCAL.stop`` ends the pass once the last layer's attention is recorded (:class:`LastLayer`).
+``_LOCAL.stop`` ends the pass once the last layer's attention is recorded (:class:`LastLayer`);
+``_LOCAL.edit(module, query, key, mask)`` may return another additive mask for the model's
+own attention to use (:mod:`attnviz.core.hf_predict`'s knockouts).
 """
 
 from __future__ import annotations
@@ -192,6 +194,9 @@ def _capture_attention(
     selected = None
     if indices is not None:
         attention_mask, selected = _fold_indices(attention_mask, indices, query, key)
+    edit = getattr(_LOCAL, "edit", None)
+    if edit is not None:  # attnviz.core.hf_predict: a knockout's −inf scores, each call's layer
+        attention_mask = edit(module, query, key, attention_mask)
     eager = getattr(sys.modules.get(type(module).__module__), "eager_attention_forward", None)
     out, weights = (eager or _generic_eager)(
         module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs

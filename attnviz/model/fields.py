@@ -65,7 +65,7 @@ def check_text(name: str, value, *, limit: int = MAX_TEXT) -> str:
 #: The kinds a field may be declared with (each has its checker ``Field._<kind>``).
 FieldKind = Literal[
     "int", "float", "bool", "choice", "text", "texts", "flags", "ints", "matrix", "optmatrix",
-    "pair", "cell",
+    "pair", "cell", "int_rows",
 ]  # fmt: skip
 KINDS: tuple[str, ...] = get_args(FieldKind)
 
@@ -80,11 +80,12 @@ class Field:
     kind : ``int``, ``float``, ``bool``, ``choice``, ``text``, ``texts``, ``flags``,
         ``ints``, ``matrix`` (2-D float array), ``optmatrix`` (a matrix or None), ``pair`` (low <
         high), ``cell`` (None or
-        two indices)
+        two indices), ``int_rows`` (rows of ``width`` integers: ``[[layer, head], …]``)
     default : the value of a fresh topic
     lo, hi : inclusive bounds of a number, of each entry of ``ints``, of a cell's indices
     choices : the allowed values of a ``choice``
-    max_len : the longest ``texts``/``flags``/``ints`` sequence
+    max_len : the longest ``texts``/``flags``/``ints`` sequence, the most ``int_rows`` rows
+    width : the integers in each row of an ``int_rows``
     doc : one line for ``--list-fields``
     recompute : False for restyle-only fields (colormap, levels)
     browse : True for selections, which are not undo steps
@@ -104,6 +105,7 @@ class Field:
     recompute: bool = True
     browse: bool = False
     label: str = ""
+    width: int | None = None
 
     def __post_init__(self) -> None:
         # A declaration that could never hold fails when its module is imported, not at the
@@ -112,6 +114,8 @@ class Field:
             raise TypeError(f"field {self.name}: unknown kind {self.kind!r} (one of {KINDS})")
         if self.kind == "choice" and not self.choices:
             raise TypeError(f"field {self.name}: a choice needs its choices")
+        if self.kind == "int_rows" and not (self.width and self.max_len):
+            raise TypeError(f"field {self.name}: rows of integers need a width and a max_len")
         if self.lo is not None and self.hi is not None and self.lo > self.hi:
             raise TypeError(f"field {self.name}: lo {self.lo} is above hi {self.hi}")
         if self.kind == "matrix" and self.default is None:
@@ -227,6 +231,23 @@ class Field:
         item = Field(self.name, "int", 0, self.lo, self.hi)
         return tuple(item.coerce(x) for x in value)
 
+    def _int_rows(self, value):
+        shape = "[" + ", ".join(["…"] * (self.width or 0)) + "]"
+        if isinstance(value, np.ndarray) and value.ndim == 2:
+            value = list(value)  # a session's base64 matrix: its rows
+        elif isinstance(value, np.ndarray) and not (value.ndim == 1 and value.size == 0):
+            raise StateError(f"{self.name} must be a list of {shape}, got {brief(value)}")
+        seq = self._sequence(value)
+        rows = []
+        for i, row in enumerate(seq):
+            if not _is_pair_shaped(row) or len(row) != self.width:
+                raise StateError(
+                    f"{self.name}[{i}] must be {self.width} integers {shape}, got {brief(row)}"
+                )
+            item = Field(f"{self.name}[{i}] entry", "int", 0, self.lo, self.hi)
+            rows.append(tuple(item.coerce(x) for x in row))
+        return tuple(rows)
+
     # --- describing --------------------------------------------------------------------
     def describe(self) -> str:
         """``kind, range or choices, default`` for ``--list-fields``."""
@@ -235,6 +256,8 @@ class Field:
             parts.append("one of " + "|".join(map(str, self.choices)))
         elif self.lo is not None or self.hi is not None:
             parts.append(f"{_bound(self.lo)}..{_bound(self.hi)}")
+        if self.width is not None:
+            parts.append(f"rows of {self.width}")
         if self.max_len is not None:
             parts.append(f"up to {self.max_len} entries")
         default = self.default

@@ -142,6 +142,12 @@ PANELS: tuple[PanelSpec, ...] = (
         "spread", 86, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Score spread and d_k"),
         weight=3, data=("spread", "head"), reader=spread_data,
     ),
+    # What a real model predicts at a position, sampled, and how switching heads off moves it.
+    PanelSpec(
+        "prediction", 88, "right", "prediction", QT_TRANSLATE_NOOP("Panels", "Prediction"),
+        "prediction", 3, data=("probabilities", "ablation", "lens"),
+        reader=lambda ws, name: resolve.prediction.prediction_data(ws, name),
+    ),
     PanelSpec(
         "lessons", 90, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Lessons"), vector=False
     ),

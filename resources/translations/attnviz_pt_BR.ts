@@ -2777,6 +2777,10 @@
         <translation>Dispersão dos scores e d_k</translation>
     </message>
     <message>
+        <source>Prediction</source>
+        <translation>Predição</translation>
+    </message>
+    <message>
         <source>Lessons</source>
         <translation>Lições</translation>
     </message>
@@ -3030,6 +3034,146 @@
     <message>
         <source>Pause</source>
         <translation>Pausar</translation>
+    </message>
+</context>
+<context>
+    <name>PredictionPanel</name>
+    <message>
+        <source>zero</source>
+        <extracomment>Bars drawn: the most likely tokens of the intervened run (and the target, if not among them). The width of one of a token&apos;s two bars.</extracomment>
+        <translation>zero</translation>
+    </message>
+    <message>
+        <source>clean mean</source>
+        <translation>média limpa</translation>
+    </message>
+    <message>
+        <source>probability</source>
+        <extracomment>A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
+        <translation>probabilidade</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>clean</source>
+        <translation>limpa</translation>
+    </message>
+    <message>
+        <source>intervened (heads or links off)</source>
+        <translation>com intervenção (cabeças ou ligações desligadas)</translation>
+    </message>
+    <message>
+        <source>T </source>
+        <translation>T </translation>
+    </message>
+    <message>
+        <source>Temperature: the logits are divided by it</source>
+        <translation>Temperatura: os logits são divididos por ela</translation>
+    </message>
+    <message>
+        <source>top-k </source>
+        <translation>top-k </translation>
+    </message>
+    <message>
+        <source>top-k off</source>
+        <translation>top-k desligado</translation>
+    </message>
+    <message>
+        <source>Keep only the k most likely tokens (0: off)</source>
+        <translation>Manter só os k tokens mais prováveis (0: desligado)</translation>
+    </message>
+    <message>
+        <source>top-p </source>
+        <translation>top-p </translation>
+    </message>
+    <message>
+        <source>Keep the fewest most likely tokens whose mass reaches p (1: off)</source>
+        <translation>Manter os menos tokens mais prováveis cuja massa alcança p (1: desligado)</translation>
+    </message>
+    <message>
+        <source>position </source>
+        <translation>posição </translation>
+    </message>
+    <message>
+        <source>last token / [MASK]</source>
+        <translation>último token / [MASK]</translation>
+    </message>
+    <message>
+        <source>The token whose next token is predicted (an encoder: the masked one)</source>
+        <translation>O token cujo próximo token é previsto (num codificador: o mascarado)</translation>
+    </message>
+    <message>
+        <source>Switch off: layer</source>
+        <translation>Desligar: camada</translation>
+    </message>
+    <message>
+        <source>head </source>
+        <translation>cabeça </translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>&amp;Adicionar</translation>
+    </message>
+    <message>
+        <source>Switch this head off in the forward pass (undoable)</source>
+        <translation>Desligar esta cabeça na passagem direta (pode ser desfeito)</translation>
+    </message>
+    <message>
+        <source>C&amp;lear</source>
+        <translation>&amp;Limpar</translation>
+    </message>
+    <message>
+        <source>Switch every head on again</source>
+        <translation>Religar todas as cabeças</translation>
+    </message>
+    <message>
+        <source>What replaces a switched-off head&apos;s output: zeros, or its clean mean</source>
+        <translation>O que substitui a saída de uma cabeça desligada: zeros, ou sua média limpa</translation>
+    </message>
+    <message>
+        <source>every head on</source>
+        <translation>todas as cabeças ligadas</translation>
+    </message>
+    <message>
+        <source>L%1 H%2</source>
+        <translation>C%1 H%2</translation>
+    </message>
+    <message>
+        <source>off: %1</source>
+        <translation>desligadas: %1</translation>
+    </message>
+    <message>
+        <source>No prediction: see the line below.</source>
+        <translation>Sem predição: veja a linha abaixo.</translation>
+    </message>
+    <message>
+        <source>%1 at position %2 (“%3”)</source>
+        <translation>%1 na posição %2 (“%3”)</translation>
+    </message>
+    <message>
+        <source>%1: p(★“%2”) = %3 with nothing switched off.</source>
+        <translation>%1: p(★“%2”) = %3 sem nada desligado.</translation>
+    </message>
+    <message>
+        <source>%1: p(★“%2”) %3 → %4 (Δ log p %5) with %6 switched off; most likely “%7” → “%8”.</source>
+        <translation>%1: p(★“%2”) %3 → %4 (Δ log p %5) com %6 desligado; mais provável “%7” → “%8”.</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n link(s)</source>
+        <translation>
+            <numerusform>%n ligação</numerusform>
+            <numerusform>%n ligações</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>“%1” (id %2): clean %3, intervened %4</source>
+        <translation>“%1” (id %2): limpa %3, com intervenção %4</translation>
     </message>
 </context>
 <context>
@@ -4161,6 +4305,39 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Key tile size</source>
         <translation>Tamanho do bloco de chaves</translation>
+    </message>
+    <message>
+        <source>Sampling temperature</source>
+        <extracomment>Largest temperature offered (the distribution is flat long before). Largest index of a position, a layer, a head, a query or a key (a sentence&apos;s tokens are fewer: attnviz.model.topics._attention_limits.MAX_SENTENCE characters). The most heads ablated and links knocked out at once.</extracomment>
+        <translation>Temperatura de amostragem</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Predicted position</source>
+        <translation>Posição prevista</translation>
+    </message>
+    <message>
+        <source>Target token</source>
+        <translation>Token-alvo</translation>
+    </message>
+    <message>
+        <source>Ablated heads</source>
+        <translation>Cabeças ablacionadas</translation>
+    </message>
+    <message>
+        <source>Ablation</source>
+        <translation>Ablação</translation>
+    </message>
+    <message>
+        <source>Knocked-out links</source>
+        <translation>Ligações cortadas</translation>
     </message>
 </context>
 </TS>

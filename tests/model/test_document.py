@@ -43,6 +43,9 @@ def _other_value(field, current):
         return lo + (hi - lo) * 0.37 if current != lo + (hi - lo) * 0.37 else lo
     if kind == "text":
         return current + "x"
+    if kind == "int_rows":
+        row = tuple(int(field.lo or 0) + 1 + i for i in range(field.width))
+        return (row, tuple(reversed(row))) if current != (row, tuple(reversed(row))) else ()
     return None
 
 

@@ -83,6 +83,9 @@ def _valid(spec):
         return st.tuples(st.floats(-10, 10), st.floats(0.001, 10)).map(
             lambda p: [p[0], p[0] + p[1]]
         )
+    if spec.kind == "int_rows":
+        row = st.lists(st.integers(int(spec.lo), 6), min_size=spec.width, max_size=spec.width)
+        return st.lists(row, max_size=3)
     if spec.kind == "cell":
         return st.one_of(st.none(), st.lists(st.integers(0, 6), min_size=2, max_size=2))
     return _hostile

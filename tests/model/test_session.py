@@ -91,3 +91,18 @@ def test_failed_save_keeps_old_file(tmp_path):
         save_session(s, tmp_path / "missing-dir" / "x.attnviz")
     assert target.read_bytes() == original
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_rows_of_integers_round_trip_through_a_session(tmp_path):
+    """``prediction.ablate`` and ``knockout`` (int_rows) come back as the tuples they were."""
+    from attnviz.model.document import Document
+    from attnviz.model.session import load_session, save_session
+
+    doc = Document()
+    doc.prediction.update(ablate=[[0, 1], [3, 2]], knockout=[[1, -1, 4, 0]], ablation="mean")
+    path = save_session(doc, tmp_path / "rows.attnviz")
+    fresh = Document()
+    load_session(fresh, path)
+    assert fresh.prediction.ablate == ((0, 1), (3, 2))
+    assert fresh.prediction.knockout == ((1, -1, 4, 0),)
+    assert fresh.prediction.ablation == "mean"

@@ -1,0 +1,546 @@
+"""What a loaded model predicts, and how switching a head off or a link out moves it.
+
+The prediction is the model's own: its logits, from its own language-model head
+(:mod:`attnviz.core.hf_lm_head`). Interventions run inside its forward pass:
+
+- **ablation** of (layer, head): the head's slice of the output projection's input
+  (columns head·d … (head+1)·d − 1 of W^O's input) set to 0 at every position (``zero``),
+  or to its mean over the sentence's positions in the clean run (``mean``), by a forward
+  pre-hook on the layer's output projection;
+- **knockout** (layer, head, query, key; head −1: every head of the layer): that score
+  set to −inf before the softmax, so the row renormalises, by adding −inf to the additive
+  mask the capture's attention function hands the model's own eager attention
+  (:mod:`attnviz.core.hf_record`).
+
+:func:`probabilities` (temperature, top-k, top-p; numpy only) comes from
+:mod:`attnviz.core.sampling`. torch and transformers are imported only when a model is
+used, as in :mod:`attnviz.core.hf_capture`. Every refusal is a one-line
+:class:`~attnviz.core.hf_errors.ModelError` (a ValueError for :func:`probabilities`'
+arguments).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from attnviz.core.hf_errors import ModelError
+from attnviz.core.hf_lm_head import LmHead, lm_head, out_projection, out_projection_widths
+from attnviz.core.sampling import log_softmax, probabilities
+from attnviz.core.value_text import brief
+from attnviz.core.work import Cancelled, as_cancel, as_progress
+
+__all__ = [
+    "ABLATIONS",
+    "AblationMap",
+    "Lens",
+    "Prediction",
+    "ablation_map",
+    "logit_lens",
+    "predict",
+    "probabilities",
+    "target_id",
+    "token_text",
+]
+
+#: How an ablated head's output is replaced: by zeros, or by its clean mean over positions.
+ABLATIONS = ("zero", "mean")
+
+
+# --- a forward pass with interventions -------------------------------------------------
+
+
+def _as_pairs(items, size: int, what: str) -> list[tuple[int, ...]]:
+    """``items`` as a list of ``size``-tuples of ints, or ModelError naming ``what``."""
+    out = []
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+        shape = ", ".join(["…"] * size)
+        raise ModelError(f"{what} must be a list of [{shape}], got {brief(items)}")
+    for item in items:
+        if (
+            isinstance(item, (str, bytes))
+            or not isinstance(item, Sequence)
+            or len(item) != size
+            or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in item)
+        ):
+            raise ModelError(f"each {what} entry must be {size} integers, got {brief(item)}")
+        out.append(tuple(int(v) for v in item))
+    return out
+
+
+def _knock(mask, query, key, cuts: list, name: str, layer: int):
+    """The additive mask of one attention call with each cut's score at −inf: (row or
+    None for every row, head or −1, query, key). A row left no key is refused (its
+    softmax would be undefined, or fall back on the keys the mask hides)."""
+    import torch
+
+    b, h, s, t = query.shape[0], query.shape[1], query.shape[-2], key.shape[-2]
+    low = torch.finfo(query.dtype).min
+    if mask is None:
+        mask = torch.zeros((b, 1, s, t), dtype=query.dtype)
+    elif mask.dtype == torch.bool:
+        mask = torch.zeros(mask.shape, dtype=query.dtype).masked_fill(~mask, low)
+    mask = mask[:, :, :, :t].expand(b, h, s, t).clone()
+    for row, which, q, k in cuts:
+        rows = slice(None) if row is None else row
+        heads = slice(None) if which < 0 else which
+        mask[rows, heads, q, k] = -math.inf
+        if not bool((mask[rows, heads, q] > low / 2).any(dim=-1).all()):
+            raise ModelError(
+                f"{name}: the knockouts leave query {q} of layer {layer} no key to read"
+            )
+    return mask
+
+
+class _Run(NamedTuple):
+    """What :func:`_forward` returns."""
+
+    logits: Any  # (rows, vocab) float64 tensor at the position
+    called: dict  # layer → query heads of its call through attnviz's capture
+    residuals: Any  # (layers, rows, n, width) tensor after each layer, or None
+    outputs: list  # each layer's own output (with residuals), for a later replay
+
+
+def _replay(block, output, rows: int):
+    """A stand-in for ``block`` answering the clean run's ``output`` in every row (the
+    layers before an ablated one compute nothing new); other attributes are the
+    block's (a base model may read its attention type)."""
+    import torch
+
+    def widen(value):
+        if isinstance(value, torch.Tensor) and value.dim() and value.shape[0] == 1:
+            return value.expand(rows, *value.shape[1:]).contiguous()
+        return value
+
+    class _Replay(torch.nn.Module):
+        def forward(self, *args, **kwargs):
+            if isinstance(output, tuple):
+                return tuple(widen(v) for v in output)
+            return widen(output)
+
+        def __getattr__(self, name):
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                return getattr(block, name)
+
+    return _Replay()
+
+
+def _forward(
+    head: LmHead,
+    ids: list[int],
+    at: int,
+    *,
+    rows: int = 1,
+    ablate: dict | None = None,
+    knockout: dict | None = None,
+    residuals: bool = False,
+    replay: dict | None = None,
+) -> _Run:
+    """One forward pass of ``rows`` copies of ``ids`` through the model, and its head's
+    logits at position ``at``.
+
+    ``ablate``: layer → list of (row or None for every row, head, ``"zero"`` or
+    ``"mean"``), where a mean is over row 0's positions (row 0 must be the clean run:
+    it reaches each layer with the others, so its W^O input there is the clean one);
+    ``knockout``: layer → list of (row or None, head or −1, query, key); ``replay``:
+    layer → the output a clean run's ``residuals`` recorded there, given back instead of
+    running the layer (the layers before the first intervened one).
+    """
+    import torch
+
+    from attnviz.core.hf_record import _LOCAL
+
+    ablate = ablate or {}
+    knockout = knockout or {}
+    name = head.loaded.info.name
+    called: dict[int, int] = {}
+    knocked: set[int] = set()
+
+    def edit(module, query, key, mask):
+        layer = head.layer_of.get(id(module))
+        if layer is None:
+            return mask
+        called[layer] = int(query.shape[1])
+        if layer not in knockout:
+            return mask
+        knocked.add(layer)
+        return _knock(mask, query, key, knockout[layer], name, layer)
+
+    def pre_hook(layer, per_head):
+        def hook(module, args, kwargs):
+            x = args[0] if args else next(iter(kwargs.values()))
+            mean = x[0].mean(dim=0) if any(how == "mean" for *_, how in ablate[layer]) else None
+            x = x.clone()
+            for row, which, how in ablate[layer]:
+                cols = slice(which * per_head, (which + 1) * per_head)
+                rs = slice(None) if row is None else row
+                x[rs, :, cols] = 0.0 if how == "zero" else mean[cols]
+            if args:
+                return (x, *args[1:]), kwargs
+            first = next(iter(kwargs))
+            return args, {**kwargs, first: x}
+
+        return hook
+
+    hooks = []
+    outputs: list = []
+    if residuals:
+
+        def keep(module, args, output):
+            outputs.append(output)
+
+        hooks += [block.register_forward_hook(keep) for block in head.layers]
+    replay = replay or {}
+    for layer, output in replay.items():
+        head.layer_list[layer] = _replay(head.layers[layer], output, rows)
+    for layer in sorted(ablate):
+        heads, per_head = head.heads[layer], head.head_dims[layer]
+        proj = out_projection(head, layer, heads * per_head)
+        hooks.append(proj.register_forward_pre_hook(pre_hook(layer, per_head), with_kwargs=True))
+    n = len(ids)
+    try:
+        _LOCAL.edit = edit
+        with torch.no_grad():
+            out = head.base(
+                input_ids=torch.tensor([ids] * rows),
+                attention_mask=torch.ones(rows, n, dtype=torch.long),
+            )
+            last = out[0] if isinstance(out, tuple) else out.last_hidden_state
+            # Only the position's logits: a whole sentence's are n × vocab floats.
+            logits = head.head_logits(last[:, at : at + 1], norm=False)[:, -1]
+    except ModelError:
+        raise
+    except Exception as exc:  # a model that cannot run this sentence
+        text = " ".join(str(exc).split())[:200]
+        raise ModelError(
+            f"the model failed on this sentence: {type(exc).__name__}: {text}"
+        ) from None
+    finally:
+        _LOCAL.edit = None
+        for h in hooks:
+            h.remove()
+        for layer in replay:
+            head.layer_list[layer] = head.layers[layer]
+    missed = sorted(set(knockout) - knocked)
+    if missed:
+        raise ModelError(
+            f"{name}: layer {missed[0]}'s attention does not run where attnviz can knock a link out"
+        )
+    stack = None
+    if residuals:
+        stack = torch.stack([(o[0] if isinstance(o, tuple) else o).detach() for o in outputs])
+    return _Run(logits.double(), called, stack, outputs)
+
+
+# --- what the caller sees -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One sentence's prediction at ``position``: the clean run's logits and, with the
+    interventions applied, the intervened run's (equal to the clean ones without any)."""
+
+    tokens: tuple[str, ...]
+    ids: tuple[int, ...]
+    position: int  # 0 … n − 1
+    clean: np.ndarray  # (vocab,) float64 logits of the clean run
+    logits: np.ndarray  # (vocab,) float64 logits with the interventions
+    ablate: tuple[tuple[int, int], ...] = ()
+    ablation: str = "zero"
+    knockout: tuple[tuple[int, int, int, int], ...] = ()
+
+    def probabilities(
+        self, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, clean: bool = False
+    ) -> np.ndarray:
+        """The sampling distribution (:func:`probabilities`) of the intervened run (or the
+        clean one)."""
+        return probabilities(self.clean if clean else self.logits, temperature, top_k, top_p)
+
+
+@dataclass(frozen=True)
+class AblationMap:
+    """log p(target) with one head zero-ablated minus clean, (layers, heads) float64;
+    NaN where a layer is not softmax attention (or has fewer heads)."""
+
+    values: np.ndarray
+    target: int
+    target_token: str
+    clean_logp: float
+    position: int
+
+
+@dataclass(frozen=True)
+class Lens:
+    """The logit lens: each layer's residual at ``position`` through the final norm and
+    the unembedding; per layer its ``top`` tokens (ids, probabilities) and the target's
+    probability."""
+
+    top_ids: np.ndarray  # (layers, top) int64
+    top_probs: np.ndarray  # (layers, top) float64
+    target_probs: np.ndarray  # (layers,) float64
+    target: int
+    target_token: str
+    position: int
+
+
+def _prepare(loaded, text: str, position):
+    """(head, ids, tokens, position ≥ 0) of a sentence; the default position is the
+    last token for a decoder and the [MASK] for a masked-LM encoder."""
+    loaded.check_files()
+    head = lm_head(loaded)
+    ids, tokens, _special = loaded.tokenize(text)
+    n = len(ids)
+    if position is None:
+        if head.masked:
+            if head.mask_id is None or head.mask_id not in ids:
+                mask = getattr(loaded.tokenizer, "mask_token", None) or "[MASK]"
+                raise ModelError(
+                    f"{loaded.info.name} predicts the masked token: put {mask} in the sentence"
+                )
+            position = ids.index(head.mask_id)
+        else:
+            position = -1
+    if isinstance(position, bool) or not isinstance(position, numbers.Integral):
+        raise ModelError(f"position must be an integer, got {brief(position)}")
+    if not -n <= position < n:
+        raise ModelError(f"position {position} is outside the sentence's {n} tokens")
+    return head, ids, tokens, int(position) % n
+
+
+def _clean(head: LmHead, ids: list[int], at: int) -> np.ndarray:
+    """The clean run's logits at ``at`` (vocab,) float64. The first run of a model learns
+    each layer's heads and their width of W^O's input (:func:`_shapes`)."""
+    logits, called, _, _ = _forward(head, ids, at)
+    if head.heads is None:
+        head.heads, head.head_dims = _shapes(head, called)
+    return logits[0].numpy().copy()
+
+
+def _shapes(head: LmHead, called: dict) -> tuple[dict, dict]:
+    """layer → query heads and → each head's width of W^O's input, for the layers whose
+    attention runs through attnviz's capture (all, for a family hooked outside it)."""
+    heads = dict(called)
+    if not heads:  # BLOOM, Falcon: attention outside the interface; every layer softmax
+        layers, count, _kv, _dim = head.loaded._shape()
+        heads = dict.fromkeys(range(layers), count)
+    dims = {}
+    for layer, count in heads.items():
+        widths = {w for w in out_projection_widths(head, layer) if w % count == 0}
+        dims[layer] = min(widths) // count if len(widths) == 1 else 0
+    return heads, dims
+
+
+def _check_interventions(head: LmHead, n: int, ablate, ablation, knockout):
+    """The interventions as per-layer lists, or ModelError naming the first bad one."""
+    if ablation not in ABLATIONS:
+        raise ModelError(f"ablation must be one of {', '.join(ABLATIONS)}, got {brief(ablation)}")
+    count = len(head.layers)
+    per_layer: dict = {}
+    for layer, which in _as_pairs(ablate, 2, "ablate"):
+        _check_head(head, layer, which, count, allow_all=False)
+        if head.head_dims.get(layer, 0) == 0:
+            raise ModelError(
+                f"{head.loaded.info.name}: layer {layer}'s attention output projection is not "
+                "where attnviz looks"
+            )
+        per_layer.setdefault(layer, []).append((1, which, ablation))  # row 0 stays clean
+    cuts: dict = {}
+    for layer, which, q, k in _as_pairs(knockout, 4, "knockout"):
+        _check_head(head, layer, which, count, allow_all=True)
+        for name, v in (("query", q), ("key", k)):
+            if not 0 <= v < n:
+                raise ModelError(f"knockout {name} {v} is outside the sentence's {n} tokens")
+        cuts.setdefault(layer, []).append((1, which, q, k))
+    return per_layer, cuts
+
+
+def _check_head(head: LmHead, layer: int, which: int, count: int, allow_all: bool) -> None:
+    if not 0 <= layer < count:
+        raise ModelError(f"layer {layer} is outside 0…{count - 1}")
+    if layer not in head.heads:
+        raise ModelError(f"layer {layer} is not softmax attention: it has no heads to switch off")
+    heads = head.heads[layer]
+    if not (0 <= which < heads or (allow_all and which == -1)):
+        also = " (−1: all)" if allow_all else ""
+        raise ModelError(f"head {which} of layer {layer} is outside 0…{heads - 1}{also}")
+
+
+def predict(
+    loaded,
+    text: str,
+    *,
+    position: int | None = None,
+    ablate: Sequence = (),
+    ablation: str = "zero",
+    knockout: Sequence = (),
+) -> Prediction:
+    """The model's logits for ``text`` at ``position`` (default: the last token, or the
+    [MASK] of a masked-LM encoder), clean and with ``ablate`` ([layer, head] pairs,
+    replaced as ``ablation`` says: ``"zero"`` or ``"mean"``) and ``knockout`` ([layer,
+    head or −1, query, key]) applied inside its forward pass."""
+    head, ids, tokens, at = _prepare(loaded, text, position)
+    with loaded._lock:  # one forward pass at a time: the hooks record per thread
+        clean = None
+        if head.heads is None:  # the model's first run: its heads, to check the requests
+            clean = _clean(head, ids, at)
+        per_layer, cuts = _check_interventions(head, len(ids), ablate, ablation, knockout)
+        if per_layer or cuts:
+            # Row 0 the clean run, row 1 intervened, in one batch: row 0 gives the mean
+            # ablation its clean W^O inputs at each layer as row 1 reaches it.
+            both = _forward(head, ids, at, rows=2, ablate=per_layer, knockout=cuts).logits
+            clean, logits = both[0].numpy().copy(), both[1].numpy().copy()
+        else:
+            clean = _clean(head, ids, at) if clean is None else clean
+            logits = clean
+    return Prediction(
+        tuple(tokens),
+        tuple(ids),
+        at,
+        clean,
+        logits,
+        tuple(tuple(p) for p in _as_pairs(ablate, 2, "ablate")),
+        ablation,
+        tuple(tuple(p) for p in _as_pairs(knockout, 4, "knockout")),
+    )
+
+
+def _target(loaded, target, clean: np.ndarray) -> int:
+    """A token id: ``target`` (an id, or a token of the vocabulary), or the clean top-1."""
+    vocab = clean.shape[-1]
+    if target is None or (isinstance(target, str) and not target):
+        return int(np.argmax(clean))
+    if isinstance(target, numbers.Integral) and not isinstance(target, bool):
+        if not 0 <= target < vocab:
+            raise ModelError(f"target id {target} is outside the vocabulary's {vocab} tokens")
+        return int(target)
+    if not isinstance(target, str):
+        raise ModelError(f"target must be a token or a token id, got {brief(target)}")
+    tok = loaded.tokenizer
+    found = tok.convert_tokens_to_ids(target)
+    if isinstance(found, int) and (found != tok.unk_token_id or target == tok.unk_token):
+        return found
+    ids = tok(target, add_special_tokens=False)["input_ids"]
+    if len(ids) != 1:
+        raise ModelError(
+            f"target {brief(target)} is {len(ids)} tokens for {loaded.info.name}; give one token"
+        )
+    return int(ids[0])
+
+
+def _token(loaded, token_id: int) -> str:
+    return str(loaded.tokenizer.convert_ids_to_tokens(int(token_id)))
+
+
+def target_id(loaded, target, logits) -> int:
+    """The id of ``target`` (a token of the vocabulary, or an id; None or empty: the
+    most likely of ``logits``), or a one-line ModelError."""
+    return _target(loaded, target, np.asarray(logits))
+
+
+def token_text(loaded, token_id: int) -> str:
+    """The vocabulary's token of ``token_id`` as the tokenizer writes it (``Ġcat``)."""
+    return _token(loaded, token_id)
+
+
+def ablation_map(
+    loaded,
+    text: str,
+    *,
+    position: int | None = None,
+    target=None,
+    cancel=None,
+    progress: Callable[[float], None] | None = None,
+) -> AblationMap:
+    """layers × heads of log p(target) at ``position`` with that one head zero-ablated,
+    minus the clean run's (NaN for layers that are not softmax attention).
+
+    The heads of a layer run as one batch, and the layers before it are not run again:
+    they answer the clean run's outputs (about half the layers × heads passes' work). A
+    clean row in each batch proves that replay: where its prediction is not the clean
+    run's, the layer is run again whole, and so are the ones after it. ``cancel``
+    (callable or ``is_set()``) is asked between layers
+    (:class:`~attnviz.core.work.Cancelled`), ``progress(fraction)`` told after each."""
+    cancelled = as_cancel(cancel)
+    report = as_progress(progress)
+    head, ids, _tokens, at = _prepare(loaded, text, position)
+    with loaded._lock:
+        run = _forward(head, ids, at, residuals=True)
+        if head.heads is None:
+            head.heads, head.head_dims = _shapes(head, run.called)
+        clean = run.logits[0].numpy()
+        goal = _target(loaded, target, clean)
+        base = float(log_softmax(clean)[goal])
+        layers = len(head.layers)
+        width = max(head.heads.values(), default=0)
+        values = np.full((layers, width), np.nan)
+        near = 1e-4 * (1.0 + float(np.abs(clean).max()))
+        replays = True
+        for layer in range(layers):
+            if cancelled is not None and cancelled():
+                raise Cancelled("the ablation map was cancelled")
+            heads = head.heads.get(layer, 0)
+            if heads and head.head_dims.get(layer, 0):
+                cuts = {layer: [(h, h, "zero") for h in range(heads)]}  # row h: head h off
+                replay = dict(enumerate(run.outputs[:layer])) if replays else None
+                # Row `heads` is clean: it checks the replay.
+                logits = _forward(head, ids, at, rows=heads + 1, ablate=cuts, replay=replay)[0]
+                logits = logits.numpy()
+                if replay and float(np.abs(logits[heads] - clean).max()) > near:
+                    replays = False  # the layers depend on more than their input
+                    logits = _forward(head, ids, at, rows=heads + 1, ablate=cuts)[0].numpy()
+                logp = log_softmax(logits[:heads])[:, goal]
+                values[layer, :heads] = logp - base
+            if report is not None:
+                report((layer + 1) / layers)
+    return AblationMap(values, goal, _token(loaded, goal), base, at)
+
+
+def logit_lens(
+    loaded,
+    text: str,
+    *,
+    position: int | None = None,
+    target=None,
+    top: int = 5,
+) -> Lens:
+    """The logit lens at ``position``: the residual after each layer through the model's
+    final norm and its own head; per layer the ``top`` tokens and the target's
+    probability. The last layer's is checked against the model's logits (a final norm
+    attnviz did not find would show there)."""
+    import torch
+
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
+        raise ModelError(f"top must be an integer ≥ 1, got {brief(top)}")
+    head, ids, _tokens, at = _prepare(loaded, text, position)
+    with loaded._lock:
+        logits, called, stack, _ = _forward(head, ids, at, residuals=True)
+        if head.heads is None:
+            head.heads, head.head_dims = _shapes(head, called)
+        with torch.no_grad():
+            lens = head.head_logits(stack[:, 0, at : at + 1, :])[:, 0].double().numpy()
+    clean = logits[0].numpy()
+    scale = 1.0 + float(np.abs(clean).max())
+    if float(np.abs(lens[-1] - clean).max()) > 1e-4 * scale:
+        raise ModelError(
+            f"{loaded.info.name}: the last layer's lens differs from the model's logits; "
+            "its final norm is not where attnviz looks"
+        )
+    goal = _target(loaded, target, clean)
+    probs = np.exp(log_softmax(lens))
+    top = min(int(top), probs.shape[-1])
+    order = np.argsort(-probs, axis=-1, kind="stable")[:, :top]
+    return Lens(
+        order.astype(np.int64),
+        np.take_along_axis(probs, order, axis=-1),
+        probs[:, goal].copy(),
+        goal,
+        _token(loaded, goal),
+        at,
+    )

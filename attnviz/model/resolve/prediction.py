@@ -1,0 +1,280 @@
+"""The prediction topic's resolver: what the open real model predicts, and what moves it.
+
+The model and its sentence are the attention topic's (``head`` = ``model``); the loaded
+model comes from :data:`attnviz.model.real_model.STORE` and
+:func:`attnviz.core.hf_predict.predict` runs it clean and with the topic's interventions
+(ablated heads, knocked-out links) in one batch. Both distributions are sampled as the
+topic says: temperature, then top-k, then top-p, renormalised
+(:func:`attnviz.core.sampling.probabilities`). A forward pass of a real model takes from
+milliseconds to seconds, so the resolver computes in the background.
+
+Without a real model, or with one that predicts no token (the packaged MiniLM is an
+encoder without a language-model head), the results are a one-line refusal (a
+``ValueError``) that the panel shows and the export prints.
+
+The ablation map (one forward pass per layer, all its heads batched) and the logit lens are
+computed only when asked for (:meth:`PredictionResolver.ablation_map`,
+:meth:`PredictionResolver.lens`: the ``ablation`` and ``lens`` arrays of an export), for the
+current inputs, and kept until they change.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.model.data_array import DataArray
+from attnviz.model.resolve.lazy import LazyResolver
+
+#: What the prediction refuses without a real model (the panel's one line).
+NO_MODEL = (
+    "the prediction needs a real model: open a decoder or a masked-LM folder "
+    "(File → Open Model…, or --model DIR)"
+)
+#: The attention topic's fields naming the model and its sentence.
+MODEL_FIELDS = ("head", "model_path", "model_text")
+#: The prediction topic's fields, in the order of the key after the model's.
+INPUTS = (
+    "temperature", "top_k", "top_p", "position", "target", "ablate", "ablation", "knockout",
+)  # fmt: skip
+#: Top tokens the results name (the panel's bars come from them).
+TOP_NAMED = 32
+PROBABILITY_COLUMNS = ("clean", "intervened")
+LENS_COLUMNS = ("p_target", "top_id", "p_top")
+
+
+class PredictionError(ValueError):
+    """The prediction cannot be made: no real model, or one that predicts no token."""
+
+
+@dataclass(frozen=True)
+class PredictionResults:
+    """One prediction: the sampling distributions over the vocabulary, clean and with the
+    interventions (read-only float64, each summing to 1), the target, and what names the
+    most likely tokens."""
+
+    model: str  # the model's name
+    tokens: tuple[str, ...]  # the sentence's tokens
+    position: int  # 0 … n − 1
+    masked: bool  # a masked-LM encoder (it predicts the token at the position)
+    clean: np.ndarray  # (vocab,)
+    probs: np.ndarray  # (vocab,)
+    target: int
+    target_token: str
+    names: dict  # token id → token text, for the most likely tokens and the target
+    heads: tuple[int, ...]  # query heads per layer (0: not softmax attention)
+    ablate: tuple
+    knockout: tuple
+    ablation: str
+
+    @property
+    def intervened(self) -> bool:
+        """True when something is switched off."""
+        return bool(self.ablate or self.knockout)
+
+    def top(self, k: int, *, clean: bool = False) -> np.ndarray:
+        """The ids of the ``k`` most likely tokens (ties by id), of the intervened run or
+        the clean one."""
+        p = self.clean if clean else self.probs
+        return np.argsort(-p, kind="stable")[: max(0, k)]
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=np.float64)
+    a.flags.writeable = False
+    return a
+
+
+def _loaded(model: tuple):
+    """The loaded model of the key's model part, or PredictionError."""
+    head, path, _text = model
+    if head != "model" or not path:
+        raise PredictionError(NO_MODEL)
+    from attnviz.model import real_model
+
+    try:
+        return real_model.STORE.model(path)
+    except real_model.ModelError as exc:
+        raise PredictionError(str(exc)) from None
+    except OSError as exc:  # a name too long, a loop of links
+        raise PredictionError(f"model_path cannot be opened: {exc}") from None
+
+
+def _refusing(call, *args, **kwargs):
+    """``call(...)``, its ModelError and the sampling's ValueError as PredictionError."""
+    try:
+        return call(*args, **kwargs)
+    except ValueError as exc:
+        raise PredictionError(str(exc)) from None
+
+
+def compute_prediction(model: tuple, settings: tuple) -> PredictionResults:
+    """The results of the attention topic's ``model`` fields and the prediction topic's
+    ``settings`` (:data:`INPUTS`); pure but for the model store."""
+    from attnviz.core import hf_predict
+    from attnviz.core.hf_lm_head import lm_head
+
+    temperature, top_k, top_p, position, target, ablate, ablation, knockout = settings
+    loaded = _loaded(model)
+    pred = _refusing(
+        hf_predict.predict,
+        loaded,
+        model[2],
+        position=None if position == -1 else position,
+        ablate=ablate,
+        ablation=ablation,
+        knockout=knockout,
+    )
+    clean = _refusing(pred.probabilities, temperature, top_k, top_p, clean=True)
+    probs = _refusing(pred.probabilities, temperature, top_k, top_p)
+    goal = _refusing(hf_predict.target_id, loaded, target or None, pred.clean)
+    head = lm_head(loaded)
+    layers = len(head.layers)
+    heads = tuple(int(head.heads.get(layer, 0)) for layer in range(layers))
+    named = {int(i) for i in np.argsort(-probs, kind="stable")[:TOP_NAMED]}
+    named |= {int(i) for i in np.argsort(-clean, kind="stable")[:TOP_NAMED]}
+    named.add(goal)
+    names = {i: hf_predict.token_text(loaded, i) for i in sorted(named)}
+    return PredictionResults(
+        loaded.info.name,
+        pred.tokens,
+        pred.position,
+        bool(head.masked),
+        _frozen(clean),
+        _frozen(probs),
+        goal,
+        names[goal],
+        names,
+        heads,
+        pred.ablate,
+        pred.knockout,
+        ablation,
+    )
+
+
+class PredictionResolver(LazyResolver):
+    """Lazy resolver of the ``prediction`` topic (see the module docstring)."""
+
+    TOPIC = "prediction"
+    READS = {"attention": frozenset(MODEL_FIELDS)}
+    BACKGROUND = True
+    CACHE_SIZE = 8
+
+    def __init__(self, document, runner=None) -> None:
+        super().__init__(document, runner)
+        self._lock = threading.Lock()
+        self._extra: dict = {}  # (what, key) → the ablation map or the lens of key
+
+    def key(self) -> tuple:
+        attention = self.document["attention"]
+        model = tuple(attention.get(name) for name in MODEL_FIELDS)
+        if model[0] != "model":
+            model = ("", "", "")  # without a model the other heads' sentences change nothing
+        values = self.topic.snapshot()
+        return (model, tuple(values[name] for name in INPUTS))
+
+    def compute_key(self, key: tuple) -> PredictionResults:
+        return compute_prediction(*key)
+
+    # --- on demand ---------------------------------------------------------------------
+    def _kept(self, what: str, make):
+        key = self.key()
+        with self._lock:
+            if (what, key) in self._extra:
+                return self._extra[(what, key)]
+        value = make(key)
+        with self._lock:
+            self._extra = {k: v for k, v in self._extra.items() if k[0] != what}
+            self._extra[(what, key)] = value
+        return value
+
+    def ablation_map(self, cancel=None, progress=None):
+        """The :class:`~attnviz.core.hf_predict.AblationMap` of the current inputs: each
+        head zero-ablated alone, log p(target) minus clean (computed once per inputs;
+        ``cancel`` and ``progress`` as :func:`~attnviz.core.hf_predict.ablation_map`)."""
+        from attnviz.core import hf_predict
+
+        def make(key):
+            model, settings = key
+            position, target = settings[3], settings[4]
+            return _refusing(
+                hf_predict.ablation_map,
+                _loaded(model),
+                model[2],
+                position=None if position == -1 else position,
+                target=target or None,
+                cancel=cancel,
+                progress=progress,
+            )
+
+        return self._kept("ablation", make)
+
+    def lens(self, top: int = 5):
+        """The :class:`~attnviz.core.hf_predict.Lens` of the clean run at the position."""
+        from attnviz.core import hf_predict
+
+        def make(key):
+            model, settings = key
+            position, target = settings[3], settings[4]
+            return _refusing(
+                hf_predict.logit_lens,
+                _loaded(model),
+                model[2],
+                position=None if position == -1 else position,
+                target=target or None,
+                top=top,
+            )
+
+        return self._kept(f"lens{top}", make)
+
+
+RESOLVER = PredictionResolver
+
+
+def vocabulary(workspace, size: int) -> tuple[str, ...]:
+    """The tokens of ids 0 … size − 1 of the open model (``<id>`` where the tokenizer
+    has none: a head padded past the vocabulary)."""
+    key = workspace.resolver_for("prediction").key()
+    loaded = _loaded(key[0])
+    found = loaded.tokenizer.convert_ids_to_tokens(list(range(size)))
+    return tuple(f"<{i}>" if t is None else str(t) for i, t in enumerate(found))
+
+
+def _probabilities(workspace) -> DataArray:
+    res = workspace.resolver_for("prediction").results
+    values = np.column_stack([res.clean, res.probs])
+    rows = vocabulary(workspace, values.shape[0])
+    return DataArray(values, rows, PROBABILITY_COLUMNS, corner=f"p at position {res.position}")
+
+
+def _ablation(workspace) -> DataArray:
+    found = workspace.resolver_for("prediction").ablation_map()
+    layers, heads = found.values.shape
+    return DataArray(
+        found.values,
+        tuple(str(i) for i in range(layers)),
+        tuple(str(h) for h in range(heads)),
+        corner=f"layer \\ head: Δ log p({found.target_token})",
+    )
+
+
+def _lens(workspace) -> DataArray:
+    resolver = workspace.resolver_for("prediction")
+    found = resolver.lens(1)
+    loaded = _loaded(resolver.key()[0])
+    from attnviz.core.hf_predict import token_text
+
+    top = found.top_ids[:, 0]
+    rows = tuple(f"{i}: {token_text(loaded, t)}" for i, t in enumerate(top))
+    values = np.column_stack([found.target_probs, top.astype(np.float64), found.top_probs[:, 0]])
+    corner = f"layer: top token; target {found.target_token}"
+    return DataArray(values, rows, LENS_COLUMNS, corner=corner)
+
+
+def prediction_data(workspace, name: str) -> DataArray:
+    """The prediction panel's array ``name``: ``probabilities`` (the vocabulary × clean,
+    intervened), ``ablation`` (layers × heads) or ``lens`` (layers × p_target, top_id,
+    p_top)."""
+    return {"probabilities": _probabilities, "ablation": _ablation, "lens": _lens}[name](workspace)

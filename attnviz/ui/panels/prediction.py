@@ -1,0 +1,324 @@
+"""The prediction panel: what the open real model predicts at a position, and what moves it.
+
+The bars are the most likely tokens of the sampling distribution (temperature, then top-k,
+then top-p, renormalised) with the interventions applied, each beside the clean run's
+probability of the same token; the target is marked and its change written under the
+plot. Switching a head off (zero, or its clean mean over the sentence) is an undoable edit
+of ``prediction.ablate``. Without a real model, or with one that predicts no token (the
+packaged MiniLM is an encoder without a language-model head), the panel says so in one
+line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+)
+
+from attnviz.model.topics.prediction import (
+    ABLATIONS,
+    MAX_INDEX,
+    MAX_TEMPERATURE,
+    MAX_TOP_K,
+    MIN_TEMPERATURE,
+)
+from attnviz.ui.panel_base import FigurePanel, figure_box
+from attnviz.ui.widgets.figure_theme import style_figure
+from attnviz.ui.widgets.numbers import counted, fmt
+from attnviz.ui.widgets.placeholders import fill
+from attnviz.ui.widgets.plot_style import series_color
+from attnviz.ui.widgets.steady_plot import SteadyPlot
+
+_C = "PredictionPanel"
+#: Bars drawn: the most likely tokens of the intervened run (and the target, if not among them).
+SHOWN = 10
+#: The width of one of a token's two bars.
+BAR = 0.38
+ABLATION_NAMES = {
+    "zero": QT_TRANSLATE_NOOP("PredictionPanel", "zero"),
+    "mean": QT_TRANSLATE_NOOP("PredictionPanel", "clean mean"),
+}
+#: A failure message's leading exception name ("PredictionError: …"): the line says it all.
+_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(Error|Exception|Refused): ")
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(_C, text)
+
+
+def shown_tokens(results, count: int = SHOWN) -> list[int]:
+    """The token ids the bars show: the ``count`` most likely of the intervened run, then
+    the target if it is not among them."""
+    ids = [int(i) for i in results.top(count)]
+    if results.target not in ids:
+        ids.append(int(results.target))
+    return ids
+
+
+class PredictionPanel(FigurePanel):
+    """Top tokens of a real model's prediction, clean beside intervened."""
+
+    PANEL_ID = "prediction"
+
+    def __init__(self, workspace, parent=None) -> None:
+        super().__init__(workspace, parent)
+        self.ids: list[int] = []  # the token ids of the bars drawn
+        layout = QVBoxLayout()
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(self._build_sampling())
+        layout.addLayout(self._build_ablation())
+        self.plot = SteadyPlot()
+        self.plot.setObjectName("prediction_plot")
+        self.plot.setLabel("left", self.tr("probability"))
+        self.plot.getAxis("left").enableAutoSIPrefix(False)  # never "probability (x0.001)"
+        self.plot.setLabel("bottom", self.tr("token"))
+        self.clean_bars = pg.BarGraphItem(x=[], height=[], width=BAR)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=BAR)
+        self.plot.addItem(self.clean_bars)
+        self.plot.addItem(self.bars)
+        self.plot.legend_entry(self.clean_bars, self.tr("clean"))
+        self.plot.legend_entry(self.bars, self.tr("intervened (heads or links off)"))
+        self.plot.scene().sigMouseMoved.connect(self._on_q_mouse)
+        self.summary = QLabel()
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.figure = figure_box(self.plot, self.summary, stretch=(1,))
+        self.figure.setMinimumHeight(220)
+        layout.addWidget(self.figure, 1)
+        self.hover = QLabel(" ")
+        self.hover.setObjectName("hover")
+        layout.addWidget(self.hover)
+        layout.addWidget(self.busy)
+        self._finish(layout, scroll=True)
+
+    # --- building ----------------------------------------------------------------------
+    def _build_sampling(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setObjectName("temperature")
+        self.temperature.setDecimals(3)
+        self.temperature.setRange(MIN_TEMPERATURE, MAX_TEMPERATURE)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setPrefix(self.tr("T "))
+        self.temperature.setToolTip(self.tr("Temperature: the logits are divided by it"))
+        self.temperature.valueChanged.connect(
+            lambda v: self._write(self.temperature, temperature=float(v))
+        )
+        self.top_k = QSpinBox()
+        self.top_k.setObjectName("top_k")
+        self.top_k.setRange(0, MAX_TOP_K)
+        self.top_k.setPrefix(self.tr("top-k "))
+        self.top_k.setSpecialValueText(self.tr("top-k off"))
+        self.top_k.setToolTip(self.tr("Keep only the k most likely tokens (0: off)"))
+        self.top_k.valueChanged.connect(lambda v: self._write(self.top_k, top_k=int(v)))
+        self.top_p = QDoubleSpinBox()
+        self.top_p.setObjectName("top_p")
+        self.top_p.setDecimals(3)
+        self.top_p.setRange(0.001, 1.0)
+        self.top_p.setSingleStep(0.05)
+        self.top_p.setPrefix(self.tr("top-p "))
+        self.top_p.setToolTip(
+            self.tr("Keep the fewest most likely tokens whose mass reaches p (1: off)")
+        )
+        self.top_p.valueChanged.connect(lambda v: self._write(self.top_p, top_p=float(v)))
+        self.position = QSpinBox()
+        self.position.setObjectName("position")
+        self.position.setRange(-1, MAX_INDEX)
+        self.position.setPrefix(self.tr("position "))
+        self.position.setSpecialValueText(self.tr("last token / [MASK]"))
+        self.position.setToolTip(
+            self.tr("The token whose next token is predicted (an encoder: the masked one)")
+        )
+        self.position.valueChanged.connect(lambda v: self._write(self.position, position=int(v)))
+        for spin in (self.temperature, self.top_k, self.top_p, self.position):
+            row.addWidget(spin, 1)
+        self.mirror("temperature", self.temperature)
+        self.mirror("top_k", self.top_k)
+        self.mirror("top_p", self.top_p)
+        self.mirror("position", self.position)
+        return row
+
+    def _build_ablation(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        label = QLabel(self.tr("Switch off: layer"))
+        self.layer = QSpinBox()
+        self.layer.setObjectName("ablate_layer")
+        self.layer.setRange(0, MAX_INDEX)
+        label.setBuddy(self.layer)
+        self.head = QSpinBox()
+        self.head.setObjectName("ablate_head")
+        self.head.setRange(0, MAX_INDEX)
+        self.head.setPrefix(self.tr("head "))
+        self.add = QPushButton(self.tr("&Add"))
+        self.add.setObjectName("ablate_add")
+        self.add.setToolTip(self.tr("Switch this head off in the forward pass (undoable)"))
+        self.add.clicked.connect(self._on_q_add)
+        self.clear = QPushButton(self.tr("C&lear"))
+        self.clear.setObjectName("ablate_clear")
+        self.clear.setToolTip(self.tr("Switch every head on again"))
+        self.clear.clicked.connect(lambda: self._write(self.clear, ablate=()))
+        self.ablation = QComboBox()
+        self.ablation.setObjectName("ablation")
+        for name in ABLATIONS:
+            self.ablation.addItem(_tr(ABLATION_NAMES[name]), name)
+        self.ablation.setToolTip(
+            self.tr("What replaces a switched-off head's output: zeros, or its clean mean")
+        )
+        self.ablation.currentIndexChanged.connect(
+            lambda _i: self._write(self.ablation, ablation=self.ablation.currentData())
+        )
+        self.mirror("ablation", self.ablation)
+        self.ablated = QLabel()
+        self.ablated.setObjectName("ablated")
+        self.ablated.setWordWrap(True)
+        for widget in (label, self.layer, self.head, self.add, self.clear, self.ablation):
+            row.addWidget(widget)
+        row.addWidget(self.ablated, 1)
+        return row
+
+    # --- view → model ------------------------------------------------------------------
+    def _on_q_add(self) -> None:
+        pair = (int(self.layer.value()), int(self.head.value()))
+        if pair in self.state.ablate:
+            return
+        self._write(self.add, ablate=(*self.state.ablate, pair))
+
+    # --- model → view ------------------------------------------------------------------
+    def _on_ablate_changed(self) -> None:
+        heads = self.state.ablate
+        self.clear.setEnabled(bool(heads))
+        if not heads:
+            self.ablated.setText(self.tr("every head on"))
+            return
+        names = ", ".join(fill(self.tr("L%1 H%2"), layer, head) for layer, head in heads)
+        self.ablated.setText(fill(self.tr("off: %1"), names))
+
+    def _on_failed(self, message: str) -> None:
+        # The exception's name adds nothing to the line ("the prediction needs a real model").
+        super()._on_failed(_EXCEPTION_NAME.sub("", message, count=1))
+        self._clear_plot()
+
+    def _clear_plot(self) -> None:
+        self.ids = []
+        self.clean_bars.setOpts(x=[], height=[])
+        self.bars.setOpts(x=[], height=[])
+        self.plot.getAxis("bottom").setTicks(None)
+        self.summary.setText(self.tr("No prediction: see the line below."))
+
+    def _on_results(self, res, _names: frozenset) -> None:
+        heads = res.heads
+        self.layer.setMaximum(max(len(heads) - 1, 0))
+        self.head.setMaximum(max(max(heads, default=1) - 1, 0))
+        self.ids = shown_tokens(res)
+        x = np.arange(len(self.ids), dtype=float)
+        clean = res.clean[self.ids]
+        probs = res.probs[self.ids]
+        theme = self._theme
+        target_pen = pg.mkPen(theme.foreground if theme else "k", width=2.5)
+        pens = [target_pen if i == res.target else None for i in self.ids]
+        self.clean_bars.setOpts(
+            x=x - BAR / 2, height=clean, width=BAR, brush=series_color(theme, 0), pens=pens
+        )
+        self.bars.setOpts(
+            x=x + BAR / 2, height=probs, width=BAR, brush=series_color(theme, 1), pens=pens
+        )
+        ticks = [(float(j), self._tick(res, i)) for j, i in enumerate(self.ids)]
+        self.plot.getAxis("bottom").setTicks([ticks])
+        top = max(float(clean.max(initial=0.0)), float(probs.max(initial=0.0)), 0.05)
+        self.plot.setXRange(-0.6, len(self.ids) - 0.4, padding=0.02)
+        self.plot.setYRange(0.0, min(1.0, top) * 1.35, padding=0)
+        self.summary.setText(self._summary(res))
+
+    def _tick(self, res, token_id: int) -> str:
+        text = res.names.get(token_id, str(token_id))
+        return f"★{text}" if token_id == res.target else text
+
+    def _summary(self, res) -> str:
+        target = res.target_token
+        before, after = float(res.clean[res.target]), float(res.probs[res.target])
+        where = fill(
+            self.tr("%1 at position %2 (“%3”)"),
+            res.model,
+            res.position,
+            res.tokens[res.position] if 0 <= res.position < len(res.tokens) else "",
+        )
+        if not res.intervened:
+            return fill(
+                self.tr("%1: p(★“%2”) = %3 with nothing switched off."),
+                where,
+                target,
+                fmt(before, 4),
+            )
+        if before > 0 and after > 0:
+            change = fmt(math.log(after) - math.log(before), 3)
+        else:
+            change = "−∞" if after == 0 < before else ("+∞" if before == 0 < after else "0")
+        top_clean = res.names.get(int(res.top(1, clean=True)[0]), "")
+        top_now = res.names.get(int(res.top(1)[0]), "")
+        return fill(
+            self.tr(
+                "%1: p(★“%2”) %3 → %4 (Δ log p %5) with %6 switched off; most likely “%7” → “%8”."
+            ),
+            where,
+            target,
+            fmt(before, 4),
+            fmt(after, 4),
+            change,
+            self._interventions(res),
+            top_clean,
+            top_now,
+        )
+
+    def _interventions(self, res) -> str:
+        parts = []
+        if res.ablate:
+            parts.append(
+                fill(
+                    self.tr("%1 (%2)"),
+                    ", ".join(fill(self.tr("L%1 H%2"), a, b) for a, b in res.ablate),
+                    _tr(ABLATION_NAMES.get(res.ablation, res.ablation)),
+                )
+            )
+        if res.knockout:
+            n = len(res.knockout)
+            parts.append(counted(self.tr("%n link(s)", "", n), n))
+        return "; ".join(parts)
+
+    # --- hover -------------------------------------------------------------------------
+    def _on_q_mouse(self, pos) -> None:
+        vb = self.plot.getPlotItem().vb
+        col = round(vb.mapSceneToView(pos).x())
+        res = self.results
+        if res is None or not self.ids or not 0 <= col < len(self.ids):
+            self.hover.setText(" ")
+            self.sigHoverText.emit("")
+            return
+        token = self.ids[col]
+        text = fill(
+            self.tr("“%1” (id %2): clean %3, intervened %4"),
+            res.names.get(token, str(token)),
+            token,
+            fmt(float(res.clean[token]), 4),
+            fmt(float(res.probs[token]), 4),
+        )
+        self.hover.setText(text)
+        self.sigHoverText.emit(text)
+
+    # --- look --------------------------------------------------------------------------
+    def _restyle(self, theme) -> None:
+        style_figure(self.figure, theme)
+        self.plot.set_style(theme, self.plot_font())
+        self._redraw_styled()
