@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -255,6 +256,11 @@ class Prediction:
     ablate: tuple[tuple[int, int], ...] = ()
     ablation: str = "zero"
     knockout: tuple[tuple[int, int, int, int], ...] = ()
+    #: Seconds the forward pass took per row of its batch (the base of an estimate of
+    #: what more passes cost: the ablation map's).
+    row_seconds: float = 0.0
+    #: Multiply-adds of one row of that pass (:func:`row_flops`).
+    row_flops: float = 0.0
 
     def probabilities(
         self, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, clean: bool = False
@@ -388,17 +394,22 @@ def predict(
     head, ids, tokens, at = _prepare(loaded, text, position)
     with loaded._lock:  # one forward pass at a time: the hooks record per thread
         clean = None
+        start, rows = time.perf_counter(), 0
         if head.heads is None:  # the model's first run: its heads, to check the requests
-            clean = _clean(head, ids, at)
+            clean, rows = _clean(head, ids, at), 1
         per_layer, cuts = _check_interventions(head, len(ids), ablate, ablation, knockout)
         if per_layer or cuts:
             # Row 0 the clean run, row 1 intervened, in one batch: row 0 gives the mean
             # ablation its clean W^O inputs at each layer as row 1 reaches it.
             both = _forward(head, ids, at, rows=2, ablate=per_layer, knockout=cuts).logits
             clean, logits = both[0].numpy().copy(), both[1].numpy().copy()
+            rows += 2
         else:
-            clean = _clean(head, ids, at) if clean is None else clean
+            if clean is None:
+                clean, rows = _clean(head, ids, at), 1
             logits = clean
+        row_seconds = (time.perf_counter() - start) / rows
+        flops = row_flops(head, len(ids))
     return Prediction(
         tuple(tokens),
         tuple(ids),
@@ -408,7 +419,24 @@ def predict(
         tuple(tuple(p) for p in _as_pairs(ablate, 2, "ablate")),
         ablation,
         tuple(tuple(p) for p in _as_pairs(knockout, 4, "knockout")),
+        row_seconds,
+        flops,
     )
+
+
+def row_flops(head: LmHead, n: int) -> float:
+    """Multiply-adds of one row of a forward pass over ``n`` tokens: each weight of the
+    layers once per token, the scores and their weighted sum (n² × width per layer), and
+    the head at one position; the embedding is a lookup. A floor of what a pass costs
+    (:func:`attnviz.core.cell_timing.flop_seconds` prices one)."""
+    weights = getattr(head, "_layer_weights", None)
+    if weights is None:
+        weights = sum(p.numel() for layer in head.layers for p in layer.parameters())
+        out = head.wrapper.get_output_embeddings()
+        weights = (weights, 0 if out is None else out.weight.numel())
+        head._layer_weights = weights
+    widths = [h * head.head_dims.get(layer, 0) for layer, h in (head.heads or {}).items()]
+    return float(weights[0] * n + 2 * n * n * sum(widths) + weights[1])
 
 
 def _target(loaded, target, clean: np.ndarray) -> int:

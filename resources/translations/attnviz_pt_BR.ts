@@ -2,6 +2,33 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="pt_BR" sourcelanguage="en">
 <context>
+    <name>AblationMapView</name>
+    <message>
+        <source>L%1</source>
+        <translation>C%1</translation>
+    </message>
+    <message>
+        <source>H%1</source>
+        <translation>H%1</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2: not softmax attention, no head to switch off</source>
+        <translation>camada %1, cabeça %2: não é atenção softmax, não há cabeça para desligar</translation>
+    </message>
+    <message>
+        <source>click to switch it on again</source>
+        <translation>clique para religá-la</translation>
+    </message>
+    <message>
+        <source>click to switch it off</source>
+        <translation>clique para desligá-la</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2 zero-ablated: Δ log p(“%3”) = %4; p %5 → %6; %7</source>
+        <translation>camada %1, cabeça %2 zerada: Δ log p(“%3”) = %4; p %5 → %6; %7</translation>
+    </message>
+</context>
+<context>
     <name>AboutDialog</name>
     <message>
         <source>installed, not loaded</source>
@@ -3049,7 +3076,7 @@
     </message>
     <message>
         <source>probability</source>
-        <extracomment>A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
+        <extracomment>A map estimated to take longer than this (seconds) waits for its Compute button. How often the map&apos;s progress bar follows it (ms). A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
         <translation>probabilidade</translation>
     </message>
     <message>
@@ -3105,6 +3132,14 @@
         <translation>O token cujo próximo token é previsto (num codificador: o mascarado)</translation>
     </message>
     <message>
+        <source>Compute the map</source>
+        <translation>Calcular o mapa</translation>
+    </message>
+    <message>
+        <source>Not computed</source>
+        <translation>Não calculado</translation>
+    </message>
+    <message>
         <source>Switch off: layer</source>
         <translation>Desligar: camada</translation>
     </message>
@@ -3145,6 +3180,10 @@
         <translation>desligadas: %1</translation>
     </message>
     <message>
+        <source>No map: see the line below.</source>
+        <translation>Sem mapa: veja a linha abaixo.</translation>
+    </message>
+    <message>
         <source>No prediction: see the line below.</source>
         <translation>Sem predição: veja a linha abaixo.</translation>
     </message>
@@ -3170,6 +3209,62 @@
             <numerusform>%n ligação</numerusform>
             <numerusform>%n ligações</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>The ablation map switches each of the %1 heads off in turn: about %2 s on this machine. Press Compute the map.</source>
+        <translation>O mapa de ablação desliga cada uma das %1 cabeças por vez: cerca de %2 s nesta máquina. Clique em Calcular o mapa.</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancelar</translation>
+    </message>
+    <message>
+        <source>Stop the map (Esc)</source>
+        <translation>Parar o mapa (Esc)</translation>
+    </message>
+    <message>
+        <source>Computing the map: about %1 s.</source>
+        <translation>Calculando o mapa: cerca de %1 s.</translation>
+    </message>
+    <message>
+        <source>Computing the map…</source>
+        <translation>Calculando o mapa…</translation>
+    </message>
+    <message>
+        <source>Computing the map… %1%</source>
+        <translation>Calculando o mapa… %1%</translation>
+    </message>
+    <message>
+        <source>Switch each head off alone and measure the target&apos;s log-probability</source>
+        <translation>Desligar cada cabeça sozinha e medir a log-probabilidade do alvo</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Cancelado</translation>
+    </message>
+    <message>
+        <source>The map was cancelled: press Compute the map.</source>
+        <translation>O mapa foi cancelado: clique em Calcular o mapa.</translation>
+    </message>
+    <message>
+        <source>Δ log p(★“%1”) with one head zero-ablated: layers × heads</source>
+        <translation>Δ log p(★“%1”) com uma cabeça zerada: camadas × cabeças</translation>
+    </message>
+    <message>
+        <source>Map ready</source>
+        <translation>Mapa pronto</translation>
+    </message>
+    <message>
+        <source>The map of the current sentence, position and target</source>
+        <translation>O mapa da frase, posição e alvo atuais</translation>
+    </message>
+    <message>
+        <source>p(★“%1”) = %2 clean; blue: switching the head off lowers it, red: raises it. Click a head to switch it off or on.</source>
+        <translation>p(★“%1”) = %2 sem intervenção; azul: desligar a cabeça a reduz, vermelho: a aumenta. Clique numa cabeça para desligá-la ou religá-la.</translation>
+    </message>
+    <message>
+        <source>Hatched: not softmax attention.</source>
+        <translation>Hachurado: não é atenção softmax.</translation>
     </message>
     <message>
         <source>“%1” (id %2): clean %3, intervened %4</source>

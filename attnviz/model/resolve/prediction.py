@@ -15,7 +15,10 @@ encoder without a language-model head), the results are a one-line refusal (a
 The ablation map (one forward pass per layer, all its heads batched) and the logit lens are
 computed only when asked for (:meth:`PredictionResolver.ablation_map`,
 :meth:`PredictionResolver.lens`: the ``ablation`` and ``lens`` arrays of an export), for the
-current inputs, and kept until they change.
+current inputs, and kept until they change. The panel asks for the map on the workspace's
+runner (:meth:`PredictionResolver.request_map`: progress, cancel, latest wins), after
+:func:`map_seconds` has said what it will cost; the export and the panel read the one
+kept map, so the picture is the ``ablation`` array.
 """
 
 from __future__ import annotations
@@ -25,8 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnviz.core.cell_timing import flop_seconds
+from attnviz.core.work import Cancelled
 from attnviz.model.data_array import DataArray
+from attnviz.model.events import Signal
 from attnviz.model.resolve.lazy import LazyResolver
+from attnviz.model.resolve.work import LatestWork
 
 #: What the prediction refuses without a real model (the panel's one line).
 NO_MODEL = (
@@ -68,6 +75,10 @@ class PredictionResults:
     ablate: tuple
     knockout: tuple
     ablation: str
+    #: Seconds one sentence's forward pass took here (the prediction's batch over its rows):
+    #: the base of :func:`map_seconds`.
+    row_seconds: float = 0.0
+    row_flops: float = 0.0  # multiply-adds of a row of that pass
 
     @property
     def intervened(self) -> bool:
@@ -151,7 +162,28 @@ def compute_prediction(model: tuple, settings: tuple) -> PredictionResults:
         pred.ablate,
         pred.knockout,
         ablation,
+        pred.row_seconds,
+        pred.row_flops,
     )
+
+
+def map_seconds(res: PredictionResults, row_seconds: float | None = None) -> float:
+    """About how long the ablation map of ``res``' inputs takes here: the clean run, then
+    a batch of heads + 1 rows per softmax layer through the layers from it on (those
+    before are replayed), each row costing what a row of the prediction's pass cost, and
+    a batch at least what one pass costs. A row costs the least of what the prediction's
+    took (``row_seconds``, default its own: a cold first pass or a busy machine stalls)
+    and its multiply-adds at this machine's price (:func:`flop_seconds`)."""
+    layers = len(res.heads)
+    if not layers:
+        return 0.0
+    rows = sum(
+        max(1.0, (h + 1) * (layers - layer) / layers) for layer, h in enumerate(res.heads) if h
+    )
+    row = res.row_seconds if row_seconds is None else row_seconds
+    if res.row_flops > 0:
+        row = min(row, res.row_flops * flop_seconds())
+    return row * (1.0 + rows)
 
 
 class PredictionResolver(LazyResolver):
@@ -162,10 +194,18 @@ class PredictionResolver(LazyResolver):
     BACKGROUND = True
     CACHE_SIZE = 8
 
+    #: ``map_ready(key, AblationMap)``: the map asked for by :meth:`request_map` is ready.
+    map_ready = Signal(object, object)
+    #: ``map_failed(key, exception)``: it stopped (``Cancelled`` when told to) or failed.
+    map_failed = Signal(object, object)
+
     def __init__(self, document, runner=None) -> None:
         super().__init__(document, runner)
         self._lock = threading.Lock()
-        self._extra: dict = {}  # (what, key) → the ablation map or the lens of key
+        self._extra: dict = {}  # (what, key) → the lens of key
+        self._fastest: dict = {}  # model key → the fastest row of its forward passes seen
+        # The maps of the last inputs, by map_key(); a new request cancels the running one.
+        self.map_work = LatestWork(self._on_map_answer, runner, cache_size=4, replace="cancel")
 
     def key(self) -> tuple:
         attention = self.document["attention"]
@@ -176,7 +216,18 @@ class PredictionResolver(LazyResolver):
         return (model, tuple(values[name] for name in INPUTS))
 
     def compute_key(self, key: tuple) -> PredictionResults:
-        return compute_prediction(*key)
+        res = compute_prediction(*key)
+        with self._lock:  # the fastest row seen: a busy machine's stall is not the model's
+            seen = self._fastest.get(key[0], res.row_seconds)
+            self._fastest[key[0]] = min(seen, res.row_seconds)
+        return res
+
+    def map_seconds(self, res: PredictionResults) -> float:
+        """About how long the ablation map of the current model takes here
+        (:func:`map_seconds` with the fastest row of its predictions seen so far)."""
+        with self._lock:
+            fastest = self._fastest.get(self.key()[0], res.row_seconds)
+        return map_seconds(res, min(fastest, res.row_seconds))
 
     # --- on demand ---------------------------------------------------------------------
     def _kept(self, what: str, make):
@@ -190,15 +241,19 @@ class PredictionResolver(LazyResolver):
             self._extra[(what, key)] = value
         return value
 
-    def ablation_map(self, cancel=None, progress=None):
-        """The :class:`~attnviz.core.hf_predict.AblationMap` of the current inputs: each
-        head zero-ablated alone, log p(target) minus clean (computed once per inputs;
-        ``cancel`` and ``progress`` as :func:`~attnviz.core.hf_predict.ablation_map`)."""
+    def map_key(self) -> tuple:
+        """What the ablation map depends on: the model and its sentence, the position and
+        the target (not the sampling, nor what is switched off)."""
+        model, settings = self.key()
+        return (model, settings[3], settings[4])
+
+    @staticmethod
+    def _map_job(key: tuple):
         from attnviz.core import hf_predict
 
-        def make(key):
-            model, settings = key
-            position, target = settings[3], settings[4]
+        model, position, target = key
+
+        def job(progress, cancel):
             return _refusing(
                 hf_predict.ablation_map,
                 _loaded(model),
@@ -209,7 +264,59 @@ class PredictionResolver(LazyResolver):
                 progress=progress,
             )
 
-        return self._kept("ablation", make)
+        return job
+
+    def ablation_map(self, cancel=None, progress=None):
+        """The :class:`~attnviz.core.hf_predict.AblationMap` of the current inputs: each
+        head zero-ablated alone, log p(target) minus clean, computed here unless it is kept
+        (``cancel`` and ``progress`` as :func:`~attnviz.core.hf_predict.ablation_map`)."""
+        key = self.map_key()
+        found = self.map_work.cached(key)
+        if found is None:
+            found = self._map_job(key)(progress, cancel)
+            self.map_work.keep(key, found)
+        return found
+
+    def cached_map(self, key: tuple | None = None):
+        """The kept map of ``key`` (default: the current inputs), or None."""
+        return self.map_work.cached(self.map_key() if key is None else key)
+
+    def request_map(self, *, now: bool = False):
+        """The map of the current inputs when it is kept; else start it (on the runner, or
+        here with ``now``) unless it is on its way, and return None: ``map_ready`` or
+        ``map_failed`` follows."""
+        key = self.map_key()
+        kept = self.map_work.cached(key)
+        if kept is not None:
+            return kept
+        if self.map_work.wanted_key != key:
+            self.map_work.request(key, self._map_job(key), now=now)
+        return None
+
+    def cancel_map(self) -> bool:
+        """Stop the map on its way (``map_failed(key, Cancelled)`` at once); False when
+        none was."""
+        key = self.map_work.wanted_key
+        if not self.map_work.cancel():
+            return False
+        self.map_failed.emit(key, Cancelled("the ablation map was cancelled"))
+        return True
+
+    @property
+    def map_running(self) -> bool:
+        """True while a map is being computed for the panel."""
+        return self.map_work.pending
+
+    @property
+    def map_progress(self) -> float:
+        """How far the map being computed has come (0…1)."""
+        return self.map_work.progress
+
+    def _on_map_answer(self, key, result) -> None:
+        if isinstance(result, BaseException):
+            self.map_failed.emit(key, result)
+        else:
+            self.map_ready.emit(key, result)
 
     def lens(self, top: int = 5):
         """The :class:`~attnviz.core.hf_predict.Lens` of the clean run at the position."""
