@@ -273,3 +273,33 @@ def test_cli_only_and_quick_reach_the_new_figures(monkeypatch, capsys):
         "model_capture": {"quick": True},
     }
     assert seen == [("heatmap_mid", True), ("model_capture", True)]
+
+
+def test_prediction_figure_at_a_short_sentence():
+    pytest.importorskip("transformers")
+    from attnviz.benchmarks import figures
+    from attnviz.benchmarks import prediction as prediction_bench
+
+    assert "prediction" in figures()
+    result = prediction_bench.prediction(tokens=12, repeats=1)
+    assert result["tokens"] == 12 and result["repeats"] == 1
+    assert result["logits_max_error"] <= 1e-3 and result["map_max_error"] <= 1e-3
+    for name in ("predict", "forward", "batch", "map", "naive_map"):
+        assert result[f"{name}_seconds"] > 0
+    assert result["predict_ratio"] == round(
+        result["predict_seconds"] / result["forward_seconds"], 3
+    )
+    assert result["map_ratio"] == round(result["map_seconds"] / result["naive_map_seconds"], 3)
+    assert "≤ 1.2" in result["target"]
+
+
+def test_prediction_figure_skips_without_transformers(monkeypatch):
+    from attnviz.benchmarks import prediction as prediction_bench
+
+    real = prediction_bench.importlib.util.find_spec
+    monkeypatch.setattr(
+        prediction_bench.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "transformers" else real(name, *a),
+    )
+    assert "transformers not installed" in prediction_bench.prediction(quick=True)["skipped"]
