@@ -3132,6 +3132,34 @@
         <translation>O token cujo próximo token é previsto (num codificador: o mascarado)</translation>
     </message>
     <message>
+        <source>tokens </source>
+        <translation>tokens </translation>
+    </message>
+    <message>
+        <source>Tokens one Generate appends to the model&apos;s sentence</source>
+        <translation>Tokens que um Gerar acrescenta à frase do modelo</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>semente </translation>
+    </message>
+    <message>
+        <source>greedy</source>
+        <translation>guloso</translation>
+    </message>
+    <message>
+        <source>Greedy: the most likely token; a seed: sampled from the distribution the bars show (numpy&apos;s Generator), the same tokens for the same seed</source>
+        <translation>Guloso: o token mais provável; uma semente: amostrado da distribuição que as barras mostram (o Generator do numpy), os mesmos tokens para a mesma semente</translation>
+    </message>
+    <message>
+        <source>&amp;Generate</source>
+        <translation>&amp;Gerar</translation>
+    </message>
+    <message>
+        <source>Append the next tokens to the sentence (undoable); it is captured again</source>
+        <translation>Acrescentar os próximos tokens à frase (pode ser desfeito); ela é capturada de novo</translation>
+    </message>
+    <message>
         <source>Compute the map</source>
         <translation>Calcular o mapa</translation>
     </message>
@@ -3259,12 +3287,52 @@
         <translation>O mapa da frase, posição e alvo atuais</translation>
     </message>
     <message>
-        <source>p(★“%1”) = %2 clean; blue: switching the head off lowers it, red: raises it. Click a head to switch it off or on.</source>
-        <translation>p(★“%1”) = %2 sem intervenção; azul: desligar a cabeça a reduz, vermelho: a aumenta. Clique numa cabeça para desligá-la ou religá-la.</translation>
+        <source>p(★“%1”) = %2 clean in the model&apos;s own distribution (temperature 1, nothing filtered); blue: switching the head off lowers it, red: raises it. Click a head to switch it off or on.</source>
+        <translation>p(★“%1”) = %2 sem intervenção na distribuição do próprio modelo (temperatura 1, nada filtrado); azul: desligar a cabeça a reduz, vermelho: a aumenta. Clique numa cabeça para desligá-la ou religá-la.</translation>
     </message>
     <message>
         <source>Hatched: not softmax attention.</source>
         <translation>Hachurado: não é atenção softmax.</translation>
+    </message>
+    <message>
+        <source>Stopping after this token…</source>
+        <translation>Parando depois deste token…</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>&amp;Parar</translation>
+    </message>
+    <message>
+        <source>Stop after the token being made; keep the others</source>
+        <translation>Parar depois do token em cálculo; manter os outros</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>Gerando…</translation>
+    </message>
+    <message>
+        <source>Generating… %1 of %2</source>
+        <translation>Gerando… %1 de %2</translation>
+    </message>
+    <message>
+        <source>The sentence changed meanwhile: nothing appended.</source>
+        <translation>A frase mudou nesse meio-tempo: nada foi acrescentado.</translation>
+    </message>
+    <message>
+        <source>Appended %1.</source>
+        <translation>Acrescentado: %1.</translation>
+    </message>
+    <message>
+        <source>Nothing appended.</source>
+        <translation>Nada acrescentado.</translation>
+    </message>
+    <message>
+        <source>The model ended the sequence.</source>
+        <translation>O modelo encerrou a sequência.</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>Parado.</translation>
     </message>
     <message>
         <source>“%1” (id %2): clean %3, intervened %4</source>
@@ -4403,7 +4471,7 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     </message>
     <message>
         <source>Sampling temperature</source>
-        <extracomment>Largest temperature offered (the distribution is flat long before). Largest index of a position, a layer, a head, a query or a key (a sentence&apos;s tokens are fewer: attnviz.model.topics._attention_limits.MAX_SENTENCE characters). The most heads ablated and links knocked out at once.</extracomment>
+        <extracomment>Largest temperature offered (the distribution is flat long before). Largest index of a position, a layer, a head, a query or a key (a sentence&apos;s tokens are fewer: attnviz.model.topics._attention_limits.MAX_SENTENCE characters). The most heads ablated and links knocked out at once. The most tokens one Generate appends (attnviz.core.hf_generate.MAX_COUNT).</extracomment>
         <translation>Temperatura de amostragem</translation>
     </message>
     <message>
@@ -4433,6 +4501,14 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Knocked-out links</source>
         <translation>Ligações cortadas</translation>
+    </message>
+    <message>
+        <source>Generation seed</source>
+        <translation>Semente da geração</translation>
+    </message>
+    <message>
+        <source>Tokens to generate</source>
+        <translation>Tokens a gerar</translation>
     </message>
 </context>
 </TS>

@@ -238,6 +238,7 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
     qtbot.waitUntil(lambda: dict.__contains__(window.panels, "prediction"))
     panel = window.panels["prediction"]
     pred = window.document.prediction
+    resolver = window.workspace.resolver_for("prediction")
 
     def ablate():
         panel.layer.setValue(rng.randrange(3))  # layer 2 does not exist: refused, shown
@@ -278,6 +279,8 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
             Action("map rest", map_rest, 0.06),
             Action("map run or cancel", panel.map_run.click, 0.06),
             Action("target", lambda: pred.update(target=rng.choice(("", "dog", "river"))), 0.05),
+            Action("generate or stop", panel.generate.click, 0.05),
+            Action("seed", lambda: pred.update(seed=rng.choice((-1, 0, 7)), count=2), 0.03),
             undo(window, 0.08),
             redo(window, 0.05),
             resize(window, rng, widths=(900, 1280), heights=(600, 720), weight=0.04),
@@ -287,6 +290,8 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
         settle=settle,
     ).run(40)
     # Whatever happened, once the last job answers the bars are the current prediction's.
+    qtbot.waitUntil(lambda: not resolver.generation_running, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.models.busy, timeout=120_000)
     pred.update(position=-1, top_k=0, top_p=1.0, knockout=(), ablate=((0, 0),))
     qtbot.waitUntil(lambda: panel.current, timeout=60_000)
     res = window.workspace.resolver_for("prediction").results
@@ -483,3 +488,76 @@ def test_a_hybrids_other_layers_are_hatched_and_cannot_be_clicked(tmp_path, pane
     assert ws.document.prediction.ablate == ((3, 1),)
     if _SHOTS:
         p.map_figure.grab().save("/tmp/scratch/ablation-map-hybrid.png")
+
+
+# --- generation ----------------------------------------------------------------------------
+
+
+def test_generate_appends_the_greedy_tokens_and_a_seed_samples(llama, panel):
+    from attnviz.core.hf_generate import generate
+    from attnviz.model.real_model import STORE
+
+    loaded = STORE.model(llama)
+    ws = _model_workspace(llama, count=3)
+    p = panel(ws)
+    assert p.seed.text() == "greedy" and p.count.value() == 3
+    p.generate.click()
+    want = generate(loaded, SENTENCE, count=3)
+    assert ws.document.attention.model_text == want.text != SENTENCE
+    assert p.results.tokens[-3:] == want.tokens  # predicted again from the longer sentence
+    assert "Appended" in p.gen_note.text() and f"“{want.tokens[0]}”" in p.gen_note.text()
+    assert p.generate.text() == "&Generate"
+    # Sampled: the seed's tokens over the distribution the bars show (T = 1.5, top-k 5).
+    ws.document.attention.update(model_text=SENTENCE)
+    ws.document.prediction.update(seed=7, temperature=1.5, top_k=5, count=4)
+    p.generate.click()
+    want = generate(loaded, SENTENCE, count=4, seed=7, temperature=1.5, top_k=5)
+    assert ws.document.attention.model_text == want.text
+    assert want.ids != generate(loaded, SENTENCE, count=4).ids or want.ended
+
+
+def test_stop_keeps_what_was_made_and_a_changed_sentence_takes_nothing(llama):
+    held = []
+    ws = Workspace(runner=lambda job, done: held.append((job, done)))
+    ws.document.attention.update(head="model", model_path=llama, model_text=SENTENCE)
+    ws.document.prediction.update(count=5)
+    resolver = ws.resolver_for("prediction")
+    got = []
+    resolver.generated.connect(lambda key, found: got.append((key, found)))
+    key = resolver.request_generation()
+    assert resolver.generation_running and resolver.stop_generation()
+    job, done = held.pop()
+    done(job())
+    assert got[-1][0] == key and got[-1][1].stopped and got[-1][1].ids == ()
+    assert not resolver.generation_running and not resolver.stop_generation()
+    assert ws.document.attention.model_text == SENTENCE  # the resolver writes nothing
+
+
+def test_generation_is_undoable_and_captured_again_in_the_window(llama, qtbot, make_window):
+    from attnviz.core.hf_generate import generate
+    from attnviz.model.real_model import STORE
+
+    window = make_window()
+    window.models.open_path(llama, SENTENCE)
+    qtbot.waitUntil(lambda: not window.models.busy, timeout=120_000)
+    window.docks["prediction"].show()
+    window.docks["prediction"].raise_()
+    qtbot.waitUntil(lambda: dict.__contains__(window.panels, "prediction"))
+    panel = window.panels["prediction"]
+    qtbot.waitUntil(lambda: panel.results is not None and panel.current, timeout=60_000)
+    window.document.prediction.update(count=2)
+    panel.generate.click()
+    want = generate(STORE.model(llama), SENTENCE, count=2)
+    qtbot.waitUntil(lambda: window.document.attention.model_text == want.text, timeout=60_000)
+    assert window.undo.stack.canUndo()
+    qtbot.waitUntil(lambda: not window.models.busy, timeout=120_000)
+    qtbot.waitUntil(
+        lambda: panel.current and len(panel.results.tokens) == 12, timeout=60_000
+    )  # [BOS], 9 words, 2 new
+    assert panel.results.tokens[-2:] == want.tokens
+    state = window.document.attention
+    qtbot.waitUntil(lambda: tuple(state.tokens)[-2:] == want.tokens, timeout=60_000)
+    window.undo.stack.undo()  # the sentence and the tokens its capture wrote: one step
+    assert window.document.attention.model_text == SENTENCE
+    qtbot.waitUntil(lambda: panel.current and len(panel.results.tokens) == 10, timeout=60_000)
+    qtbot.waitUntil(lambda: len(state.tokens) == 10, timeout=60_000)

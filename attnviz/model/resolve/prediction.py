@@ -193,11 +193,17 @@ class PredictionResolver(LazyResolver):
     READS = {"attention": frozenset(MODEL_FIELDS)}
     BACKGROUND = True
     CACHE_SIZE = 8
+    #: Generate's settings change no prediction.
+    IGNORES = frozenset({"preset_id", "seed", "count"})
 
     #: ``map_ready(key, AblationMap)``: the map asked for by :meth:`request_map` is ready.
     map_ready = Signal(object, object)
     #: ``map_failed(key, exception)``: it stopped (``Cancelled`` when told to) or failed.
     map_failed = Signal(object, object)
+    #: ``generated(key, Generated)``: the tokens a :meth:`request_generation` made.
+    generated = Signal(object, object)
+    #: ``generation_failed(key, exception)``.
+    generation_failed = Signal(object, object)
 
     def __init__(self, document, runner=None) -> None:
         super().__init__(document, runner)
@@ -206,6 +212,11 @@ class PredictionResolver(LazyResolver):
         self._fastest: dict = {}  # model key → the fastest row of its forward passes seen
         # The maps of the last inputs, by map_key(); a new request cancels the running one.
         self.map_work = LatestWork(self._on_map_answer, runner, cache_size=4, replace="cancel")
+        # Generation: one run at a time; Stop ends it between two tokens (what was made is
+        # answered), a new request replaces it.
+        self.gen_work = LatestWork(self._on_gen_answer, runner, replace="cancel")
+        self._stop = threading.Event()
+        self._runs = 0
 
     def key(self) -> tuple:
         attention = self.document["attention"]
@@ -311,6 +322,69 @@ class PredictionResolver(LazyResolver):
     def map_progress(self) -> float:
         """How far the map being computed has come (0…1)."""
         return self.map_work.progress
+
+    # --- generation ------------------------------------------------------------------
+    def request_generation(self, *, now: bool = False) -> tuple:
+        """Generate ``count`` tokens after the model's sentence with the current settings
+        and interventions (on the runner, or here with ``now``); ``generated(key,
+        Generated)`` or ``generation_failed(key, exception)`` follows. Returns the key,
+        whose first part is the model's fields the tokens follow."""
+        from attnviz.core import hf_generate
+
+        model, settings = self.key()
+        temperature, top_k, top_p, _position, _target, ablate, ablation, knockout = settings
+        seed, count = self.topic.seed, self.topic.count
+        self._runs += 1
+        key = (model, settings, seed, count, self._runs)
+        self._stop.set()  # a run on its way ends at its next token
+        stop = self._stop = threading.Event()
+
+        def job(progress, cancel):
+            def stopped():
+                return stop.is_set() or cancel.is_set()
+
+            return _refusing(
+                hf_generate.generate,
+                _loaded(model),
+                model[2],
+                count=count,
+                temperature=temperature,
+                top_k=top_k,
+                top_p=top_p,
+                seed=None if seed < 0 else seed,
+                ablate=ablate,
+                ablation=ablation,
+                knockout=knockout,
+                stop=stopped,
+                progress=progress,
+            )
+
+        self.gen_work.request(key, job, now=now)
+        return key
+
+    def stop_generation(self) -> bool:
+        """End the run on its way after its current token (the tokens made so far are
+        answered); False when none runs."""
+        if not self.gen_work.pending:
+            return False
+        self._stop.set()
+        return True
+
+    @property
+    def generation_running(self) -> bool:
+        """True while a generation runs."""
+        return self.gen_work.pending
+
+    @property
+    def generation_progress(self) -> float:
+        """How far the generation on its way has come (0…1)."""
+        return self.gen_work.progress
+
+    def _on_gen_answer(self, key, result) -> None:
+        if isinstance(result, BaseException):
+            self.generation_failed.emit(key, result)
+        else:
+            self.generated.emit(key, result)
 
     def _on_map_answer(self, key, result) -> None:
         if isinstance(result, BaseException):

@@ -7,7 +7,8 @@ last token, or the [MASK] of a masked-LM encoder), how the distribution is sampl
 (``target``: empty, the clean run's top-1) and what is switched off inside the forward pass:
 heads (``ablate``, by zeros or by their clean mean over the sentence: ``ablation``) and
 links (``knockout``: that score at −inf before the softmax). See
-:mod:`attnviz.core.hf_predict`.
+:mod:`attnviz.core.hf_predict`. Generate appends ``count`` tokens to the sentence, greedy
+(``seed`` −1) or sampled with ``seed`` (:mod:`attnviz.core.hf_generate`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ MAX_TOP_K = 1 << 20
 #: The most heads ablated and links knocked out at once.
 MAX_ABLATE = 64
 MAX_KNOCKOUT = 256
+#: The most tokens one Generate appends (attnviz.core.hf_generate.MAX_COUNT).
+MAX_COUNT = 256
+MAX_SEED = (1 << 31) - 1
 
 FIELDS = (
     Field("temperature", "float", 1.0, MIN_TEMPERATURE, MAX_TEMPERATURE,
@@ -53,6 +57,14 @@ FIELDS = (
     Field("knockout", "int_rows", (), -1, MAX_INDEX, max_len=MAX_KNOCKOUT, width=4,
           doc="links cut before the softmax: [[layer, head (-1: all), query, key], …]",
           label=QT_TRANSLATE_NOOP("UndoController", "Knocked-out links")),
+    Field("seed", "int", -1, -1, MAX_SEED,
+          doc="how Generate chooses: -1 greedy (the most likely), else sampled with this seed "
+              "(numpy's Generator over the sampling distribution)",
+          label=QT_TRANSLATE_NOOP("UndoController", "Generation seed")),
+    Field("count", "int", 1, 1, MAX_COUNT,
+          doc="tokens one Generate appends to the model's sentence (it stops early at the "
+              "model's end of sequence)",
+          label=QT_TRANSLATE_NOOP("UndoController", "Tokens to generate")),
 )  # fmt: skip
 
 

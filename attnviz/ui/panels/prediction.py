@@ -35,7 +35,9 @@ from PySide6.QtWidgets import (
 from attnviz.core.work import Cancelled
 from attnviz.model.topics.prediction import (
     ABLATIONS,
+    MAX_COUNT,
     MAX_INDEX,
+    MAX_SEED,
     MAX_TEMPERATURE,
     MAX_TOP_K,
     MIN_TEMPERATURE,
@@ -90,6 +92,7 @@ class PredictionPanel(FigurePanel):
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(self._build_sampling())
+        layout.addLayout(self._build_generation())
         layout.addLayout(self._build_ablation())
         self.plot = SteadyPlot()
         self.plot.setObjectName("prediction_plot")
@@ -162,6 +165,48 @@ class PredictionPanel(FigurePanel):
         self.mirror("top_k", self.top_k)
         self.mirror("top_p", self.top_p)
         self.mirror("position", self.position)
+        return row
+
+    def _build_generation(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.gen_key = None  # the generation on its way
+        self.count = QSpinBox()
+        self.count.setObjectName("count")
+        self.count.setRange(1, MAX_COUNT)
+        self.count.setPrefix(self.tr("tokens "))
+        self.count.setToolTip(self.tr("Tokens one Generate appends to the model's sentence"))
+        self.count.valueChanged.connect(lambda v: self._write(self.count, count=int(v)))
+        self.seed = QSpinBox()
+        self.seed.setObjectName("seed")
+        self.seed.setRange(-1, MAX_SEED)
+        self.seed.setPrefix(self.tr("seed "))
+        self.seed.setSpecialValueText(self.tr("greedy"))
+        self.seed.setToolTip(
+            self.tr(
+                "Greedy: the most likely token; a seed: sampled from the distribution the "
+                "bars show (numpy's Generator), the same tokens for the same seed"
+            )
+        )
+        self.seed.valueChanged.connect(lambda v: self._write(self.seed, seed=int(v)))
+        self.mirror("count", self.count)
+        self.mirror("seed", self.seed)
+        self.generate = QPushButton(self.tr("&Generate"))
+        self.generate.setObjectName("generate")
+        self.generate.setToolTip(
+            self.tr("Append the next tokens to the sentence (undoable); it is captured again")
+        )
+        self.generate.clicked.connect(self._on_q_generate)
+        self.gen_note = QLabel(" ")
+        self.gen_note.setObjectName("gen_note")
+        self.gen_note.setWordWrap(True)
+        for widget in (self.count, self.seed, self.generate):
+            row.addWidget(widget)
+        row.addWidget(self.gen_note, 1)
+        self.gen_poll = QTimer(self)
+        self.gen_poll.setInterval(POLL_MS)
+        self.gen_poll.timeout.connect(self._on_q_gen_poll)
+        bind(self, self.resolver.generated, self._on_generated)
+        bind(self, self.resolver.generation_failed, self._on_generation_failed)
         return row
 
     def _build_map(self):
@@ -467,8 +512,9 @@ class PredictionPanel(FigurePanel):
         finite = np.isfinite(found.values)
         note = fill(
             self.tr(
-                "p(★“%1”) = %2 clean; blue: switching the head off lowers it, red: raises it. "
-                "Click a head to switch it off or on."
+                "p(★“%1”) = %2 clean in the model's own distribution (temperature 1, nothing "
+                "filtered); blue: switching the head off lowers it, red: raises it. Click a "
+                "head to switch it off or on."
             ),
             found.target_token,
             fmt(math.exp(found.clean_logp), 4),
@@ -512,6 +558,73 @@ class PredictionPanel(FigurePanel):
             self.resolver.cancel_map()
             return
         super().keyPressEvent(event)
+
+    # --- generation --------------------------------------------------------------------
+    def _on_q_generate(self) -> None:
+        if self.resolver.generation_running:
+            self.resolver.stop_generation()
+            self.gen_note.setText(self.tr("Stopping after this token…"))
+            return
+        self.generate.setText(self.tr("&Stop"))
+        self.generate.setToolTip(self.tr("Stop after the token being made; keep the others"))
+        self.gen_note.setText(self.tr("Generating…"))
+        now = self._is_synchronous()
+        if not now:
+            self.gen_poll.start()
+        self._asking = True  # an answer made here arrives before the key is returned
+        try:
+            key = self.resolver.request_generation(now=now)
+        finally:
+            self._asking = False
+        if self.resolver.generation_running:
+            self.gen_key = key
+
+    _asking = False
+
+    def _on_q_gen_poll(self) -> None:
+        if not self.resolver.generation_running:
+            self.gen_poll.stop()
+            return
+        if self.gen_key is None:
+            return
+        done = round(self.resolver.generation_progress * self.gen_key[3])
+        self.gen_note.setText(fill(self.tr("Generating… %1 of %2"), done, self.gen_key[3]))
+
+    def _generation_idle(self) -> None:
+        self.gen_poll.stop()
+        self.generate.setText(self.tr("&Generate"))
+        self.generate.setToolTip(
+            self.tr("Append the next tokens to the sentence (undoable); it is captured again")
+        )
+
+    def _on_generated(self, key, found) -> None:
+        if key != self.gen_key and not self._asking:
+            return
+        self.gen_key = None
+        self._generation_idle()
+        attention = self.workspace.document.attention
+        model = key[0]
+        if (attention.head, attention.model_path, attention.model_text) != model:
+            self.gen_note.setText(self.tr("The sentence changed meanwhile: nothing appended."))
+            return
+        if found.ids:
+            attention.update(model_text=found.text)  # undoable; captured and proven again
+        words = " ".join(
+            f"“{t}” ({fmt(p, 3)})" for t, p in zip(found.tokens, found.probs, strict=True)
+        )
+        text = fill(self.tr("Appended %1."), words) if found.ids else self.tr("Nothing appended.")
+        if found.ended:
+            text += " " + self.tr("The model ended the sequence.")
+        elif found.stopped:
+            text += " " + self.tr("Stopped.")
+        self.gen_note.setText(text)
+
+    def _on_generation_failed(self, key, exc) -> None:
+        if key != self.gen_key and not self._asking:
+            return
+        self.gen_key = None
+        self._generation_idle()
+        self.gen_note.setText(_EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
 
     # --- hover -------------------------------------------------------------------------
     def _on_q_mouse(self, pos) -> None:
