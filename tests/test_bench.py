@@ -284,7 +284,7 @@ def test_prediction_figure_at_a_short_sentence():
     result = prediction_bench.prediction(tokens=12, repeats=1)
     assert result["tokens"] == 12 and result["repeats"] == 1
     assert result["logits_max_error"] <= 1e-3 and result["map_max_error"] <= 1e-3
-    for name in ("predict", "forward", "batch", "map", "naive_map"):
+    for name in ("predict", "clean_predict", "forward", "batch", "map", "naive_map"):
         assert result[f"{name}_seconds"] > 0
     assert result["predict_ratio"] == round(
         result["predict_seconds"] / result["forward_seconds"], 3

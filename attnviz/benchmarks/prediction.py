@@ -13,6 +13,8 @@ and opens it as attnviz opens any model. It then times, alternately, best of ``r
   ``predict_ratio`` (target, issue 40: ≤ 1.2); ``batch_seconds`` is the plain forward of
   the same two rows in one batch (the work the prediction does, without the capture's
   eager attention and hooks), ``batch_ratio`` the prediction's time over it;
+  ``clean_predict_ratio`` is a prediction with nothing switched off (one row) over the
+  plain forward;
 - ``map_seconds``: :func:`attnviz.core.hf_predict.ablation_map` against
   ``naive_map_seconds``: the layers × heads plain forwards of the same model, each with
   that head's slice of W^O's input zeroed by a pre-hook (what the map replaces);
@@ -130,6 +132,7 @@ def prediction_child(tokens: int, repeats: int) -> dict:
 
         runs = {
             "predict": lambda: hf_predict.predict(loaded, text, ablate=[(1, 2)]),
+            "clean_predict": lambda: hf_predict.predict(loaded, text),
             "forward": forward,
             "batch": forward_batch,
             "map": lambda: hf_predict.ablation_map(loaded, text),
@@ -161,6 +164,8 @@ def prediction_child(tokens: int, repeats: int) -> dict:
             "predict_seconds": round(best["predict"], 5),
             "forward_seconds": round(best["forward"], 5),
             "predict_ratio": round(best["predict"] / best["forward"], 3),
+            "clean_predict_seconds": round(best["clean_predict"], 5),
+            "clean_predict_ratio": round(best["clean_predict"] / best["forward"], 3),
             "batch_seconds": round(best["batch"], 5),
             "batch_ratio": round(best["predict"] / best["batch"], 3),
             "map_seconds": round(best["map"], 4),
