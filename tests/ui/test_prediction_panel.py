@@ -561,3 +561,21 @@ def test_generation_is_undoable_and_captured_again_in_the_window(llama, qtbot, m
     assert window.document.attention.model_text == SENTENCE
     qtbot.waitUntil(lambda: panel.current and len(panel.results.tokens) == 10, timeout=60_000)
     qtbot.waitUntil(lambda: len(state.tokens) == 10, timeout=60_000)
+
+
+def test_the_maps_estimate_counts_its_rows_and_multiply_adds(llama):
+    from attnviz.core.cell_timing import flop_seconds
+    from attnviz.model.resolve.prediction import map_seconds
+
+    ws = _model_workspace(llama)
+    res = ws.resolver_for("prediction").results
+    oracle = transformers.AutoModelForCausalLM.from_pretrained(llama, local_files_only=True)
+    n = len(res.tokens)
+    layers = sum(p.numel() for p in oracle.model.layers.parameters())
+    want = layers * n + 2 * n * n * (4 * 8) * 2 + oracle.lm_head.weight.numel()
+    assert res.row_flops == want and res.row_seconds > 0
+    assert res.heads == (4, 4)
+    # Two layers of 4 heads: 5 rows through both layers, then 5 rows through the last one
+    # (at least a pass each), after the clean run.
+    row = min(1.0, res.row_flops * flop_seconds())
+    assert map_seconds(res, 1.0) == pytest.approx(row * (1 + 5 + 2.5))
