@@ -3076,7 +3076,6 @@
     </message>
     <message>
         <source>probability</source>
-        <extracomment>A map estimated to take longer than this (seconds) waits for its Compute button. How often the map&apos;s progress bar follows it (ms). A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
         <translation>probabilidade</translation>
     </message>
     <message>
@@ -3161,6 +3160,7 @@
     </message>
     <message>
         <source>Compute the map</source>
+        <extracomment>A map estimated to take longer than this (seconds) waits for its Compute button. How often the map&apos;s progress bar follows it (ms). A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
         <translation>Calcular o mapa</translation>
     </message>
     <message>

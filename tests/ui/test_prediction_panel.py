@@ -412,7 +412,7 @@ def test_a_click_on_the_map_switches_that_head_off_and_undo_brings_it_back(
 
 
 def test_a_long_map_says_its_cost_first_and_waits_for_compute(llama, panel, monkeypatch):
-    import attnviz.ui.panels.prediction as module
+    import attnviz.ui.panels._prediction_map as module
 
     monkeypatch.setattr(module, "AUTO_SECONDS", -1.0)  # every map is "long"
     ws = _model_workspace(llama)

@@ -8,15 +8,14 @@ of ``prediction.ablate``. Under the bars, the ablation map: layers × heads of �
 with that one head zero-ablated, in diverging colours centred on 0 (hatched: a layer that is
 not softmax attention), computed on the worker pool with its progress and a Cancel, its cost
 said first when it is more than a few seconds; a click on a cell switches that head off (or
-on again). Without a real model, or with one that predicts no token (the
-packaged MiniLM is an encoder without a language-model head), the panel says so in one
-line.
+on again); the map lives in :mod:`attnviz.ui.panels._prediction_map`. Without a real
+model, or with one that predicts no token (the packaged MiniLM is an encoder without a
+language-model head), the panel says so in one line.
 """
 
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pyqtgraph as pg
@@ -26,13 +25,11 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
 )
 
-from attnviz.core.work import Cancelled
 from attnviz.model.topics.prediction import (
     ABLATIONS,
     MAX_COUNT,
@@ -43,7 +40,7 @@ from attnviz.model.topics.prediction import (
     MIN_TEMPERATURE,
 )
 from attnviz.ui.panel_base import FigurePanel, figure_box
-from attnviz.ui.widgets.ablation_map_view import AblationMapView
+from attnviz.ui.panels._prediction_map import EXCEPTION_NAME, POLL_MS, AblationMapMixin
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.numbers import counted, fmt
@@ -60,12 +57,6 @@ ABLATION_NAMES = {
     "zero": QT_TRANSLATE_NOOP("PredictionPanel", "zero"),
     "mean": QT_TRANSLATE_NOOP("PredictionPanel", "clean mean"),
 }
-#: A map estimated to take longer than this (seconds) waits for its Compute button.
-AUTO_SECONDS = 3.0
-#: How often the map's progress bar follows it (ms).
-POLL_MS = 100
-#: A failure message's leading exception name ("PredictionError: …"): the line says it all.
-_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(Error|Exception|Refused): ")
 
 
 def _tr(text: str) -> str:
@@ -81,7 +72,7 @@ def shown_tokens(results, count: int = SHOWN) -> list[int]:
     return ids
 
 
-class PredictionPanel(FigurePanel):
+class PredictionPanel(AblationMapMixin, FigurePanel):
     """Top tokens of a real model's prediction, clean beside intervened."""
 
     PANEL_ID = "prediction"
@@ -209,39 +200,6 @@ class PredictionPanel(FigurePanel):
         bind(self, self.resolver.generation_failed, self._on_generation_failed)
         return row
 
-    def _build_map(self):
-        self.map_key = None  # the inputs of the map drawn
-        self.map_estimate = 0.0  # seconds the current inputs' map was estimated to take
-        self.map_view = AblationMapView()
-        self.map_view.setMinimumHeight(160)
-        self.map_view.sigClicked.connect(self._on_q_map_click)
-        self.map_view.sigHover.connect(self._on_q_map_hover)
-        self.map_note = QLabel(" ")
-        self.map_note.setObjectName("map_note")
-        self.map_note.setWordWrap(True)
-        self.map_progress = QProgressBar()
-        self.map_progress.setObjectName("map_progress")
-        self.map_progress.setRange(0, 1000)
-        self.map_progress.setTextVisible(True)
-        self.map_run = QPushButton(self.tr("Compute the map"))
-        self.map_run.setObjectName("map_run")
-        self.map_run.clicked.connect(self._on_q_map_run)
-        row = QHBoxLayout()
-        row.addWidget(self.map_progress, 1)
-        row.addWidget(self.map_run)
-        self.map_figure = figure_box(self.map_view, self.map_note)
-        self.map_figure.setObjectName("map_figure")
-        box = figure_box(self.map_figure)
-        box.layout().addLayout(row)
-        box.layout().addStretch(1)
-        self.poll = QTimer(self)
-        self.poll.setInterval(POLL_MS)
-        self.poll.timeout.connect(self._on_q_poll)
-        bind(self, self.resolver.map_ready, self._on_map_ready)
-        bind(self, self.resolver.map_failed, self._on_map_failed)
-        self._map_idle(self.tr("Not computed"))
-        return box
-
     def _build_ablation(self) -> QHBoxLayout:
         row = QHBoxLayout()
         label = QLabel(self.tr("Switch off: layer"))
@@ -300,7 +258,7 @@ class PredictionPanel(FigurePanel):
 
     def _on_failed(self, message: str) -> None:
         # The exception's name adds nothing to the line ("the prediction needs a real model").
-        super()._on_failed(_EXCEPTION_NAME.sub("", message, count=1))
+        super()._on_failed(EXCEPTION_NAME.sub("", message, count=1))
         self._clear_plot()
         self.resolver.cancel_map()
         self._clear_map(self.tr("No map: see the line below."))
@@ -392,150 +350,7 @@ class PredictionPanel(FigurePanel):
             parts.append(counted(self.tr("%n link(s)", "", n), n))
         return "; ".join(parts)
 
-    # --- the ablation map ---------------------------------------------------------------
-    def _is_synchronous(self) -> bool:
-        """A panel that is its own window (an offscreen export) computes in place."""
-        return self.window() is self
-
-    def _update_map(self, res) -> None:
-        key = self.resolver.map_key()
-        if key == self.map_key:
-            return
-        kept = self.resolver.cached_map(key)
-        if kept is not None:
-            self._show_map(key, kept)
-            return
-        self.map_view.clear_map()
-        self.map_key = None
-        self.map_estimate = self.resolver.map_seconds(res)
-        if self.resolver.map_work.wanted_key == key:
-            return  # on its way
-        if self.resolver.map_running:
-            self.resolver.cancel_map()  # an older sentence's or target's
-        if self.map_estimate <= AUTO_SECONDS:
-            self._start_map()
-        else:
-            self._map_idle(self.tr("Not computed"))
-            self.map_note.setText(
-                fill(
-                    self.tr(
-                        "The ablation map switches each of the %1 heads off in turn: about "
-                        "%2 s on this machine. Press Compute the map."
-                    ),
-                    sum(res.heads),
-                    f"{self.map_estimate:.0f}",
-                )
-            )
-
-    def _start_map(self) -> None:
-        self.map_run.setText(self.tr("Cancel"))
-        self.map_run.setToolTip(self.tr("Stop the map (Esc)"))
-        self._on_q_map_progress(0.0)
-        if self.map_estimate > AUTO_SECONDS:
-            self.map_note.setText(
-                fill(self.tr("Computing the map: about %1 s."), f"{self.map_estimate:.0f}")
-            )
-        else:
-            self.map_note.setText(self.tr("Computing the map…"))
-        now = self._is_synchronous()
-        if not now:
-            self.poll.start()
-        found = self.resolver.request_map(now=now)
-        if found is not None:
-            self._show_map(self.resolver.map_key(), found)
-
-    def _on_q_map_run(self) -> None:
-        if self.resolver.map_running:
-            self.resolver.cancel_map()
-        elif self.results is not None:
-            self.map_key = None
-            self._start_map()
-
-    def _on_q_poll(self) -> None:
-        if not self.resolver.map_running:
-            self.poll.stop()
-            return
-        self._on_q_map_progress(self.resolver.map_progress)
-
-    def _on_q_map_progress(self, fraction: float) -> None:
-        self.map_progress.setValue(round(1000 * fraction))
-        self.map_progress.setFormat(
-            fill(self.tr("Computing the map… %1%"), math.floor(100 * fraction))
-        )
-
-    def _map_idle(self, status: str) -> None:
-        self.map_run.setText(self.tr("Compute the map"))
-        self.map_run.setToolTip(
-            self.tr("Switch each head off alone and measure the target's log-probability")
-        )
-        self.map_progress.setValue(0)
-        self.map_progress.setFormat(status)
-
-    def _clear_map(self, note: str) -> None:
-        self.poll.stop()
-        self.map_key = None
-        self.map_view.clear_map()
-        self._map_idle(self.tr("Not computed"))
-        self.map_note.setText(note)
-
-    def _on_map_ready(self, key, found) -> None:
-        if key != self.resolver.map_key():
-            return  # asked for older inputs
-        self._show_map(key, found)
-
-    def _on_map_failed(self, key, exc) -> None:
-        self.poll.stop()
-        if isinstance(exc, Cancelled):
-            if self.map_key is None:
-                self._map_idle(self.tr("Cancelled"))
-                self.map_note.setText(self.tr("The map was cancelled: press Compute the map."))
-            return
-        if key != self.resolver.map_key():
-            return
-        self._clear_map(_EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
-
-    def _show_map(self, key, found) -> None:
-        self.poll.stop()
-        self.map_key = key
-        self.map_view.set_map(found.values, found.target_token, found.clean_logp)
-        self.map_view.set_marked(self.state.ablate)
-        self.map_view.set_title(
-            fill(
-                self.tr("Δ log p(★“%1”) with one head zero-ablated: layers × heads"),
-                found.target_token,
-            )
-        )
-        self.map_progress.setValue(1000)
-        self.map_progress.setFormat(self.tr("Map ready"))
-        self.map_run.setText(self.tr("Compute the map"))
-        self.map_run.setToolTip(self.tr("The map of the current sentence, position and target"))
-        finite = np.isfinite(found.values)
-        note = fill(
-            self.tr(
-                "p(★“%1”) = %2 clean in the model's own distribution (temperature 1, nothing "
-                "filtered); blue: switching the head off lowers it, red: raises it. Click a "
-                "head to switch it off or on."
-            ),
-            found.target_token,
-            fmt(math.exp(found.clean_logp), 4),
-        )
-        if not finite.all():
-            note += " " + self.tr("Hatched: not softmax attention.")
-        self.map_note.setText(note)
-
-    def _on_q_map_click(self, layer: int, head: int) -> None:
-        pair = (int(layer), int(head))
-        heads = tuple(self.state.ablate)
-        if pair in heads:
-            self._write(self.map_view, ablate=tuple(p for p in heads if p != pair))
-        else:
-            self._write(self.map_view, ablate=(*heads, pair))
-
-    def _on_q_map_hover(self, row: int, col: int) -> None:
-        text = self.map_view.hover_text(row, col) if row >= 0 else ""
-        self.hover.setText(text or " ")
-        self.sigHoverText.emit(text)
-
+    # --- showing and hiding (the map follows) ------------------------------------------
     def showEvent(self, event) -> None:
         super().showEvent(event)
         res = self.results_if_drawn()
@@ -624,7 +439,7 @@ class PredictionPanel(FigurePanel):
             return
         self.gen_key = None
         self._generation_idle()
-        self.gen_note.setText(_EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
+        self.gen_note.setText(EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
 
     # --- hover -------------------------------------------------------------------------
     def _on_q_mouse(self, pos) -> None:
