@@ -96,6 +96,7 @@ class HeadsPanel(FigurePanel):
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
         layout.addLayout(self._build_controls())
+        layout.addWidget(self.kind)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("heads_tabs")
         self.grid = HeadGrid()
@@ -154,8 +155,10 @@ class HeadsPanel(FigurePanel):
             row.addWidget(keep_together(label, widget))
         self.kind = QLabel()
         self.kind.setObjectName("layout_kind")
-        self.kind.setWordWrap(True)  # the Portuguese line is longer than a slide's half
-        row.addWidget(self.kind)
+        # A line of its own under the fields, wrapping at the panel's width: in the flow it
+        # wrapped at the width of its first words, and unwrapped it was cut on a Portuguese
+        # slide ("MQA: as 2 cabeças de consulta compartilham uma cabeça K").
+        self.kind.setWordWrap(True)
         return row
 
     def _spin(self, field: str, lo: int, hi: int, tip: str) -> QSpinBox:
