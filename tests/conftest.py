@@ -4,3 +4,13 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+# CI runs every property test on the same examples each time (ATTNVIZ_HYPOTHESIS=ci, set by
+# .ci/run): a clean clone has no example database, and a fresh random draw there found
+# float32 rounding cases twice that the tests' bars had to learn, failing a landing on an
+# unrelated change. A developer's `make test` keeps drawing new examples (and keeps the
+# failing ones in .hypothesis/), which is where such cases are meant to be found.
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile(os.environ.get("ATTNVIZ_HYPOTHESIS", "default"))
