@@ -42,6 +42,7 @@ __all__ = [
     "Lens",
     "Prediction",
     "ablation_map",
+    "forget_clean_runs",
     "logit_lens",
     "predict",
     "probabilities",
@@ -133,6 +134,49 @@ def _replay(block, output, rows: int):
     return _Replay()
 
 
+def _w_o_hooks(head: LmHead, ablate: dict, means: dict | None, keep_means: dict | None):
+    """Forward pre-hooks on the layers' W^O: row 0's input averaged over the positions
+    into ``keep_means`` (registered first, so it sees the clean input), then each
+    ablation of ``ablate`` (see :func:`_forward`). Returns the handles."""
+
+    def mean_hook(layer):
+        def hook(module, args, kwargs):
+            x = args[0] if args else next(iter(kwargs.values()))
+            keep_means[layer] = x[0].mean(dim=0).detach().clone()
+
+        return hook
+
+    def pre_hook(layer, per_head):
+        def hook(module, args, kwargs):
+            x = args[0] if args else next(iter(kwargs.values()))
+            mean = None
+            if any(how == "mean" for *_, how in ablate[layer]):
+                mean = means[layer] if means and layer in means else x[0].mean(dim=0)
+            x = x.clone()
+            for row, which, how in ablate[layer]:
+                cols = slice(which * per_head, (which + 1) * per_head)
+                rs = slice(None) if row is None else row
+                x[rs, :, cols] = 0.0 if how == "zero" else mean[cols]
+            if args:
+                return (x, *args[1:]), kwargs
+            first = next(iter(kwargs))
+            return args, {**kwargs, first: x}
+
+        return hook
+
+    hooks = []
+    if keep_means is not None:
+        for layer, per_head in (head.head_dims or {}).items():
+            if per_head:
+                proj = out_projection(head, layer, head.heads[layer] * per_head)
+                hooks.append(proj.register_forward_pre_hook(mean_hook(layer), with_kwargs=True))
+    for layer in sorted(ablate):
+        heads, per_head = head.heads[layer], head.head_dims[layer]
+        proj = out_projection(head, layer, heads * per_head)
+        hooks.append(proj.register_forward_pre_hook(pre_hook(layer, per_head), with_kwargs=True))
+    return hooks
+
+
 def _forward(
     head: LmHead,
     ids: list[int],
@@ -143,16 +187,21 @@ def _forward(
     knockout: dict | None = None,
     residuals: bool = False,
     replay: dict | None = None,
+    means: dict | None = None,
+    keep_means: dict | None = None,
 ) -> _Run:
     """One forward pass of ``rows`` copies of ``ids`` through the model, and its head's
     logits at position ``at``.
 
     ``ablate``: layer → list of (row or None for every row, head, ``"zero"`` or
     ``"mean"``), where a mean is over row 0's positions (row 0 must be the clean run:
-    it reaches each layer with the others, so its W^O input there is the clean one);
+    it reaches each layer with the others, so its W^O input there is the clean one), or
+    is ``means[layer]`` where given (the clean run's, kept by an earlier run);
     ``knockout``: layer → list of (row or None, head or −1, query, key); ``replay``:
     layer → the output a clean run's ``residuals`` recorded there, given back instead of
-    running the layer (the layers before the first intervened one).
+    running the layer (the layers before the first intervened one); ``keep_means``: a
+    dict filled with layer → row 0's W^O input averaged over the positions, for every
+    layer whose heads are known (row 0 must be clean).
     """
     import torch
 
@@ -174,22 +223,6 @@ def _forward(
         knocked.add(layer)
         return _knock(mask, query, key, knockout[layer], name, layer)
 
-    def pre_hook(layer, per_head):
-        def hook(module, args, kwargs):
-            x = args[0] if args else next(iter(kwargs.values()))
-            mean = x[0].mean(dim=0) if any(how == "mean" for *_, how in ablate[layer]) else None
-            x = x.clone()
-            for row, which, how in ablate[layer]:
-                cols = slice(which * per_head, (which + 1) * per_head)
-                rs = slice(None) if row is None else row
-                x[rs, :, cols] = 0.0 if how == "zero" else mean[cols]
-            if args:
-                return (x, *args[1:]), kwargs
-            first = next(iter(kwargs))
-            return args, {**kwargs, first: x}
-
-        return hook
-
     hooks = []
     outputs: list = []
     if residuals:
@@ -201,10 +234,7 @@ def _forward(
     replay = replay or {}
     for layer, output in replay.items():
         head.layer_list[layer] = _replay(head.layers[layer], output, rows)
-    for layer in sorted(ablate):
-        heads, per_head = head.heads[layer], head.head_dims[layer]
-        proj = out_projection(head, layer, heads * per_head)
-        hooks.append(proj.register_forward_pre_hook(pre_hook(layer, per_head), with_kwargs=True))
+    hooks += _w_o_hooks(head, ablate, means, keep_means)
     n = len(ids)
     try:
         _LOCAL.edit = edit
@@ -320,13 +350,54 @@ def _prepare(loaded, text: str, position):
     return head, ids, tokens, int(position) % n
 
 
-def _clean(head: LmHead, ids: list[int], at: int) -> np.ndarray:
-    """The clean run's logits at ``at`` (vocab,) float64. The first run of a model learns
-    each layer's heads and their width of W^O's input (:func:`_shapes`)."""
-    logits, called, _, _ = _forward(head, ids, at)
+def _clean(head: LmHead, ids: list[int], at: int, means: dict | None = None) -> np.ndarray:
+    """The clean run's logits at ``at`` (vocab,) float64 (``means``: filled as
+    :func:`_forward`'s ``keep_means``). The first run of a model learns each layer's heads
+    and their width of W^O's input (:func:`_shapes`)."""
+    logits, called, _, _ = _forward(head, ids, at, keep_means=means)
     if head.heads is None:
         head.heads, head.head_dims = _shapes(head, called)
     return logits[0].numpy().copy()
+
+
+class _Kept(NamedTuple):
+    """A sentence's clean run, kept: its logits at the position, each layer's W^O input
+    averaged over the positions (None: not recorded), the seconds a row took, and whether
+    it ran alone (or as row 0 of a clean-and-intervened batch, whose float32 rounding
+    differs: a clean prediction runs it alone again)."""
+
+    clean: np.ndarray
+    means: dict | None
+    row_seconds: float
+    alone: bool
+
+
+#: Clean runs kept per model (a sentence and a position each; a vocabulary of 150,000 is
+#: 1.2 MB of logits): switching heads on the same sentence then runs only the intervened
+#: row.
+KEPT_RUNS = 8
+
+
+def _kept(head: LmHead, ids: list[int], at: int) -> _Kept | None:
+    runs = getattr(head, "_clean_runs", None)
+    if runs is None:
+        return None
+    found = runs.get((tuple(ids), at))
+    if found is not None:
+        runs.move_to_end((tuple(ids), at))
+    return found
+
+
+def _keep(head: LmHead, ids: list[int], at: int, kept: _Kept) -> None:
+    from collections import OrderedDict
+
+    runs = getattr(head, "_clean_runs", None)
+    if runs is None:
+        runs = head._clean_runs = OrderedDict()
+    runs[(tuple(ids), at)] = kept
+    runs.move_to_end((tuple(ids), at))
+    while len(runs) > KEPT_RUNS:
+        runs.popitem(last=False)
 
 
 def _shapes(head: LmHead, called: dict) -> tuple[dict, dict]:
@@ -394,21 +465,39 @@ def predict(
     head, ids, tokens, at = _prepare(loaded, text, position)
     with loaded._lock:  # one forward pass at a time: the hooks record per thread
         clean = None
-        start, rows = time.perf_counter(), 0
+        start, rows, means = time.perf_counter(), 0, {}
+        kept = _kept(head, ids, at)
         if head.heads is None:  # the model's first run: its heads, to check the requests
             clean, rows = _clean(head, ids, at), 1
         per_layer, cuts = _check_interventions(head, len(ids), ablate, ablation, knockout)
-        if per_layer or cuts:
+        means_known = kept is not None and (kept.means is not None or ablation != "mean")
+        if (per_layer or cuts) and means_known:
+            # The sentence's clean run is kept: only the intervened row runs.
+            logits = _forward(
+                head, ids, at, ablate=_every_row(per_layer), knockout=_every_row(cuts),
+                means=kept.means,
+            ).logits[0].numpy().copy()  # fmt: skip
+            clean, rows = kept.clean.copy(), rows + 1
+        elif per_layer or cuts:
             # Row 0 the clean run, row 1 intervened, in one batch: row 0 gives the mean
             # ablation its clean W^O inputs at each layer as row 1 reaches it.
-            both = _forward(head, ids, at, rows=2, ablate=per_layer, knockout=cuts).logits
+            both = _forward(
+                head, ids, at, rows=2, ablate=per_layer, knockout=cuts, keep_means=means
+            ).logits
             clean, logits = both[0].numpy().copy(), both[1].numpy().copy()
             rows += 2
+        elif kept is not None and kept.alone:
+            clean = logits = kept.clean.copy()
         else:
             if clean is None:
-                clean, rows = _clean(head, ids, at), 1
+                clean, rows = _clean(head, ids, at, means), rows + 1
             logits = clean
-        row_seconds = (time.perf_counter() - start) / rows
+        row_seconds = (time.perf_counter() - start) / rows if rows else kept.row_seconds
+        alone = not (per_layer or cuts) or (kept is not None and kept.alone)
+        if kept is None or not kept.alone and alone:
+            _keep(head, ids, at, _Kept(clean.copy(), means or None, row_seconds, alone))
+        elif kept.means is None and means:  # the clean run stays; its means are new
+            _keep(head, ids, at, kept._replace(means=means))
         flops = row_flops(head, len(ids))
     return Prediction(
         tuple(tokens),
@@ -422,6 +511,19 @@ def predict(
         row_seconds,
         flops,
     )
+
+
+def forget_clean_runs(loaded) -> None:
+    """Drop the clean runs kept for ``loaded`` (the next prediction of each sentence
+    runs clean and intervened rows again): what a first prediction costs."""
+    runs = getattr(lm_head(loaded), "_clean_runs", None)
+    if runs is not None:
+        runs.clear()
+
+
+def _every_row(per_layer: dict) -> dict:
+    """Interventions given for row 1 of a clean-and-intervened batch, for every row."""
+    return {layer: [(None, *rest) for _row, *rest in items] for layer, items in per_layer.items()}
 
 
 def row_flops(head: LmHead, n: int) -> float:
