@@ -403,13 +403,15 @@ class Panel(QWidget):
     # --- view → model ------------------------------------------------------------------
     def _write(self, widget: QWidget | None, **values) -> bool:
         """Write ``values`` to the topic; on rejection show why and revert the controls."""
+        # Cleared first: a failure of the results the write itself brings (computed at
+        # once where the runner is synchronous, or answered from a cache) stays shown.
+        self.show_error(None)
         try:
             self.state.update(**values)
         except StateError as exc:
             self.show_error(str(exc), widget)
             self._refresh(self._fields)
             return False
-        self.show_error(None)
         return True
 
     def show_error(self, message: str | None, widget: QWidget | None = None) -> None:

@@ -3067,7 +3067,7 @@
     <name>PredictionPanel</name>
     <message>
         <source>zero</source>
-        <extracomment>Bars drawn: the most likely tokens of the intervened run (and the target, if not among them). The width of one of a token&apos;s two bars.</extracomment>
+        <extracomment>Bars drawn: the most likely tokens of the intervened run (and the target, if not among them). Bytes of a cached element: attnviz runs a model in float32. Steps of the KV-cache bar. The width of one of a token&apos;s two bars.</extracomment>
         <translation>zero</translation>
     </message>
     <message>
@@ -3159,6 +3159,10 @@
         <translation>Acrescentar os próximos tokens à frase (pode ser desfeito); ela é capturada de novo</translation>
     </message>
     <message>
+        <source>The key and value cache a decoder keeps for the sentence (its softmax layers&apos; K and V of every token, a sliding layer&apos;s only within its window), in float32 as attnviz runs the model: it grows with each generated token. attnviz itself runs the whole sentence again for each token, to prove what it shows.</source>
+        <translation>O cache de chaves e valores que um decodificador guarda para a frase (K e V de cada token nas suas camadas softmax; numa camada de janela deslizante, só dentro da janela), em float32, como o attnviz executa o modelo: cresce a cada token gerado. O próprio attnviz executa a frase inteira de novo a cada token, para provar o que mostra.</translation>
+    </message>
+    <message>
         <source>Compute the map</source>
         <extracomment>A map estimated to take longer than this (seconds) waits for its Compute button. How often the map&apos;s progress bar follows it (ms). A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
         <translation>Calcular o mapa</translation>
@@ -3196,6 +3200,54 @@
         <translation>O que substitui a saída de uma cabeça desligada: zeros, ou sua média limpa</translation>
     </message>
     <message>
+        <source>layer </source>
+        <translation>camada </translation>
+    </message>
+    <message>
+        <source>all heads</source>
+        <translation>todas as cabeças</translation>
+    </message>
+    <message>
+        <source>query </source>
+        <translation>consulta </translation>
+    </message>
+    <message>
+        <source>key </source>
+        <translation>chave </translation>
+    </message>
+    <message>
+        <source>Cut a link:</source>
+        <translation>Cortar uma ligação:</translation>
+    </message>
+    <message>
+        <source>C&amp;ut</source>
+        <translation>C&amp;ortar</translation>
+    </message>
+    <message>
+        <source>Set this query&apos;s score for this key to −∞ before the softmax, in the forward pass (the row renormalises over the other keys; undoable)</source>
+        <translation>Põe em −∞ a pontuação desta consulta para esta chave antes do softmax, dentro da passagem do modelo (a linha se renormaliza sobre as outras chaves; pode ser desfeito)</translation>
+    </message>
+    <message>
+        <source>&amp;Restore links</source>
+        <translation>&amp;Restaurar ligações</translation>
+    </message>
+    <message>
+        <source>Put every cut link back</source>
+        <translation>Devolve todas as ligações cortadas</translation>
+    </message>
+    <message>
+        <source>&amp;Target:</source>
+        <translation>Al&amp;vo:</translation>
+    </message>
+    <message>
+        <source>clean top-1</source>
+        <translation>top-1 limpo</translation>
+    </message>
+    <message>
+        <source>The token whose probability is followed, as the vocabulary writes it (empty: the clean run&apos;s most likely; a click on a bar chooses its token)</source>
+        <translation>O token cuja probabilidade é acompanhada, escrito como no vocabulário (vazio: o mais provável da execução limpa; um clique numa barra escolhe o seu token)</translation>
+    </message>
+    <message>
         <source>every head on</source>
         <translation>todas as cabeças ligadas</translation>
     </message>
@@ -3206,6 +3258,22 @@
     <message>
         <source>off: %1</source>
         <translation>desligadas: %1</translation>
+    </message>
+    <message>
+        <source>every link on</source>
+        <translation>todas as ligações ativas</translation>
+    </message>
+    <message>
+        <source>cut: %1</source>
+        <translation>cortadas: %1</translation>
+    </message>
+    <message>
+        <source>L%1 all %2→%3</source>
+        <translation>C%1 todas %2→%3</translation>
+    </message>
+    <message>
+        <source>L%1 H%2 %3→%4</source>
+        <translation>C%1 H%2 %3→%4</translation>
     </message>
     <message>
         <source>No map: see the line below.</source>
@@ -3333,6 +3401,14 @@
     <message>
         <source>Stopped.</source>
         <translation>Parado.</translation>
+    </message>
+    <message>
+        <source>KV cache: %1 tokens, %2 (float32)</source>
+        <translation>Cache KV: %1 tokens, %2 (float32)</translation>
+    </message>
+    <message>
+        <source>KV cache: %1 of %2 tokens, %3 of %4 (float32)</source>
+        <translation>Cache KV: %1 de %2 tokens, %3 de %4 (float32)</translation>
     </message>
     <message>
         <source>“%1” (id %2): clean %3, intervened %4</source>

@@ -254,6 +254,29 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
     def settle(_step):
         qtbot.wait(2)
 
+    def cut():
+        for spin in (panel.cut_layer, panel.cut_head, panel.cut_query, panel.cut_key):
+            spin.setValue(rng.randrange(spin.minimum(), spin.maximum() + 2))  # past: clamped
+        panel.cut.click()
+
+    def type_target():
+        panel.target.setText(rng.choice(("", "dog", "river", "no such", "[BOS]")))
+        panel.target.editingFinished.emit()
+
+    def bar_click():
+        from PySide6.QtCore import QPointF, Qt
+
+        where = panel.plot.getPlotItem().vb.mapViewToScene(QPointF(rng.uniform(-1, 11), 0.01))
+
+        class Click:
+            def button(self):
+                return Qt.MouseButton.LeftButton
+
+            def scenePos(self):
+                return where
+
+        panel._on_q_bar_clicked(Click())
+
     def map_click():
         view = panel.map_view
         if view.values().size:
@@ -274,6 +297,10 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
             Action("clear", panel.clear.click, 0.05),
             Action("mean", lambda: pred.update(ablation=rng.choice(("zero", "mean"))), 0.05),
             Action("knockout", lambda: pred.update(knockout=[[1, -1, 9, rng.randrange(9)]]), 0.05),
+            Action("cut", cut, 0.06),
+            Action("restore", panel.uncut.click, 0.03),
+            Action("type target", type_target, 0.04),
+            Action("bar click", bar_click, 0.04),
             Action("rest", rest, 0.12),
             Action("map click", map_click, 0.1),
             Action("map rest", map_rest, 0.06),
@@ -292,7 +319,7 @@ def test_soak_of_the_prediction_panel_in_the_window(llama, qtbot, make_window):
     # Whatever happened, once the last job answers the bars are the current prediction's.
     qtbot.waitUntil(lambda: not resolver.generation_running, timeout=60_000)
     qtbot.waitUntil(lambda: not window.models.busy, timeout=120_000)
-    pred.update(position=-1, top_k=0, top_p=1.0, knockout=(), ablate=((0, 0),))
+    pred.update(position=-1, top_k=0, top_p=1.0, knockout=(), ablate=((0, 0),), target="")
     qtbot.waitUntil(lambda: panel.current, timeout=60_000)
     res = window.workspace.resolver_for("prediction").results
     np.testing.assert_allclose(_heights(panel.bars), res.probs[panel.ids], atol=1e-12)
@@ -579,3 +606,102 @@ def test_the_maps_estimate_counts_its_rows_and_multiply_adds(llama):
     # (at least a pass each), after the clean run.
     row = min(1.0, res.row_flops * flop_seconds())
     assert map_seconds(res, 1.0) == pytest.approx(row * (1 + 5 + 2.5))
+
+
+def test_a_cut_link_is_the_models_knockout_and_restore_puts_it_back(llama, panel):
+    from attnviz.core.hf_predict import predict
+    from attnviz.model.real_model import STORE
+
+    loaded = STORE.model(llama)
+    ws = _model_workspace(llama)
+    p = panel(ws)
+    n = len(p.results.tokens)
+    assert p.cut_query.maximum() == n - 1 and p.cut_layer.maximum() == 1
+    assert p.cut_head.minimum() == -1 and p.cut_head.text() == "all heads"
+    assert p.knocked.text() == "every link on" and not p.uncut.isEnabled()
+    # The last token stops reading, in layer 1 and every head, the key it reads most.
+    key = int(np.argmax(loaded.capture(SENTENCE).layer(1).weights[0, n - 1]))
+    p.cut_layer.setValue(1)
+    p.cut_query.setValue(n - 1)
+    p.cut_key.setValue(key)
+    p.cut.click()
+    p.cut.click()  # the same link twice is one cut
+    assert ws.document.prediction.knockout == ((1, -1, n - 1, key),)
+    assert p.knocked.text() == f"cut: L1 all {n - 1}→{key}"
+    want = predict(loaded, SENTENCE, knockout=[(1, -1, n - 1, key)]).probabilities()
+    np.testing.assert_allclose(p.results.probs, want, atol=1e-9)
+    assert np.abs(p.results.probs - p.results.clean).max() > 1e-4  # the cut moved it
+    assert "1 link" in p.summary.text()
+    p.cut_head.setValue(2)
+    p.cut.click()
+    assert ws.document.prediction.knockout[-1] == (1, 2, n - 1, key)
+    assert p.knocked.text().endswith(f"L1 H2 {n - 1}→{key}")
+    p.uncut.click()
+    assert ws.document.prediction.knockout == () and p.knocked.text() == "every link on"
+    np.testing.assert_allclose(p.results.probs, p.results.clean, atol=0)
+
+
+def test_the_target_is_typed_or_a_bars_token(llama, panel, qtbot):
+    from PySide6.QtCore import QPointF, Qt
+
+    ws = _model_workspace(llama)
+    p = panel(ws)
+    top = p.results.target_token
+    assert p.target.text() == "" and p.ids[0] == p.results.target
+    p.target.setText("dog")
+    p.target.editingFinished.emit()
+    assert ws.document.prediction.target == "dog" and p.results.target_token == "dog"
+    assert "★dog" in [p._tick(p.results, i) for i in p.ids]
+    # A click on the second bar's column chooses its token.
+    second = p.results.names[p.ids[1]]
+    vb = p.plot.getPlotItem().vb
+    where = vb.mapViewToScene(QPointF(1.0, 0.01))
+
+    class Click:
+        def button(self):
+            return Qt.MouseButton.LeftButton
+
+        def scenePos(self):
+            return where
+
+    p._on_q_bar_clicked(Click())
+    assert ws.document.prediction.target == second and p.target.text() == second
+    ws.document.prediction.update(target="")
+    assert p.target.text() == "" and p.results.target_token == top
+    # A token the vocabulary lacks is refused in one line; the field keeps its value.
+    p.target.setText("two words")
+    p.target.editingFinished.emit()
+    assert ws.document.prediction.target == "two words"
+    qtbot.waitUntil(lambda: p.message.isVisible(), timeout=60_000)
+    text = p.message.text()
+    assert p.message.isVisible() and "give one token" in text and "\n" not in text
+
+
+def test_the_kv_cache_bar_is_the_models_cache_and_grows_while_generating(llama, panel):
+    import json
+    from pathlib import Path
+
+    from attnviz.ui.widgets.units import binary_bytes
+
+    config = json.loads((Path(llama) / "config.json").read_text())
+    per_token = (
+        2 * config["num_hidden_layers"] * config["num_key_value_heads"] * config["head_dim"] * 4
+    )
+    ws = _model_workspace(llama)
+    p = panel(ws)
+    n = len(p.results.tokens)
+    assert per_token == 256 and p.kv_bar.isVisible()
+    assert p.kv_bar.format() == f"KV cache: {n} tokens, {binary_bytes(per_token * n)} (float32)"
+    assert p.kv_bar.value() == p.kv_bar.maximum()
+    p._show_kv(p.results, n + 2, n + 4)  # what the generation's poll shows
+    assert p.kv_bar.value() == round(1000 * (n + 2) / (n + 4))
+    assert p.kv_bar.format() == (
+        f"KV cache: {n + 2} of {n + 4} tokens, {binary_bytes(per_token * (n + 2))} of "
+        f"{binary_bytes(per_token * (n + 4))} (float32)"
+    )
+    ws.document.prediction.update(count=2)
+    p.generate.click()
+    assert len(p.results.tokens) == n + 2
+    assert p.kv_bar.format() == (
+        f"KV cache: {n + 2} tokens, {binary_bytes(per_token * (n + 2))} (float32)"
+    )

@@ -79,6 +79,9 @@ class PredictionResults:
     #: the base of :func:`map_seconds`.
     row_seconds: float = 0.0
     row_flops: float = 0.0  # multiply-adds of a row of that pass
+    #: The model's card (:class:`attnviz.core.kvcache.ModelCard`, from its config): the KV
+    #: cache it keeps per token; None where its config does not say.
+    kv_card: object = None
 
     @property
     def intervened(self) -> bool:
@@ -164,7 +167,22 @@ def compute_prediction(model: tuple, settings: tuple) -> PredictionResults:
         ablation,
         pred.row_seconds,
         pred.row_flops,
+        _card(loaded),
     )
+
+
+def _card(loaded):
+    """The model's card from its config (kept on the loaded model), or None."""
+    card = getattr(loaded, "_kv_card", False)
+    if card is False:
+        from attnviz.core.hf_config import card_from_hf_config
+
+        try:
+            card = card_from_hf_config(loaded.info.config, loaded.info.name)
+        except (ValueError, TypeError, KeyError):  # a config the card reader cannot read
+            card = None
+        loaded._kv_card = card
+    return card
 
 
 def map_seconds(res: PredictionResults, row_seconds: float | None = None) -> float:

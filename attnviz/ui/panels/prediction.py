@@ -22,14 +22,18 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
+    QCompleter,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QProgressBar,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
 )
 
+from attnviz.core.kvcache import kv_cache_bytes
 from attnviz.model.topics.prediction import (
     ABLATIONS,
     MAX_COUNT,
@@ -43,14 +47,20 @@ from attnviz.ui.panel_base import FigurePanel, figure_box
 from attnviz.ui.panels._prediction_map import EXCEPTION_NAME, POLL_MS, AblationMapMixin
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.figure_theme import style_figure
+from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.numbers import counted, fmt
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import series_color
 from attnviz.ui.widgets.steady_plot import SteadyPlot
+from attnviz.ui.widgets.units import binary_bytes
 
 _C = "PredictionPanel"
 #: Bars drawn: the most likely tokens of the intervened run (and the target, if not among them).
 SHOWN = 10
+#: Bytes of a cached element: attnviz runs a model in float32.
+KV_ELEMENT_BYTES = 4
+#: Steps of the KV-cache bar.
+KV_STEPS = 1000
 #: The width of one of a token's two bars.
 BAR = 0.38
 ABLATION_NAMES = {
@@ -85,6 +95,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         layout.addLayout(self._build_sampling())
         layout.addLayout(self._build_generation())
         layout.addLayout(self._build_ablation())
+        layout.addLayout(self._build_knockout())
         self.plot = SteadyPlot()
         self.plot.setObjectName("prediction_plot")
         self.plot.setLabel("left", self.tr("probability"))
@@ -97,6 +108,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.plot.legend_entry(self.clean_bars, self.tr("clean"))
         self.plot.legend_entry(self.bars, self.tr("intervened (heads or links off)"))
         self.plot.scene().sigMouseMoved.connect(self._on_q_mouse)
+        self.plot.scene().sigMouseClicked.connect(self._on_q_bar_clicked)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
@@ -158,7 +170,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.mirror("position", self.position)
         return row
 
-    def _build_generation(self) -> QHBoxLayout:
+    def _build_generation(self) -> QVBoxLayout:
         row = QHBoxLayout()
         self.gen_key = None  # the generation on its way
         self.count = QSpinBox()
@@ -193,12 +205,27 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         for widget in (self.count, self.seed, self.generate):
             row.addWidget(widget)
         row.addWidget(self.gen_note, 1)
+        self.kv_bar = QProgressBar()
+        self.kv_bar.setObjectName("kv_cache")
+        self.kv_bar.setTextVisible(True)
+        self.kv_bar.setToolTip(
+            self.tr(
+                "The key and value cache a decoder keeps for the sentence (its softmax layers' "
+                "K and V of every token, a sliding layer's only within its window), in float32 "
+                "as attnviz runs the model: it grows with each generated token. attnviz itself "
+                "runs the whole sentence again for each token, to prove what it shows."
+            )
+        )
+        self.kv_bar.hide()
+        outer = QVBoxLayout()
+        outer.addLayout(row)
+        outer.addWidget(self.kv_bar)
         self.gen_poll = QTimer(self)
         self.gen_poll.setInterval(POLL_MS)
         self.gen_poll.timeout.connect(self._on_q_gen_poll)
         bind(self, self.resolver.generated, self._on_generated)
         bind(self, self.resolver.generation_failed, self._on_generation_failed)
-        return row
+        return outer
 
     def _build_ablation(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -238,7 +265,91 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         row.addWidget(self.ablated, 1)
         return row
 
+    def _build_knockout(self) -> FlowLayout:
+        # A flow: four numbers and two buttons go onto a second line in a narrow dock.
+        row = FlowLayout()
+        self.cut_layer = self._index_spin("cut_layer", 0, self.tr("layer "))
+        self.cut_head = self._index_spin("cut_head", -1, self.tr("head "))
+        self.cut_head.setSpecialValueText(self.tr("all heads"))
+        self.cut_head.setValue(-1)
+        self.cut_query = self._index_spin("cut_query", 0, self.tr("query "))
+        self.cut_key = self._index_spin("cut_key", 0, self.tr("key "))
+        label = QLabel(self.tr("Cut a link:"))
+        label.setBuddy(self.cut_layer)
+        self.cut = QPushButton(self.tr("C&ut"))
+        self.cut.setObjectName("knockout_add")
+        self.cut.setToolTip(
+            self.tr(
+                "Set this query's score for this key to −∞ before the softmax, in the forward "
+                "pass (the row renormalises over the other keys; undoable)"
+            )
+        )
+        self.cut.clicked.connect(self._on_q_cut)
+        self.uncut = QPushButton(self.tr("&Restore links"))
+        self.uncut.setObjectName("knockout_clear")
+        self.uncut.setToolTip(self.tr("Put every cut link back"))
+        self.uncut.clicked.connect(lambda: self._write(self.uncut, knockout=()))
+        self.knocked = QLabel()
+        self.knocked.setObjectName("knocked")
+        self.knocked.setWordWrap(True)
+        target_label = QLabel(self.tr("&Target:"))
+        self.target = QLineEdit()
+        self.target.setObjectName("target")
+        self.target.setPlaceholderText(self.tr("clean top-1"))
+        self.target.setToolTip(
+            self.tr(
+                "The token whose probability is followed, as the vocabulary writes it "
+                "(empty: the clean run's most likely; a click on a bar chooses its token)"
+            )
+        )
+        self.target.setClearButtonEnabled(True)
+        self.target.editingFinished.connect(self._on_q_target)
+        target_label.setBuddy(self.target)
+        self.target_completer = QCompleter([], self.target)
+        self.target_completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.target.setCompleter(self.target_completer)
+        row.addWidget(keep_together(label, self.cut_layer, self.cut_head))
+        row.addWidget(keep_together(self.cut_query, self.cut_key))
+        row.addWidget(keep_together(self.cut, self.uncut))
+        row.addWidget(self.knocked)
+        row.addWidget(keep_together(target_label, self.target))
+        return row
+
+    def _index_spin(self, name: str, lo: int, prefix: str) -> QSpinBox:
+        spin = QSpinBox()
+        spin.setObjectName(name)
+        spin.setRange(lo, MAX_INDEX)
+        spin.setPrefix(prefix)
+        return spin
+
     # --- view → model ------------------------------------------------------------------
+    def _on_q_cut(self) -> None:
+        cut = tuple(
+            int(w.value()) for w in (self.cut_layer, self.cut_head, self.cut_query, self.cut_key)
+        )
+        if cut in self.state.knockout:
+            return
+        self._write(self.cut, knockout=(*self.state.knockout, cut))
+
+    def _on_q_target(self) -> None:
+        text = self.target.text().strip()
+        if text != self.state.target:
+            self._write(self.target, target=text)
+
+    def _on_q_bar_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or not self.ids:
+            return
+        vb = self.plot.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        col = round(vb.mapSceneToView(event.scenePos()).x())
+        res = self.results
+        if res is None or not 0 <= col < len(self.ids):
+            return
+        token = res.names.get(self.ids[col])
+        if token is not None and token != self.state.target:
+            self._write(self.plot, target=token)
+
     def _on_q_add(self) -> None:
         pair = (int(self.layer.value()), int(self.head.value()))
         if pair in self.state.ablate:
@@ -255,6 +366,25 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
             return
         names = ", ".join(fill(self.tr("L%1 H%2"), layer, head) for layer, head in heads)
         self.ablated.setText(fill(self.tr("off: %1"), names))
+
+    def _on_knockout_changed(self) -> None:
+        cuts = self.state.knockout
+        self.uncut.setEnabled(bool(cuts))
+        if not cuts:
+            self.knocked.setText(self.tr("every link on"))
+            return
+        names = ", ".join(self._cut_name(*cut) for cut in cuts)
+        self.knocked.setText(fill(self.tr("cut: %1"), names))
+
+    def _cut_name(self, layer: int, head: int, query: int, key: int) -> str:
+        if head < 0:
+            return fill(self.tr("L%1 all %2→%3"), layer, query, key)
+        return fill(self.tr("L%1 H%2 %3→%4"), layer, head, query, key)
+
+    def _on_target_changed(self) -> None:
+        if not self.target.hasFocus() or not self.target.isModified():
+            self.target.setText(self.state.target)
+            self.target.setModified(False)
 
     def _on_failed(self, message: str) -> None:
         # The exception's name adds nothing to the line ("the prediction needs a real model").
@@ -274,6 +404,12 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         heads = res.heads
         self.layer.setMaximum(max(len(heads) - 1, 0))
         self.head.setMaximum(max(max(heads, default=1) - 1, 0))
+        self.cut_layer.setMaximum(max(len(heads) - 1, 0))
+        self.cut_head.setMaximum(max(max(heads, default=1) - 1, 0))
+        for spin in (self.cut_query, self.cut_key):
+            spin.setMaximum(max(len(res.tokens) - 1, 0))
+        self.target_completer.model().setStringList(sorted(set(res.names.values())))
+        self._show_kv(res, len(res.tokens))
         self.ids = shown_tokens(res)
         x = np.arange(len(self.ids), dtype=float)
         clean = res.clean[self.ids]
@@ -404,6 +540,10 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
             return
         done = round(self.resolver.generation_progress * self.gen_key[3])
         self.gen_note.setText(fill(self.tr("Generating… %1 of %2"), done, self.gen_key[3]))
+        res = self.results
+        if res is not None:
+            n = len(res.tokens)
+            self._show_kv(res, n + done, n + self.gen_key[3])
 
     def _generation_idle(self) -> None:
         self.gen_poll.stop()
@@ -440,6 +580,32 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.gen_key = None
         self._generation_idle()
         self.gen_note.setText(EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
+
+    # --- the KV cache ----------------------------------------------------------------
+    def _show_kv(self, res, tokens: int, final: int | None = None) -> None:
+        """The KV cache of ``tokens`` tokens; while generating, out of ``final``'s."""
+        card = getattr(res, "kv_card", None)
+        if card is None or tokens < 1:
+            self.kv_bar.hide()
+            return
+        now = float(kv_cache_bytes(card, tokens, 1, KV_ELEMENT_BYTES))
+        self.kv_bar.setRange(0, KV_STEPS)
+        if final is None or final <= tokens:
+            self.kv_bar.setValue(KV_STEPS)
+            text = fill(self.tr("KV cache: %1 tokens, %2 (float32)"), tokens, binary_bytes(now))
+        else:
+            end = float(kv_cache_bytes(card, final, 1, KV_ELEMENT_BYTES))
+            self.kv_bar.setValue(round(KV_STEPS * now / end) if end > 0 else KV_STEPS)
+            text = fill(
+                self.tr("KV cache: %1 of %2 tokens, %3 of %4 (float32)"),
+                tokens,
+                final,
+                binary_bytes(now),
+                binary_bytes(end),
+            )
+        self.kv_bar.setFormat(text)
+        self.kv_bar.setAccessibleDescription(text)
+        self.kv_bar.show()
 
     # --- hover -------------------------------------------------------------------------
     def _on_q_mouse(self, pos) -> None:
