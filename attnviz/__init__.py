@@ -8,10 +8,10 @@ so ``import attnviz.core`` stays free of Qt and of the application.
 
 from attnviz.version import __version__
 
-__all__ = ["__version__", "figure", "Figure", "FigureError"]
+__all__ = ["__version__", "figure", "Figure", "FigureError", "generate"]
 
 #: Names read from :mod:`attnviz.notebook` on first use (PEP 562).
-_LAZY = ("figure", "Figure", "FigureError")
+_LAZY = ("figure", "Figure", "FigureError", "generate")
 
 
 def __getattr__(name: str):
