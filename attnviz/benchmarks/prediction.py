@@ -13,10 +13,11 @@ and opens it as attnviz opens any model. It then times, alternately, best of ``r
   forward of the same sentence (transformers' default attention, one row, under
   ``torch.no_grad()``); ``predict_ratio`` (target, issue 40: ≤ 1.2);
   ``first_predict_seconds``: the same prediction on a sentence not predicted before (the
-  kept runs forgotten: the clean and intervened rows in one batch), ``first_predict_ratio``
-  over the plain forward and ``batch_ratio`` over ``batch_seconds``, the plain forward of
-  the same two rows in one batch (the work it does, without the capture's eager attention
-  and hooks); ``clean_predict_ratio`` is a first prediction with nothing switched off (one
+  kept runs forgotten: the clean run, then the intervened row, each alone so that their
+  numbers never depend on what ran before), ``first_predict_ratio`` over the plain forward
+  and ``batch_ratio`` over ``batch_seconds``, the plain forward of the same two rows in one
+  batch (what one batch of both would cost without the capture's eager attention and
+  hooks); ``clean_predict_ratio`` is a first prediction with nothing switched off (one
   row) over the plain forward;
 - ``map_seconds``: :func:`attnviz.core.hf_predict.ablation_map` against
   ``naive_map_seconds``: the layers × heads plain forwards of the same model, each with
@@ -196,7 +197,7 @@ def prediction_child(tokens: int, repeats: int) -> dict:
 
 def prediction(*, quick: bool = False, tokens: int | None = None, repeats: int | None = None):
     """``prediction``: one prediction with a head switched off (the sentence's clean run
-    kept; and a first one, clean and intervened rows in one batch) against a plain
+    kept; and a first one, the clean run then the intervened row) against a plain
     transformers forward, and the ablation map against layers × heads plain
     forwards, on a random decoder built here (see the module docstring)."""
     for name in ("torch", "transformers", "tokenizers"):

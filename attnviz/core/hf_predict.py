@@ -362,14 +362,11 @@ def _clean(head: LmHead, ids: list[int], at: int, means: dict | None = None) -> 
 
 class _Kept(NamedTuple):
     """A sentence's clean run, kept: its logits at the position, each layer's W^O input
-    averaged over the positions (None: not recorded), the seconds a row took, and whether
-    it ran alone (or as row 0 of a clean-and-intervened batch, whose float32 rounding
-    differs: a clean prediction runs it alone again)."""
+    averaged over the positions (None: not recorded), and the seconds it took."""
 
     clean: np.ndarray
     means: dict | None
     row_seconds: float
-    alone: bool
 
 
 #: Clean runs kept per model (a sentence and a position each; a vocabulary of 150,000 is
@@ -464,40 +461,31 @@ def predict(
     head or −1, query, key]) applied inside its forward pass."""
     head, ids, tokens, at = _prepare(loaded, text, position)
     with loaded._lock:  # one forward pass at a time: the hooks record per thread
-        clean = None
-        start, rows, means = time.perf_counter(), 0, {}
+        start, rows = time.perf_counter(), 0
         kept = _kept(head, ids, at)
-        if head.heads is None:  # the model's first run: its heads, to check the requests
-            clean, rows = _clean(head, ids, at), 1
+        if kept is None:
+            means: dict = {}
+            clean, rows = _clean(head, ids, at, means), 1  # the first run learns the heads
+            kept = _Kept(clean, means or None, time.perf_counter() - start)
+            _keep(head, ids, at, kept)
         per_layer, cuts = _check_interventions(head, len(ids), ablate, ablation, knockout)
-        means_known = kept is not None and (kept.means is not None or ablation != "mean")
-        if (per_layer or cuts) and means_known:
-            # The sentence's clean run is kept: only the intervened row runs.
+        if per_layer and ablation == "mean" and kept.means is None:
+            # The model's first run knew no W^O to average over: once more, keeping them.
+            means, t0 = {}, time.perf_counter()
+            _clean(head, ids, at, means)
+            kept = kept._replace(means=means, row_seconds=time.perf_counter() - t0)
+            _keep(head, ids, at, kept)
+            rows += 1
+        clean = logits = kept.clean.copy()
+        if per_layer or cuts:
+            # The intervened row alone, as the clean one ran: the same numbers whatever
+            # ran before (a batch of two would round each row differently).
             logits = _forward(
                 head, ids, at, ablate=_every_row(per_layer), knockout=_every_row(cuts),
                 means=kept.means,
             ).logits[0].numpy().copy()  # fmt: skip
-            clean, rows = kept.clean.copy(), rows + 1
-        elif per_layer or cuts:
-            # Row 0 the clean run, row 1 intervened, in one batch: row 0 gives the mean
-            # ablation its clean W^O inputs at each layer as row 1 reaches it.
-            both = _forward(
-                head, ids, at, rows=2, ablate=per_layer, knockout=cuts, keep_means=means
-            ).logits
-            clean, logits = both[0].numpy().copy(), both[1].numpy().copy()
-            rows += 2
-        elif kept is not None and kept.alone:
-            clean = logits = kept.clean.copy()
-        else:
-            if clean is None:
-                clean, rows = _clean(head, ids, at, means), rows + 1
-            logits = clean
+            rows += 1
         row_seconds = (time.perf_counter() - start) / rows if rows else kept.row_seconds
-        alone = not (per_layer or cuts) or (kept is not None and kept.alone)
-        if kept is None or not kept.alone and alone:
-            _keep(head, ids, at, _Kept(clean.copy(), means or None, row_seconds, alone))
-        elif kept.means is None and means:  # the clean run stays; its means are new
-            _keep(head, ids, at, kept._replace(means=means))
         flops = row_flops(head, len(ids))
     return Prediction(
         tuple(tokens),

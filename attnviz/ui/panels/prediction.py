@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QDoubleSpinBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -124,8 +123,10 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
-    def _build_sampling(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_sampling(self) -> FlowLayout:
+        # Flows: with Large Fonts in a tab at 1280×720 the fields go onto a second line
+        # rather than widen the panel past its dock.
+        row = FlowLayout()
         self.temperature = QDoubleSpinBox()
         self.temperature.setObjectName("temperature")
         self.temperature.setDecimals(3)
@@ -163,7 +164,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         )
         self.position.valueChanged.connect(lambda v: self._write(self.position, position=int(v)))
         for spin in (self.temperature, self.top_k, self.top_p, self.position):
-            row.addWidget(spin, 1)
+            row.addWidget(spin)
         self.mirror("temperature", self.temperature)
         self.mirror("top_k", self.top_k)
         self.mirror("top_p", self.top_p)
@@ -171,7 +172,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         return row
 
     def _build_generation(self) -> QVBoxLayout:
-        row = QHBoxLayout()
+        row = FlowLayout()
         self.gen_key = None  # the generation on its way
         self.count = QSpinBox()
         self.count.setObjectName("count")
@@ -199,12 +200,12 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
             self.tr("Append the next tokens to the sentence (undoable); it is captured again")
         )
         self.generate.clicked.connect(self._on_q_generate)
-        self.gen_note = QLabel(" ")
+        self.gen_note = QLabel()
         self.gen_note.setObjectName("gen_note")
         self.gen_note.setWordWrap(True)
+        self.gen_note.hide()  # a line of its own, only when it says something
         for widget in (self.count, self.seed, self.generate):
             row.addWidget(widget)
-        row.addWidget(self.gen_note, 1)
         self.kv_bar = QProgressBar()
         self.kv_bar.setObjectName("kv_cache")
         self.kv_bar.setTextVisible(True)
@@ -219,6 +220,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.kv_bar.hide()
         outer = QVBoxLayout()
         outer.addLayout(row)
+        outer.addWidget(self.gen_note)
         outer.addWidget(self.kv_bar)
         self.gen_poll = QTimer(self)
         self.gen_poll.setInterval(POLL_MS)
@@ -227,8 +229,8 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         bind(self, self.resolver.generation_failed, self._on_generation_failed)
         return outer
 
-    def _build_ablation(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_ablation(self) -> FlowLayout:
+        row = FlowLayout()
         label = QLabel(self.tr("Switch off: layer"))
         self.layer = QSpinBox()
         self.layer.setObjectName("ablate_layer")
@@ -260,9 +262,10 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.ablated = QLabel()
         self.ablated.setObjectName("ablated")
         self.ablated.setWordWrap(True)
-        for widget in (label, self.layer, self.head, self.add, self.clear, self.ablation):
-            row.addWidget(widget)
-        row.addWidget(self.ablated, 1)
+        row.addWidget(keep_together(label, self.layer, self.head))
+        row.addWidget(keep_together(self.add, self.clear))
+        row.addWidget(self.ablation)
+        row.addWidget(self.ablated)
         return row
 
     def _build_knockout(self) -> FlowLayout:
@@ -514,11 +517,11 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
     def _on_q_generate(self) -> None:
         if self.resolver.generation_running:
             self.resolver.stop_generation()
-            self.gen_note.setText(self.tr("Stopping after this token…"))
+            self._gen_say(self.tr("Stopping after this token…"))
             return
         self.generate.setText(self.tr("&Stop"))
         self.generate.setToolTip(self.tr("Stop after the token being made; keep the others"))
-        self.gen_note.setText(self.tr("Generating…"))
+        self._gen_say(self.tr("Generating…"))
         now = self._is_synchronous()
         if not now:
             self.gen_poll.start()
@@ -539,11 +542,15 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         if self.gen_key is None:
             return
         done = round(self.resolver.generation_progress * self.gen_key[3])
-        self.gen_note.setText(fill(self.tr("Generating… %1 of %2"), done, self.gen_key[3]))
+        self._gen_say(fill(self.tr("Generating… %1 of %2"), done, self.gen_key[3]))
         res = self.results
         if res is not None:
             n = len(res.tokens)
             self._show_kv(res, n + done, n + self.gen_key[3])
+
+    def _gen_say(self, text: str) -> None:
+        self.gen_note.setText(text)
+        self.gen_note.setVisible(bool(text.strip()))
 
     def _generation_idle(self) -> None:
         self.gen_poll.stop()
@@ -560,7 +567,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         attention = self.workspace.document.attention
         model = key[0]
         if (attention.head, attention.model_path, attention.model_text) != model:
-            self.gen_note.setText(self.tr("The sentence changed meanwhile: nothing appended."))
+            self._gen_say(self.tr("The sentence changed meanwhile: nothing appended."))
             return
         if found.ids:
             attention.update(model_text=found.text)  # undoable; captured and proven again
@@ -572,14 +579,14 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
             text += " " + self.tr("The model ended the sequence.")
         elif found.stopped:
             text += " " + self.tr("Stopped.")
-        self.gen_note.setText(text)
+        self._gen_say(text)
 
     def _on_generation_failed(self, key, exc) -> None:
         if key != self.gen_key and not self._asking:
             return
         self.gen_key = None
         self._generation_idle()
-        self.gen_note.setText(EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
+        self._gen_say(EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
 
     # --- the KV cache ----------------------------------------------------------------
     def _show_kv(self, res, tokens: int, final: int | None = None) -> None:

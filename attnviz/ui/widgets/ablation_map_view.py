@@ -24,6 +24,7 @@ class AblationMapView(MatrixView):
     """Δ log p(target) per (layer, head); click a cell to switch that head off or on."""
 
     sigClicked = Signal(int, int)
+    WRAP_TITLE = True  # it names the target token: long in a narrow dock
 
     def __init__(self, parent=None) -> None:
         super().__init__("Δ", parent)

@@ -115,6 +115,9 @@ class MatrixView(PaintedWidget):
 
     sigHover = Signal(int, int)
     render_hints = (QPainter.RenderHint.TextAntialiasing,)
+    #: A title wider than the view wraps onto more lines (and does not widen the view)
+    #: instead of being elided: a map whose title names a token and what was done.
+    WRAP_TITLE = False
 
     def __init__(self, symbol: str = "", parent=None) -> None:
         super().__init__(parent)
@@ -239,18 +242,32 @@ class MatrixView(PaintedWidget):
         ch = self._metrics().height() + 6 if rows <= MAX_NUMBERED else max(3.0, 320.0 / rows)
         return cw, ch
 
-    def _chrome(self) -> tuple[float, float, float]:
-        """Heights of the title and column labels, height of the colour scale."""
+    def _chrome(self, width: float | None = None) -> tuple[float, float, float]:
+        """Heights of the title (at ``width``, default the view's) and column labels,
+        height of the colour scale."""
         h = self._metrics().height()
-        return h + 6, h + 4, h + 8
+        return self._title_height(self.width() if width is None else width) + 6, h + 4, h + 8
 
-    def _size_for(self, cw: float, ch: float) -> QSize:
-        title, labels, scale = self._chrome()
-        rows = max(self._values.shape[0], 1)
-        width = self._label_width() + self._columns() * cw + (8 if self._sums is not None else 0)
+    def _bold(self) -> QFont:
         bold = QFont(self.font())
         bold.setBold(True)
-        width = max(width, QFontMetricsF(bold).horizontalAdvance(self._title) + 8)
+        return bold
+
+    def _title_height(self, width: float) -> float:
+        """One line, or the lines a wrapping title takes at ``width``."""
+        h = self._metrics().height()
+        if not (self.WRAP_TITLE and self._title):
+            return h
+        room = QRectF(0, 0, max(width - 8, 1.0), 1e6)
+        flags = int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap)
+        return max(h, QFontMetricsF(self._bold()).boundingRect(room, flags, self._title).height())
+
+    def _size_for(self, cw: float, ch: float) -> QSize:
+        rows = max(self._values.shape[0], 1)
+        width = self._label_width() + self._columns() * cw + (8 if self._sums is not None else 0)
+        if not self.WRAP_TITLE:
+            width = max(width, QFontMetricsF(self._bold()).horizontalAdvance(self._title) + 8)
+        title, labels, scale = self._chrome(width + 8)
         return QSize(math.ceil(width + 8), math.ceil(title + labels + rows * ch + scale + 8))
 
     def sizeHint(self) -> QSize:
@@ -347,17 +364,23 @@ class MatrixView(PaintedWidget):
     def _paint(self, painter: QPainter) -> None:
         fg = self.palette().windowText().color()
         title, labels, _scale = self._chrome()
-        bold = QFont(self.font())
-        bold.setBold(True)
+        bold = self._bold()
         painter.setFont(bold)
         painter.setPen(fg)
-        painter.drawText(
-            QRectF(4, 2, self.width() - 8, title),
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            QFontMetricsF(bold).elidedText(
-                self._title, Qt.TextElideMode.ElideRight, self.width() - 8
-            ),
-        )
+        if self.WRAP_TITLE:
+            painter.drawText(
+                QRectF(4, 2, self.width() - 8, title),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                self._title,
+            )
+        else:
+            painter.drawText(
+                QRectF(4, 2, self.width() - 8, title),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                QFontMetricsF(bold).elidedText(
+                    self._title, Qt.TextElideMode.ElideRight, self.width() - 8
+                ),
+            )
         painter.setFont(self.font())
         if self._image is None:
             return
