@@ -1303,6 +1303,77 @@
     </message>
 </context>
 <context>
+    <name>HeadSwitches</name>
+    <message>
+        <source>O = concat(O_1 … O_h)·W^O = Σ_i O_i·W^O_i: each head adds its own term. Switch a head off to set its slice of W^O&apos;s input to 0; O′ is the sum of the other terms. Exact arithmetic on synthetic heads: a proof, not an attribution.</source>
+        <translation>O = concat(O_1 … O_h)·W^O = Σ_i O_i·W^O_i: cada cabeça soma a sua própria parcela. Desligue uma cabeça para zerar a fatia dela na entrada de W^O; O′ é a soma das outras parcelas. Aritmética exata sobre cabeças sintéticas: uma prova, não uma atribuição.</translation>
+    </message>
+    <message>
+        <source>All heads on</source>
+        <translation>Todas as cabeças ligadas</translation>
+    </message>
+    <message>
+        <source>Switch every head back on: O′ = O</source>
+        <translation>Religa todas as cabeças: O′ = O</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>cabeça %1</translation>
+    </message>
+    <message>
+        <source>Head %1 is on: unchecked, columns %2…%3 of W^O&apos;s input are set to 0 and its term leaves O</source>
+        <translation>A cabeça %1 está ligada: desmarcada, as colunas %2…%3 da entrada de W^O viram 0 e a parcela dela sai de O</translation>
+    </message>
+    <message>
+        <source>Head %1 is off: columns %2…%3 of W^O&apos;s input are 0</source>
+        <translation>A cabeça %1 está desligada: as colunas %2…%3 da entrada de W^O são 0</translation>
+    </message>
+    <message>
+        <source>A real model&apos;s W^O is not captured here: switch its heads off in the Prediction panel (an ablation inside the model&apos;s own forward pass).</source>
+        <translation>O W^O de um modelo real não é capturado aqui: desligue as cabeças dele no painel Predição (uma ablação dentro da própria passagem direta do modelo).</translation>
+    </message>
+    <message>
+        <source>Each head&apos;s term through W^O needs learned projections.</source>
+        <translation>A parcela de cada cabeça através de W^O precisa de projeções aprendidas.</translation>
+    </message>
+    <message>
+        <source>head %1 (off)</source>
+        <translation>cabeça %1 (desligada)</translation>
+    </message>
+    <message>
+        <source>“%1”, head %2: ‖O_%2·W^O_%2‖ = %3</source>
+        <translation>“%1”, cabeça %2: ‖O_%2·W^O_%2‖ = %3</translation>
+    </message>
+    <message>
+        <source>(switched off: not in O′)</source>
+        <translation>(desligada: fora de O′)</translation>
+    </message>
+    <message>
+        <source>“%1”: ‖O‖ = %2, all heads on</source>
+        <translation>“%1”: ‖O‖ = %2, com todas as cabeças ligadas</translation>
+    </message>
+    <message>
+        <source>“%1”: ‖O′‖ = %2, the heads switched off removed</source>
+        <translation>“%1”: ‖O′‖ = %2, sem as cabeças desligadas</translation>
+    </message>
+    <message>
+        <source>“%1”: ‖O′ − O‖ = %2, the switched-off heads&apos; terms</source>
+        <translation>“%1”: ‖O′ − O‖ = %2, as parcelas das cabeças desligadas</translation>
+    </message>
+    <message>
+        <source>Σ_i O_i·W^O_i − O: largest entry %1 (rounding only).</source>
+        <translation>Σ_i O_i·W^O_i − O: maior entrada %1 (só arredondamento).</translation>
+    </message>
+    <message>
+        <source>Heads off: %1; O′ − O is minus their terms, largest entry %2.</source>
+        <translation>Cabeças desligadas: %1; O′ − O é menos as parcelas delas, maior entrada %2.</translation>
+    </message>
+    <message>
+        <source>Every head is on: O′ = O.</source>
+        <translation>Todas as cabeças estão ligadas: O′ = O.</translation>
+    </message>
+</context>
+<context>
     <name>HeadsPanel</name>
     <message>
         <source>Q = X·W_Q</source>
@@ -1364,6 +1435,10 @@
     <message>
         <source>Shapes and FLOPs</source>
         <translation>Formas e FLOPs</translation>
+    </message>
+    <message>
+        <source>Through W^O</source>
+        <translation>Através de W^O</translation>
     </message>
     <message>
         <source>Use learned projections</source>
@@ -4088,6 +4163,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>d_k</source>
         <translation>d_k</translation>
+    </message>
+    <message>
+        <source>Heads switched off</source>
+        <translation>Cabeças desligadas</translation>
     </message>
     <message>
         <source>Query vectors</source>
