@@ -63,6 +63,7 @@ def test_a_switch_writes_the_field_and_the_table_follows(bench, qtbot):
     assert bench.state.heads_off == (3,)
     assert bench.undo.stack.undoText() == "Heads switched off"
     assert table.horizontalHeaderItem(3).text() == "head 3 (off)"
+    assert bench.panel.grid.off == {3}  # its map veiled in the Heads tab
     res = bench.panel.resolver.results
     ref = switched_output(res.head_outputs, res.arrays["w_o"], (3,))
     np.testing.assert_array_equal(res.output_switched, ref)
@@ -74,6 +75,7 @@ def test_a_switch_writes_the_field_and_the_table_follows(bench, qtbot):
     assert "Heads off: 3;" in through.summary.text()
     bench.undo.stack.undo()
     assert bench.state.heads_off == () and _switch(through, 3).isChecked()
+    assert bench.panel.grid.off == frozenset()
     bench.undo.stack.redo()
     assert not _switch(through, 3).isChecked()
     through.all_on.click()

@@ -265,6 +265,7 @@ class HeadsPanel(FigurePanel):
         self.grid.set_data(
             res.weights, _allowed(res), res.groups, res.tokens, head, res.too_large or ""
         )
+        self.grid.set_off(res.heads_off)
         if res.projections:
             self.blocks.set_layout(
                 len(res.tokens), res.d_model, res.n_heads, res.n_kv_heads, res.d_head, head
