@@ -27,8 +27,9 @@ NEEDS = {
     ("positions", "alibi"): ["positions.alibi_slope=0.5"],
     **{
         ("heads", name): ["attention.head=projections"]
-        for name in ("x", "w_q", "w_k", "w_v", "w_o")
+        for name in ("x", "w_q", "w_k", "w_v", "w_o", "contributions", "contribution_norms")
     },
+    ("heads", "output_switched"): ["attention.head=projections", "attention.heads_off=[1]"],
     ("layers", "link"): ["attention.selected_cell=[5, 8]"],
 }
 DATA = [(spec.id, name) for spec in PANELS for name in spec.data]

@@ -113,7 +113,8 @@ PANELS: tuple[PanelSpec, ...] = (
     ),
     PanelSpec(
         "heads", 70, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Heads"),
-        "heads", 3, data=("x", "w_q", "w_k", "w_v", "w_o", "weights", "output"),
+        "heads", 3, data=("x", "w_q", "w_k", "w_v", "w_o", "weights", "output", "contributions",
+                          "contribution_norms", "output_switched"),
         reader=lambda ws, name: resolve.heads.heads_data(ws, name),
     ),
     # Beside the heatmap, not a tab behind it: pick a head in the grid, read it in the

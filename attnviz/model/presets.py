@@ -343,6 +343,7 @@ def preset_state_values(p: Preset) -> dict:
         "d_output": p.d_output,
         "grad_source": "preset" if p.d_output is not None else "onehot",
         "grad_dim": 0,
+        "heads_off": (),
         **_layout_defaults(),
         **dict.fromkeys(_MATS),
     }
@@ -362,7 +363,7 @@ def preset_state_values(p: Preset) -> dict:
 SCENARIO_FIELDS = (
     "tokens", "head", "seed", "d_k", "q", "k", "v", "scale", "temperature", "causal",
     "padding", "segments", "window", "window_causal", "x", "w_q", "w_k", "w_v", "w_o",
-    "d_model", "n_heads", "n_kv_heads", "head_index",
+    "d_model", "n_heads", "n_kv_heads", "head_index", "heads_off",
 )  # fmt: skip
 
 

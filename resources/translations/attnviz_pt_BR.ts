@@ -1279,6 +1279,7 @@
     <name>HeadGrid</name>
     <message>
         <source>KV head %1</source>
+        <extracomment>How much of a switched-off head&apos;s map the veil hides (its cells still show through).</extracomment>
         <translation>cabeça KV %1</translation>
     </message>
     <message>
@@ -1300,6 +1301,77 @@
     <message>
         <source>head %1 · “%2” → key “%3”: A = %4</source>
         <translation>cabeça %1 · “%2” → chave “%3”: A = %4</translation>
+    </message>
+</context>
+<context>
+    <name>HeadSwitches</name>
+    <message>
+        <source>O = concat(O_1 … O_h)·W^O = Σ_i O_i·W^O_i: each head adds its own term. Switch a head off to set its slice of W^O&apos;s input to 0; O′ is the sum of the other terms. Exact arithmetic on synthetic heads: a proof, not an attribution.</source>
+        <translation>O = concat(O_1 … O_h)·W^O = Σ_i O_i·W^O_i: cada cabeça soma a sua própria parcela. Desligue uma cabeça para zerar a fatia dela na entrada de W^O; O′ é a soma das outras parcelas. Aritmética exata sobre cabeças sintéticas: uma prova, não uma atribuição.</translation>
+    </message>
+    <message>
+        <source>All heads on</source>
+        <translation>Todas as cabeças ligadas</translation>
+    </message>
+    <message>
+        <source>Switch every head back on: O′ = O</source>
+        <translation>Religa todas as cabeças: O′ = O</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>cabeça %1</translation>
+    </message>
+    <message>
+        <source>Head %1 is on: unchecked, columns %2…%3 of W^O&apos;s input are set to 0 and its term leaves O</source>
+        <translation>A cabeça %1 está ligada: desmarcada, as colunas %2…%3 da entrada de W^O viram 0 e a parcela dela sai de O</translation>
+    </message>
+    <message>
+        <source>Head %1 is off: columns %2…%3 of W^O&apos;s input are 0</source>
+        <translation>A cabeça %1 está desligada: as colunas %2…%3 da entrada de W^O são 0</translation>
+    </message>
+    <message>
+        <source>A real model&apos;s W^O is not captured here: switch its heads off in the Prediction panel (an ablation inside the model&apos;s own forward pass).</source>
+        <translation>O W^O de um modelo real não é capturado aqui: desligue as cabeças dele no painel Predição (uma ablação dentro da própria passagem direta do modelo).</translation>
+    </message>
+    <message>
+        <source>Each head&apos;s term through W^O needs learned projections.</source>
+        <translation>A parcela de cada cabeça através de W^O precisa de projeções aprendidas.</translation>
+    </message>
+    <message>
+        <source>head %1 (off)</source>
+        <translation>cabeça %1 (desligada)</translation>
+    </message>
+    <message>
+        <source>“%1”, head %2: ‖O_%2·W^O_%2‖ = %3</source>
+        <translation>“%1”, cabeça %2: ‖O_%2·W^O_%2‖ = %3</translation>
+    </message>
+    <message>
+        <source>(switched off: not in O′)</source>
+        <translation>(desligada: fora de O′)</translation>
+    </message>
+    <message>
+        <source>“%1”: ‖O‖ = %2, all heads on</source>
+        <translation>“%1”: ‖O‖ = %2, com todas as cabeças ligadas</translation>
+    </message>
+    <message>
+        <source>“%1”: ‖O′‖ = %2, the heads switched off removed</source>
+        <translation>“%1”: ‖O′‖ = %2, sem as cabeças desligadas</translation>
+    </message>
+    <message>
+        <source>“%1”: ‖O′ − O‖ = %2, the switched-off heads&apos; terms</source>
+        <translation>“%1”: ‖O′ − O‖ = %2, as parcelas das cabeças desligadas</translation>
+    </message>
+    <message>
+        <source>Σ_i O_i·W^O_i − O: largest entry %1 (rounding only).</source>
+        <translation>Σ_i O_i·W^O_i − O: maior entrada %1 (só arredondamento).</translation>
+    </message>
+    <message>
+        <source>Heads off: %1; O′ − O is minus their terms, largest entry %2.</source>
+        <translation>Cabeças desligadas: %1; O′ − O é menos as parcelas delas, maior entrada %2.</translation>
+    </message>
+    <message>
+        <source>Every head is on: O′ = O.</source>
+        <translation>Todas as cabeças estão ligadas: O′ = O.</translation>
     </message>
 </context>
 <context>
@@ -1364,6 +1436,10 @@
     <message>
         <source>Shapes and FLOPs</source>
         <translation>Formas e FLOPs</translation>
+    </message>
+    <message>
+        <source>Through W^O</source>
+        <translation>Através de W^O</translation>
     </message>
     <message>
         <source>Use learned projections</source>
@@ -2072,7 +2148,7 @@
     <name>MatrixView</name>
     <message>
         <source>masked: this key is hidden from this query</source>
-        <extracomment>Colour stops from −m to +m (blue for negative, red for positive, as RdBu reversed). On a dark panel the neutral colour is dark too (a shade lighter than the panel, so a row of zeros still shows as cells), and magnitude brightens both ways. Labels longer than this are shortened (the tooltip gives them whole). Up to this many cells along a side, cells are sized for their numbers. Cells never show fewer decimals than this (unless fewer were asked for). The narrowest a numbered column may become (in pixels) before the layout scrolls.</extracomment>
+        <extracomment>Colour stops from −m to +m (blue for negative, red for positive, as RdBu reversed). On a dark panel the neutral colour is dark too (a shade lighter than the panel, so a row of zeros still shows as cells), and magnitude brightens both ways. Labels longer than this are shortened (the tooltip gives them whole). Up to this many cells along a side, cells are sized for their numbers. Cells never show fewer decimals than this (unless fewer were asked for). The narrowest a numbered column may become (in pixels) before the layout scrolls. A title wider than the view wraps onto more lines (and does not widen the view) instead of being elided: a map whose title names a token and what was done.</extracomment>
         <translation>mascarada: esta chave está oculta para esta consulta</translation>
     </message>
 </context>
@@ -4164,6 +4240,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>d_k</source>
         <translation>d_k</translation>
+    </message>
+    <message>
+        <source>Heads switched off</source>
+        <translation>Cabeças desligadas</translation>
     </message>
     <message>
         <source>Query vectors</source>

@@ -97,8 +97,9 @@ def test_every_data_name_of_the_table_is_read_by_its_source():
     # the one its panel needs (projections for the heads' matrices, a slope for ALiBi); the
     # layers panel's show a real model and say so in one line.
     needs = {"x": {"attention.head": "projections"}, "alibi": {"positions.alibi_slope": 0.5}}
-    for name in ("w_q", "w_k", "w_v", "w_o"):
+    for name in ("w_q", "w_k", "w_v", "w_o", "contributions", "contribution_norms"):
         needs[name] = needs["x"]
+    needs["output_switched"] = {"attention.head": "projections", "attention.heads_off": [1]}
     for spec in PANELS:
         assert bool(spec.data) == (spec.reader is not None), spec.id
         assert callable(spec.reader) or spec.reader is None, spec.id

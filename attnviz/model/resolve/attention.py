@@ -42,7 +42,8 @@ from attnviz.model.resolve.work import LatestWork, Runner
 from attnviz.model.topics.attention import AttentionState
 from attnviz.model.topics.positions import PositionsState, scaling_dict
 
-RECOMPUTE_KEYS = AttentionState.recompute_keys()
+#: ``heads_off`` changes the heads panel's output through W^O, not the selected head's map.
+RECOMPUTE_KEYS = AttentionState.recompute_keys() - {"heads_off"}
 RESTYLE_KEYS = AttentionState.restyle_keys()
 #: Fields of the positions topic that change the rotation (the dial's positions do not).
 ROPE_KEYS = frozenset(

@@ -448,9 +448,19 @@ class GradientResolver(LazyResolver):
 
     TOPIC = "attention"
     READS = {"positions": ROPE_KEYS}
-    #: Fields that only restyle the heatmap or pick its backend: no new gradients.
+    #: Fields that only restyle the heatmap or pick its backend, and the heads switched off
+    #: after the selected head (through W^O): no new gradients.
     IGNORES = frozenset(
-        {"preset_id", "matrix", "colormap", "levels_auto", "stretch_weights", "levels", "backend"}
+        {
+            "preset_id",
+            "matrix",
+            "colormap",
+            "levels_auto",
+            "stretch_weights",
+            "levels",
+            "backend",
+            "heads_off",
+        }
     )
 
     def __init__(self, document, runner=None) -> None:

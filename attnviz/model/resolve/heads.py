@@ -7,9 +7,11 @@ topic's rotation fields), for ``head == "projections"``:
 - Q of every query head ``(h, n, d_head)``, K and V of every KV head ``(h_kv, n, d_head)``,
   the scores and weights of every head ``(h, n, n)``, each head's output ``(h, n,
   d_head)``, their concatenation ``(n, h·d_head)`` and the layer's output = concat · W^O
-  ``(n, d_model)``. Each head is computed as the heatmap computes the selected one (the
-  same products, in the same order), so the grid's tile of head i is the heatmap's matrix
-  when head i is selected;
+  ``(n, d_model)``; each head's term of it, ``O_i · W^O_i`` ``(h, n, d_model)``, and the
+  output with the heads of ``heads_off`` switched off (their slice of W^O's input set to 0,
+  :mod:`attnviz.core.head_mixing`). Each head is computed as the heatmap computes the
+  selected one (the same products, in the same order), so the grid's tile of head i is
+  the heatmap's matrix when head i is selected;
 - the shapes table, one row per array, with the live sizes;
 - the FLOP counts of one head of width D = h·d_head, of h heads of width d_head (MHA), and
   of this model's h_kv KV heads (:func:`attnviz.core.multihead.attention_flops`).
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core.attention import attention_from_scores, score_scale
+from attnviz.core.head_mixing import contribution_norms, head_contributions, switched_output
 from attnviz.core.hf_capture import LONG_TOKENS
 from attnviz.core.multihead import FlopCount, attention_flops, kv_groups
 from attnviz.core.score_terms import ScoreTerms
@@ -90,6 +93,11 @@ class HeadsResults:
     #: A real model's captured sentence (every layer) and the layer shown, else None.
     capture: object = None
     layer: int = 0
+    #: The projections' heads switched off, each head's term of the output through W^O
+    #: ``(h, n, d_model)`` and the output without the heads switched off (None elsewhere).
+    heads_off: tuple[int, ...] = ()
+    contributions: np.ndarray | None = None
+    output_switched: np.ndarray | None = None
 
     @property
     def model(self) -> bool:
@@ -264,11 +272,14 @@ class HeadsResolver(LazyResolver):
             weights.append(res.weights)
             outs.append(res.output)
         head_outputs = np.stack(outs)
+        through: dict = {"heads_off": tuple(s.heads_off) if proj and cap is None else ()}
         if cap is not None:
             concat, output = np.concatenate(outs, axis=1), None  # W^O is not captured
         elif proj:
             concat = np.concatenate(outs, axis=1)
             output = concat @ arrays["w_o"]
+            through["contributions"] = head_contributions(head_outputs, arrays["w_o"])
+            through["output_switched"] = switched_output(head_outputs, arrays["w_o"], s.heads_off)
         else:
             concat, output = head_outputs[0], head_outputs[0]
         return HeadsResults(
@@ -282,6 +293,7 @@ class HeadsResolver(LazyResolver):
             head_outputs=head_outputs,
             concat=concat,
             output=output,
+            **through,
         )
 
 
@@ -399,12 +411,62 @@ def _link(workspace) -> DataArray:
     )
 
 
+def _through_w_o(workspace) -> HeadsResults:
+    """The results, when they hold each head's term through W^O (else ``ValueError``)."""
+    res = workspace.resolver_for("heads").results
+    if res.contributions is None:
+        if res.model:
+            raise ValueError(
+                "a real model's W^O is not captured: its heads' effect on the prediction is "
+                "the prediction panel's (--panel prediction --matrix ablation)"
+            )
+        if not res.projections:
+            raise ValueError(
+                "each head's term through W^O needs the projections "
+                "(set attention.head=projections)"
+            )
+        raise ValueError(res.too_large or "nothing to export")
+    return res
+
+
+def _contributions(workspace) -> DataArray:
+    """Each head's term of the output, (h, n, d_model): O_i · W^O_i; they sum to O."""
+    return DataArray(_through_w_o(workspace).contributions)
+
+
+def _contribution_norms(workspace) -> DataArray:
+    """The size of each head's term per query row (n × h), switched off or not."""
+    res = _through_w_o(workspace)
+    norms = contribution_norms(res.contributions)
+    heads = tuple(f"head {i}" for i in range(norms.shape[1]))
+    return DataArray(norms, res.tokens, heads, corner="‖O_i·W^O_i‖")
+
+
+def _output_switched(workspace) -> DataArray:
+    """The output with the heads of attention.heads_off switched off (n × d_model)."""
+    res = _through_w_o(workspace)
+    out = res.output_switched
+    return DataArray(out, res.tokens, _dims(out.shape[1]))
+
+
+#: The heads panel's arrays beside the projections, by name.
+_READERS = {
+    "weights": _weights,
+    "output": _output,
+    "contributions": _contributions,
+    "contribution_norms": _contribution_norms,
+    "output_switched": _output_switched,
+}
+
+
 def heads_data(workspace, name: str) -> DataArray:
     """The heads panel's array ``name``: the projections (x, w_q, w_k, w_v, w_o), the
-    heads' weights and the layer output."""
+    heads' weights, the layer output, each head's term of it through W^O
+    (``contributions``, their sizes ``contribution_norms``) and the output with the heads
+    of ``attention.heads_off`` switched off (``output_switched``)."""
     if name in MATS:
         return _matrix_data(name)(workspace)
-    return {"weights": _weights, "output": _output}[name](workspace)
+    return _READERS[name](workspace)
 
 
 def layers_data(workspace, name: str) -> DataArray:

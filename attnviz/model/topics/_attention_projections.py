@@ -49,6 +49,19 @@ def follow_layout(new: dict, old: dict, given: set[str]) -> None:
         new["n_kv_heads"] = max(g for g in range(1, new["n_kv_heads"] + 1) if h % g == 0)
     if "head_index" not in given and new["head_index"] >= h:
         new["head_index"] = h - 1
+    _follow_heads_off(new, given)
+
+
+def _follow_heads_off(new: dict, given: set[str]) -> None:
+    """Heads switched off: sorted, once each; an edit that removes heads drops theirs, and
+    leaving the projections switches every head back on (the switch is theirs alone)."""
+    off = new["heads_off"]
+    if "heads_off" in given:
+        new["heads_off"] = tuple(sorted(set(off)))
+    elif off and new["head"] != "projections":
+        new["heads_off"] = ()
+    elif off and max(off) >= new["n_heads"]:
+        new["heads_off"] = tuple(i for i in off if i < new["n_heads"])
 
 
 def follow_projections(new: dict, old: dict, given: set[str]) -> None:
@@ -126,9 +139,27 @@ def _check_layout(v: dict) -> None:
         )
 
 
+def _check_heads_off(v: dict) -> None:
+    """Heads switched off exist and belong to the projections."""
+    off = v["heads_off"]
+    if not off:
+        return
+    if v["head"] != "projections":
+        raise StateError(
+            "heads_off switches off heads of the projections: set attention.head=projections "
+            "(a real model's heads: prediction.ablate)"
+        )
+    if off[-1] >= v["n_heads"]:
+        raise StateError(
+            f"head {off[-1]} is outside 0…{v['n_heads'] - 1}: it cannot be switched off"
+        )
+
+
 def check_projections(v: dict) -> None:
-    """Refuse a head layout, and typed X and W whose shapes do not fit the fields."""
+    """Refuse a head layout, heads switched off that do not exist, and typed X and W whose
+    shapes do not fit the fields."""
     _check_layout(v)
+    _check_heads_off(v)
     if v["head"] != "projections":
         return  # typed X and W wait, unchecked, until the projections are used again
     for name in MATS:

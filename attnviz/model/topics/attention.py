@@ -160,6 +160,17 @@ FIELDS = (
         label=QT_TRANSLATE_NOOP("UndoController", "Head shown"),
     ),
     Field(
+        "heads_off",
+        "ints",
+        (),
+        0,
+        MAX_HEADS - 1,
+        max_len=MAX_HEADS,
+        doc="projections: query heads switched off in the output (their slice of W^O's input "
+        "set to 0; the heads panel's switches)",
+        label=QT_TRANSLATE_NOOP("UndoController", "Heads switched off"),
+    ),
+    Field(
         "x",
         "optmatrix",
         None,

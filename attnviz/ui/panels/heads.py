@@ -8,7 +8,9 @@ With Q, K and V from learned projections (``attention.head = "projections"``):
 - the products as blocks: X·W_Q = Q, X·W_K = K, X·W_V = V, concat·W^O = O, cut into heads;
 - the shapes table with the live sizes, and the FLOPs of one head of width D = h·d_head
   beside h heads of width d_head: equal, while the score entries grow h-fold and h_kv KV
-  heads shrink the K/V projections and the cache.
+  heads shrink the K/V projections and the cache;
+- through W^O: each head's term of the output and a switch per head that removes it
+  (``attention.heads_off``; :mod:`attnviz.ui.panels._heads_through`).
 
 Any other head source is one head, drawn alone, with a button to switch to projections.
 """
@@ -20,9 +22,11 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -35,6 +39,7 @@ from PySide6.QtWidgets import (
 from attnviz.model.topics.attention import MAX_D_K, MAX_D_MODEL, MAX_HEADS
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.panels._heads_through import HeadSwitches
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
@@ -113,6 +118,17 @@ class HeadsPanel(FigurePanel):
         self.figure.setChildrenCollapsible(False)
         self.tabs.addTab(self.figure, self.tr("Heads"))
         self.tabs.addTab(self._build_tables(), self.tr("Shapes and FLOPs"))
+        self.through = HeadSwitches()
+        self.through.setObjectName("through_w_o")
+        self.through.sigSwitched.connect(lambda off: self._write(self.through, heads_off=list(off)))
+        # Its own scroll area: in a short dock the switches, the table and the lines under
+        # it scroll inside the tab instead of running into each other.
+        self.through_scroll = QScrollArea()
+        self.through_scroll.setObjectName("through_scroll")
+        self.through_scroll.setWidgetResizable(True)
+        self.through_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.through_scroll.setWidget(self.through)
+        self.tabs.addTab(self.through_scroll, self.tr("Through W^O"))
         layout.addWidget(self.tabs, 1)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
@@ -225,6 +241,10 @@ class HeadsPanel(FigurePanel):
 
     _on_n_kv_heads_changed = _on_n_heads_changed
 
+    def _on_heads_off_changed(self) -> None:
+        # Also after a refused write: the checks show the field again.
+        self.through.set_off(self.state.heads_off, self.state.d_k)
+
     def _on_head_index_changed(self) -> None:
         head = self.state.head_index if self.state.head in ("projections", "model") else 0
         self.grid.set_selected(head)
@@ -245,6 +265,7 @@ class HeadsPanel(FigurePanel):
         self.grid.set_data(
             res.weights, _allowed(res), res.groups, res.tokens, head, res.too_large or ""
         )
+        self.grid.set_off(res.heads_off)
         if res.projections:
             self.blocks.set_layout(
                 len(res.tokens), res.d_model, res.n_heads, res.n_kv_heads, res.d_head, head
@@ -259,6 +280,7 @@ class HeadsPanel(FigurePanel):
         self._fill_shapes(res)
         self._fill_flops(res)
         self._write_summary(res)
+        self.through.set_results(res)
 
     def _compact_rows(self, table) -> None:
         table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
@@ -270,6 +292,7 @@ class HeadsPanel(FigurePanel):
             view.setFont(self.font())
         for table in (self.shapes, self.flops):
             self._compact_rows(table)
+        self.through.compact_rows()
 
     def _fill_shapes(self, res) -> None:
         rows = res.shapes
@@ -353,6 +376,7 @@ class HeadsPanel(FigurePanel):
         self.figure.setAutoFillBackground(self.autoFillBackground())  # export: unless clear
         self._on_font_changed()
         self._restyle_views()
+        self.through.set_theme(theme)
 
     # --- view → model ------------------------------------------------------------------
     def _on_q_head_clicked(self, head: int) -> None:

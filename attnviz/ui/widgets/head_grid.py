@@ -5,7 +5,8 @@ that read the same KV head sit inside one frame in that KV head's colour, so MHA
 frame per head, GQA a few frames of several heads and MQA a single frame around all of
 them. The selected head has a thick outline; clicking a tile (or the arrow keys) selects
 another, and the cell under the mouse is reported for a status line. Masked cells are the
-theme's grey, never a colour of the scale.
+theme's grey, never a colour of the scale. A head switched off at W^O's input keeps its map
+under a veil of the background colour, its caption muted.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.plot_style import line_width, series_color
 from attnviz.ui.widgets.svg_cells import draw_cells
+
+#: How much of a switched-off head's map the veil hides (its cells still show through).
+OFF_VEIL = 0.6
 
 
 def rgb_image(values: np.ndarray, lut: np.ndarray, allowed, masked: QColor) -> QImage:
@@ -115,6 +119,7 @@ class HeadGrid(PaintedWidget):
         self.groups: tuple[tuple[int, ...], ...] = ((0,),)
         self.tokens: tuple[str, ...] = ()
         self.selected = 0
+        self.off: frozenset[int] = frozenset()  # heads switched off at W^O's input
         self.message = ""
         self.lut = np.stack([np.arange(256)] * 3, axis=1).astype(np.uint8)
         self._images: list[QImage] = []
@@ -140,6 +145,12 @@ class HeadGrid(PaintedWidget):
         self._hover = None
         self._build_images()
         self._relayout()
+        self.update()
+
+    def set_off(self, heads) -> None:
+        """Veil the tiles of ``heads``, switched off at W^O's input: their maps are as they
+        were (the head still attends), their outputs leave O."""
+        self.off = frozenset(heads)
         self.update()
 
     def set_selected(self, head: int) -> None:
@@ -269,6 +280,10 @@ class HeadGrid(PaintedWidget):
         rect = self._tiles[head]
         if head < len(self._images):
             draw_cells(painter, rect, self._images[head], total_cells=self._cells())
+        if head in self.off:
+            veil = QColor(self.theme.background)
+            veil.setAlphaF(OFF_VEIL)
+            painter.fillRect(rect, veil)
         caption = QCoreApplication.translate("HeadGrid", "head %1").replace("%1", str(head))
         if metrics.horizontalAdvance(caption) > rect.width():
             caption = str(head)
@@ -276,7 +291,10 @@ class HeadGrid(PaintedWidget):
         font = QFont(self.font())
         font.setBold(selected)
         painter.setFont(font)
-        painter.setPen(QColor(self.theme.highlight) if selected else fg)
+        if selected:
+            painter.setPen(QColor(self.theme.highlight))
+        else:
+            painter.setPen(QColor(self.theme.muted) if head in self.off else fg)
         # Clear of the selected tile's outline (1.5 pens wide, a pen outside the tile).
         lift = width * 1.75
         painter.drawText(
