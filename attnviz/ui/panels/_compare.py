@@ -27,10 +27,6 @@ DIVERGING = "diverging"
 ZERO_SPAN = 1e-6
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Compare", text)
-
-
 def compare_mode(workspace) -> str:
     """``display.compare`` where it applies (a real model's head), else ``clean``."""
     doc = workspace.document
@@ -60,13 +56,18 @@ def diverging_lut() -> np.ndarray:
 
 
 def layers_before(first: int) -> str:
-    """ "Layers 0–2 are exactly 0: …" (or "Layer 0 is…"; "" when no layer is before)."""
+    """What the legends say of the layers before ``first`` ("" when there is none)."""
     if first <= 0:
         return ""
     if first == 1:
-        return _tr("Layer 0 is exactly 0: it runs before the first intervention.")
+        return QCoreApplication.translate(
+            "Compare", "Layer 0 is exactly 0: it runs before the first intervention."
+        )
     return fill(
-        _tr("Layers 0–%1 are exactly 0: they run before the first intervention."), first - 1
+        QCoreApplication.translate(
+            "Compare", "Layers 0–%1 are exactly 0: they run before the first intervention."
+        ),
+        first - 1,
     )
 
 
@@ -88,12 +89,16 @@ class Shown:
     def legend(self) -> str:
         """What the colours mean, and where the intervention starts."""
         if self.mode == "intervened":
-            text = _tr("After: the weights with the prediction's interventions, in the model.")
+            text = QCoreApplication.translate(
+                "Compare", "After: the weights with the prediction's interventions, in the model."
+            )
         else:
             top = fmt_g(self.levels[1], 3)
             text = fill(
-                _tr(
-                    "Intervened − clean: blue below 0, red above, the middle colour 0 (levels ±%1)."
+                QCoreApplication.translate(
+                    "Compare",
+                    "Intervened − clean: blue below 0, red above, the middle colour 0 "
+                    "(levels ±%1).",
                 ),
                 top,
             )

@@ -390,10 +390,14 @@ class LayerGrid(PaintedWidget):
         names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
         value = self._value(layer, head, q, k)
         if self.symbol == "A":
-            text = _tr("layer %1 · head %2 · “%3” → “%4”: A = %5")
+            text = QCoreApplication.translate(
+                "LayerGrid", "layer %1 · head %2 · “%3” → “%4”: A = %5"
+            )
             text = fill(text, layer, head, names[0], names[1], fmt(value, 3))
         else:  # before / after: ΔA or A′, a change as small as 1e-5 still written
-            text = _tr("layer %1 · head %2 · “%3” → “%4”: %5 = %6")
+            text = QCoreApplication.translate(
+                "LayerGrid", "layer %1 · head %2 · “%3” → “%4”: %5 = %6"
+            )
             text = fill(text, layer, head, names[0], names[1], self.symbol, fmt_g(value, 3))
         kind = self.kind_text(layer)  # "softmax (NoPE)", "softmax + Mamba-2"
         self.sigHovered.emit(f"{text} · {kind}" if kind else text)
