@@ -64,8 +64,8 @@ class PanelSpec:
     vector: bool = True
 
 
-#: Before / after (``display.compare``): a real model's weights with the prediction
-#: topic's interventions, and intervened − clean (:mod:`attnviz.model.intervened`).
+# Before / after (``display.compare``): a real model's weights with the prediction
+# topic's interventions, and intervened − clean (:mod:`attnviz.model.intervened`).
 HEATMAP_COMPARE = ("weights_intervened", "weights_difference")
 LAYERS_COMPARE = ("layer_weights_intervened", "layer_weights_difference")
 

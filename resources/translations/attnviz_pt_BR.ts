@@ -516,7 +516,6 @@
     <name>Compare</name>
     <message>
         <source>Layer 0 is exactly 0: it runs before the first intervention.</source>
-        <extracomment>The colour map of a difference: blue below 0, the light middle at 0, red above. Levels of a difference that is 0 everywhere shown (a layer before the intervention).</extracomment>
         <translation>A camada 0 é exatamente 0: ela roda antes da primeira intervenção.</translation>
     </message>
     <message>
@@ -2789,7 +2788,6 @@
     <name>Panels</name>
     <message>
         <source>Tokens and vectors</source>
-        <extracomment>Before / after (``display.compare``): a real model&apos;s weights with the prediction topic&apos;s interventions, and intervened − clean (:mod:`attnviz.model.intervened`).</extracomment>
         <translation>Tokens e vetores</translation>
     </message>
     <message>
@@ -4325,7 +4323,7 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     </message>
     <message>
         <source>Decimals</source>
-        <extracomment>0 is automatic; 1 decimal cannot tell the documents&apos; weights apart, so it is not offered. The values of ``compare`` (:data:`attnviz.model.intervened.COMPARE`, without its imports).</extracomment>
+        <extracomment>0 is automatic; 1 decimal cannot tell the documents&apos; weights apart, so it is not offered.</extracomment>
         <translation>Casas decimais</translation>
     </message>
     <message>

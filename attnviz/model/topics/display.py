@@ -25,7 +25,7 @@ from attnviz.model.topic import Topic
 AUTOMATIC = 0
 MIN_DECIMALS = 2
 MAX_DECIMALS = 6
-#: The values of ``compare`` (:data:`attnviz.model.intervened.COMPARE`, without its imports).
+# The values of ``compare`` (:data:`attnviz.model.intervened.COMPARE`, without its imports).
 COMPARE = ("clean", "intervened", "difference")
 
 FIELDS = (

@@ -21,9 +21,9 @@ from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import fmt_g
 from attnviz.ui.widgets.placeholders import fill
 
-#: The colour map of a difference: blue below 0, the light middle at 0, red above.
+# The colour map of a difference: blue below 0, the light middle at 0, red above.
 DIVERGING = "diverging"
-#: Levels of a difference that is 0 everywhere shown (a layer before the intervention).
+# Levels of a difference that is 0 everywhere shown (a layer before the intervention).
 ZERO_SPAN = 1e-6
 
 
