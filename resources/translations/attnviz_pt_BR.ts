@@ -1875,6 +1875,26 @@
         <translation>Texto maior em toda parte, para quem senta no fundo do auditório</translation>
     </message>
     <message>
+        <source>Before / &amp;After</source>
+        <translation>Antes / &amp;depois</translation>
+    </message>
+    <message>
+        <source>&amp;Clean run</source>
+        <translation>Execução &amp;limpa</translation>
+    </message>
+    <message>
+        <source>&amp;Intervened run</source>
+        <translation>Execução com &amp;intervenção</translation>
+    </message>
+    <message>
+        <source>Intervened − clean (&amp;difference)</source>
+        <translation>Com intervenção − limpa (&amp;diferença)</translation>
+    </message>
+    <message>
+        <source>The heatmap and the layers grid of a real model, with the prediction panel&apos;s ablated heads and knocked-out links</source>
+        <translation>O mapa de calor e a grade de camadas de um modelo real, com as cabeças desligadas e as ligações cortadas do painel de predição</translation>
+    </message>
+    <message>
         <source>&amp;Decimals</source>
         <translation>&amp;Casas decimais</translation>
     </message>

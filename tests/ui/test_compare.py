@@ -10,6 +10,7 @@ import random
 
 import numpy as np
 import pytest
+from PySide6.QtGui import QAction
 
 from attnviz.model.intervened import compared_for
 from attnviz.model.panel_data import panel_data
@@ -133,14 +134,17 @@ def test_undo_and_redo_of_before_after_in_the_window(llama, qtbot, make_window):
     window.document.prediction.update(ablate=((0, 1),))
     heat = window.panels["heatmap"]
     clean = np.array(heat.view._values)
-    window.document.display.update(compare="difference")
+    window.findChild(QAction, "action_compare_difference").trigger()  # View → Before / After
+    assert window.document.display.compare == "difference"
     assert window.undo.stack.undoText() == "Before / after"
     diff = np.array(heat.view._values)
     assert not np.array_equal(diff, clean)
     window.undo.stack.undo()
     assert window.document.display.compare == "clean"
+    assert window.compare_actions["clean"].isChecked()
     np.testing.assert_array_equal(heat.view._values, clean)
     window.undo.stack.redo()
+    assert window.compare_actions["difference"].isChecked()
     np.testing.assert_array_equal(heat.view._values, diff)
 
 
