@@ -527,8 +527,8 @@
         <translation>Depois: os pesos com as intervenções da predição, dentro do modelo.</translation>
     </message>
     <message>
-        <source>Intervened − clean: blue below 0, red above, the middle colour 0 (levels ±%1).</source>
-        <translation>Com intervenção − limpa: azul abaixo de 0, vermelho acima, a cor do meio é 0 (níveis ±%1).</translation>
+        <source>ΔA = intervened A − clean A: blue below 0, red above, the middle colour 0 (levels ±%1).</source>
+        <translation>ΔA = A com intervenção − A limpa: azul abaixo de 0, vermelho acima, a cor do meio é 0 (níveis ±%1).</translation>
     </message>
 </context>
 <context>

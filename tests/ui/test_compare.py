@@ -74,7 +74,9 @@ def test_the_heatmap_draws_the_difference_export_centred_on_zero(llama, shown):
         _lut("diverging"),
     )
     note = panel.compare_note.text()
-    assert "Intervened − clean" in note and "Layers 0–1 are exactly 0" in note
+    assert "ΔA = intervened A − clean A" in note and "Layers 0–1 are exactly 0" in note
+    assert not panel.view.entropy_shown  # the strip's entropies would be the clean rows'
+
     row, col = np.unravel_index(int(np.argmax(np.abs(want))), want.shape)
     assert panel.hover_text(int(row), int(col)).startswith("ΔA  query")
     ws.document.display.update(compare="intervened")
@@ -84,7 +86,7 @@ def test_the_heatmap_draws_the_difference_export_centred_on_zero(llama, shown):
     assert panel.view._levels == (0.0, 1.0)
     ws.document.display.update(compare="clean")  # back: the heatmap as it always was
     np.testing.assert_array_equal(panel.view._values, clean)
-    assert not panel.compare_note.isVisible()
+    assert not panel.compare_note.isVisible() and panel.view.entropy_shown
 
 
 def test_a_layer_before_the_intervention_is_drawn_as_exact_zeros(llama, shown):

@@ -97,8 +97,8 @@ class Shown:
             text = fill(
                 QCoreApplication.translate(
                     "Compare",
-                    "Intervened − clean: blue below 0, red above, the middle colour 0 "
-                    "(levels ±%1).",
+                    "ΔA = intervened A − clean A: blue below 0, red above, the middle "
+                    "colour 0 (levels ±%1).",
                 ),
                 top,
             )

@@ -39,6 +39,12 @@ from attnviz.ui.widgets.numbers import fmt, fmt_g
 from attnviz.ui.widgets.placeholders import fill
 
 
+def _compares(workspace) -> bool:
+    """True when the heatmap draws before / after (a real model's weights) instead."""
+    shown = workspace.document["attention"].matrix == "weights"
+    return shown and _compare.compare_mode(workspace) != "clean"
+
+
 class HeatmapPanel(Panel):
     """The matrix chosen in the state, with hover values and click-to-select a query."""
 
@@ -48,6 +54,7 @@ class HeatmapPanel(Panel):
         super().__init__(workspace, parent)
         self._drawn_picture = None  # the Picture object the view shows now
         self._compare = None  # the before / after map drawn instead (display.compare)
+        self._entropy_wanted = True  # the strip as focus_data asks (hidden in before / after)
         layout = QVBoxLayout()
         layout.setContentsMargins(2, 2, 2, 2)
         self.caption = QLabel()
@@ -71,14 +78,19 @@ class HeatmapPanel(Panel):
 
     @classmethod
     def render_picture(cls, workspace, spec):
-        """The heatmap's slide figure (:mod:`attnviz.ui.export`), not the panel's widgets."""
+        """The heatmap's slide figure (:mod:`attnviz.ui.export`), not the panel's widgets;
+        None in before / after, whose picture is the panel's own (its legend with it)."""
+        if _compares(workspace):
+            return None
         from attnviz.ui.export import render_image
 
         return render_image(workspace.state, workspace.resolver.results, spec)
 
     @classmethod
     def write_picture(cls, workspace, path, spec):
-        """Write the slide figure (PNG or SVG) to ``path``."""
+        """Write the slide figure (PNG or SVG) to ``path`` (None in before / after)."""
+        if _compares(workspace):
+            return None
         from attnviz.ui.export import export
 
         return export(workspace.state, workspace.resolver.results, path, spec)
@@ -119,10 +131,12 @@ class HeatmapPanel(Panel):
         if shown is None:
             if self._compare is not None:  # back to the clean heatmap
                 self._compare = None
+                self.view.set_entropy_shown(self._entropy_wanted)
                 self.view.set_colormap(colormap_for(self.state.colormap))
                 self._show(self.resolver.results.picture(self.state.matrix))
         else:
             self._compare = shown
+            self.view.set_entropy_shown(False)  # the entropies are the clean rows'
             diverging = shown.mode == "difference"
             cmap = _compare.DIVERGING if diverging else self.state.colormap
             self.view.set_colormap(colormap_for(cmap))
@@ -219,7 +233,8 @@ class HeatmapPanel(Panel):
         """On a slide, the entropy strip only in a lesson that quotes an entropy (the
         lesson on the whole matrix reads it); elsewhere its room goes to the cells, so a
         5 × 5 map beside the steps keeps its numbers."""
-        self.view.set_entropy_shown(any("entropy" in name for name in quoted))
+        self._entropy_wanted = any("entropy" in name for name in quoted)
+        self.view.set_entropy_shown(self._entropy_wanted and self._compare is None)
 
     def highlight_step(self, step) -> None:
         """A lesson step's highlight (see :meth:`highlight`); None or no highlight clears."""

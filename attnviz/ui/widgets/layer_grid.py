@@ -345,7 +345,7 @@ class LayerGrid(PaintedWidget):
         bar_width = min(200.0, max(60.0, self.width() * 0.25))
         geometry = (y + line * 0.4, line, bar_width, self.width())
         colors = (fg, QColor(self.theme.muted))
-        ends = None if self.span is None else (fmt_g(-self.span, 2), fmt_g(self.span, 2))
+        ends = None if self.span is None else (fmt_g(-self.span, 3), fmt_g(self.span, 3))
         paint_unit_bar(painter, self.lut, colors, metrics, geometry, caption, ends)
 
     # --- Qt events ---------------------------------------------------------------------
