@@ -147,11 +147,14 @@ def compared(path: str, text: str, ablate, ablation: str, knockout) -> Compared:
     """The sentence ``text`` through the model of ``path``, clean and intervened, proven
     (kept for the last :data:`MAX_KEPT` interventions)."""
     key = (path, text, tuple(map(tuple, ablate)), ablation, tuple(map(tuple, knockout)))
-    with _LOCK:
-        if key in _KEPT:
-            _KEPT.move_to_end(key)
-            return _KEPT[key]
+    # The store's capture (cached, or run again when the folder changed on disk): a kept
+    # run of another capture of the sentence is not this one's.
     clean = STORE.capture(path, text)
+    with _LOCK:
+        kept = _KEPT.get(key)
+        if kept is not None and kept.clean is clean:
+            _KEPT.move_to_end(key)
+            return kept
     loaded = STORE.model(path)
     run = intervened_run(loaded, clean, ablate=ablate, ablation=ablation, knockout=knockout)
     out = Compared(clean, prove_run(clean, run), run.first)

@@ -74,3 +74,21 @@ def test_display_compare_is_a_choice_field_of_three_values():
         assert display.compare == mode
     with pytest.raises(StateError):
         display.update(compare="after")
+
+
+def test_a_kept_run_follows_its_capture(llama):
+    # A folder changed on disk gives a new capture: the run kept for the old one is not
+    # shown with it.
+    from attnviz.model import intervened
+    from attnviz.model.real_model import STORE
+
+    path, _oracle = llama
+    ws = _workspace(path, ablate=((0, 1),))
+    first = intervened.compared_for(ws.document)
+    assert intervened.compared_for(ws.document) is first  # kept
+    STORE.clear()
+    again = intervened.compared_for(ws.document)
+    assert again is not first and again.clean is not first.clean
+    np.testing.assert_array_equal(
+        again.layer_maps("difference")[2], first.layer_maps("difference")[2]
+    )
