@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -52,6 +52,14 @@ class Compared:
     clean: Capture
     run: Capture
     first: int
+    #: model layer → (h, n, n) bool, False where a knockout cut the link
+    keep: dict = field(default_factory=dict, compare=False)
+
+    def kept(self, layer: int, head: int) -> np.ndarray | None:
+        """(n, n) bool: the links head ``head`` of model layer ``layer`` still reads
+        after the knockouts (None: none was cut there)."""
+        keep = self.keep.get(layer)
+        return None if keep is None else keep[head]
 
     def layer(self, mode: str, layer: int) -> np.ndarray | None:
         """Model layer ``layer``'s (h, n, n) float64 weights as ``mode`` shows them
@@ -157,7 +165,7 @@ def compared(path: str, text: str, ablate, ablation: str, knockout) -> Compared:
             return kept
     loaded = STORE.model(path)
     run = intervened_run(loaded, clean, ablate=ablate, ablation=ablation, knockout=knockout)
-    out = Compared(clean, prove_run(clean, run), run.first)
+    out = Compared(clean, prove_run(clean, run), run.first, run.keep)
     with _LOCK:
         _KEPT[key] = out
         while len(_KEPT) > MAX_KEPT:

@@ -515,6 +515,14 @@
 <context>
     <name>Compare</name>
     <message>
+        <source>Layer 0 is the clean run&apos;s: it runs before the first intervention.</source>
+        <translation>A camada 0 é a da execução limpa: ela roda antes da primeira intervenção.</translation>
+    </message>
+    <message>
+        <source>Layers 0–%1 are the clean run&apos;s: they run before the first intervention.</source>
+        <translation>As camadas 0–%1 são as da execução limpa: elas rodam antes da primeira intervenção.</translation>
+    </message>
+    <message>
         <source>Layer 0 is exactly 0: it runs before the first intervention.</source>
         <translation>A camada 0 é exatamente 0: ela roda antes da primeira intervenção.</translation>
     </message>

@@ -84,6 +84,12 @@ def test_the_heatmap_draws_the_difference_export_centred_on_zero(llama, shown):
         panel.view._values, panel_data(ws, "heatmap", "weights_intervened").values
     )
     assert panel.view._levels == (0.0, 1.0)
+    assert "Layers 0–1 are the clean run's" in panel.compare_note.text()
+    # The knocked-out link (layer 2, head 1, "river" → "on") is hatched, its row sums to 1.
+    assert not panel.view._allowed[9, 4] and panel.view._allowed[9, 3]
+    assert panel.view._values[9, 4] == 0.0
+    assert abs(panel.view._values[9].sum() - 1.0) < 1e-6
+    assert "masked" in panel.hover_text(9, 4)
     ws.document.display.update(compare="clean")  # back: the heatmap as it always was
     np.testing.assert_array_equal(panel.view._values, clean)
     assert not panel.compare_note.isVisible() and panel.view.entropy_shown

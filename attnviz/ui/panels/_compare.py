@@ -55,10 +55,20 @@ def diverging_lut() -> np.ndarray:
     return np.asarray(lut, dtype=np.uint8)[:, :3]
 
 
-def layers_before(first: int) -> str:
-    """What the legends say of the layers before ``first`` ("" when there is none)."""
+def layers_before(first: int, mode: str = "difference") -> str:
+    """What the legends say of the layers before ``first`` ("" when there is none): exactly
+    0 in a difference, the clean run's weights in the intervened run."""
     if first <= 0:
         return ""
+    if mode == "intervened":
+        if first == 1:
+            return QCoreApplication.translate(
+                "Compare", "Layer 0 is the clean run's: it runs before the first intervention."
+            )
+        text = QCoreApplication.translate(
+            "Compare", "Layers 0–%1 are the clean run's: they run before the first intervention."
+        )
+        return fill(text, first - 1)
     if first == 1:
         return QCoreApplication.translate(
             "Compare", "Layer 0 is exactly 0: it runs before the first intervention."
@@ -80,6 +90,7 @@ class Shown:
     levels: tuple[float, float]
     first: int
     layer: int
+    kept: np.ndarray | None = None  # (n, n) bool: the links not knocked out (None: all)
 
     @property
     def symbol(self) -> str:
@@ -102,7 +113,7 @@ class Shown:
                 ),
                 top,
             )
-        before = layers_before(self.first)
+        before = layers_before(self.first, self.mode)
         return f"{text} {before}" if before else text
 
 
@@ -120,4 +131,4 @@ def shown_head(workspace) -> Shown | None:
         levels = (-m, m)
     else:
         levels = (0.0, 1.0)
-    return Shown(mode, values, levels, c.first, s.layer)
+    return Shown(mode, values, levels, c.first, s.layer, c.kept(s.layer, s.model_head))

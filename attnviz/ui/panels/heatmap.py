@@ -142,6 +142,8 @@ class HeatmapPanel(Panel):
             self.view.set_colormap(colormap_for(cmap))
             pic = self.resolver.results.picture("weights")
             allowed = pic.allowed if pic.values.shape == shown.values.shape else None
+            if shown.kept is not None:  # a knocked-out link is hatched as a masked one
+                allowed = shown.kept if allowed is None else allowed & shown.kept
             n = shown.values.shape[0]
             self.view.set_matrix(
                 shown.values, shown.levels, allowed=allowed, max_entropy=math.log(max(n, 1))
@@ -280,6 +282,8 @@ class HeatmapPanel(Panel):
                 return math.nan
             mask = res.mask
             if mask is not None and mask.shape == shown.values.shape and not mask[row, col]:
+                return math.nan
+            if shown.kept is not None and not shown.kept[row, col]:
                 return math.nan
             return float(shown.values[row, col])
         if self.resolver.pending or res.rows != self.state.n:

@@ -223,9 +223,10 @@ class LayersPanel(FigurePanel):
             self._compare_line = str(exc)
             return None, None, "A", ""
         maps = c.layer_maps(mode)
-        before = _compare.layers_before(c.first)
+        before = _compare.layers_before(c.first, mode)
         if mode == "intervened":
-            self._compare_line = self.tr("After: every head with the prediction's interventions.")
+            line = self.tr("After: every head with the prediction's interventions.")
+            self._compare_line = f"{line} {before}" if before else line
             return maps, None, "A′", self.tr("A′ after the interventions")
         span = max(_compare.span(m) for m in maps if m is not None)
         line = self.tr("Before / after: intervened − clean, blue below 0, red above.")
