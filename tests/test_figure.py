@@ -32,7 +32,9 @@ NEEDS = {
     ("heads", "output_switched"): ["attention.head=projections", "attention.heads_off=[1]"],
     ("layers", "link"): ["attention.selected_cell=[5, 8]"],
 }
-DATA = [(spec.id, name) for spec in PANELS for name in spec.data]
+#: Before / after: a real model's run with the prediction's interventions (tested below).
+COMPARE = ("_intervened", "_difference")
+DATA = [(spec.id, name) for spec in PANELS for name in spec.data if not name.endswith(COMPARE)]
 #: Panels whose arrays exist only for a real model (tested with one below).
 MODEL_PANELS = ("layers", "prediction")
 
@@ -80,6 +82,21 @@ def test_prediction_data_of_a_tiny_decoder_equals_the_cli_export(tmp_path, name)
     expected = cli_array(tmp_path, "prediction", name, sets, model=model)
     got = attnviz.figure("prediction", model=model, set=sets).data(name)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("panel", "name"),
+    [(spec.id, n) for spec in PANELS for n in spec.data if n.endswith(COMPARE)],
+)
+def test_before_after_data_of_a_tiny_decoder_equals_the_cli_export(tmp_path, panel, name):
+    from tests.tiny_models import SENTENCE, make_model
+
+    model = make_model(tmp_path / "llama", "llama")
+    sets = [f"attention.model_text={SENTENCE}", "prediction.ablate=[[0, 1]]", "attention.layer=1"]
+    expected = cli_array(tmp_path, panel, name, sets, model=model)
+    got = attnviz.figure(panel, model=model, set=sets).data(name)
+    np.testing.assert_array_equal(got, expected)
+    assert np.abs(got).max() > 0
 
 
 @pytest.mark.parametrize("panel", sorted({p for p, _ in DATA if p not in MODEL_PANELS}))

@@ -8,7 +8,9 @@ forward pass records into ``_LOCAL.layers``; a long sentence keeps no n × n wei
 proven by ``_LOCAL.check`` while they exist; ``_LOCAL.progress`` may cancel between layers;
 ``_LOCAL.stop`` ends the pass once the last layer's attention is recorded (:class:`LastLayer`);
 ``_LOCAL.edit(module, query, key, mask)`` may return another additive mask for the model's
-own attention to use (:mod:`attnviz.core.hf_predict`'s knockouts).
+own attention to use (:mod:`attnviz.core.hf_predict`'s knockouts); ``_LOCAL.row`` says which
+row of a batch is recorded (0 unless set: :mod:`attnviz.core.hf_intervened` records the
+intervened row of a clean-and-intervened batch).
 """
 
 from __future__ import annotations
@@ -282,15 +284,16 @@ def _record_layer(
         step("forward", len(record), getattr(_LOCAL, "total", 0))
     n = query.shape[-2]
     long = n > LONG_TOKENS
+    row = getattr(_LOCAL, "row", 0)
     for earlier in record:  # layers of one mask share one array (8,192² booleans: 64 MB)
         if earlier.allowed.shape == allowed.shape and np.array_equal(earlier.allowed, allowed):
             allowed = earlier.allowed
             break
     lc = LayerCapture(
-        _numpy(query[0]),
-        _numpy(key[0]),
-        _numpy(value[0]),
-        None if long else _numpy(weights[0], copy=False),
+        _numpy(query[row]),
+        _numpy(key[row]),
+        _numpy(value[row]),
+        None if long else _numpy(weights[row], copy=False),
         allowed,
         scale,
         **extra,
@@ -298,7 +301,7 @@ def _record_layer(
     if long:
         import torch
 
-        w = weights[0].detach().float()
+        w = weights[row].detach().float()
         cells = min(n, POOL_CELLS)
         # Block maxima: a strong link stays visible in a thumbnail of a long sentence.
         pooled = torch.nn.functional.adaptive_max_pool2d(w.unsqueeze(0), cells)[0]

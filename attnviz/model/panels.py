@@ -64,6 +64,28 @@ class PanelSpec:
     vector: bool = True
 
 
+# Before / after (``display.compare``): a real model's weights with the prediction
+# topic's interventions, and intervened − clean (:mod:`attnviz.model.intervened`).
+HEATMAP_COMPARE = ("weights_intervened", "weights_difference")
+LAYERS_COMPARE = ("layer_weights_intervened", "layer_weights_difference")
+
+
+def _heatmap_reader(workspace, name: str):
+    if name in HEATMAP_COMPARE:
+        from attnviz.model.intervened import heatmap_compare_data  # a model's: on first use
+
+        return heatmap_compare_data(workspace, name)
+    return heatmap_data(workspace, name)
+
+
+def _layers_reader(workspace, name: str):
+    if name in LAYERS_COMPARE:
+        from attnviz.model.intervened import layers_compare_data
+
+        return layers_compare_data(workspace, name)
+    return resolve.heads.layers_data(workspace, name)
+
+
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec(
         "editor", 0, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Tokens and vectors"),
@@ -77,8 +99,8 @@ PANELS: tuple[PanelSpec, ...] = (
     # editor): three shares against the controls' and the editor's two.
     PanelSpec(
         "heatmap", 20, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Attention matrix"),
-        weight=3, data=("scores", "weights", "output", "q", "k", "v"), reader=heatmap_data,
-        shows="attention.matrix",
+        weight=3, data=("scores", "weights", "output", "q", "k", "v", *HEATMAP_COMPARE),
+        reader=_heatmap_reader, shows="attention.matrix",
     ),
     # Five keys and the row names of ① to ③ side by side, in the hall's type.
     PanelSpec(
@@ -121,8 +143,8 @@ PANELS: tuple[PanelSpec, ...] = (
     # matrix (a model brings both forward).
     PanelSpec(
         "layers", 75, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Layers"),
-        "heads", 3, data=("weights", "layer_weights", "link"),
-        reader=lambda ws, name: resolve.heads.layers_data(ws, name),
+        "heads", 3, data=("weights", "layer_weights", "link", *LAYERS_COMPARE),
+        reader=_layers_reader,
     ),
     PanelSpec(
         "overview", 80, "right", "long", QT_TRANSLATE_NOOP("Panels", "Long sequence"),

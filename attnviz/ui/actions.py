@@ -200,7 +200,42 @@ def build_view_menu(window: QMainWindow, docks, themes) -> QMenu:
     large.toggled.connect(themes.set_large_fonts)
     menu.addAction(large)
     build_decimals_menu(window, menu)
+    build_compare_menu(window, menu)
     build_language_menu(window, menu)
+    return menu
+
+
+def build_compare_menu(window: QMainWindow, view_menu: QMenu) -> QMenu:
+    """View → Before / After: what the heatmap and the layers grid show of a real model
+    with the prediction's interventions (``display.compare``, undoable)."""
+    menu = view_menu.addMenu(QCoreApplication.translate("MainWindow", "Before / &After"))
+    menu.setObjectName("menu_compare")
+    display = window.document["display"]
+    group = QActionGroup(_owner(window))
+    choices = (
+        ("clean", QCoreApplication.translate("MainWindow", "&Clean run")),
+        ("intervened", QCoreApplication.translate("MainWindow", "&Intervened run")),
+        (
+            "difference",
+            QCoreApplication.translate("MainWindow", "Intervened − clean (&difference)"),
+        ),
+    )
+    tip = QCoreApplication.translate(
+        "MainWindow",
+        "The heatmap and the layers grid of a real model, with the prediction panel's "
+        "ablated heads and knocked-out links",
+    )
+    actions = {}
+    for value, text in choices:
+        act = _action(window, f"compare_{value}", text, tip=tip)
+        act.setCheckable(True)
+        act.triggered.connect(lambda _=False, v=value: display.update(compare=v))
+        group.addAction(act)
+        menu.addAction(act)
+        actions[value] = act
+        act.setChecked(display.compare == value)
+    # The window checks the one in force when the field changes (undo, a session).
+    window.compare_actions = actions
     return menu
 
 

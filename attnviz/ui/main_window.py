@@ -154,9 +154,15 @@ class MainWindow(WindowLayout, QMainWindow):
     def _on_lesson_failed(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
 
-    def _on_display_changed(self, _names: frozenset) -> None:
+    def _on_display_changed(self, names: frozenset) -> None:
         """View → Decimals (or a preset, a session, undo): every panel writes its numbers
         again, those of the presentation stage included."""
+        if "compare" in names:
+            act = getattr(self, "compare_actions", {}).get(self.document["display"].compare)
+            if act is not None:
+                act.setChecked(True)
+        if "decimals" not in names:
+            return  # display.compare: the heatmap and the layers grid follow it themselves
         decimals = self.document["display"].decimals
         numbers.set_display_decimals(decimals)
         act = getattr(self, "decimals_actions", {}).get(decimals)

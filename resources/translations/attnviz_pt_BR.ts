@@ -513,6 +513,33 @@
     </message>
 </context>
 <context>
+    <name>Compare</name>
+    <message>
+        <source>Layer 0 is the clean run&apos;s: it runs before the first intervention.</source>
+        <translation>A camada 0 é a da execução limpa: ela roda antes da primeira intervenção.</translation>
+    </message>
+    <message>
+        <source>Layers 0–%1 are the clean run&apos;s: they run before the first intervention.</source>
+        <translation>As camadas 0–%1 são as da execução limpa: elas rodam antes da primeira intervenção.</translation>
+    </message>
+    <message>
+        <source>Layer 0 is exactly 0: it runs before the first intervention.</source>
+        <translation>A camada 0 é exatamente 0: ela roda antes da primeira intervenção.</translation>
+    </message>
+    <message>
+        <source>Layers 0–%1 are exactly 0: they run before the first intervention.</source>
+        <translation>As camadas 0–%1 são exatamente 0: elas rodam antes da primeira intervenção.</translation>
+    </message>
+    <message>
+        <source>After: the weights with the prediction&apos;s interventions, in the model.</source>
+        <translation>Depois: os pesos com as intervenções da predição, dentro do modelo.</translation>
+    </message>
+    <message>
+        <source>ΔA = intervened A − clean A: blue below 0, red above, the middle colour 0 (levels ±%1).</source>
+        <translation>ΔA = A com intervenção − A limpa: azul abaixo de 0, vermelho acima, a cor do meio é 0 (níveis ±%1).</translation>
+    </message>
+</context>
+<context>
     <name>ControlsPanel</name>
     <message>
         <source>S  scores  QKᵀ / √d_k</source>
@@ -1591,6 +1618,10 @@
         <translation>entropia (nats)</translation>
     </message>
     <message>
+        <source>Before / after shows the weights A: choose A to see it.</source>
+        <translation>Antes / depois mostra os pesos A: escolha A para vê-lo.</translation>
+    </message>
+    <message>
         <source>%1  query “%2”, dimension “%3” = %4</source>
         <translation>%1  consulta “%2”, dimensão “%3” = %4</translation>
     </message>
@@ -1650,6 +1681,10 @@
         <source>layer %1 · head %2 · “%3” → “%4”: A = %5</source>
         <translation>camada %1 · cabeça %2 · “%3” → “%4”: A = %5</translation>
     </message>
+    <message>
+        <source>layer %1 · head %2 · “%3” → “%4”: %5 = %6</source>
+        <translation>camada %1 · cabeça %2 · “%3” → “%4”: %5 = %6</translation>
+    </message>
 </context>
 <context>
     <name>LayersPanel</name>
@@ -1696,6 +1731,22 @@
     <message>
         <source>Show the &amp;strongest</source>
         <translation>Mostrar a mais fo&amp;rte</translation>
+    </message>
+    <message>
+        <source>After: every head with the prediction&apos;s interventions.</source>
+        <translation>Depois: cada cabeça com as intervenções da predição.</translation>
+    </message>
+    <message>
+        <source>A′ after the interventions</source>
+        <translation>A′ depois das intervenções</translation>
+    </message>
+    <message>
+        <source>Before / after: intervened − clean, blue below 0, red above.</source>
+        <translation>Antes / depois: com intervenção − limpa, azul abaixo de 0, vermelho acima.</translation>
+    </message>
+    <message>
+        <source>ΔA = intervened − clean, 0 in the middle</source>
+        <translation>ΔA = com intervenção − limpa, 0 no meio</translation>
     </message>
     <message>
         <source>The head shown is not the model&apos;s (a what-if, or another head source). Click a head to show the model&apos;s again.</source>
@@ -1906,6 +1957,26 @@
     <message>
         <source>Bigger text everywhere, for the back row of a lecture hall</source>
         <translation>Texto maior em toda parte, para quem senta no fundo do auditório</translation>
+    </message>
+    <message>
+        <source>Before / &amp;After</source>
+        <translation>Antes / &amp;depois</translation>
+    </message>
+    <message>
+        <source>&amp;Clean run</source>
+        <translation>Execução &amp;limpa</translation>
+    </message>
+    <message>
+        <source>&amp;Intervened run</source>
+        <translation>Execução com &amp;intervenção</translation>
+    </message>
+    <message>
+        <source>Intervened − clean (&amp;difference)</source>
+        <translation>Com intervenção − limpa (&amp;diferença)</translation>
+    </message>
+    <message>
+        <source>The heatmap and the layers grid of a real model, with the prediction panel&apos;s ablated heads and knocked-out links</source>
+        <translation>O mapa de calor e a grade de camadas de um modelo real, com as cabeças desligadas e as ligações cortadas do painel de predição</translation>
     </message>
     <message>
         <source>&amp;Decimals</source>
@@ -4438,6 +4509,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
         <source>Decimals</source>
         <extracomment>0 is automatic; 1 decimal cannot tell the documents&apos; weights apart, so it is not offered.</extracomment>
         <translation>Casas decimais</translation>
+    </message>
+    <message>
+        <source>Before / after</source>
+        <translation>Antes / depois</translation>
     </message>
     <message>
         <source>Edit %1</source>

@@ -8,6 +8,11 @@ so a lesson's 0.0003 is never drawn as 0.000. Presets carry the precision of the
 they follow (``lesson-sqrt-dk`` 3, ``backward-reference`` 3). How the rule is applied to a
 set of values is :func:`attnviz.ui.widgets.numbers.shown_decimals`; this module only holds
 the choice.
+
+``compare`` says what the heatmap and the layers grid show of a real model with the
+prediction topic's interventions: ``clean`` (the captured run, the default),
+``intervened`` (the run with them, inside the model's forward pass) or ``difference``
+(intervened − clean, diverging colours centred on 0). See :mod:`attnviz.model.intervened`.
 """
 
 from __future__ import annotations
@@ -20,11 +25,17 @@ from attnviz.model.topic import Topic
 AUTOMATIC = 0
 MIN_DECIMALS = 2
 MAX_DECIMALS = 6
+# The values of ``compare`` (:data:`attnviz.model.intervened.COMPARE`, without its imports).
+COMPARE = ("clean", "intervened", "difference")
 
 FIELDS = (
     Field("decimals", "int", AUTOMATIC, AUTOMATIC, MAX_DECIMALS, recompute=False,
           doc="decimals of the numbers drawn: 0 automatic, else 2 to 6 at least",
           label=QT_TRANSLATE_NOOP("UndoController", "Decimals")),
+    Field("compare", "choice", "clean", choices=COMPARE, recompute=False,
+          doc="a real model's heatmap and layers grid: clean, intervened (prediction.ablate, "
+              "prediction.knockout) or difference (intervened - clean)",
+          label=QT_TRANSLATE_NOOP("UndoController", "Before / after")),
 )  # fmt: skip
 
 

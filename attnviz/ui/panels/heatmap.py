@@ -32,10 +32,17 @@ from attnviz.ui.heatmap_look import (
     shown_column_labels,
 )
 from attnviz.ui.panel_base import Panel
+from attnviz.ui.panels import _compare
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.heatmap_view import ENTROPY_COL, HeatmapView
 from attnviz.ui.widgets.numbers import fmt, fmt_g
 from attnviz.ui.widgets.placeholders import fill
+
+
+def _compares(workspace) -> bool:
+    """True when the heatmap draws before / after (a real model's weights) instead."""
+    shown = workspace.document["attention"].matrix == "weights"
+    return shown and _compare.compare_mode(workspace) != "clean"
 
 
 class HeatmapPanel(Panel):
@@ -46,12 +53,20 @@ class HeatmapPanel(Panel):
     def __init__(self, workspace, parent=None) -> None:
         super().__init__(workspace, parent)
         self._drawn_picture = None  # the Picture object the view shows now
+        self._compare = None  # the before / after map drawn instead (display.compare)
+        self._entropy_wanted = True  # the strip as focus_data asks (hidden in before / after)
         layout = QVBoxLayout()
         layout.setContentsMargins(2, 2, 2, 2)
         self.caption = QLabel()
         self.caption.setObjectName("caption")
         self.caption.setWordWrap(True)
         layout.addWidget(self.caption)
+        # Before / after: what the colours mean, or why it cannot be shown (one line).
+        self.compare_note = QLabel()
+        self.compare_note.setObjectName("compare_note")
+        self.compare_note.setWordWrap(True)
+        self.compare_note.hide()
+        layout.addWidget(self.compare_note)
         self.view = HeatmapView(self)
         self.view.setObjectName("heatmap_view")
         self.view.cache_frame()
@@ -59,17 +74,23 @@ class HeatmapPanel(Panel):
         self.view.sigClicked.connect(self._on_q_clicked)
         layout.addWidget(self.view, 1)
         self._finish(layout)
+        _compare.watch(self, self._on_compare_changed)
 
     @classmethod
     def render_picture(cls, workspace, spec):
-        """The heatmap's slide figure (:mod:`attnviz.ui.export`), not the panel's widgets."""
+        """The heatmap's slide figure (:mod:`attnviz.ui.export`), not the panel's widgets;
+        None in before / after, whose picture is the panel's own (its legend with it)."""
+        if _compares(workspace):
+            return None
         from attnviz.ui.export import render_image
 
         return render_image(workspace.state, workspace.resolver.results, spec)
 
     @classmethod
     def write_picture(cls, workspace, path, spec):
-        """Write the slide figure (PNG or SVG) to ``path``."""
+        """Write the slide figure (PNG or SVG) to ``path`` (None in before / after)."""
+        if _compares(workspace):
+            return None
         from attnviz.ui.export import export
 
         return export(workspace.state, workspace.resolver.results, path, spec)
@@ -80,6 +101,8 @@ class HeatmapPanel(Panel):
         # the view fits its labels and numbers once, after all of them.
         with self.view.held_fit():
             super()._refresh(names)
+            if self._compare is not None or _compare.compare_mode(self.workspace) != "clean":
+                self._apply_compare()  # a new head, layer, matrix or colour map
 
     def _on_results(self, results, names: frozenset) -> None:
         if ATTENTION in names or MASK in names:
@@ -87,6 +110,48 @@ class HeatmapPanel(Panel):
         elif PREVIEW in names and self.resolver.preview is not None:
             # A long sentence: every few rows exact, at once; the whole matrix follows.
             self._show(self.resolver.preview)
+        if self._compare is not None or _compare.compare_mode(self.workspace) != "clean":
+            self._apply_compare()
+
+    # --- before / after (display.compare) ----------------------------------------------
+    def _on_compare_changed(self, _names=None) -> None:
+        self._apply_compare()
+
+    def _apply_compare(self) -> None:
+        """Draw the intervened run or its difference where ``display.compare`` asks (the
+        weights of a real model's head), else the clean matrix as always."""
+        shown, note = None, ""
+        try:
+            if self.state.matrix == "weights":
+                shown = _compare.shown_head(self.workspace)
+            elif _compare.compare_mode(self.workspace) != "clean":
+                note = self.tr("Before / after shows the weights A: choose A to see it.")
+        except ValueError as exc:  # no intervention, a refused proof: one line
+            note = str(exc)
+        if shown is None:
+            if self._compare is not None:  # back to the clean heatmap
+                self._compare = None
+                self.view.set_entropy_shown(self._entropy_wanted)
+                self.view.set_colormap(colormap_for(self.state.colormap))
+                self._show(self.resolver.results.picture(self.state.matrix))
+        else:
+            self._compare = shown
+            self.view.set_entropy_shown(False)  # the entropies are the clean rows'
+            diverging = shown.mode == "difference"
+            cmap = _compare.DIVERGING if diverging else self.state.colormap
+            self.view.set_colormap(colormap_for(cmap))
+            pic = self.resolver.results.picture("weights")
+            allowed = pic.allowed if pic.values.shape == shown.values.shape else None
+            if shown.kept is not None:  # a knocked-out link is hatched as a masked one
+                allowed = shown.kept if allowed is None else allowed & shown.kept
+            n = shown.values.shape[0]
+            self.view.set_matrix(
+                shown.values, shown.levels, allowed=allowed, max_entropy=math.log(max(n, 1))
+            )
+            self._drawn_picture = None  # the clean picture is drawn again when it comes
+            note = shown.legend()
+        self.compare_note.setText(note)
+        self.compare_note.setVisible(bool(note))
 
     def _on_attention_changed(self) -> None:
         self._on_scale_changed()  # a model's sentence may have come in: its layer's kind
@@ -115,6 +180,8 @@ class HeatmapPanel(Panel):
         self._on_levels_changed()
 
     def _on_levels_changed(self) -> None:
+        if self._compare is not None:
+            return  # the before / after map keeps its own levels (redrawn after the fields)
         # From the picture drawn, as a slider step does: never a pass over (or, for O, the
         # computing of) the whole matrix on the GUI thread at thousands of tokens.
         pic = self.resolver.results.picture(self.state.matrix)
@@ -168,7 +235,8 @@ class HeatmapPanel(Panel):
         """On a slide, the entropy strip only in a lesson that quotes an entropy (the
         lesson on the whole matrix reads it); elsewhere its room goes to the cells, so a
         5 × 5 map beside the steps keeps its numbers."""
-        self.view.set_entropy_shown(any("entropy" in name for name in quoted))
+        self._entropy_wanted = any("entropy" in name for name in quoted)
+        self.view.set_entropy_shown(self._entropy_wanted and self._compare is None)
 
     def highlight_step(self, step) -> None:
         """A lesson step's highlight (see :meth:`highlight`); None or no highlight clears."""
@@ -185,6 +253,8 @@ class HeatmapPanel(Panel):
             return self.entropy_text(row)
         matrix = self.state.matrix
         symbol, query = SYMBOLS[matrix], self.state.tokens[row]
+        if self._compare is not None and matrix == "weights":
+            symbol = self._compare.symbol
         value = self._exact_value(matrix, row, col)
         if matrix == "output":
             d_v = self.state.v.shape[1]
@@ -205,6 +275,17 @@ class HeatmapPanel(Panel):
     def _exact_value(self, matrix: str, row: int, col: int) -> float:
         """The cell's exact value (a long sentence's grid shows block means), NaN if masked."""
         res = self.resolver.results
+        shown = self._compare
+        if shown is not None and matrix == "weights":
+            n = shown.values.shape[0]
+            if not (0 <= row < n and 0 <= col < n):
+                return math.nan
+            mask = res.mask
+            if mask is not None and mask.shape == shown.values.shape and not mask[row, col]:
+                return math.nan
+            if shown.kept is not None and not shown.kept[row, col]:
+                return math.nan
+            return float(shown.values[row, col])
         if self.resolver.pending or res.rows != self.state.n:
             return self.view.value_at(row, col)  # the exact matrix is still on its way
         if not 0 <= row < res.rows:

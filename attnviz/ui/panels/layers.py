@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attnviz.model.intervened import compared_for
 from attnviz.model.real_model import (
     STORE,
     display_tokens,
@@ -37,6 +38,7 @@ from attnviz.model.real_model import (
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.panels import _compare
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
@@ -55,6 +57,7 @@ class LayersPanel(FigurePanel):
         self._theme: Theme = LIGHT
         self._capture = None
         self._detached = None  # the capture a what-if left, to go back to with a click
+        self._compare_line = ""  # before / after: what the grid shows, or why it cannot
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(self._build_model_row())
@@ -80,6 +83,7 @@ class LayersPanel(FigurePanel):
         # Scrolls only in a window smaller than 1280×720: its controls must not set the
         # window's minimum size.
         self._finish(layout, scroll=True)
+        _compare.watch(self, self._on_compare_changed)
 
     # --- building ----------------------------------------------------------------------
     def _build_model_row(self) -> QHBoxLayout:
@@ -180,6 +184,9 @@ class LayersPanel(FigurePanel):
         self._restyle_views()
 
     def _restyle_views(self) -> None:
+        if self.grid.span is not None:  # a difference: signed, centred on 0
+            self.grid.set_style(self._theme, _compare.diverging_lut())
+            return
         name = self.state.colormap if self.state.colormap != "diverging" else "viridis"
         lut = colormap_for(name).getLookupTable(0.0, 1.0, 256, alpha=False)
         self.grid.set_style(self._theme, np.asarray(lut))
@@ -192,14 +199,51 @@ class LayersPanel(FigurePanel):
             return
         if cap is not self._capture:
             self._capture = cap
-            maps, value = layer_maps(cap)
-            selected = (self.state.layer, self.state.model_head)
-            self.grid.set_data(
-                maps, self.state.tokens, selected, value, layer_kinds(cap), layer_choices(cap)
-            )
+            self._show_maps(cap)
         self._on_layer_changed()
         self._on_selected_cell_changed()
         self._write_caption(cap)
+
+    # --- before / after (display.compare) ----------------------------------------------
+    def _on_compare_changed(self, _names=None) -> None:
+        if self._capture is not None:
+            self._show_maps(self._capture)
+            self._write_caption(self._capture)
+
+    def _compare_maps(self):
+        """``(maps, span, symbol, note)`` of ``display.compare`` (None maps: the clean
+        capture's), with the caption's line saying what is shown or why it cannot be."""
+        mode = _compare.compare_mode(self.workspace)
+        self._compare_line = ""
+        if mode == "clean":
+            return None, None, "A", ""
+        try:
+            c = compared_for(self.workspace.document)
+        except ValueError as exc:  # no intervention, a refused proof: one line
+            self._compare_line = str(exc)
+            return None, None, "A", ""
+        maps = c.layer_maps(mode)
+        before = _compare.layers_before(c.first, mode)
+        if mode == "intervened":
+            line = self.tr("After: every head with the prediction's interventions.")
+            self._compare_line = f"{line} {before}" if before else line
+            return maps, None, "A′", self.tr("A′ after the interventions")
+        span = max(_compare.span(m) for m in maps if m is not None)
+        line = self.tr("Before / after: intervened − clean, blue below 0, red above.")
+        self._compare_line = f"{line} {before}" if before else line
+        return maps, span, "ΔA", self.tr("ΔA = intervened − clean, 0 in the middle")
+
+    def _show_maps(self, cap) -> None:
+        maps, span, symbol, note = self._compare_maps()
+        value = None
+        if maps is None:
+            maps, value = layer_maps(cap)
+        self.grid.set_span(span, symbol, note)
+        self._restyle_views()
+        selected = (self.state.layer, self.state.model_head)
+        self.grid.set_data(
+            maps, self.state.tokens, selected, value, layer_kinds(cap), layer_choices(cap)
+        )
 
     def _show_empty(self) -> None:
         s = self.state
@@ -211,6 +255,8 @@ class LayersPanel(FigurePanel):
             cap = STORE.cached(s.model_path, s.model_text)
             if cap is not None:
                 self._capture = None
+                self.grid.set_span(None)
+                self._restyle_views()
                 maps, value = layer_maps(cap)
                 selected = (s.layer, s.model_head)
                 self.grid.set_data(
@@ -251,6 +297,8 @@ class LayersPanel(FigurePanel):
                 self.tr("The language model of a %1 folder; its vision tower is not shown."),
                 cap.wrapper,
             )
+        if self._compare_line:
+            text += "\n" + self._compare_line
         self.caption.setText(text)
 
     def _write_summary(self) -> None:

@@ -41,24 +41,29 @@ def rgb_image(values: np.ndarray, lut: np.ndarray, allowed, masked: QColor) -> Q
     return image.copy()  # own the pixels: rgb goes away with this frame
 
 
-def paint_unit_bar(painter: QPainter, lut: np.ndarray, colors, metrics, geometry, caption: str):
+def paint_unit_bar(
+    painter: QPainter, lut: np.ndarray, colors, metrics, geometry, caption: str, ends=None
+):
     """Under a grid of 0…1 tiles: "0", the colour bar ``lut`` (256×3), "1", then
     ``caption`` in the width left: in a smaller type if need be (down to 70 %), then
-    without its last " · " parts, never cut in the middle of a word.
+    without its last " · " parts, never cut in the middle of a word. ``ends``: the texts
+    of the bar's two ends instead of 0 and 1 (a signed difference's −m and +m).
 
     ``colors`` is (text, muted caption); ``geometry`` is (top, line height, bar width,
     widget width) in pixels.
     """
     fg, muted = colors
     top, line, bar_width, width = geometry
-    text_0, text_1 = fmt(0, integer=True), fmt(1, integer=True)
+    text_0, text_1 = ends if ends is not None else (fmt(0, integer=True), fmt(1, integer=True))
     left = 8 + metrics.horizontalAdvance(text_0) + 6
     bar = QRectF(left, top, bar_width, line * 0.7)
     draw_cells(painter, bar, QImage(lut.tobytes(), 256, 1, 3 * 256, QImage.Format.Format_RGB888))
     painter.setPen(fg)
     painter.drawText(QRectF(8, top, left - 8, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_0)
     painter.drawText(
-        QRectF(bar.right() + 6, top, 40, bar.height()), Qt.AlignmentFlag.AlignVCenter, text_1
+        QRectF(bar.right() + 6, top, metrics.horizontalAdvance(text_1) + 4, bar.height()),
+        Qt.AlignmentFlag.AlignVCenter,
+        text_1,
     )
     painter.setPen(muted)
     x = bar.right() + 12 + metrics.horizontalAdvance(text_1)

@@ -7,7 +7,9 @@ key), each tile is filled with the colour of that one weight instead and shows i
 when there is room: the heads that carry the link stand out at once. The head shown in the
 other panels is outlined; a click (or the arrow keys) picks another. A hybrid model's
 layer without softmax attention (a Gated DeltaNet, a Mamba-2 block, …) is a band across
-its row naming its kind: it has no attention weights to draw.
+its row naming its kind: it has no attention weights to draw. With a ``span`` (before /
+after: intervened − clean) the tiles are signed, −span … +span through a diverging map,
+and a block of a long sentence shows its value farthest from 0.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from PySide6.QtWidgets import QSizePolicy
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.head_grid import paint_unit_bar, rgb_image
-from attnviz.ui.widgets.numbers import fmt, shown_decimals
+from attnviz.ui.widgets.numbers import fmt, fmt_g, shown_decimals
 from attnviz.ui.widgets.painted import Background, PaintedWidget
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import line_width
@@ -32,6 +34,15 @@ MAX_TILE_CELLS = 64
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("LayerGrid", text)
+
+
+def block_extreme(w: np.ndarray, side: int = MAX_TILE_CELLS) -> np.ndarray:
+    """``w`` shrunk as :func:`block_max`, each block its value farthest from 0 (signed):
+    a difference's sharp change, either way, stays visible."""
+    if w.shape[0] <= side:
+        return w
+    high, low = block_max(w, side), -block_max(-w, side)
+    return np.where(high >= -low, high, low)
 
 
 def block_max(w: np.ndarray, side: int = MAX_TILE_CELLS) -> np.ndarray:
@@ -74,6 +85,9 @@ class LayerGrid(PaintedWidget):
         self.by_link = False
         self.message = ""
         self.lut = np.stack([np.arange(256)] * 3, axis=1).astype(np.uint8)
+        self.span: float | None = None  # signed tiles −span … +span (a difference), or 0…1
+        self.symbol = "A"
+        self.note = ""  # said under the grid before what a tile is (before / after)
         self._images: list[list[QImage]] = []
         self._hover: tuple | None = None
 
@@ -125,6 +139,18 @@ class LayerGrid(PaintedWidget):
         self._build_images()
         self.update()
 
+    def set_span(self, span: float | None, symbol: str = "A", note: str = "") -> None:
+        """Signed tiles from −``span`` to +``span`` (None: weights 0…1), the value's
+        ``symbol`` in the hover, and a ``note`` under the grid; call :meth:`set_style`
+        (or :meth:`set_data`) after it with the colours to use."""
+        self.span, self.symbol, self.note = span, symbol, note
+
+    def _unit(self, values):
+        """``values`` as positions 0…1 along the colour map."""
+        if self.span is None:
+            return values
+        return (np.asarray(values, dtype=np.float64) + self.span) / (2 * self.span)
+
     def set_theme(self, theme: Theme) -> None:
         """Colours of ``theme``, keeping the colour map."""
         self.set_style(theme, self.lut)
@@ -148,7 +174,10 @@ class LayerGrid(PaintedWidget):
                 chosen = block_max(chosen.astype(np.float32)) > 0
             else:
                 chosen = None
-            self._images.append([rgb_image(block_max(w), self.lut, chosen, masked) for w in layer])
+            shrink = block_max if self.span is None else block_extreme
+            self._images.append(
+                [rgb_image(self._unit(shrink(w)), self.lut, chosen, masked) for w in layer]
+            )
 
     def _heads(self) -> int:
         """Columns of the grid: the most heads of any layer."""
@@ -274,7 +303,8 @@ class LayerGrid(PaintedWidget):
                 painter.drawRect(cell)
             return
         value = self._value(layer, head, *self.link)
-        color = QColor(*(int(c) for c in self.lut[int(np.clip(value * 255 + 0.5, 0, 255))]))
+        at = float(self._unit(value))
+        color = QColor(*(int(c) for c in self.lut[int(np.clip(at * 255 + 0.5, 0, 255))]))
         painter.fillRect(rect, color)
         text = fmt(value, decimals)
         if metrics.horizontalAdvance(text) < rect.width() - 2 and metrics.height() < rect.height():
@@ -303,6 +333,8 @@ class LayerGrid(PaintedWidget):
             caption = QCoreApplication.translate(
                 "LayerGrid", "each head: rows queries, columns keys · columns: heads"
             )
+        if self.note:
+            caption = f"{self.note} · {caption}"
         if self.link is not None and max(self.link) < len(self.tokens):
             link = fill(
                 QCoreApplication.translate("LayerGrid", "“%1” → “%2”"),
@@ -313,7 +345,8 @@ class LayerGrid(PaintedWidget):
         bar_width = min(200.0, max(60.0, self.width() * 0.25))
         geometry = (y + line * 0.4, line, bar_width, self.width())
         colors = (fg, QColor(self.theme.muted))
-        paint_unit_bar(painter, self.lut, colors, metrics, geometry, caption)
+        ends = None if self.span is None else (fmt_g(-self.span, 3), fmt_g(self.span, 3))
+        paint_unit_bar(painter, self.lut, colors, metrics, geometry, caption, ends)
 
     # --- Qt events ---------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:
@@ -355,9 +388,17 @@ class LayerGrid(PaintedWidget):
             return
         self._hover = key
         names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
-        text = QCoreApplication.translate("LayerGrid", "layer %1 · head %2 · “%3” → “%4”: A = %5")
         value = self._value(layer, head, q, k)
-        text = fill(text, layer, head, names[0], names[1], fmt(value, 3))
+        if self.symbol == "A":
+            text = QCoreApplication.translate(
+                "LayerGrid", "layer %1 · head %2 · “%3” → “%4”: A = %5"
+            )
+            text = fill(text, layer, head, names[0], names[1], fmt(value, 3))
+        else:  # before / after: ΔA or A′, a change as small as 1e-5 still written
+            text = QCoreApplication.translate(
+                "LayerGrid", "layer %1 · head %2 · “%3” → “%4”: %5 = %6"
+            )
+            text = fill(text, layer, head, names[0], names[1], self.symbol, fmt_g(value, 3))
         kind = self.kind_text(layer)  # "softmax (NoPE)", "softmax + Mamba-2"
         self.sigHovered.emit(f"{text} · {kind}" if kind else text)
 
