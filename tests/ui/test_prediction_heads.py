@@ -119,9 +119,17 @@ def test_the_picture_is_the_export_and_transformers_formula(llama, panel):
     assert res.target_token == "dog" and box.view.target == "dog"
     np.testing.assert_allclose(box.view.values(), _oracle(llama, 4, res.target), atol=1e-4)
     np.testing.assert_array_equal(box.view.values(), prediction_data(ws, "head_logits").values)
+    # At the projector's size no text of the panel runs into another.
+    from PySide6.QtWidgets import QScrollArea
+
+    from attnviz.ui.text_overlap import check_texts, report
+
+    p.resize(1280, 720)
+    p.findChild(QScrollArea).ensureWidgetVisible(box)
+    overlaps = [f for f in check_texts(p) if f.kind == "overlap"]
+    assert not overlaps, report(overlaps)
     if _SHOTS:
-        p.resize(1280, 720)
-        p.head_logits.grab().save("/tmp/scratch/prediction-head-logits.png")
+        box.grab().save("/tmp/scratch/prediction-head-logits.png")
 
 
 def test_a_masked_lm_is_refused_on_the_picture_in_one_line(tmp_path, panel):

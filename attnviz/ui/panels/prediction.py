@@ -8,7 +8,9 @@ of ``prediction.ablate``. Under the bars, the ablation map: layers Ã— heads of Î
 with that one head zero-ablated, in diverging colours centred on 0 (hatched: a layer that is
 not softmax attention), computed on the worker pool with its progress and a Cancel, its cost
 said first when it is more than a few seconds; a click on a cell switches that head off (or
-on again); the map lives in :mod:`attnviz.ui.panels._prediction_map`. Without a real
+on again); the map lives in :mod:`attnviz.ui.panels._prediction_map`. Under the map, each
+head's direct effect on the target's logit, an attribution
+(:mod:`attnviz.ui.panels._prediction_heads`). Without a real
 model, or with one that predicts no token (the packaged MiniLM is an encoder without a
 language-model head), the panel says so in one line.
 """
