@@ -21,7 +21,8 @@ is defined, a share of the capped logit is not).
 Every assumption is checked on the model's own clean run, and refused in one line
 (:class:`~attnviz.core.hf_errors.ModelError`) where it fails: each layer's output is its
 input plus its attention and MLP writes, the heads add up to W^O's output, the frozen
-norms reproduce the norms' outputs and the unembedding reproduces the model's logits.
+norms reproduce the norms' outputs and the unembedding reproduces the model's logits (times
+its logit scale, a linear step, where the family has one: Cohere, Granite).
 A masked-LM encoder is refused: its head transforms the residual (dense, GELU, LayerNorm)
 before the unembedding, so no head owns a share of a logit.
 """
@@ -180,7 +181,8 @@ class _Recorder:
         if inputs:
 
             def pre(_m, args, kwargs):
-                self._keep(key, "in", args[0] if args else next(iter(kwargs.values())))
+                first = args[0] if args else kwargs.get("hidden_states")
+                self._keep(key, "in", next(iter(kwargs.values())) if first is None else first)
 
             self.hooks.append(module.register_forward_pre_hook(pre, with_kwargs=True))
         if outputs:
@@ -190,6 +192,13 @@ class _Recorder:
 
     def get(self, key, side):
         return self.seen.get((key, side))
+
+    def need(self, key, side, name: str, what: str):
+        """What ``key`` took or gave, or ModelError: the module did not run in the pass."""
+        found = self.get(key, side)
+        if found is None:
+            raise ModelError(f"{name}: {what} does not run where attnviz looks")
+        return found
 
     def remove(self) -> None:
         for h in self.hooks:
@@ -255,7 +264,7 @@ def _attribute(head: LmHead, rec: _Recorder, run, projs, norms, target, at) -> H
     if final_norm is None:
         final, normed = _Frozen.identity(last.shape[0]), last
     else:
-        if not _near(rec.get("final", "in"), last):
+        if not _near(rec.need("final", "in", name, "its final norm"), last):
             raise ModelError(f"{name}: the final norm does not take the last layer's output")
         normed = rec.get("final", "out")
         final = _freeze(final_norm, last, normed, name, "its final norm")
@@ -270,13 +279,17 @@ def _attribute(head: LmHead, rec: _Recorder, run, projs, norms, target, at) -> H
     z = w_u @ normed + b_u  # the logits before a final softcap
     cap = getattr(head.wrapper.config, "final_logit_softcapping", None)
     cap = float(cap) if cap else None
-    shown = z if cap is None else cap * np.tanh(z / cap)
     clean = run.logits[0].cpu().numpy()
-    if not _near(shown, clean):
-        raise ModelError(
-            f"{name}: its logits are more than an unembedding of the final norm's output "
-            "(a logit scale?), so a head's direct effect is not defined"
-        )
+    if not _near(z if cap is None else cap * np.tanh(z / cap), clean):
+        # A logit scale (Cohere multiplies, Granite divides) is linear: part of the row.
+        zz = float(z @ z)
+        scale = float(clean @ z) / zz if zz else 0.0
+        if cap is not None or not _near(scale * z, clean):
+            raise ModelError(
+                f"{name}: its logits are more than a scaled unembedding of the final norm's "
+                "output, so a head's direct effect is not defined"
+            )
+        w_u, b_u, z = scale * w_u, scale * b_u, scale * z
     goal = _target(head.loaded, target, clean)
     u = w_u[goal] - w_u.mean(axis=0)  # the target's row minus the vocabulary's mean
 
@@ -286,11 +299,11 @@ def _attribute(head: LmHead, rec: _Recorder, run, projs, norms, target, at) -> H
     heads_max = max(head.heads.values(), default=0)
     values = np.full((layers, heads_max), np.nan)
     bias, mlp, mixer = np.zeros(layers), np.zeros(layers), np.zeros(layers)
-    before = rec.get("embed", "in")
+    before = rec.need("embed", "in", name, "its first layer")
     embeddings = logit(before)
     for layer in range(layers):
         after = residual[layer]
-        raw_mlp = rec.get(("mlp", layer), "out")
+        raw_mlp = rec.need(("mlp", layer), "out", name, f"layer {layer}'s MLP")
         post_mlp = _post_norm(rec, layer, norms[layer], raw_mlp, name, f"layer {layer}'s MLP norm")
         mlp_write = post_mlp(raw_mlp) + post_mlp.bias
         mlp[layer] = logit(mlp_write)
@@ -299,7 +312,11 @@ def _attribute(head: LmHead, rec: _Recorder, run, projs, norms, target, at) -> H
             before = after
             continue
         count, dim = head.heads[layer], head.head_dims[layer]
-        x, o = rec.get(("proj", layer), "in"), rec.get(("proj", layer), "out")
+        what = f"layer {layer}'s attention output projection"
+        x, o = (
+            rec.need(("proj", layer), "in", name, what),
+            rec.need(("proj", layer), "out", name, what),
+        )
         m, b = _matrix(projs[layer], count * dim)
         per_head = np.stack(
             [x[h * dim : (h + 1) * dim] @ m[h * dim : (h + 1) * dim] for h in range(count)]

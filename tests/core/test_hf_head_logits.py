@@ -226,3 +226,48 @@ def test_a_hybrids_other_mixers_are_their_own_terms(tmp_path):
     z = seen["z"][0, -1].double().numpy()
     assert found.logit == pytest.approx(z[found.target] - z.mean(), abs=1e-4)
     assert found.total() == pytest.approx(found.logit, abs=1e-4)
+
+
+def _saved(path, model) -> str:
+    """``model`` with random weights (1-D tensors too), saved with the word tokenizer."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() == 2:
+                p.normal_(0.0, 0.5)
+            else:
+                p.add_(0.3 * torch.randn_like(p))
+    model.save_pretrained(str(path), safe_serialization=True)
+    save_tokenizer(path)
+    return str(path)
+
+
+def test_a_logit_scale_is_part_of_the_unembedding(tmp_path):
+    """Cohere multiplies its logits by logit_scale (and runs attention and MLP side by
+    side on one norm): a linear step, so the terms still add up to its own logit."""
+    torch.manual_seed(4)
+    config = transformers.CohereConfig(
+        vocab_size=len(WORDS) + 3, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, logit_scale=0.5,
+    )  # fmt: skip
+    path = _saved(tmp_path, transformers.CohereForCausalLM(config))
+    found = head_logits(load_model(path), SENTENCE)
+    model = transformers.AutoModelForCausalLM.from_pretrained(path, local_files_only=True).eval()
+    enc = transformers.AutoTokenizer.from_pretrained(path)(SENTENCE, return_tensors="pt")
+    with torch.no_grad():
+        logits = model(**enc).logits[0, -1].double().numpy()
+    assert found.logit == pytest.approx(logits[found.target] - logits.mean(), abs=1e-4)
+    assert found.total() == pytest.approx(found.logit, abs=1e-4)
+    assert np.isfinite(found.values).all() and np.abs(found.values).max() > 1e-2
+
+
+def test_a_block_that_adds_its_own_residual_is_refused_in_one_line(tmp_path):
+    """BLOOM's attention and MLP add the residual inside themselves: their outputs are
+    not what they write, and attnviz says so rather than guess."""
+    torch.manual_seed(3)
+    config = transformers.BloomConfig(
+        vocab_size=len(WORDS) + 3, hidden_size=32, n_layer=2, n_head=4, bos_token_id=1
+    )
+    path = _saved(tmp_path, transformers.BloomForCausalLM(config))
+    with pytest.raises(ModelError, match="layer 0's output is not its input plus") as err:
+        head_logits(load_model(path), SENTENCE)
+    assert "\n" not in str(err.value)
