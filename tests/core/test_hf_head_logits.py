@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from attnviz.core.hf_capture import ModelError, load_model
 from attnviz.core.hf_head_logits import head_logits
@@ -271,3 +273,38 @@ def test_a_block_that_adds_its_own_residual_is_refused_in_one_line(tmp_path):
     with pytest.raises(ModelError, match="layer 0's output is not its input plus") as err:
         head_logits(load_model(path), SENTENCE)
     assert "\n" not in str(err.value)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_position_and_target_add_up_to_transformers_logit(tiny, data):
+    """Any position, any token as the target (or an id): the terms of every writer add up
+    to transformers' own logit there (before the softcap), minus the vocabulary's mean."""
+    _family, path, loaded = tiny
+    n = len(loaded.tokenize(SENTENCE)[0])
+    position = data.draw(st.integers(-n, n - 1), label="position")
+    target = data.draw(st.integers(0, len(WORDS) + 2) | st.sampled_from(WORDS), label="target")
+    found = head_logits(loaded, SENTENCE, position=position, target=target)
+    assert found.position == position % n
+    z = _pre_softcap(path, found.position)
+    assert found.logit == pytest.approx(z[found.target] - z.mean(), abs=1e-4)
+    assert found.total() == pytest.approx(found.logit, abs=1e-4)
+
+
+_MODELS: dict = {}
+
+
+def _pre_softcap(path: str, at: int) -> np.ndarray:
+    """transformers' logits at ``at`` before a final softcap (a hook on lm_head)."""
+    if path not in _MODELS:
+        _MODELS[path] = (
+            transformers.AutoModelForCausalLM.from_pretrained(path, local_files_only=True).eval(),
+            transformers.AutoTokenizer.from_pretrained(path)(SENTENCE, return_tensors="pt"),
+        )
+    model, enc = _MODELS[path]
+    seen = {}
+    hook = model.lm_head.register_forward_hook(lambda _m, _a, out: seen.update(z=out))
+    with torch.no_grad():
+        model(**enc)
+    hook.remove()
+    return seen["z"][0, at].double().numpy()
