@@ -168,7 +168,7 @@ PANELS: tuple[PanelSpec, ...] = (
     # What a real model predicts at a position, sampled, and how switching heads off moves it.
     PanelSpec(
         "prediction", 88, "right", "prediction", QT_TRANSLATE_NOOP("Panels", "Prediction"),
-        "prediction", 3, data=("probabilities", "ablation", "lens"),
+        "prediction", 3, data=("probabilities", "ablation", "lens", "head_logits"),
         reader=lambda ws, name: resolve.prediction.prediction_data(ws, name),
     ),
     PanelSpec(

@@ -1331,6 +1331,48 @@
     </message>
 </context>
 <context>
+    <name>HeadLogitsBox</name>
+    <message>
+        <source>Computing each head&apos;s direct effect…</source>
+        <translation>Calculando o efeito direto de cada cabeça…</translation>
+    </message>
+    <message>
+        <source>Direct effect on logit(★“%1”) − mean — an attribution, not a proof</source>
+        <translation>Efeito direto no logit(★“%1”) − média — uma atribuição, não uma prova</translation>
+    </message>
+    <message>
+        <source>Each head&apos;s output through its columns of W^O, the final norm with its scale frozen at the clean run, and the row of ★“%1” in the unembedding minus the vocabulary&apos;s mean; red raises the logit, blue lowers it. Heads %2, MLPs %3, embeddings %4, the rest %5: %6 in all, the model&apos;s logit.</source>
+        <translation>A saída de cada cabeça pelas suas colunas de W^O, pela norma final com a escala congelada na execução limpa e pela linha de ★“%1” na matriz de unembedding menos a média do vocabulário; vermelho sobe o logit, azul o baixa. Cabeças %2, MLPs %3, embeddings %4, o restante %5: %6 ao todo, o logit do modelo.</translation>
+    </message>
+    <message>
+        <source>Before the final softcap %1 · tanh(z / %1), which is not linear.</source>
+        <translation>Antes do limite suave final %1 · tanh(z / %1), que não é linear.</translation>
+    </message>
+    <message>
+        <source>Hatched: not softmax attention (its share is in the rest).</source>
+        <translation>Hachurado: não é atenção softmax (sua parte está no restante).</translation>
+    </message>
+</context>
+<context>
+    <name>HeadLogitsView</name>
+    <message>
+        <source>L%1</source>
+        <translation>C%1</translation>
+    </message>
+    <message>
+        <source>H%1</source>
+        <translation>H%1</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2: not softmax attention, no head</source>
+        <translation>camada %1, cabeça %2: não é atenção softmax, não há cabeça</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2: direct effect %3 on logit(“%4”) − mean, of %5 in all (an attribution, not a proof)</source>
+        <translation>camada %1, cabeça %2: efeito direto %3 no logit(“%4”) − média, de %5 ao todo (uma atribuição, não uma prova)</translation>
+    </message>
+</context>
+<context>
     <name>HeadSwitches</name>
     <message>
         <source>O = concat(O_1 … O_h)·W^O = Σ_i O_i·W^O_i: each head adds its own term. Switch a head off to set its slice of W^O&apos;s input to 0; O′ is the sum of the other terms. Exact arithmetic on synthetic heads: a proof, not an attribution.</source>
@@ -3425,6 +3467,10 @@
     <message>
         <source>No map: see the line below.</source>
         <translation>Sem mapa: veja a linha abaixo.</translation>
+    </message>
+    <message>
+        <source>No attribution: see the line below.</source>
+        <translation>Sem atribuição: veja a linha abaixo.</translation>
     </message>
     <message>
         <source>No prediction: see the line below.</source>

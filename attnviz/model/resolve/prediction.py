@@ -233,6 +233,7 @@ class PredictionResolver(LazyResolver):
         # Generation: one run at a time; Stop ends it between two tokens (what was made is
         # answered), a new request replaces it.
         self.gen_work = LatestWork(self._on_gen_answer, runner, replace="cancel")
+        self._init_head_logits(runner)
         self._stop = threading.Event()
         self._runs = 0
 
@@ -410,6 +411,60 @@ class PredictionResolver(LazyResolver):
         else:
             self.map_ready.emit(key, result)
 
+    # --- heads through W^O: direct effects on the target's logit -------------------------
+    #: ``head_logits_ready(key, HeadLogits)`` / ``head_logits_failed(key, exception)``.
+    head_logits_ready = Signal(object, object)
+    head_logits_failed = Signal(object, object)
+
+    def _init_head_logits(self, runner) -> None:
+        # One forward pass, keyed as the map is (model, sentence, position, target).
+        self.attr_work = LatestWork(self._on_attr_answer, runner, cache_size=4, replace="cancel")
+
+    @staticmethod
+    def _attr_job(key: tuple):
+        from attnviz.core import hf_head_logits
+
+        model, position, target = key
+
+        def job(_progress, _cancel):
+            return _refusing(
+                hf_head_logits.head_logits,
+                _loaded(model),
+                model[2],
+                position=None if position == -1 else position,
+                target=target or None,
+            )
+
+        return job
+
+    def head_logits(self):
+        """The :class:`~attnviz.core.hf_head_logits.HeadLogits` of the current inputs
+        (each head's direct effect on the target's logit), computed here unless kept."""
+        key = self.map_key()
+        found = self.attr_work.cached(key)
+        if found is None:
+            found = self._attr_job(key)(None, None)
+            self.attr_work.keep(key, found)
+        return found
+
+    def request_head_logits(self, *, now: bool = False):
+        """The kept attribution of the current inputs, else start it (on the runner, or here
+        with ``now``) unless it is on its way, and return None: ``head_logits_ready`` or
+        ``head_logits_failed`` follows."""
+        key = self.map_key()
+        kept = self.attr_work.cached(key)
+        if kept is not None:
+            return kept
+        if self.attr_work.wanted_key != key:
+            self.attr_work.request(key, self._attr_job(key), now=now)
+        return None
+
+    def _on_attr_answer(self, key, result) -> None:
+        if isinstance(result, BaseException):
+            self.head_logits_failed.emit(key, result)
+        else:
+            self.head_logits_ready.emit(key, result)
+
     def lens(self, top: int = 5):
         """The :class:`~attnviz.core.hf_predict.Lens` of the clean run at the position."""
         from attnviz.core import hf_predict
@@ -472,8 +527,23 @@ def _lens(workspace) -> DataArray:
     return DataArray(values, rows, LENS_COLUMNS, corner=corner)
 
 
+def _head_logits(workspace) -> DataArray:
+    found = workspace.resolver_for("prediction").head_logits()
+    layers, heads = found.values.shape
+    return DataArray(
+        found.values,
+        tuple(str(i) for i in range(layers)),
+        tuple(str(h) for h in range(heads)),
+        corner=f"layer \\ head: direct logit attribution, logit({found.target_token}) - mean"
+        + (" before the softcap" if found.softcap else ""),
+    )
+
+
 def prediction_data(workspace, name: str) -> DataArray:
     """The prediction panel's array ``name``: ``probabilities`` (the vocabulary × clean,
-    intervened), ``ablation`` (layers × heads) or ``lens`` (layers × p_target, top_id,
-    p_top)."""
-    return {"probabilities": _probabilities, "ablation": _ablation, "lens": _lens}[name](workspace)
+    intervened), ``ablation`` (layers × heads), ``lens`` (layers × p_target, top_id,
+    p_top) or ``head_logits`` (layers × heads: each head's direct effect on the target's
+    logit, an attribution; NaN where a layer is not softmax attention)."""
+    readers = {"probabilities": _probabilities, "ablation": _ablation, "lens": _lens}
+    readers["head_logits"] = _head_logits
+    return readers[name](workspace)

@@ -8,7 +8,9 @@ of ``prediction.ablate``. Under the bars, the ablation map: layers Ã— heads of Î
 with that one head zero-ablated, in diverging colours centred on 0 (hatched: a layer that is
 not softmax attention), computed on the worker pool with its progress and a Cancel, its cost
 said first when it is more than a few seconds; a click on a cell switches that head off (or
-on again); the map lives in :mod:`attnviz.ui.panels._prediction_map`. Without a real
+on again); the map lives in :mod:`attnviz.ui.panels._prediction_map`. Under the map, each
+head's direct effect on the target's logit, an attribution
+(:mod:`attnviz.ui.panels._prediction_heads`). Without a real
 model, or with one that predicts no token (the packaged MiniLM is an encoder without a
 language-model head), the panel says so in one line.
 """
@@ -43,6 +45,7 @@ from attnviz.model.topics.prediction import (
     MIN_TEMPERATURE,
 )
 from attnviz.ui.panel_base import FigurePanel, figure_box
+from attnviz.ui.panels._prediction_heads import HeadLogitsBox
 from attnviz.ui.panels._prediction_map import EXCEPTION_NAME, POLL_MS, AblationMapMixin
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.figure_theme import style_figure
@@ -120,6 +123,8 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         layout.addWidget(self.hover)
         layout.addWidget(self.busy)
         layout.addWidget(self._build_map(), 1)
+        self.head_logits = HeadLogitsBox(self)  # heads through W^O: an attribution
+        layout.addWidget(self.head_logits, 1)
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
@@ -395,6 +400,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self._clear_plot()
         self.resolver.cancel_map()
         self._clear_map(self.tr("No map: see the line below."))
+        self.head_logits.clear(self.tr("No attribution: see the line below."))
 
     def _clear_plot(self) -> None:
         self.ids = []
@@ -433,6 +439,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.plot.setYRange(0.0, min(1.0, top) * 1.35, padding=0)
         self.summary.setText(self._summary(res))
         self._update_map(res)
+        self.head_logits.follow()
 
     def _tick(self, res, token_id: int) -> str:
         text = res.names.get(token_id, str(token_id))
@@ -639,5 +646,6 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         style_figure(self.figure, theme)
         style_figure(self.map_figure, theme)
         self.map_view.set_theme(theme)
+        self.head_logits.restyle(theme)
         self.plot.set_style(theme, self.plot_font())
         self._redraw_styled()
