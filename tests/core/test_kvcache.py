@@ -1,9 +1,9 @@
 """KV-cache arithmetic: the chapter's and the lesson's numbers, MLA, hybrids, windows, errors."""
 
 import json
-from dataclasses import replace
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest

@@ -342,3 +342,14 @@ def test_soak_of_the_decode_controls(qtbot, make_window):
     qtbot.wait(10)
     assert doc.memory.bandwidth_gbs == 3350.0
     assert round(_ceilings(panel)["GQA"][0], 1) == 100.8
+
+
+def test_the_decode_chart_stands_beside_the_designs_when_the_figure_is_wide(panel, qtbot):
+    figure = panel.figure
+    panel.resize(1400, 900)
+    qtbot.waitUntil(lambda: figure.decode_beside, timeout=3000)
+    assert figure.splitter.indexOf(figure.decode) == 1
+    assert min(figure.splitter.sizes()) >= 260  # three columns, none squeezed
+    panel.resize(800, 900)
+    qtbot.waitUntil(lambda: not figure.decode_beside, timeout=3000)
+    assert figure.splitter.indexOf(figure.decode) == -1 and figure.decode.isVisible()

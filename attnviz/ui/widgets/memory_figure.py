@@ -12,7 +12,15 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QPointF,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QColor, QFont, QFontInfo
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -31,6 +39,9 @@ SAVING_NAMES = {
     "hybrid": QT_TRANSLATE_NOOP("MemoryFigure", "all %1 layers"),
     "window": QT_TRANSLATE_NOOP("MemoryFigure", "no window"),
 }
+#: Width from which the decode chart stands beside the designs' bars and the n² chart, in
+#: pixels: three columns of at least 330 (a slide, the window at full width).
+DECODE_BESIDE_WIDTH = 1000
 #: Each decode ceiling's row name (:func:`attnviz.core.decode.decode_ceilings`' kinds).
 CEILING_NAMES = {
     "fp8": QT_TRANSLATE_NOOP("MemoryFigure", "fp8"),
@@ -45,7 +56,8 @@ def _tr(text: str) -> str:
 
 
 class MemoryFigure(QWidget):
-    """Gauge on top; designs and the n² chart side by side; a summary line below."""
+    """Gauge on top; designs and the n² chart side by side, the decode ceilings beside them
+    or below; a summary line below."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -76,16 +88,43 @@ class MemoryFigure(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         layout.addWidget(self.splitter, 1)
-        # The decode ceilings under both, full width: beside the designs' bytes (a third
-        # column) the bars and their values were cut in a docked panel.
+        # The decode ceilings: a third column where the figure is wide (a slide, the window
+        # at full width), under the other two where it is not (a docked panel, whose bars
+        # and values a third column would cut).
         self.decode = BarChart()
         self.decode.setObjectName("decode")
+        self.decode.setMinimumWidth(260)
+        self.decode_beside = False
         layout.addWidget(self.decode)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if (self.width() >= DECODE_BESIDE_WIDTH) != self.decode_beside:
+            # Moved after the resize: moving a widget inside its own resize relays out.
+            QTimer.singleShot(0, self, self._place_decode)
+
+    def _place_decode(self) -> None:
+        """Put the decode chart beside the designs when the figure is wide, else below."""
+        beside = self.width() >= DECODE_BESIDE_WIDTH
+        if beside == self.decode_beside:
+            return
+        self.decode_beside = beside
+        shown = self.decode.isVisibleTo(self)
+        if beside:
+            self.splitter.insertWidget(1, self.decode)
+            self.splitter.setStretchFactor(1, 1)
+            # A widget put into a splitter takes what room is left: shared out again, the
+            # n² chart a little wider than the bars (its values need room beside the lines).
+            width = max(self.width(), 10)
+            self.splitter.setSizes([3 * width // 10, 3 * width // 10, 4 * width // 10])
+        else:
+            self.layout().insertWidget(self.layout().indexOf(self.summary), self.decode)
+        self.decode.setVisible(shown)
 
     def _build_plot(self) -> SteadyPlot:
         plot = _ChartPlot()
