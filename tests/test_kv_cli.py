@@ -71,9 +71,15 @@ def test_json(capsys):
     assert r["score_matrix"] == {
         "n": 131_072,
         "entries": 17_179_869_184,
+        "heads": 32,
+        "full_layers": 32,
+        "sliding_layers": 0,
+        "total_entries": 17_179_869_184 * 32 * 32,
         "bytes_per_element": 2,
         "bytes": 34_359_738_368,
     }
+    assert r["recurrent_state_bytes"] == 0
+    assert "decode_tokens_per_s" not in r  # only with --bandwidth
     by_design = {v["design"]: v for v in r["variants"]}
     assert by_design["MHA"]["kv_bytes_per_token"] == 4 * 131_072
     assert by_design["MHA"]["ratio"] == 4.0
@@ -108,13 +114,20 @@ def test_context_defaults_to_the_card(capsys):
     assert r["context"] == 262_144
     assert r["score_matrix"]["entries"] == 68_719_476_736
     assert r["kv_bytes_per_token"] == 16 * 2 * 4 * 256 * 2
-    assert r["weights_bytes"] is None
+    assert r["weights_bytes"] == 2 * 26_895_998_464
+    # The lesson's total: 262,144² entries × 24 heads × 16 full-attention layers.
+    assert r["score_matrix"]["total_entries"] == 26_388_279_066_624
 
 
 def test_hybrid_and_sliding_tables(capsys):
     assert main(["kv", "--model", "qwen3.8-27b"]) == 0
     out = capsys.readouterr().out
     assert "16 with attention (48 linear/state-space)" in out
+    assert "× 24 heads × 16 full-attention layers = 26,388,279,066,624 entries" in out
+    assert "79,429,632 bytes" in out and "48 layers × (786,432 + 40,960 elements)" in out
+    assert main(["kv", "--layers", "4", "--kv-heads", "2", "--head-dim", "8",
+                 "--context", "9"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
     assert "weights" in out and "unknown" in out
     assert main(["kv", "--model", "mistral-7b", "--context", "128k"]) == 0
     out = capsys.readouterr().out
@@ -347,3 +360,37 @@ def test_a_name_with_a_lone_surrogate_prints_escaped(tmp_path, encoding):
     )
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
     assert r.stdout.decode(encoding).splitlines()[0] == "a\\ud800b"
+
+
+@pytest.mark.parametrize(
+    ("model", "context", "rate"),
+    [("llama-3-8b", "128k", 100.8), ("deepseek-v3", "128k", 2.5), ("qwen3.8-27b", "256k", 47.1)],
+)
+def test_bandwidth_adds_the_decode_ceiling(capsys, model, context, rate):
+    r = _json(capsys, f"--model {model} --context {context} --bandwidth 3350")
+    step = r["weights_bytes"] + r["kv_cache_bytes"] + r["recurrent_state_bytes"]
+    assert r["decode_bytes_per_token"] == step
+    assert r["decode_tokens_per_s"] == pytest.approx(3350e9 / step, rel=1e-12)
+    assert round(r["decode_tokens_per_s"], 1) == rate
+    assert r["bandwidth_gbs"] == 3350.0
+    kinds = [c["kind"] for c in r["decode_ceilings"]]
+    assert kinds[0] == "card" and "fp8" in kinds
+    assert main(["kv", "--model", model, "--context", context, "--bandwidth", "3350"]) == 0
+    out = capsys.readouterr().out
+    assert "Decode ceiling at 3,350 GB/s, batch 1" in out
+    card_row = next(line for line in out.splitlines() if line.startswith("  this card"))
+    assert card_row.split()[-1] == f"{rate:,.1f}"
+
+
+def test_llama_decode_json_in_a_subprocess():
+    r = _cli("--model", "llama-3-8b", "--context", "131072", "--bandwidth", "3350", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["weights_bytes"] == 16_060_522_496 and data["recurrent_state_bytes"] == 0
+    assert round(data["decode_tokens_per_s"], 1) == 100.8
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "1e400", "nan", "inf", "text", "", "2e6", "0x10"])
+def test_hostile_bandwidths_are_refused_in_one_line(capsys, bad):
+    err = _error(capsys, "--model", "llama-3-8b", f"--bandwidth={bad}")
+    assert "--bandwidth" in err and "GB/s" in err

@@ -15,6 +15,7 @@ import json
 import textwrap
 
 from attnviz.commands._args import bounded_float, bounded_int, print_output
+from attnviz.core.decode import MAX_BANDWIDTH_GBS, decode_report
 from attnviz.core.hf_config import card_from_hf_config, is_encoder_config, read_hf_config
 from attnviz.core.kvcache import (
     CARD_LIMITS,
@@ -57,12 +58,16 @@ _WIDTH = bounded_int(1, CARD_LIMITS["head_dim"])
 _WINDOW = bounded_int(1, CARD_LIMITS["sliding_window"])
 _BATCH = bounded_int(1, MAX_BATCH)
 _PARAMS = bounded_float(0, MAX_PARAMS, what="a parameter count", example="8.03e9")
+_BANDWIDTH = bounded_float(
+    0, MAX_BANDWIDTH_GBS, what="a memory bandwidth in GB/s", example="3350 for an H100 SXM"
+)
 
 
 EXAMPLES = """examples:
   attnviz kv --list-models
   attnviz kv --model llama-3-8b --context 131072
   attnviz kv --model deepseek-v3 --context 32768 --batch 4 --dtype fp8
+  attnviz kv --model llama-3-8b --context 128k --bandwidth 3350 --json
   attnviz kv --layers 32 --heads 32 --kv-heads 8 --head-dim 128 --context 8192 --json"""
 
 
@@ -135,6 +140,13 @@ def register(subparsers) -> argparse.ArgumentParser:
         choices=tuple(DTYPE_BYTES),
         default="bf16",
         help="element type of the cache and weights (default bf16)",
+    )
+    p.add_argument(
+        "--bandwidth",
+        type=_BANDWIDTH,
+        metavar="GBPS",
+        help="GPU memory bandwidth in GB/s (3350 for an H100 SXM): adds the decode ceiling, "
+        "tokens/s at batch 1 = bandwidth / (weights + KV cache + recurrent state)",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(_kv_parser=p)
@@ -305,7 +317,62 @@ def _weights_and_scores(r: dict) -> list[tuple[str, str]]:
     rows.append(
         ("", f"one head of one layer in {8 * s['bytes_per_element']}-bit: {_both(s['bytes'])}")
     )
+    layers = s["full_layers"] + s["sliding_layers"]
+    if s["heads"] > 1 or layers > 1:
+        where = f"{s['full_layers']:,} full-attention"
+        if s["sliding_layers"]:
+            where += f" + {s['sliding_layers']:,} sliding-window"
+        rows.append(
+            (
+                "",
+                f"× {counted(s['heads'], 'head')} × {where} "
+                f"{'layer' if layers == 1 else 'layers'} = "
+                f"{counted(s['total_entries'], 'entry', 'entries')}",
+            )
+        )
     return rows
+
+
+#: How each decode ceiling differs from the card, in the table.
+_CEILING_NAMES = {
+    "card": "this card",
+    "MHA": "as MHA",
+    "GQA": "as GQA",
+    "MQA": "as MQA",
+    "MLA": "as MLA",
+    "fp8": "fp8 weights, cache and state",
+    "dense": "every layer with attention",
+}
+
+
+def _decode_lines(r: dict) -> list[str]:
+    """The decode ceiling and what each design makes of it (only with --bandwidth)."""
+    if "bandwidth_gbs" not in r:
+        return []
+    bw = r["bandwidth_gbs"]
+    if r["decode_tokens_per_s"] is None:
+        return ["", f"  decode at {bw:,g} GB/s: unknown (no parameter count for the weights)"]
+    lines = [
+        "",
+        f"  Decode ceiling at {bw:,g} GB/s, batch {r['batch']}: each token reads the weights,",
+        "  the KV cache and the recurrent state once (a bandwidth-bound ceiling):",
+    ]
+    table = [("", "reads per token", "tokens/s")]
+    for c in r["decode_ceilings"]:
+        table.append(
+            (
+                _CEILING_NAMES[c["kind"]],
+                format_decimal(c["bytes_per_step"]),
+                f"{c['tokens_per_s']:,.1f}",
+            )
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    for row in table:
+        lines.append(
+            "  "
+            + f"{row[0].ljust(widths[0])}  {row[1].rjust(widths[1])}  {row[2].rjust(widths[2])}"
+        )
+    return lines
 
 
 def _table(rows: list[tuple[str, str]]) -> list[str]:
@@ -336,8 +403,19 @@ def format_report(r: dict) -> str:
     sliding = r["cached_tokens_per_layer"]["sliding"]
     if sliding is not None:
         rows.append(("", f"(sliding layers hold {counted(sliding, 'token')}, the others {n:,})"))
+    if r["recurrent_state_bytes"]:
+        c = r["model"]
+        rows.append(("recurrent state", f"{_exact_and_both(r['recurrent_state_bytes'])}"))
+        rows.append(
+            (
+                "",
+                f"at any context: {c['layers'] - c['attention_layers']:,} layers × "
+                f"({c['state_elements']:,} + {c['conv_elements']:,} elements)",
+            )
+        )
     rows += _weights_and_scores(r)
     lines += ["", *_table(rows)]
+    lines += _decode_lines(r)
     lines += [
         "",
         f"  The same model with other attention designs ({dtype}, {counted(n, 'token')}):",
@@ -411,6 +489,8 @@ def run(args) -> int:
     if context is None:
         parser.error("--context is required (this card has no context of its own)")
     report = kv_report(card, context, batch=args.batch, dtype=args.dtype)
+    if args.bandwidth is not None and not encoder:
+        report |= decode_report(report, card, args.bandwidth)
     if encoder:
         report = encoder_report(report)
         text = json.dumps(report, indent=2) if args.json else format_encoder_report(report)

@@ -11,8 +11,12 @@ The card holds what the KV cache depends on, and each family of models spells it
   single ``sliding_window`` for every layer (Mistral 7B v0.1);
 - hybrids, whose linear-attention or state-space layers keep no per-token cache: ``layer_types``
   with ``"linear_attention"`` (Qwen3-Next, Qwen3.5), ``full_attention_interval`` (every k-th
-  layer is full attention), Jamba's ``attn_layer_period``/``attn_layer_offset`` and
+  layer is full attention), Jamba's ``attn_layer_period``/``attn_layer_offset``, Bamba's
+  ``attn_layer_indices`` and
   Nemotron-H's ``hybrid_override_pattern`` (``*`` marks an attention layer);
+- the fixed state of those layers (:func:`state_sizes`): Gated DeltaNet's ``linear_*`` keys
+  (Qwen3-Next, Qwen3.5), Mamba-2's heads, head width and ``d_state`` (Nemotron-H, Bamba,
+  Granite 4, Falcon-H1), Jamba's Mamba-1 and LFM2's short convolutions;
 - MLA (DeepSeek-V2/V3): ``kv_lora_rank`` and ``qk_rope_head_dim``;
 - multimodal configs: the language model's part under ``text_config`` (or ``llm_config``,
   ``language_config``), where transformers leaves out the values equal to its defaults.
@@ -131,6 +135,13 @@ def _layer_kinds(r: _Reader, layers: int) -> tuple[list[str], int | None]:
         if not isinstance(pattern, str) or len(pattern) != layers:
             r.fail(f"{r.prefix}hybrid_override_pattern must be a string of {layers} characters")
         kinds = ["full" if c == "*" else "state" for c in pattern]
+    elif r.data.get("attn_layer_indices") is not None:  # Bamba, Granite 4 hybrids
+        indices = r.data["attn_layer_indices"]
+        if not isinstance(indices, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < layers for i in indices
+        ):
+            r.fail(f"{r.prefix}attn_layer_indices must list layers from 0 to {layers - 1}")
+        kinds = ["full" if i in set(indices) else "state" for i in range(layers)]
     elif r.data.get("attn_layer_period") is not None:
         period = r.int("attn_layer_period", layers)
         offset = r.int("attn_layer_offset", period - 1, low=0, default=0)
@@ -179,6 +190,50 @@ def _from_layer_types(r: _Reader, types, layers: int) -> tuple[list[str], int | 
     if len(sizes) > 1:
         r.fail(f"{key}: windows of different sizes ({', '.join(map(str, sorted(sizes)))})")
     return kinds, (sizes.pop() if sizes else None)
+
+
+#: Mamba-2 spellings, (heads, head width, d_state, groups, kernel): Nemotron-H's, then
+#: Bamba's, Granite 4's and Falcon-H1's.
+_MAMBA2_KEYS = (
+    ("mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups", "conv_kernel"),
+    ("mamba_n_heads", "mamba_d_head", "mamba_d_state", "mamba_n_groups", "mamba_d_conv"),
+)
+
+
+def state_sizes(r: _Reader) -> tuple[int, int]:
+    """``(state_elements, conv_elements)`` one linear or state-space layer keeps per
+    sequence, as transformers' cache holds them (0, 0 when the config names no family
+    read here):
+
+    - Gated DeltaNet (``linear_num_value_heads``, ``linear_key_head_dim``,
+      ``linear_value_head_dim``, ``linear_num_key_heads``, ``linear_conv_kernel_dim``): a
+      d_k × d_v state per value head; the convolution over q, k and v
+      (2 · key heads · d_k + value heads · d_v channels) keeps the kernel's width of inputs;
+    - Mamba-2: heads × head_dim × d_state, and a convolution over x, B and C (heads ·
+      head_dim + 2 · groups · d_state channels);
+    - Mamba-1 (Jamba): expand · hidden × d_state, and expand · hidden channels;
+    - LFM2's short convolutions: hidden_size channels × ``conv_L_cache``.
+    """
+    big = CARD_LIMITS["head_dim"]
+    if r.has("linear_num_value_heads") and r.has("linear_key_head_dim"):
+        nv, dk = r.int("linear_num_value_heads", big), r.int("linear_key_head_dim", big)
+        dv = r.int("linear_value_head_dim", big, default=dk)
+        nk = r.int("linear_num_key_heads", big, default=nv)
+        kernel = r.int("linear_conv_kernel_dim", big, default=4)
+        return nv * dk * dv, (2 * nk * dk + nv * dv) * kernel
+    for heads_key, dim_key, state_key, groups_key, kernel_key in _MAMBA2_KEYS:
+        if r.has(heads_key) and r.has(state_key):
+            heads, d_state = r.int(heads_key, big), r.int(state_key, big)
+            dim = r.int(dim_key, big, default=64)
+            groups = r.int(groups_key, big, default=1)
+            kernel = r.int(kernel_key, big, default=4)
+            return heads * dim * d_state, (heads * dim + 2 * groups * d_state) * kernel
+    if r.has("mamba_d_state") and r.has("hidden_size"):  # Jamba's Mamba-1
+        inner = r.int("mamba_expand", big, default=2) * r.int("hidden_size", _WIDE)
+        return inner * r.int("mamba_d_state", big), inner * r.int("mamba_d_conv", big, default=4)
+    if r.has("conv_L_cache") and r.has("hidden_size"):  # LFM2
+        return 0, r.int("hidden_size", _WIDE) * r.int("conv_L_cache", big)
+    return 0, 0
 
 
 def _dense_params(r: _Reader, model_type, heads: int, kv_heads: int, head_dim: int, layers: int):
@@ -278,6 +333,7 @@ def card_from_hf_config(
             "has no per-token KV cache"
         )
     context = r.int("max_position_embeddings", MAX_CONTEXT)
+    state, conv = state_sizes(r) if attention < layers else (0, 0)
     params = None
     if not prefix and mla is None:  # a multimodal model also has a vision tower
         params = _dense_params(r, model_type, heads, kv_heads, head_dim, layers)
@@ -293,6 +349,8 @@ def card_from_hf_config(
         shape += f", {attention} of the layers with attention"
     if window:
         shape += f", {kinds.count('window')} with a {window:,}-token window"
+    if state or conv:
+        shape += f", each other layer keeps {state:,} + {conv:,} state elements"
     try:
         return ModelCard(
             name=str(name)[:200],
@@ -306,6 +364,8 @@ def card_from_hf_config(
             sliding_window=window,
             sliding_layers=kinds.count("window"),
             params=params,
+            state_elements=state,
+            conv_elements=conv,
             source=f"Hugging Face config {origin} ({model_type or 'no model_type'}): {shape}",
             context=context,
         )

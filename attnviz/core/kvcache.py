@@ -6,6 +6,8 @@ a plain grouped-query model. Real models bend it three ways, and each is a field
 (``kv_lora_rank + rope_head_dim`` elements, no factor 2); a hybrid keeps a per-token cache only
 in its ``attention_layers`` (its linear-attention / state-space layers hold a fixed-size state);
 and ``sliding_layers`` of the attention layers keep only the last ``sliding_window`` tokens.
+Those other layers' fixed state (``state_elements`` + ``conv_elements`` each, per sequence) is
+:func:`recurrent_state_bytes`: the same at every context.
 
 Numbers only: numpy/stdlib, no Qt and nothing from ``attnviz.model`` or ``attnviz.ui``.
 """
@@ -52,6 +54,8 @@ CARD_LIMITS: dict[str, int] = {
     "sliding_window": MAX_CONTEXT,
     "sliding_layers": 100_000,
     "context": MAX_CONTEXT,
+    "state_elements": MAX_CONTEXT,
+    "conv_elements": MAX_CONTEXT,
 }
 
 
@@ -95,6 +99,10 @@ class ModelCard:
     sliding_window, sliding_layers : ``sliding_layers`` of the attention layers keep only the
         last ``sliding_window`` tokens
     params : parameter count, when known (for the weights' memory)
+    state_elements, conv_elements : what each of the ``layers - attention_layers`` linear or
+        state-space layers keeps per sequence instead of a cache (0: nothing): its recurrent
+        state (Gated DeltaNet: value heads × d_k × d_v; Mamba-2: heads × head_dim × d_state)
+        and its short convolution's last inputs (channels × kernel width)
     id, source, context, notes : preset id, the config the numbers follow, the native
         context length in tokens, and free text
     """
@@ -114,6 +122,8 @@ class ModelCard:
     source: str = ""
     context: int | None = None
     notes: str = ""
+    state_elements: int = 0
+    conv_elements: int = 0
 
     def __post_init__(self):
         def put(name, minimum=1):
@@ -156,6 +166,8 @@ class ModelCard:
                 f"sliding_layers ({self.sliding_layers}) exceeds attention_layers "
                 f"({self.attention_layers})"
             )
+        put("state_elements", minimum=0)
+        put("conv_elements", minimum=0)
         if self.params is not None:
             value = _check_number(self.params, "params", maximum=MAX_PARAMS)
             object.__setattr__(self, "params", value)
@@ -245,10 +257,41 @@ def kv_cache_bytes(card: ModelCard, context: int, batch: int = 1, bytes_per_elem
     return _exact(tokens * card.elements_per_layer_token * batch * _bpe(bytes_per_element))
 
 
+def state_layers(card: ModelCard) -> int:
+    """Layers without a per-token cache: a hybrid's linear-attention or state-space layers."""
+    return card.layers - card.attention_layers
+
+
+def recurrent_state_bytes(card: ModelCard, batch: int = 1, bytes_per_element=2) -> int | float:
+    """Bytes of the fixed state a hybrid's linear and state-space layers keep instead of a
+    KV cache: ``(layers - attention_layers) · (state_elements + conv_elements) · batch ·
+    bytes_per_element``, the same at every context (0 for a model of attention layers only).
+
+    The convolution state is counted at its full kernel width, as transformers keeps it
+    (one column fewer would do: the newest input arrives with the token).
+    """
+    batch = check_int_range(batch, "batch", 1, MAX_BATCH)
+    per_layer = card.state_elements + card.conv_elements
+    return _exact(state_layers(card) * per_layer * batch * _bpe(bytes_per_element))
+
+
 def score_matrix_entries(n: int) -> int:
     """Entries of one head's n×n score matrix S = QKᵀ/√d_k (per layer, per sequence)."""
     n = check_int_range(n, "n", 1, MAX_CONTEXT)
     return n * n
+
+
+def score_entries_total(card: ModelCard, n: int) -> int:
+    """Score entries of one forward pass over ``n`` tokens, every head of every attention
+    layer: ``n² · n_heads`` in each full-attention layer and ``n · min(n, window) · n_heads``
+    in each sliding-window layer (a query scores at most the window's keys). The lesson's
+    hybrid at 262,144 tokens: 262,144² · 24 heads · 16 layers = 26,388,279,066,624."""
+    n = check_int_range(n, "n", 1, MAX_CONTEXT)
+    full = card.attention_layers - card.sliding_layers
+    total = full * n * n
+    if card.sliding_layers:
+        total += card.sliding_layers * n * min(n, card.sliding_window)
+    return total * card.n_heads
 
 
 def score_matrix_bytes(n: int, bytes_per_element=2) -> int | float:
@@ -344,16 +387,28 @@ def attention_variants(card: ModelCard, *, gqa_kv_heads: int = 8, mla_latent=MLA
     return {kind: replace(c, name=f"{card.name} as {kind}") for kind, c in out.items()}
 
 
-def kv_report(card: ModelCard, context: int, *, batch: int = 1, dtype: str = "bf16") -> dict:
+def kv_report(
+    card: ModelCard,
+    context: int,
+    *,
+    batch: int = 1,
+    dtype: str = "bf16",
+    weights_dtype: str | None = None,
+) -> dict:
     """Every figure of the KV panel and of ``attnviz kv --json``, as a JSON-ready dict.
 
     Keys: ``model`` (the card), ``dtype``, ``bytes_per_element``, ``context``, ``batch``,
     ``kv_bytes_per_token``, ``kv_cache_bytes``, ``cached_tokens_per_layer`` (full, sliding),
-    ``weights_bytes`` (None when the parameter count is unknown), ``score_matrix`` (entries
-    and bytes of one head's n×n S at the context) and ``variants``: one entry per attention
-    design of :func:`attention_variants` with its KV heads, latent, bytes and ratio to the card.
+    ``recurrent_state_bytes`` (the hybrid's fixed state, at the cache dtype),
+    ``weights_dtype`` and ``weights_bytes`` (None when the parameter count is unknown),
+    ``score_matrix`` (entries and bytes of one head's n×n S at the context, and
+    ``total_entries`` over every head and attention layer, :func:`score_entries_total`) and
+    ``variants``: one entry per attention design of :func:`attention_variants` with its KV
+    heads, latent, bytes and ratio to the card. ``weights_dtype`` defaults to ``dtype``.
     """
     bpe = dtype_bytes(dtype)
+    weights_dtype = dtype if weights_dtype is None else weights_dtype
+    w_bpe = dtype_bytes(weights_dtype)
     context = check_int_range(context, "context", 1, MAX_CONTEXT)
     total = kv_cache_bytes(card, context, batch, bpe)
     # Scores are computed in at least 16-bit even when the cache or weights are quantized.
@@ -385,10 +440,16 @@ def kv_report(card: ModelCard, context: int, *, batch: int = 1, dtype: str = "bf
             "full": context,
             "sliding": min(context, card.sliding_window) if card.sliding_window else None,
         },
-        "weights_bytes": weights_bytes(card, bpe) if card.params is not None else None,
+        "recurrent_state_bytes": recurrent_state_bytes(card, batch, bpe),
+        "weights_dtype": weights_dtype,
+        "weights_bytes": weights_bytes(card, w_bpe) if card.params is not None else None,
         "score_matrix": {
             "n": context,
             "entries": score_matrix_entries(context),
+            "heads": card.n_heads,
+            "full_layers": card.attention_layers - card.sliding_layers,
+            "sliding_layers": card.sliding_layers,
+            "total_entries": score_entries_total(card, context),
             "bytes_per_element": _exact(s_bpe),
             "bytes": score_matrix_bytes(context, s_bpe),
         },

@@ -83,6 +83,14 @@ def document_preset_values(preset_id: str) -> dict[str, dict]:
         raise ValueError(f"unknown preset {preset_id!r}; known: {', '.join(all_preset_ids())}")
     if topic == "attention":
         preset = load_preset(preset_id)
-        # A sentence preset also sets the precision of the document it follows.
-        return {"attention": preset_state_values(preset), "display": {"decimals": preset.decimals}}
+        # A sentence preset also sets the precision of the document it follows, and may
+        # name the real model its heads are shaped after (``"memory": {"model": ...}``).
+        values = {
+            "attention": preset_state_values(preset),
+            "display": {"decimals": preset.decimals},
+        }
+        memory = preset.extra.get("memory")
+        if isinstance(memory, dict):
+            values["memory"] = dict(memory)
+        return values
     return {topic: dict(load_topic_preset(topic, preset_id).fields)}

@@ -31,6 +31,7 @@ SENTENCE_ORDER = (
     "frase-longa",
     "heads",
     "heads-2d",
+    "qwen-heads",
 )
 #: The RoPE presets in a reading order (the teaching head, then real models, then ALiBi).
 POSITIONS_ORDER = ("rope-clock", "rope-llama3.1", "rope-yarn-qwen2.5", "alibi-vs-rope")

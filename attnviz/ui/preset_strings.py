@@ -29,6 +29,7 @@ TITLES = (
     QT_TRANSLATE_NOOP("Preset", "Eight heads sharing two KV heads: “o banco da praça…”"),
     QT_TRANSLATE_NOOP("Preset", "Why divide by √d_k: a mild preference inflated by d_k = 256"),
     QT_TRANSLATE_NOOP("Preset", "A longer sentence, read row by row"),
+    QT_TRANSLATE_NOOP("Preset", "The lesson's Qwen: 24 query heads sharing 4 KV heads"),
     QT_TRANSLATE_NOOP("Preset", "ALiBi beside RoPE: two ways to make distance matter"),
     QT_TRANSLATE_NOOP("Preset", "RoPE as clocks: a small teaching head"),
     QT_TRANSLATE_NOOP("Preset", "Llama 3.1: base 500,000, Llama 3 scaling ×8 from 8,192 tokens"),

@@ -357,7 +357,7 @@
     <name>CardEditor</name>
     <message>
         <source>Layers</source>
-        <extracomment>(field, ModelCard limit key, minimum) of the spin boxes, in grid order.</extracomment>
+        <extracomment>(field, ModelCard limit key, minimum) of the spin boxes, in grid order. Grid (row, column) of each spin box: four pairs a row, the last two beside the KV heads and the parameter count.</extracomment>
         <translation>Camadas</translation>
     </message>
     <message>
@@ -389,6 +389,14 @@
         <translation>Camadas c/ janela</translation>
     </message>
     <message>
+        <source>State per layer</source>
+        <translation>Estado por camada</translation>
+    </message>
+    <message>
+        <source>Conv per layer</source>
+        <translation>Conv. por camada</translation>
+    </message>
+    <message>
         <source>Layers that keep a KV cache (fewer: a hybrid)</source>
         <translation>Camadas que mantêm um cache KV (menos: um híbrido)</translation>
     </message>
@@ -407,6 +415,14 @@
     <message>
         <source>Attention layers that keep only the window</source>
         <translation>Camadas de atenção que mantêm só a janela</translation>
+    </message>
+    <message>
+        <source>Elements of recurrent state each layer without attention keeps per sequence (Gated DeltaNet: heads × d_k × d_v; Mamba-2: heads × head_dim × d_state)</source>
+        <translation>Elementos do estado recorrente que cada camada sem atenção guarda por sequência (Gated DeltaNet: cabeças × d_k × d_v; Mamba-2: cabeças × head_dim × d_state)</translation>
+    </message>
+    <message>
+        <source>Elements of short-convolution state each layer without attention keeps per sequence (channels × kernel width)</source>
+        <translation>Elementos do estado da convolução curta que cada camada sem atenção guarda por sequência (canais × largura do núcleo)</translation>
     </message>
     <message>
         <source>none</source>
@@ -2276,12 +2292,34 @@
         <translation>sem janela</translation>
     </message>
     <message>
+        <source>fp8</source>
+        <extracomment>Width from which the decode chart stands beside the designs&apos; bars and the n² chart, in pixels: three columns of at least 330 (a slide, the window at full width). Each decode ceiling&apos;s row name (:func:`attnviz.core.decode.decode_ceilings`&apos; kinds).</extracomment>
+        <translation>fp8</translation>
+    </message>
+    <message>
         <source>context n (tokens)</source>
+        <extracomment>The decode chart&apos;s rows in the designs chart&apos;s order, then fp8 and the dense twin.</extracomment>
         <translation>contexto n (tokens)</translation>
     </message>
     <message>
         <source>bytes</source>
         <translation>bytes</translation>
+    </message>
+    <message>
+        <source>A bandwidth-bound ceiling: generating one token at batch 1 reads every weight, the whole KV cache and the recurrent state once, so tokens/s ≤ bandwidth / bytes read</source>
+        <translation>Um teto imposto pela largura de banda: gerar um token com lote 1 lê uma vez cada peso, todo o cache KV e o estado recorrente, então tokens/s ≤ largura de banda / bytes lidos</translation>
+    </message>
+    <message>
+        <source>Tokens/s at %1: unknown without a parameter count</source>
+        <translation>Tokens/s a %1: desconhecido sem a contagem de parâmetros</translation>
+    </message>
+    <message>
+        <source>%1: each token reads %2 (%3 bytes) at %4 → %5 tokens/s</source>
+        <translation>%1: cada token lê %2 (%3 bytes) a %4 → %5 tokens/s</translation>
+    </message>
+    <message>
+        <source>Tokens/s at %1, batch 1 (decode ceiling)</source>
+        <translation>Tokens/s a %1, lote 1 (teto da geração)</translation>
     </message>
     <message>
         <source>KV cache %1 of %2; weights unknown (no parameter count)</source>
@@ -2365,6 +2403,39 @@
         <translation>%1, %2 com atenção</translation>
     </message>
     <message>
+        <source>; × %1 × %2 = %3 in one pass</source>
+        <translation>; × %1 × %2 = %3 numa passada</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s)</source>
+        <translation>
+            <numerusform>%n cabeça</numerusform>
+            <numerusform>%n cabeças</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the other layers&apos; state %1 at any context</source>
+        <translation>estado das outras camadas %1 em qualquer contexto</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n full-attention layer(s)</source>
+        <translation>
+            <numerusform>%n camada de atenção plena</numerusform>
+            <numerusform>%n camadas de atenção plena</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> + %1</source>
+        <translation> + %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sliding-window layer(s)</source>
+        <translation>
+            <numerusform>%n camada de janela deslizante</numerusform>
+            <numerusform>%n camadas de janela deslizante</numerusform>
+        </translation>
+    </message>
+    <message>
         <source>%1 per token</source>
         <translation>%1 por token</translation>
     </message>
@@ -2435,7 +2506,7 @@
     <name>MemoryPanel</name>
     <message>
         <source>bf16: 2 bytes per element</source>
-        <extracomment>The GPUs offered in the picker, in GB (any other size can be typed).</extracomment>
+        <extracomment>The GPUs offered in the picker, in GB (any other size can be typed). Memory bandwidths offered, in GB/s, with the GPU each is (any other can be typed).</extracomment>
         <translation>bf16: 2 bytes por elemento</translation>
     </message>
     <message>
@@ -2473,6 +2544,10 @@
     <message>
         <source>GPU memory in GB (10⁹ bytes): pick one or type a size</source>
         <translation>Memória da GPU em GB (10⁹ bytes): escolha uma ou digite um tamanho</translation>
+    </message>
+    <message>
+        <source>GPU memory bandwidth in GB/s: 3,350 for an H100 SXM, 4,800 for an H200. It sets the decode ceiling: pick one or type a number</source>
+        <translation>Largura de banda da memória da GPU em GB/s: 3.350 numa H100 SXM, 4.800 numa H200. Ela define o teto da geração: escolha uma ou digite um número</translation>
     </message>
     <message>
         <source>From config.json…</source>
@@ -2539,6 +2614,10 @@
         <translation>GPU</translation>
     </message>
     <message>
+        <source>bandwidth</source>
+        <translation>banda</translation>
+    </message>
+    <message>
         <source>Custom: %1</source>
         <translation>Personalizada: %1</translation>
     </message>
@@ -2563,6 +2642,10 @@
     <message>
         <source>GPU memory must be a number of GB, e.g. 80 or 141</source>
         <translation>A memória da GPU deve ser um número de GB, p. ex. 80 ou 141</translation>
+    </message>
+    <message>
+        <source>The bandwidth must be a number of GB/s, e.g. 3350 or 4800</source>
+        <translation>A largura de banda deve ser um número de GB/s, p. ex. 3350 ou 4800</translation>
     </message>
     <message>
         <source>Read a Hugging Face config.json</source>
@@ -3742,6 +3825,10 @@
         <translation>Uma frase mais longa, lida linha por linha</translation>
     </message>
     <message>
+        <source>The lesson&apos;s Qwen: 24 query heads sharing 4 KV heads</source>
+        <translation>O Qwen da aula: 24 cabeças de consulta dividindo 4 cabeças KV</translation>
+    </message>
+    <message>
         <source>ALiBi beside RoPE: two ways to make distance matter</source>
         <translation>ALiBi ao lado do RoPE: duas maneiras de a distância contar</translation>
     </message>
@@ -4663,6 +4750,14 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
         <translation>Ficha do modelo</translation>
     </message>
     <message>
+        <source>Recurrent state</source>
+        <translation>Estado recorrente</translation>
+    </message>
+    <message>
+        <source>Convolution state</source>
+        <translation>Estado da convolução</translation>
+    </message>
+    <message>
         <source>Context length</source>
         <translation>Tamanho do contexto</translation>
     </message>
@@ -4681,6 +4776,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>GPU memory</source>
         <translation>Memória da GPU</translation>
+    </message>
+    <message>
+        <source>Memory bandwidth</source>
+        <translation>Largura de banda da memória</translation>
     </message>
     <message>
         <source>Layers</source>

@@ -169,6 +169,11 @@ QWEN3_8_27B_STYLE = {
         "full_attention_interval": 4,
         "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 16,
         "max_position_embeddings": 262144,
+        "linear_num_value_heads": 48,
+        "linear_num_key_heads": 16,
+        "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128,
+        "linear_conv_kernel_dim": 4,
     },
     "vision_config": {"model_type": "qwen3_5_vision", "depth": 27},
 }

@@ -79,7 +79,10 @@ def test_qwen38_27b_hybrid_keeps_16_of_64_layers_and_shows_the_saving(ws):
     (saving,) = res.savings
     assert saving.kind == "hybrid" and saving.ratio == 4.0
     assert saving.kv_cache_bytes == 4 * res.kv_bytes
-    assert res.weights_bytes is None  # no parameter count: the gauge says so
+    assert res.weights_bytes == 2 * 26_895_998_464
+    # The lesson's total: ×24 heads ×16 full-attention layers.
+    assert res.report["score_matrix"]["total_entries"] == 68_719_476_736 * 24 * 16
+    assert res.report["recurrent_state_bytes"] == 48 * (786_432 + 40_960) * 2
 
 
 def test_deepseek_v3_mla_equals_kv_report(ws):
@@ -127,6 +130,50 @@ def test_weights_dtype_is_its_own_and_batch_multiplies_the_cache(ws):
     res = _memory(ws)
     assert res.kv_bytes == 4 * 8 * GIB
     assert res.weights_bytes == 2 * 8_030_261_248
+
+
+def test_bandwidth_gives_the_decode_ceiling_of_the_cli(ws, capsys):
+    res = _memory(ws)  # Llama 3 8B at 131,072 tokens on 3,350 GB/s by default
+    assert ws.document.memory.bandwidth_gbs == 3350.0
+    assert round(res.decode["decode_tokens_per_s"], 1) == 100.8
+    ws.document.set_field("memory.bandwidth_gbs", 4800.0)  # an H200
+    res = _memory(ws)
+    assert res.decode["decode_tokens_per_s"] == pytest.approx(4800e9 / 33_240_391_680, rel=1e-12)
+    ws.document.memory.update(model="qwen3.8-27b", context=262_144, bandwidth_gbs=3350.0)
+    res = _memory(ws)
+    assert cli(["kv", "--model", "qwen3.8-27b", "--bandwidth", "3350", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert res.decode["decode_ceilings"] == printed["decode_ceilings"]
+    assert res.decode["decode_tokens_per_s"] == printed["decode_tokens_per_s"]
+    ws.document.set_field("memory.weights_dtype", "fp8")  # weights halve, the cache stays
+    fp8 = _memory(ws).decode["decode_bytes_per_token"]
+    assert fp8 == 26_895_998_464 + 16 * GIB + 48 * (786_432 + 40_960) * 2
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf"), 1e400, 2e6, "fast"])
+def test_hostile_bandwidths_are_refused_and_nothing_changes(ws, bad):
+    with pytest.raises(StateError):
+        ws.document.set_field("memory.bandwidth_gbs", bad)
+    assert ws.document.memory.bandwidth_gbs == 3350.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.floats(0.001, 1e6),
+    st.integers(1, 2**30),
+    st.sampled_from(("llama-3-8b", "deepseek-v3", "qwen3.8-27b", "mistral-7b")),
+)
+def test_the_field_and_the_ceiling_agree_on_any_setting(bandwidth, context, model):
+    m = MemoryState(model=model, context=context, bandwidth_gbs=bandwidth)
+    d = m.decode()
+    r = m.report()
+    step = r["weights_bytes"] + r["kv_cache_bytes"] + r["recurrent_state_bytes"]
+    assert d["decode_tokens_per_s"] == pytest.approx(bandwidth * 1e9 / step, rel=1e-12)
+    # The recurrent state never depends on the context.
+    assert (
+        r["recurrent_state_bytes"]
+        == MemoryState(model=model, context=1).report()["recurrent_state_bytes"]
+    )
 
 
 # --- memory: the topic's card rules ---------------------------------------------------------

@@ -16,6 +16,7 @@ def test_required_presets_exist():
         "long-sentence",
         "heads",
         "heads-2d",
+        "qwen-heads",
     ):
         assert pid in preset_ids()
 

@@ -220,3 +220,136 @@ def test_a_card_of_one_says_each_count_in_the_singular_and_bytes_once(panel, qtb
     panel.workspace.document.memory.update(context=131072)
     qtbot.waitUntil(lambda: "128k tokens" in panel.figure.bars.title, timeout=3000)
     assert panel.figure.bars.title == "KV cache at 128k tokens by attention design"
+
+
+# --- the decode ceiling and the lesson's score total ----------------------------------------
+
+
+def _ceilings(panel) -> dict:
+    return {b.name: (b.value, b.kind) for b in panel.figure.decode.bars}
+
+
+def test_the_decode_bars_are_the_ceilings_of_the_cli(panel, capsys):
+    from attnviz.cli import main
+
+    # Llama 3 8B at 131,072 tokens on an H100's 3,350 GB/s: 100.8 tokens/s, GQA in bold.
+    shown = _ceilings(panel)
+    assert shown["GQA"][1] == "current" and round(shown["GQA"][0], 1) == 100.8
+    assert "3,350 GB/s" in panel.figure.decode.title
+    assert main(["kv", "--model", "llama-3-8b", "--bandwidth", "3350", "--json"]) == 0
+    cli = {c["kind"]: c["tokens_per_s"] for c in json.loads(capsys.readouterr().out)[
+        "decode_ceilings"]}  # fmt: skip
+    assert {k: v for k, (v, _kind) in shown.items()} == {
+        "GQA": cli["card"], "MHA": cli["MHA"], "MQA": cli["MQA"], "MLA": cli["MLA"],
+        "fp8": cli["fp8"],
+    }  # fmt: skip
+    texts = {b.name: b.text for b in panel.figure.decode.bars}
+    assert texts["GQA"] == "100.8" and texts["fp8"] == "201.6"
+    # MQA, MLA and fp8 raise the ceiling; MHA lowers it.
+    assert shown["MHA"][0] < shown["GQA"][0] < min(shown["MLA"][0], shown["MQA"][0])
+
+
+def test_the_hybrid_raises_its_ceiling_and_its_total_is_multiplied(panel, qtbot):
+    _pick(panel.model, "qwen3.8-27b")
+    panel.context.box.setText("262144")
+    panel.context.box.editingFinished.emit()
+    shown = _ceilings(panel)
+    assert round(shown["GQA"][0], 1) == 47.1 and shown["all 64 layers"][1] == "without"
+    assert shown["all 64 layers"][0] < shown["GQA"][0]  # the 48 linear layers' gain
+    summary = panel.figure.summary.text()
+    assert "× 24 heads × 16 full-attention layers = 26,388,279,066,624 entries" in summary
+    assert "68,719,476,736 entries" in summary
+    assert "75.75 MiB at any context" in summary  # 48 × 827,392 elements × 2 bytes
+
+
+def test_the_bandwidth_picker_and_typed_values(panel):
+    before = _ceilings(panel)["GQA"][0]
+    _pick(panel.bandwidth, 4800.0)
+    assert panel.state.bandwidth_gbs == 4800.0
+    assert _ceilings(panel)["GQA"][0] == pytest.approx(before * 4800 / 3350, rel=1e-12)
+    for text, value in (("8000 GB/s", 8000.0), ("2,039", 2039.0), ("1008,5", 1008.5)):
+        panel.bandwidth.setEditText(text)
+        panel.bandwidth.lineEdit().editingFinished.emit()
+        assert panel.state.bandwidth_gbs == value, text
+    for bad in ("fast", "0", "-5", "nan", "1e400", "inf"):
+        panel.bandwidth.setEditText(bad)
+        panel.bandwidth.lineEdit().editingFinished.emit()
+        assert panel.state.bandwidth_gbs == 1008.5, bad
+        assert panel.message.isVisible()
+        assert panel.bandwidth.currentText() == "1,008.5 GB/s"
+
+
+def test_no_parameter_count_says_the_ceiling_is_unknown(panel, qtbot):
+    panel.workspace.document.memory.update(params=0.0)
+    assert panel.figure.decode.bars == ()
+    assert "unknown without a parameter count" in panel.figure.decode.title
+
+
+def test_soak_of_the_decode_controls(qtbot, make_window):
+    import contextlib
+    import random
+
+    from tests.ui.soak import (
+        Action,
+        Soak,
+        resize,
+        send_mouse_move,
+        switch_large_fonts,
+        switch_theme,
+        undo_or_redo,
+        unwind,
+    )
+
+    rng = random.Random("decode-soak")
+    window = make_window(front="memory")
+    panel, doc = window.panels["memory"], window.workspace.document
+
+    def edit():
+        path, value = rng.choice([
+            ("memory.bandwidth_gbs", rng.choice([0.001, 1008.0, 3350.0, 1e6, 0.0, -1.0])),
+            ("memory.model", rng.choice(["llama-3-8b", "qwen3.8-27b", "deepseek-v3"])),
+            ("memory.context", rng.choice([1, 4096, 262_144, 2**40])),
+            ("memory.state_elements", rng.choice([0, 786_432, 2**40])),
+            ("memory.params", rng.choice([0.0, 8e9, 1e15])),
+            ("memory.weights_dtype", rng.choice(["fp8", "int4", "fp32"])),
+        ])  # fmt: skip
+        with contextlib.suppress(ValueError):
+            doc.set_field(path, value)
+
+    def typed():
+        panel.bandwidth.setEditText(rng.choice(["4800", "3,350 GB/s", "x", "", "1e9"]))
+        panel.bandwidth.lineEdit().editingFinished.emit()
+
+    def hover():
+        view = panel.figure.decode
+        send_mouse_move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))
+
+    Soak(
+        rng,
+        [
+            Action("edit", edit, 0.45),
+            Action("typed", typed, 0.15),
+            undo_or_redo(window, rng, 0.15),
+            resize(window, rng, widths=(900, 1280), heights=(600, 720), weight=0.1),
+            switch_theme(window, rng, 0.05),
+            switch_large_fonts(window, rng, 0.05),
+            Action("rest", lambda: None, 0.05),
+        ],
+        after=lambda _step: hover(),
+        settle=lambda _step: qtbot.wait(5),
+    ).run(40)
+    unwind(window)
+    qtbot.wait(10)
+    assert doc.memory.bandwidth_gbs == 3350.0
+    assert round(_ceilings(panel)["GQA"][0], 1) == 100.8
+
+
+def test_the_decode_chart_stands_beside_the_designs_when_the_figure_is_wide(panel, qtbot):
+    figure = panel.figure
+    panel.resize(1400, 900)
+    qtbot.waitUntil(lambda: figure.decode_beside, timeout=3000)
+    assert figure.splitter.indexOf(figure.decode) == 1
+    assert min(figure.splitter.sizes()) >= 260  # three columns, none squeezed
+    panel.resize(800, 900)
+    qtbot.waitUntil(lambda: not figure.decode_beside, timeout=3000)
+    assert figure.splitter.indexOf(figure.decode) == -1 and figure.decode.isVisible()

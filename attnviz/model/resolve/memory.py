@@ -9,7 +9,9 @@ the panel adds what a serving engineer reads off a gauge:
 - what the card would cache without its savings: every layer with attention (a hybrid) and
   no sliding window, so the saving of each is visible;
 - the price of n²: one head's score matrix if it were materialized against the O(n)
-  working memory of a tiled kernel, over a range of contexts.
+  working memory of a tiled kernel, over a range of contexts;
+- the decode ceiling at the GPU's bandwidth, and what each attention design, fp8 and a
+  hybrid's linear layers make of it (:func:`attnviz.core.decode.decode_report`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ class MemoryResults:
     score_bytes: np.ndarray
     tile_bytes: np.ndarray
     heads: HeadsLayout | None = None
+    #: :func:`attnviz.core.decode.decode_report` at the topic's bandwidth (None: not asked).
+    decode: dict | None = None
 
     @property
     def kv_bytes(self) -> int | float:
@@ -163,7 +167,8 @@ class MemoryResolver(LazyResolver):
     def compute(self) -> MemoryResults:
         topic = self.topic
         values = topic.snapshot()
-        res = compute_memory(values, topic.card(), topic.report())
+        report = topic.report()
+        res = replace(compute_memory(values, topic.card(), report), decode=topic.decode(report))
         layout = heads_layout(self.document.attention.snapshot(), values)
         return replace(res, heads=layout) if layout is not None else res
 

@@ -1,5 +1,9 @@
 """The ``memory`` topic: a model card, a context, a batch, a cache dtype and a GPU.
 
+The GPU is its memory (``gpu_gb``) and its memory bandwidth (``bandwidth_gbs``): the first
+says what fits, the second how fast a token can be generated
+(:func:`attnviz.core.decode.decode_tokens_per_s`).
+
 The card is held as fields (``layers``, ``heads``, ``kv_heads``, ``head_dim``, the MLA
 latent, the hybrid and sliding-window layer counts, ``params``), so a session, an undo
 step and ``attnviz export --set memory.kv_heads=1`` all see the same numbers the panel
@@ -17,6 +21,7 @@ window (``sliding_window``), unknown parameter count (``params``).
 
 from __future__ import annotations
 
+from attnviz.core.decode import MAX_BANDWIDTH_GBS, decode_report
 from attnviz.core.kvcache import (
     CARD_LIMITS,
     DTYPE_BYTES,
@@ -45,6 +50,8 @@ CARD_FIELDS = (
     "sliding_window",
     "sliding_layers",
     "params",
+    "state_elements",
+    "conv_elements",
 )
 #: Largest GPU memory offered, in GB (10^9 bytes): a whole rack's worth.
 MAX_GPU_GB = 1e6
@@ -64,6 +71,8 @@ def card_values(card: ModelCard) -> dict:
         "sliding_window": card.sliding_window or 0,
         "sliding_layers": card.sliding_layers,
         "params": float(card.params or 0.0),
+        "state_elements": card.state_elements,
+        "conv_elements": card.conv_elements,
     }
 
 
@@ -82,6 +91,8 @@ def card_from_values(v: dict, model_id: str | None = None) -> ModelCard:
         sliding_window=v["sliding_window"] or None,
         sliding_layers=v["sliding_layers"],
         params=v["params"] or None,
+        state_elements=v["state_elements"],
+        conv_elements=v["conv_elements"],
         id=None if model_id in (None, CUSTOM) else model_id,
     )
 
@@ -127,6 +138,12 @@ FIELDS = (
     Field("params", "float", _DEFAULT["params"], 0.0, MAX_PARAMS,
           doc="parameter count, for the weights' share (0: unknown)",
           label=QT_TRANSLATE_NOOP("UndoController", "Parameter count")),
+    Field("state_elements", "int", 0, 0, CARD_LIMITS["state_elements"],
+          doc="recurrent state each non-attention layer keeps per sequence, in elements",
+          label=QT_TRANSLATE_NOOP("UndoController", "Recurrent state")),
+    Field("conv_elements", "int", 0, 0, CARD_LIMITS["conv_elements"],
+          doc="convolution state each non-attention layer keeps per sequence, in elements",
+          label=QT_TRANSLATE_NOOP("UndoController", "Convolution state")),
     Field("context", "int", 131_072, 1, MAX_CONTEXT, doc="tokens per sequence",
           label=QT_TRANSLATE_NOOP("UndoController", "Context length")),
     Field("batch", "int", 1, 1, MAX_BATCH, doc="sequences held at once",
@@ -139,6 +156,9 @@ FIELDS = (
     Field("gpu_gb", "float", 80.0, 0.001, MAX_GPU_GB,
           doc="GPU memory in GB (10^9 bytes): 24, 48, 80, 141, 192, ...",
           label=QT_TRANSLATE_NOOP("UndoController", "GPU memory")),
+    Field("bandwidth_gbs", "float", 3350.0, 0.001, MAX_BANDWIDTH_GBS,
+          doc="GPU memory bandwidth in GB/s: 3350 (H100 SXM), 4800 (H200), 8000 (B200), ...",
+          label=QT_TRANSLATE_NOOP("UndoController", "Memory bandwidth")),
 )  # fmt: skip
 
 
@@ -157,7 +177,19 @@ class MemoryState(Topic):
 
     def report(self) -> dict:
         """:func:`attnviz.core.kvcache.kv_report` of the current card and setting."""
-        return kv_report(self.card(), self.context, batch=self.batch, dtype=self.dtype)
+        return kv_report(
+            self.card(),
+            self.context,
+            batch=self.batch,
+            dtype=self.dtype,
+            weights_dtype=self.weights_dtype,
+        )
+
+    def decode(self, report: dict | None = None) -> dict:
+        """:func:`attnviz.core.decode.decode_report` at ``bandwidth_gbs``: what ``attnviz kv
+        --bandwidth`` adds to the report."""
+        report = self.report() if report is None else report
+        return decode_report(report, self.card(), self.bandwidth_gbs)
 
     def _follow(self, new: dict, old: dict, given: set[str]) -> None:
         if "model" in given and new["model"] != CUSTOM:

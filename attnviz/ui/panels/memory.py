@@ -8,7 +8,10 @@ context, and watch
 - the attention designs side by side for the same model (MHA, GQA, MQA, MLA), with what the
   card's hybrid layers or sliding windows save drawn as hatched bars;
 - the price of n²: one head's score matrix if it were materialized against the O(n)
-  working memory of a tiled kernel, on one log chart.
+  working memory of a tiled kernel, on one log chart;
+- the decode ceiling at the GPU's memory bandwidth: tokens/s at batch 1 when each token
+  reads the weights, the cache and the recurrent state once, and what GQA, MQA, MLA, fp8
+  and a hybrid's linear layers make of it.
 
 Every number is :func:`attnviz.core.kvcache.kv_report`'s (``attnviz kv`` prints the same).
 """
@@ -35,7 +38,7 @@ from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.memory_card import CardEditor
-from attnviz.ui.widgets.memory_figure import MemoryFigure, gpu_label
+from attnviz.ui.widgets.memory_figure import MemoryFigure, bandwidth_label, gpu_label
 from attnviz.ui.widgets.numbers import counted
 from attnviz.ui.widgets.token_slider import TokenSlider
 from attnviz.ui.widgets.units import binary_bytes
@@ -43,6 +46,14 @@ from attnviz.ui.widgets.units import binary_bytes
 _C = "MemoryPanel"
 #: The GPUs offered in the picker, in GB (any other size can be typed).
 GPU_SIZES = (24.0, 48.0, 80.0, 141.0, 192.0)
+#: Memory bandwidths offered, in GB/s, with the GPU each is (any other can be typed).
+BANDWIDTHS = (
+    (1008.0, "RTX 4090"),
+    (2039.0, "A100 80GB"),
+    (3350.0, "H100 SXM"),
+    (4800.0, "H200"),
+    (8000.0, "B200"),
+)
 DTYPE_TIPS = {
     "bf16": QT_TRANSLATE_NOOP("MemoryPanel", "bf16: 2 bytes per element"),
     "fp16": QT_TRANSLATE_NOOP("MemoryPanel", "fp16: 2 bytes per element"),
@@ -114,6 +125,20 @@ class MemoryPanel(FigurePanel):
         self.gpu.setToolTip(self.tr("GPU memory in GB (10⁹ bytes): pick one or type a size"))
         self.gpu.activated.connect(self._on_q_gpu)
         self.gpu.lineEdit().editingFinished.connect(self._on_q_gpu)
+        self.bandwidth = QComboBox()
+        self.bandwidth.setObjectName("bandwidth_gbs")
+        self.bandwidth.setEditable(True)
+        for i, (gbs, gpu) in enumerate(BANDWIDTHS):
+            self.bandwidth.addItem(bandwidth_label(gbs), gbs)
+            self.bandwidth.setItemData(i, gpu, Qt.ItemDataRole.ToolTipRole)
+        self.bandwidth.setToolTip(
+            self.tr(
+                "GPU memory bandwidth in GB/s: 3,350 for an H100 SXM, 4,800 for an H200. "
+                "It sets the decode ceiling: pick one or type a number"
+            )
+        )
+        self.bandwidth.activated.connect(self._on_q_bandwidth)
+        self.bandwidth.lineEdit().editingFinished.connect(self._on_q_bandwidth)
         self.config_button = QPushButton(self.tr("From config.json…"))
         self.config_button.setObjectName("from_config")
         self.config_button.setToolTip(
@@ -180,6 +205,7 @@ class MemoryPanel(FigurePanel):
             (self.tr("cache"), self.dtype),
             (self.tr("weights"), self.weights_dtype),
             (self.tr("GPU"), self.gpu),
+            (self.tr("bandwidth"), self.bandwidth),
         ):
             label = QLabel(text)
             label.setBuddy(widget)  # named for screen readers; leaves a slide with it
@@ -226,6 +252,13 @@ class MemoryPanel(FigurePanel):
                 self.gpu.setCurrentIndex(i)
             self.gpu.setEditText(gpu_label(self.state.gpu_gb))
 
+    def _on_bandwidth_gbs_changed(self) -> None:
+        with blocked(self.bandwidth):
+            i = self.bandwidth.findData(self.state.bandwidth_gbs)
+            if i >= 0:
+                self.bandwidth.setCurrentIndex(i)
+            self.bandwidth.setEditText(bandwidth_label(self.state.bandwidth_gbs))
+
     def _on_layers_changed(self) -> None:
         self.card_editor.show_values(self.state)
 
@@ -233,6 +266,7 @@ class MemoryPanel(FigurePanel):
     _on_kv_lora_rank_changed = _on_rope_head_dim_changed = _on_layers_changed
     _on_attention_layers_changed = _on_sliding_window_changed = _on_layers_changed
     _on_sliding_layers_changed = _on_params_changed = _on_layers_changed
+    _on_state_elements_changed = _on_conv_elements_changed = _on_layers_changed
 
     def _on_results(self, res, _names: frozenset) -> None:
         self.figure.show_results(res, self.state)
@@ -271,6 +305,23 @@ class MemoryPanel(FigurePanel):
             self._on_gpu_gb_changed()
             return
         self._write(self.gpu, gpu_gb=value)
+
+    def _on_q_bandwidth(self, *_args) -> None:
+        text = self.bandwidth.currentText().strip()
+        for unit in ("GB/s", "gb/s", "GB", "gb"):
+            text = text.removesuffix(unit).strip()
+        try:
+            # "3,350" is a thousands comma; "3350,5" a decimal one.
+            grouped_thousands = "," in text and len(text.rsplit(",", 1)[1]) == 3
+            value = float(text.replace(",", "" if grouped_thousands else "."))
+        except ValueError:
+            self.show_error(
+                self.tr("The bandwidth must be a number of GB/s, e.g. 3350 or 4800"),
+                self.bandwidth,
+            )
+            self._on_bandwidth_gbs_changed()
+            return
+        self._write(self.bandwidth, bandwidth_gbs=value)
 
     def _on_q_from_model(self) -> None:
         from attnviz.ui.model_loader import controller_for

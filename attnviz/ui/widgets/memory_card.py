@@ -35,7 +35,12 @@ class CardEditor(QWidget):
         ("rope_head_dim", "rope_head_dim", 0),
         ("sliding_window", "sliding_window", 0),
         ("sliding_layers", "sliding_layers", 0),
+        ("state_elements", "state_elements", 0),
+        ("conv_elements", "conv_elements", 0),
     )
+    #: Grid (row, column) of each spin box: four pairs a row, the last two beside the KV
+    #: heads and the parameter count.
+    PLACES = (*((i // 4, 2 * (i % 4)) for i in range(8)), (2, 4), (2, 6))
 
     def __init__(self, panel) -> None:
         super().__init__(panel)
@@ -49,6 +54,8 @@ class CardEditor(QWidget):
             "rope_head_dim": self.tr("MLA RoPE dims"),
             "sliding_window": self.tr("Window"),
             "sliding_layers": self.tr("Window layers"),
+            "state_elements": self.tr("State per layer"),
+            "conv_elements": self.tr("Conv per layer"),
         }
         tips = {
             "attention_layers": self.tr("Layers that keep a KV cache (fewer: a hybrid)"),
@@ -56,6 +63,14 @@ class CardEditor(QWidget):
             "rope_head_dim": self.tr("MLA: width of the RoPE key cached beside the latent"),
             "sliding_window": self.tr("Tokens a sliding-window layer keeps (0: no window)"),
             "sliding_layers": self.tr("Attention layers that keep only the window"),
+            "state_elements": self.tr(
+                "Elements of recurrent state each layer without attention keeps per sequence "
+                "(Gated DeltaNet: heads × d_k × d_v; Mamba-2: heads × head_dim × d_state)"
+            ),
+            "conv_elements": self.tr(
+                "Elements of short-convolution state each layer without attention keeps per "
+                "sequence (channels × kernel width)"
+            ),
         }
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -72,7 +87,7 @@ class CardEditor(QWidget):
                 lambda v, f=field, s=spin: self.panel._write(s, **{f: int(v)})
             )
             self.spins[field] = spin
-            self._pair(grid, i // 4, 2 * (i % 4), names[field], spin)
+            self._pair(grid, *self.PLACES[i], names[field], spin)
         self.kv_heads = QComboBox()
         self.kv_heads.setObjectName("kv_heads")
         self.kv_heads.setToolTip(

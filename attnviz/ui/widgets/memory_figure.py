@@ -1,4 +1,5 @@
-"""The memory panel's figure: gauge, attention designs, the n² chart and a summary line.
+"""The memory panel's figure: gauge, attention designs, the n² chart, the decode ceiling and a
+summary line.
 
 Everything a slide of the KV-cache section needs, without the controls (an export draws
 this widget). :meth:`MemoryFigure.show_results` takes the memory resolver's results and
@@ -11,7 +12,15 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QPointF,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QColor, QFont, QFontInfo
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -30,6 +39,16 @@ SAVING_NAMES = {
     "hybrid": QT_TRANSLATE_NOOP("MemoryFigure", "all %1 layers"),
     "window": QT_TRANSLATE_NOOP("MemoryFigure", "no window"),
 }
+#: Width from which the decode chart stands beside the designs' bars and the n² chart, in
+#: pixels: three columns of at least 330 (a slide, the window at full width).
+DECODE_BESIDE_WIDTH = 1000
+#: Each decode ceiling's row name (:func:`attnviz.core.decode.decode_ceilings`' kinds).
+CEILING_NAMES = {
+    "fp8": QT_TRANSLATE_NOOP("MemoryFigure", "fp8"),
+    "dense": QT_TRANSLATE_NOOP("MemoryFigure", "all %1 layers"),
+}
+#: The decode chart's rows in the designs chart's order, then fp8 and the dense twin.
+CEILING_ORDER = ("MHA", "GQA", "MQA", "MLA", "fp8", "dense")
 
 
 def _tr(text: str) -> str:
@@ -37,7 +56,8 @@ def _tr(text: str) -> str:
 
 
 class MemoryFigure(QWidget):
-    """Gauge on top; designs and the n² chart side by side; a summary line below."""
+    """Gauge on top; designs and the n² chart side by side, the decode ceilings beside them
+    or below; a summary line below."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -68,11 +88,43 @@ class MemoryFigure(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         layout.addWidget(self.splitter, 1)
+        # The decode ceilings: a third column where the figure is wide (a slide, the window
+        # at full width), under the other two where it is not (a docked panel, whose bars
+        # and values a third column would cut).
+        self.decode = BarChart()
+        self.decode.setObjectName("decode")
+        self.decode.setMinimumWidth(260)
+        self.decode_beside = False
+        layout.addWidget(self.decode)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if (self.width() >= DECODE_BESIDE_WIDTH) != self.decode_beside:
+            # Moved after the resize: moving a widget inside its own resize relays out.
+            QTimer.singleShot(0, self, self._place_decode)
+
+    def _place_decode(self) -> None:
+        """Put the decode chart beside the designs when the figure is wide, else below."""
+        beside = self.width() >= DECODE_BESIDE_WIDTH
+        if beside == self.decode_beside:
+            return
+        self.decode_beside = beside
+        shown = self.decode.isVisibleTo(self)
+        if beside:
+            self.splitter.insertWidget(1, self.decode)
+            self.splitter.setStretchFactor(1, 1)
+            # A widget put into a splitter takes what room is left: shared out again, the
+            # n² chart a little wider than the bars (its values need room beside the lines).
+            width = max(self.width(), 10)
+            self.splitter.setSizes([3 * width // 10, 3 * width // 10, 4 * width // 10])
+        else:
+            self.layout().insertWidget(self.layout().indexOf(self.summary), self.decode)
+        self.decode.setVisible(shown)
 
     def _build_plot(self) -> SteadyPlot:
         plot = _ChartPlot()
@@ -118,7 +170,7 @@ class MemoryFigure(QWidget):
         style_figure(self, theme)
         self.setFont(font)
         pf = self.plot_font()
-        for view in (self.gauge, self.bars):
+        for view in (self.gauge, self.bars, self.decode):
             view.set_theme(theme)
             view.setFont(pf)
         self.plot.set_style(theme, pf)
@@ -130,7 +182,58 @@ class MemoryFigure(QWidget):
         self._draw_gauge(res, state)
         self._draw_bars(res, state)
         self._draw_plot(res, state)
+        self._draw_decode(res, state)
         self._write_summary(res, state)
+
+    def _draw_decode(self, res, state) -> None:
+        """One bar per decode ceiling, in tokens/s: the card's design (bold), the other
+        attention designs, fp8 and, for a hybrid, every layer with attention (hatched)."""
+        d = res.decode
+        self.decode.setVisible(d is not None)
+        if d is None:
+            return
+        bandwidth = bandwidth_label(d["bandwidth_gbs"])
+        self.decode.setToolTip(
+            self.tr(
+                "A bandwidth-bound ceiling: generating one token at batch 1 reads every "
+                "weight, the whole KV cache and the recurrent state once, so tokens/s ≤ "
+                "bandwidth / bytes read"
+            )
+        )
+        if d["decode_tokens_per_s"] is None:
+            title = self.tr("Tokens/s at %1: unknown without a parameter count").replace(
+                "%1", bandwidth
+            )
+            self.decode.set_bars([], title)
+            return
+        rows = {c["kind"]: c for c in d["decode_ceilings"]}
+        rows[res.card.attention_kind] = rows.pop("card")
+        bars = []
+        for kind in sorted(
+            rows, key=lambda k: CEILING_ORDER.index(k) if k in CEILING_ORDER else -1
+        ):
+            c = rows[kind]
+            name = _tr(CEILING_NAMES[kind]) if kind in CEILING_NAMES else kind
+            name = name.replace("%1", str(res.card.layers))
+            per_token = decimal_bytes(c["bytes_per_step"])
+            bars.append(
+                Bar(
+                    name=name,
+                    value=float(c["tokens_per_s"]),
+                    text=_rate(c["tokens_per_s"]),
+                    detail=self.tr("%1 per token").replace("%1", per_token),
+                    tip=self.tr("%1: each token reads %2 (%3 bytes) at %4 → %5 tokens/s")
+                    .replace("%1", name)
+                    .replace("%2", per_token)
+                    .replace("%3", grouped(round(c["bytes_per_step"])))
+                    .replace("%4", bandwidth)
+                    .replace("%5", _rate(c["tokens_per_s"])),
+                    kind={"card": "current", "dense": "without"}.get(c["kind"], "other"),
+                    color=2,
+                )
+            )
+        title = self.tr("Tokens/s at %1, batch 1 (decode ceiling)").replace("%1", bandwidth)
+        self.decode.set_bars(bars, title)
 
     def _draw_gauge(self, res, state) -> None:
         kv = float(res.kv_bytes)
@@ -388,9 +491,33 @@ class MemoryFigure(QWidget):
             .replace("%3", decimal_bytes(s["bytes"]))
             .replace("%4", str(8 * s["bytes_per_element"]))
         )
+        total = s["total_entries"]
+        if total != entries:
+            price += (
+                self.tr("; × %1 × %2 = %3 in one pass")
+                .replace("%1", counted(self.tr("%n head(s)", "", s["heads"]), s["heads"]))
+                .replace("%2", self._layer_count(s))
+                .replace("%3", counted(self.tr("%n entr(y|ies)", "", qt_count(total)), total))
+            )
+        state = ""
+        if r["recurrent_state_bytes"]:
+            state = " · " + self.tr("the other layers' state %1 at any context").replace(
+                "%1", binary_bytes(r["recurrent_state_bytes"])
+            )
         name = html.escape(card.name)
-        self.summary.setText(f"<b>{name}</b>: {layers}; {heads} · {per_token} · {price}")
+        self.summary.setText(f"<b>{name}</b>: {layers}; {heads} · {per_token}{state} · {price}")
         self.summary.setToolTip(card.source)
+
+    def _layer_count(self, s: dict) -> str:
+        """``16 full-attention layers`` (and the sliding-window ones) of the score total."""
+        full = s["full_layers"]
+        text = counted(self.tr("%n full-attention layer(s)", "", full), full)
+        if s["sliding_layers"]:
+            sliding = s["sliding_layers"]
+            text += self.tr(" + %1").replace(
+                "%1", counted(self.tr("%n sliding-window layer(s)", "", sliding), sliding)
+            )
+        return text
 
 
 #: Places beside a value's point on the context line: right of the line below and above
@@ -404,6 +531,20 @@ class _ChartPlot(SteadyPlot):
 
     def sizeHint(self) -> QSize:
         return QSize(420, 150)
+
+
+def _rate(tokens_per_s: float) -> str:
+    """``100.8``, ``2.48``, ``1,234``: three figures, as precise as a ceiling can be."""
+    if tokens_per_s >= 1000:
+        return grouped(round(tokens_per_s))
+    if tokens_per_s >= 10:
+        return grouped(tokens_per_s, 1)
+    return grouped(tokens_per_s, 2)
+
+
+def bandwidth_label(gbs: float) -> str:
+    """``3350.0`` → ``"3,350 GB/s"``."""
+    return f"{grouped(gbs, 0 if float(gbs).is_integer() else 1)} GB/s"
 
 
 def gpu_label(gb: float) -> str:
