@@ -13,6 +13,7 @@ import argparse
 import os
 import signal
 import sys
+import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -72,6 +73,9 @@ def out_problem(out: Path) -> str | None:
             return "it exists and is not a folder"
         if out.is_dir() and any(out.iterdir()):
             return "the folder exists and is not empty (choose a new one)"
+        # A folder made and removed now: a read-only file system (where root's access()
+        # still says yes) is refused before the minute of training, not after it.
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".probe", dir=folder))
     except OSError as exc:  # a name over NAME_MAX, a link loop, an unreadable folder
         return exc.strerror or type(exc).__name__
     return None
@@ -114,11 +118,6 @@ def run(args) -> int:
     from attnviz.core.work import Cancelled
 
     steps = args.steps
-    print(
-        f"{PROG}: {steps:,} steps take {about(induction.estimate_seconds(steps))} "
-        "on one CPU thread…",
-        file=sys.stderr,
-    )
     terminal = sys.stderr.isatty()
 
     def progress(curve, seconds: float) -> None:
@@ -134,7 +133,13 @@ def run(args) -> int:
             )
 
     stop = threading.Event()
-    try:
+    try:  # the estimate inside: a Ctrl-C from its line on is an interrupt, not a traceback
+        print(
+            f"{PROG}: {steps:,} steps take {about(induction.estimate_seconds(steps))} "
+            "on one CPU thread…",
+            file=sys.stderr,
+            flush=True,
+        )
         with _stop_on_interrupt(stop):
             result = induction.train(args.seed, steps, progress=progress, cancel=stop.is_set)
             written = induction.write_folder(result, out)

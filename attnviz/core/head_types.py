@@ -52,14 +52,16 @@ def induction_pairs(tokens: Sequence) -> tuple[np.ndarray, np.ndarray]:
     ``s + 1 < t`` leaves out a token repeated at once (``s + 1 = t``: the query itself,
     not a token it could copy from).
     """
-    last: dict = {}
+    # The last two positions of each token: the latest may be t − 1 (a token repeated at
+    # once), and then the one before it is the latest with s + 1 < t.
+    seen: dict = {}
     queries, keys = [], []
     for t, token in enumerate(tokens):
-        earlier = last.get(token)
-        if earlier is not None and earlier + 1 < t:
+        earlier = [s for s in seen.get(token, ()) if s + 1 < t]
+        if earlier:
             queries.append(t)
-            keys.append(earlier + 1)
-        last[token] = t
+            keys.append(earlier[-1] + 1)
+        seen[token] = (*seen.get(token, ())[-1:], t)
     return np.asarray(queries, dtype=np.intp), np.asarray(keys, dtype=np.intp)
 
 
