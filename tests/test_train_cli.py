@@ -118,6 +118,22 @@ def test_random_step_strings_are_read_or_refused_in_one_line(text):
     assert 1 <= args.steps <= 100_000
 
 
+def test_the_help_carries_examples_that_parse(capsys):
+    import shlex
+
+    from attnviz.cli import _parse, _parser
+    from attnviz.commands.train import EXAMPLES
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    assert "examples:" in capsys.readouterr().out
+    lines = [x.strip() for x in EXAMPLES.splitlines()[1:] if x.strip().startswith("attnviz")]
+    assert len(lines) == 3
+    for line in lines:
+        args = _parse(_parser("train"), shlex.split(line)[1:])
+        assert args.what == "induction" and args.out and 1 <= args.steps <= 100_000
+
+
 def test_ctrl_c_leaves_no_folder(tmp_path):
     out = tmp_path / "model"
     proc = subprocess.Popen(

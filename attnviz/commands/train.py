@@ -24,7 +24,9 @@ PROG = "attnviz train"
 EXAMPLES = """examples:
   attnviz train induction --out induction-model
   attnviz train induction --out seed7 --seed 7 --steps 1500
-  attnviz --model induction-model        (open it; builtin:induction is the shipped seed 0)"""
+  attnviz train induction --out plateau --steps 300
+
+Open the folder with attnviz --model DIR; builtin:induction is the shipped seed 0."""
 
 #: What can be trained.
 WHAT = ("induction",)
