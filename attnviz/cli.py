@@ -54,7 +54,8 @@ def _parser(command: str | None, *, full: bool = True) -> argparse.ArgumentParse
     parser.add_argument(
         "--model",
         metavar="DIR",
-        help="open a local Hugging Face model folder at start (needs attnviz[models])",
+        help="open a local Hugging Face model folder at start, or builtin:induction (the "
+        "shipped induction-head model; needs attnviz[models])",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():

@@ -238,6 +238,9 @@ def check_files(bundle: Path, home: Path, ctx: dict) -> str:
         internal / "resources" / "icons" / "attnviz-256.png",
         internal / "resources" / "translations" / "attnviz_pt_BR.qm",
         internal / "resources" / "THIRD_PARTY_NOTICES.md",
+        # builtin:induction, the shipped model (its weights and curves)
+        internal / "resources" / "models" / "induction" / "model.safetensors",
+        internal / "resources" / "models" / "induction" / "training.csv",
     ]
     if sys.platform.startswith("linux"):
         app = "io.github.attnviz.Attnviz"

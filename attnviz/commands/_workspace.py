@@ -103,7 +103,14 @@ def build_workspace(args, parser: argparse.ArgumentParser):
     if model is not None or text is not None:
         values = {} if text is None else {"model_text": text}
         if model is not None:
-            values |= {"head": "model", "model_path": str(Path(model).expanduser().resolve())}
+            from attnviz.core.builtin_models import resolve_model_path
+            from attnviz.core.hf_errors import ModelError
+
+            try:  # builtin:NAME is a shipped folder
+                folder = resolve_model_path(model)
+            except ModelError as exc:
+                parser.error(f"--model: {exc}")
+            values |= {"head": "model", "model_path": str(Path(folder).expanduser().resolve())}
         try:
             document.attention.update(**values)  # loads the model and runs the sentence
         except StateError as exc:

@@ -84,7 +84,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--model",
         metavar="DIR",
-        help="a local Hugging Face model folder (safetensors); the heatmap shows its head "
+        help="a local Hugging Face model folder (safetensors), or builtin:induction; the "
+        "heatmap shows its head "
         "attention.layer / attention.model_head (needs attnviz[models])",
     )
     p.add_argument(

@@ -40,7 +40,8 @@ def register(subparsers) -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--model", metavar="DIR", help="a local Hugging Face decoder folder")
+    p.add_argument("--model", metavar="DIR",
+                   help="a local Hugging Face decoder folder, or builtin:induction")  # fmt: skip
     p.add_argument("--text", metavar="TEXT", type=utf8_text, help="the sentence to continue")
     p.add_argument("--count", type=bounded_int(1, MAX_COUNT), metavar="N",
                    help=f"tokens to append (1…{MAX_COUNT}; default prediction.count)")  # fmt: skip

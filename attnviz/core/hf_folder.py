@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attnviz.core._files import read_json_file
+from attnviz.core.builtin_models import resolve_model_path
 from attnviz.core.hf_errors import ModelError
 from attnviz.core.hf_families import FAMILIES
 from attnviz.core.memory_guard import available_bytes
@@ -203,12 +204,13 @@ def _check_layers(name: str, config: dict, headers: list[dict]) -> None:
 
 
 def inspect_folder(path: str | os.PathLike, *, free_bytes: int | None = -1) -> ModelInfo:
-    """Check a model folder without loading it; :class:`ModelError` says what is wrong.
+    """Check a model folder (or ``builtin:NAME``, a shipped one) without loading it;
+    :class:`ModelError` says what is wrong.
 
     ``free_bytes`` is the memory the model may use (default: what the system has free;
     None: do not check).
     """
-    folder = Path(path).expanduser()
+    folder = Path(resolve_model_path(path)).expanduser()
     config_file = folder / "config.json"
     try:
         is_folder, has_config = folder.is_dir(), config_file.is_file()

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnviz.core.builtin_models import resolve_model_path
 from attnviz.core.hf_capture import Capture, LoadedModel, ModelError, load_model
 from attnviz.model.fields import MAX_TEXT
 from attnviz.model.model_proof import (
@@ -60,11 +61,13 @@ MAX_CACHED_BYTES = 1 << 30
 
 
 def normalize_path(path: str) -> str:
-    """The folder as the cache keys it: user and links expanded, absolute.
+    """The folder as the cache keys it: user and links expanded, absolute; ``builtin:NAME``
+    is the shipped folder of that name (:mod:`attnviz.core.builtin_models`).
 
     :class:`ModelError` (one line) for a path the system cannot follow: links in a loop,
     a name that cannot be encoded (a lone surrogate from a hand-edited session), a NUL.
     """
+    path = resolve_model_path(path)  # a ModelError (one line) for an unknown name
     try:
         resolved = str(Path(path).expanduser().resolve())
         resolved.encode("utf-8")

@@ -233,7 +233,8 @@ def figure(
     session : str or os.PathLike, optional
         An ``.attnviz`` session applied after the preset.
     model : str or os.PathLike, optional
-        A local Hugging Face model folder; the heatmap shows its head
+        A local Hugging Face model folder (or ``"builtin:induction"``, the shipped model
+        with induction heads); the heatmap shows its head
         ``attention.layer`` / ``attention.model_head`` (needs ``attnviz[models]``).
     text : str, optional
         The sentence run through ``model``.

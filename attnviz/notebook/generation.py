@@ -34,7 +34,8 @@ def generate(
     Parameters
     ----------
     model : str or os.PathLike, optional
-        A local Hugging Face decoder folder (or a masked-LM's: refused, it fills a [MASK]).
+        A local Hugging Face decoder folder (or a masked-LM's: refused, it fills a [MASK]),
+        or ``"builtin:induction"``, the shipped model with induction heads.
     text : str, optional
         The sentence to continue (default: the attention topic's ``model_text``).
     count : int, optional

@@ -45,6 +45,10 @@ def test_the_wheel_ships_what_the_app_reads_and_not_the_translators_sources(dist
     assert "attnviz/resources/lessons/sqrt-dk.json" in names
     assert any(n.endswith("licenses/LICENSE") for n in names)
     assert "attnviz/resources/THIRD_PARTY_NOTICES.md" in names
+    # builtin:induction: the whole model folder, with its curves and its torch
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
+                 "training.csv", "TRAINED_WITH.json"):  # fmt: skip
+        assert f"attnviz/resources/models/induction/{name}" in names, name
 
 
 @pytest.mark.slow
@@ -58,6 +62,8 @@ def test_the_sdist_holds_the_tests_and_the_sources_of_the_translations(dists):
         "tests/ui/test_slide_check.py",
         "Makefile",
         "resources/translations/attnviz_pt_BR.ts",
+        "resources/models/induction/model.safetensors",
+        "resources/models/induction/training.csv",
         "packaging",
     ):
         assert f"{top}/{part}" in names, part
