@@ -23,6 +23,9 @@ from PySide6.QtWidgets import (
 
 #: Widgets that edit rather than show.
 INPUTS = (QAbstractSpinBox, QComboBox, QAbstractSlider, QLineEdit, QAbstractButton)
+#: A widget property: True for a widget that only the lecturer needs (a progress bar, a
+#: note of what the last button did), hidden on the stage like the inputs.
+OFF_STAGE = "off_stage"
 #: Panels that are editing widgets themselves: shown whole on a slide.
 EDITING_PANELS = frozenset({"editor", "controls"})
 
@@ -44,7 +47,8 @@ def editing_widgets(panel: QWidget) -> list[QWidget]:
     ]
     chosen.update(composites)
     labels = [w for w in panel.findChildren(QLabel) if w.buddy() in chosen]
-    return inputs + composites + labels
+    marked = [w for w in panel.findChildren(QWidget) if w.property(OFF_STAGE) and w not in chosen]
+    return inputs + composites + labels + marked
 
 
 def _only_inputs(widget: QWidget, inputs: set) -> bool:

@@ -3339,7 +3339,6 @@
     <name>PredictionPanel</name>
     <message>
         <source>zero</source>
-        <extracomment>Bars drawn: the most likely tokens of the intervened run (and the target, if not among them). Bytes of a cached element: attnviz runs a model in float32. Steps of the KV-cache bar. The width of one of a token&apos;s two bars.</extracomment>
         <translation>zero</translation>
     </message>
     <message>
@@ -3442,6 +3441,27 @@
     <message>
         <source>Not computed</source>
         <translation>Não calculado</translation>
+    </message>
+    <message>
+        <source>show all</source>
+        <extracomment>Bars drawn: the most likely tokens of the intervened run (and the target, if not among them). Bytes of a cached element: attnviz runs a model in float32. Steps of the KV-cache bar. The width of one of a token&apos;s two bars.</extracomment>
+        <translation>mostrar tudo</translation>
+    </message>
+    <message>
+        <source>show the bars</source>
+        <translation>mostrar as barras</translation>
+    </message>
+    <message>
+        <source>show the ablation map</source>
+        <translation>mostrar o mapa de ablação</translation>
+    </message>
+    <message>
+        <source>show the heads&apos; direct effects</source>
+        <translation>mostrar os efeitos diretos das cabeças</translation>
+    </message>
+    <message>
+        <source>Which of the panel&apos;s pictures show</source>
+        <translation>Quais figuras do painel aparecem</translation>
     </message>
     <message>
         <source>Switch off: layer</source>
@@ -3568,8 +3588,8 @@
         <translation>%1: p(★“%2”) = %3 sem nada desligado.</translation>
     </message>
     <message>
-        <source>%1: p(★“%2”) %3 → %4 (Δ log p %5) with %6 switched off; most likely “%7” → “%8”.</source>
-        <translation>%1: p(★“%2”) %3 → %4 (Δ log p %5) com %6 desligado; mais provável “%7” → “%8”.</translation>
+        <source>%1: p(★“%2”) %3 → %4 (Δ log p %5) with %6 switched off; most likely “%7” → “%8” (%9).</source>
+        <translation>%1: p(★“%2”) %3 → %4 (Δ log p %5) com %6 desligado; mais provável “%7” → “%8” (%9).</translation>
     </message>
     <message>
         <source>%1 (%2)</source>
@@ -4847,7 +4867,7 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     </message>
     <message>
         <source>Sampling temperature</source>
-        <extracomment>Largest temperature offered (the distribution is flat long before). Largest index of a position, a layer, a head, a query or a key (a sentence&apos;s tokens are fewer: attnviz.model.topics._attention_limits.MAX_SENTENCE characters). The most heads ablated and links knocked out at once. The most tokens one Generate appends (attnviz.core.hf_generate.MAX_COUNT).</extracomment>
+        <extracomment>What the panel shows under its controls: everything, or one of its three pictures (a lesson&apos;s slide shows one at a time). Largest temperature offered (the distribution is flat long before). Largest index of a position, a layer, a head, a query or a key (a sentence&apos;s tokens are fewer: attnviz.model.topics._attention_limits.MAX_SENTENCE characters). The most heads ablated and links knocked out at once. The most tokens one Generate appends (attnviz.core.hf_generate.MAX_COUNT).</extracomment>
         <translation>Temperatura de amostragem</translation>
     </message>
     <message>
@@ -4881,6 +4901,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Generation seed</source>
         <translation>Semente da geração</translation>
+    </message>
+    <message>
+        <source>Prediction view</source>
+        <translation>Vista da previsão</translation>
     </message>
     <message>
         <source>Tokens to generate</source>

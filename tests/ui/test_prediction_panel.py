@@ -705,3 +705,57 @@ def test_the_kv_cache_bar_is_the_models_cache_and_grows_while_generating(llama, 
     assert p.kv_bar.format() == (
         f"KV cache: {n + 2} tokens, {binary_bytes(per_token * (n + 2))} (float32)"
     )
+
+
+def test_the_view_shows_one_picture_and_a_hidden_map_computes_nothing(llama, panel):
+    ws = _model_workspace(llama, view="bars")
+    p = panel(ws)
+    resolver = ws.resolver_for("prediction")
+    assert p.figure.isVisible() and not p.map_box.isVisible()
+    assert not p.head_logits.isVisible() and p.view.currentData() == "bars"
+    assert p.map_key is None and resolver.cached_map(resolver.map_key()) is None
+    p.view.setCurrentIndex(p.view.findData("map"))  # the combo writes the field
+    assert ws.document.prediction.view == "map"
+    assert p.map_box.isVisible() and not p.figure.isVisible()
+    assert p.map_key == resolver.map_key()  # shown: computed (a tiny model: at once)
+    ws.document.prediction.update(view="all")
+    assert p.figure.isVisible() and p.map_box.isVisible() and p.head_logits.isVisible()
+
+
+@pytest.mark.parametrize("width", [260, 420, 900])
+def test_the_bars_name_every_token_they_show_the_target_included(llama, panel, qtbot, width):
+    from PySide6.QtGui import QFontMetricsF
+
+    ws = _model_workspace(llama, target="dog")
+    p = panel(ws)
+    p.resize(width, 560)
+    qtbot.wait(50)  # the layout follows the resize
+    assert p.results.target in p.ids and 4 <= len(p.ids) <= 11
+    axis = p.plot.getAxis("bottom")
+    metrics = QFontMetricsF(axis.style.get("tickFont") or p.plot.font())
+    slot = (p.plot.width() - axis.x()) / len(p.ids)
+    assert max(metrics.horizontalAdvance(p._tick(p.results, i)) for i in p.ids) < slot
+    if width >= 900:
+        assert len(p.ids) == 10  # the top ten, then the target
+
+
+def test_the_summary_names_the_new_most_likely_token_with_its_probability(llama, panel):
+    ws = _model_workspace(llama, ablate=((1, 2),))
+    p = panel(ws)
+    now = int(p.results.top(1)[0])
+    want = f"“{p.results.names[now]}” ({p.results.probs[now]:.4f})."
+    assert p.summary.text().endswith(want)
+
+
+def test_the_stage_hides_what_only_the_lecturer_needs(llama, qtbot):
+    from attnviz.ui.presentation_form import OFF_STAGE, PresentationForm
+
+    ws = _model_workspace(llama)
+    p = PredictionPanel(ws)
+    qtbot.addWidget(p)
+    PresentationForm(p)
+    p.show()
+    qtbot.waitExposed(p)
+    for widget in (p.kv_bar, p.gen_note, p.hover, p.map_progress, p.generate, p.target):
+        assert not widget.isVisible()
+    assert p.kv_bar.property(OFF_STAGE) and p.figure.isVisible() and p.summary.isVisible()

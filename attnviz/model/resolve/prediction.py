@@ -212,7 +212,7 @@ class PredictionResolver(LazyResolver):
     BACKGROUND = True
     CACHE_SIZE = 8
     #: Generate's settings change no prediction.
-    IGNORES = frozenset({"preset_id", "seed", "count"})
+    IGNORES = frozenset({"preset_id", "seed", "count", "view"})
 
     #: ``map_ready(key, AblationMap)``: the map asked for by :meth:`request_map` is ready.
     map_ready = Signal(object, object)

@@ -8,7 +8,9 @@ last token, or the [MASK] of a masked-LM encoder), how the distribution is sampl
 heads (``ablate``, by zeros or by their clean mean over the sentence: ``ablation``) and
 links (``knockout``: that score at −inf before the softmax). See
 :mod:`attnviz.core.hf_predict`. Generate appends ``count`` tokens to the sentence, greedy
-(``seed`` −1) or sampled with ``seed`` (:mod:`attnviz.core.hf_generate`).
+(``seed`` −1) or sampled with ``seed`` (:mod:`attnviz.core.hf_generate`). ``view`` says
+which of the panel's pictures show (all; the bars; the ablation map; the heads' direct
+effects).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.topic import Topic
 
 ABLATIONS = ("zero", "mean")
+#: What the panel shows under its controls: everything, or one of its three pictures
+#: (a lesson's slide shows one at a time).
+VIEWS = ("all", "bars", "map", "heads")
 #: Largest temperature offered (the distribution is flat long before).
 MAX_TEMPERATURE = 100.0
 MIN_TEMPERATURE = 1e-3
@@ -61,6 +66,10 @@ FIELDS = (
           doc="how Generate chooses: -1 greedy (the most likely), else sampled with this seed "
               "(numpy's Generator over the sampling distribution)",
           label=QT_TRANSLATE_NOOP("UndoController", "Generation seed")),
+    Field("view", "choice", "all", choices=VIEWS,
+          doc="what the panel shows: all, the bars (top tokens), the ablation map, or the "
+              "heads' direct effects (an attribution)",
+          label=QT_TRANSLATE_NOOP("UndoController", "Prediction view")),
     Field("count", "int", 1, 1, MAX_COUNT,
           doc="tokens one Generate appends to the model's sentence (it stops early at the "
               "model's end of sequence)",

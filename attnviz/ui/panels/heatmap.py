@@ -32,8 +32,8 @@ from attnviz.ui.heatmap_look import (
     shown_column_labels,
 )
 from attnviz.ui.panel_base import Panel
-from attnviz.ui.panels import _compare
 from attnviz.ui.theme import Theme
+from attnviz.ui.widgets import compare as _compare
 from attnviz.ui.widgets.heatmap_view import ENTROPY_COL, HeatmapView
 from attnviz.ui.widgets.numbers import fmt, fmt_g
 from attnviz.ui.widgets.placeholders import fill

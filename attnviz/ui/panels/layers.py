@@ -38,8 +38,8 @@ from attnviz.model.real_model import (
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
-from attnviz.ui.panels import _compare
 from attnviz.ui.theme import LIGHT, Theme, palette_for
+from attnviz.ui.widgets import compare as _compare
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.layer_grid import LayerGrid

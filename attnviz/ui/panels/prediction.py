@@ -22,6 +22,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -43,10 +44,12 @@ from attnviz.model.topics.prediction import (
     MAX_TEMPERATURE,
     MAX_TOP_K,
     MIN_TEMPERATURE,
+    VIEWS,
 )
 from attnviz.ui.panel_base import FigurePanel, figure_box
 from attnviz.ui.panels._prediction_heads import HeadLogitsBox
 from attnviz.ui.panels._prediction_map import EXCEPTION_NAME, POLL_MS, AblationMapMixin
+from attnviz.ui.presentation_form import OFF_STAGE
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
@@ -65,6 +68,12 @@ KV_ELEMENT_BYTES = 4
 KV_STEPS = 1000
 #: The width of one of a token's two bars.
 BAR = 0.38
+VIEW_NAMES = {
+    "all": QT_TRANSLATE_NOOP("PredictionPanel", "show all"),
+    "bars": QT_TRANSLATE_NOOP("PredictionPanel", "show the bars"),
+    "map": QT_TRANSLATE_NOOP("PredictionPanel", "show the ablation map"),
+    "heads": QT_TRANSLATE_NOOP("PredictionPanel", "show the heads' direct effects"),
+}
 ABLATION_NAMES = {
     "zero": QT_TRANSLATE_NOOP("PredictionPanel", "zero"),
     "mean": QT_TRANSLATE_NOOP("PredictionPanel", "clean mean"),
@@ -117,14 +126,23 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.figure = figure_box(self.plot, self.summary, stretch=(1,))
         self.figure.setMinimumHeight(220)
+
         layout.addWidget(self.figure, 1)
         self.hover = QLabel(" ")
         self.hover.setObjectName("hover")
         layout.addWidget(self.hover)
         layout.addWidget(self.busy)
-        layout.addWidget(self._build_map(), 1)
+        self.map_box = self._build_map()
+        layout.addWidget(self.map_box, 1)
         self.head_logits = HeadLogitsBox(self)  # heads through W^O: an attribution
         layout.addWidget(self.head_logits, 1)
+        # Set explicitly: the figures' style sheets stop a font set on the panel (the
+        # stage's, Large Fonts) from reaching their labels.
+        for label in (self.summary, self.map_note, self.head_logits.note):
+            self.scale_font(label, 1.0)
+        # What the lecturer's hands need, not the audience: off the stage.
+        for widget in (self.kv_bar, self.gen_note, self.hover, self.map_progress):
+            widget.setProperty(OFF_STAGE, True)
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
@@ -170,6 +188,16 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.position.valueChanged.connect(lambda v: self._write(self.position, position=int(v)))
         for spin in (self.temperature, self.top_k, self.top_p, self.position):
             row.addWidget(spin)
+        self.view = QComboBox()
+        self.view.setObjectName("view")
+        for name in VIEWS:
+            self.view.addItem(_tr(VIEW_NAMES[name]), name)
+        self.view.setToolTip(self.tr("Which of the panel's pictures show"))
+        self.view.currentIndexChanged.connect(
+            lambda _i: self._write(self.view, view=self.view.currentData())
+        )
+        self.mirror("view", self.view)
+        row.addWidget(self.view)
         self.mirror("temperature", self.temperature)
         self.mirror("top_k", self.top_k)
         self.mirror("top_p", self.top_p)
@@ -369,15 +397,35 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         heads = self.state.ablate
         self.map_view.set_marked(heads)
         self.clear.setEnabled(bool(heads))
+        self.ablated.setVisible(bool(heads))
         if not heads:
             self.ablated.setText(self.tr("every head on"))
             return
         names = ", ".join(fill(self.tr("L%1 H%2"), layer, head) for layer, head in heads)
         self.ablated.setText(fill(self.tr("off: %1"), names))
 
+    def _on_view_changed(self) -> None:
+        view = self.state.view
+        self.figure.setVisible(view in ("all", "bars"))
+        self.hover.setVisible(view in ("all", "bars"))
+        self.map_box.setVisible(view in ("all", "map"))
+        self.head_logits.setVisible(view in ("all", "heads"))
+        res = self.results_if_drawn()
+        if res is not None:  # a picture shown again follows the current inputs
+            self._follow_pictures(res)
+
+    def _follow_pictures(self, res) -> None:
+        """The map and the heads' effects follow ``res``' inputs where they are shown (a
+        hidden one computes nothing)."""
+        if self.map_box.isVisibleTo(self):
+            self._update_map(res)
+        if self.head_logits.isVisibleTo(self):
+            self.head_logits.follow()
+
     def _on_knockout_changed(self) -> None:
         cuts = self.state.knockout
         self.uncut.setEnabled(bool(cuts))
+        self.knocked.setVisible(bool(cuts))
         if not cuts:
             self.knocked.setText(self.tr("every link on"))
             return
@@ -419,7 +467,13 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
             spin.setMaximum(max(len(res.tokens) - 1, 0))
         self.target_completer.model().setStringList(sorted(set(res.names.values())))
         self._show_kv(res, len(res.tokens))
-        self.ids = shown_tokens(res)
+        self._draw_bars(res)
+        self.summary.setText(self._summary(res))
+        self._follow_pictures(res)
+
+    def _draw_bars(self, res) -> None:
+        """The bars of as many top tokens as the plot's width names (the target's too)."""
+        self.ids = shown_tokens(res, self._bars_that_fit(res))
         x = np.arange(len(self.ids), dtype=float)
         clean = res.clean[self.ids]
         probs = res.probs[self.ids]
@@ -437,9 +491,26 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         top = max(float(clean.max(initial=0.0)), float(probs.max(initial=0.0)), 0.05)
         self.plot.setXRange(-0.6, len(self.ids) - 0.4, padding=0.02)
         self.plot.setYRange(0.0, min(1.0, top) * 1.35, padding=0)
-        self.summary.setText(self._summary(res))
-        self._update_map(res)
-        self.head_logits.follow()
+
+    def _bars_that_fit(self, res) -> int:
+        """The most bars (at most :data:`SHOWN`, at least 3) whose token names all fit
+        under them side by side: pyqtgraph drops tick labels that would overlap, and the
+        target's could be the one dropped."""
+        axis = self.plot.getAxis("bottom")
+        metrics = QFontMetricsF(axis.style.get("tickFont") or self.plot.font())
+        room = max(self.plot.width() - axis.x() - 24, 1.0)
+        for count in range(SHOWN, 3, -1):
+            ids = shown_tokens(res, count)
+            widest = max(metrics.horizontalAdvance(self._tick(res, i)) for i in ids)
+            if room / len(ids) >= widest + 8:
+                return count
+        return 3
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        res = self.results_if_drawn()
+        if res is not None and len(shown_tokens(res, self._bars_that_fit(res))) != len(self.ids):
+            self._draw_bars(res)
 
     def _tick(self, res, token_id: int) -> str:
         text = res.names.get(token_id, str(token_id))
@@ -466,10 +537,12 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         else:
             change = "−∞" if after == 0 < before else ("+∞" if before == 0 < after else "0")
         top_clean = res.names.get(int(res.top(1, clean=True)[0]), "")
-        top_now = res.names.get(int(res.top(1)[0]), "")
+        now = int(res.top(1)[0])
+        top_now = res.names.get(now, "")
         return fill(
             self.tr(
-                "%1: p(★“%2”) %3 → %4 (Δ log p %5) with %6 switched off; most likely “%7” → “%8”."
+                "%1: p(★“%2”) %3 → %4 (Δ log p %5) with %6 switched off; most likely “%7” → "
+                "“%8” (%9)."
             ),
             where,
             target,
@@ -479,6 +552,7 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
             self._interventions(res),
             top_clean,
             top_now,
+            fmt(float(res.probs[now]), 4),
         )
 
     def _interventions(self, res) -> str:
@@ -500,7 +574,8 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         res = self.results_if_drawn()
-        if res is not None and self.map_key != self.resolver.map_key():
+        stale = res is not None and self.map_key != self.resolver.map_key()
+        if stale and self.map_box.isVisibleTo(self):
             self._update_map(res)
 
     def results_if_drawn(self):

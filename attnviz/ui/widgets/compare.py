@@ -11,15 +11,18 @@ change, and the legend says so, with the layers before the first intervention (e
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from attnviz.model.intervened import Compared, compared_for
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import fmt_g
 from attnviz.ui.widgets.placeholders import fill
+
+if TYPE_CHECKING:  # the intervened run loads a model: imported when one is shown
+    from attnviz.model.intervened import Compared
 
 # The colour map of a difference: blue below 0, the light middle at 0, red above.
 DIVERGING = "diverging"
@@ -124,6 +127,8 @@ def shown_head(workspace) -> Shown | None:
     if mode == "clean":
         return None
     s = workspace.document["attention"]
+    from attnviz.model.intervened import compared_for
+
     c: Compared = compared_for(workspace.document)
     values = c.head(mode, s.layer, s.model_head)
     if mode == "difference":
