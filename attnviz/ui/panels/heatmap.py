@@ -17,6 +17,7 @@ from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from attnviz.model.resolve.result_names import ATTENTION, MASK, PREVIEW
+from attnviz.ui import compare_view as _compare
 from attnviz.ui.heatmap_look import (
     _C,
     NOTES,
@@ -33,7 +34,6 @@ from attnviz.ui.heatmap_look import (
 )
 from attnviz.ui.panel_base import Panel
 from attnviz.ui.theme import Theme
-from attnviz.ui.widgets import compare as _compare
 from attnviz.ui.widgets.heatmap_view import ENTROPY_COL, HeatmapView
 from attnviz.ui.widgets.numbers import fmt, fmt_g
 from attnviz.ui.widgets.placeholders import fill

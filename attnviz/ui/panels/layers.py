@@ -35,11 +35,11 @@ from attnviz.model.real_model import (
     layer_maps,
     link_strength,
 )
+from attnviz.ui import compare_view as _compare
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.theme import LIGHT, Theme, palette_for
-from attnviz.ui.widgets import compare as _compare
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.layer_grid import LayerGrid
