@@ -16,8 +16,10 @@ import argparse
 import contextlib
 import math
 import os
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
@@ -262,3 +264,17 @@ class TerminalProgress:
         """Clear the line (the result follows on stdout)."""
         if self.shown:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def stop_on_interrupt(stop: threading.Event):
+    """Ctrl-C sets ``stop`` (long work ends at its next step, keeping what it made)
+    instead of raising anywhere; off the main thread, where no signal arrives, nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
-from contextlib import contextmanager
 
-from attnviz.commands._args import about, bounded_int, print_output, utf8_text
+from attnviz.commands._args import (
+    about,
+    bounded_int,
+    print_output,
+    stop_on_interrupt,
+    utf8_text,
+)
 
 EXAMPLES = """examples:
   attnviz generate --model path/to/Qwen3-0.6B --text "The capital of France is" --count 8
@@ -56,19 +60,6 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-@contextmanager
-def _stop_on_interrupt(stop: threading.Event):
-    """Ctrl-C sets ``stop`` (the tokens made so far are kept) instead of raising."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def run(args) -> int:
     """Generate and print the tokens; 0, or 2 with one line on a refusal."""
     from attnviz.commands._args import SAY_WORK_S
@@ -100,7 +91,7 @@ def run(args) -> int:
 
     stop = threading.Event()
     try:
-        with _stop_on_interrupt(stop):
+        with stop_on_interrupt(stop):
             found = generate_in(
                 workspace, count=args.count, seed=args.seed, stop=stop.is_set, progress=progress
             )

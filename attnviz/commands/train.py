@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 
-from attnviz.commands._args import about, bounded_int, print_output
+from attnviz.commands._args import about, bounded_int, print_output, stop_on_interrupt
 
 PROG = "attnviz train"
 EXAMPLES = """examples:
@@ -83,19 +81,6 @@ def out_problem(out: Path) -> str | None:
     return None
 
 
-@contextmanager
-def _stop_on_interrupt(stop: threading.Event):
-    """Ctrl-C sets ``stop`` (the run ends at its next step) instead of raising anywhere."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def run(args) -> int:
     """Train and write the folder; 0, 2 with one line on a refusal, 130 when interrupted."""
     from attnviz.model.safe_io import shown_path
@@ -142,7 +127,7 @@ def run(args) -> int:
             file=sys.stderr,
             flush=True,
         )
-        with _stop_on_interrupt(stop):
+        with stop_on_interrupt(stop):
             result = induction.train(args.seed, steps, progress=progress, cancel=stop.is_set)
             written = induction.write_folder(result, out)
     except (Cancelled, KeyboardInterrupt):

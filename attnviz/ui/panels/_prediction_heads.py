@@ -32,6 +32,8 @@ from attnviz.ui.widgets.placeholders import fill
 class HeadLogitsView(MatrixView):
     """Each head's direct effect on the target's logit, (layers, heads); NaN hatched."""
 
+    WRAP_TITLE = True  # it names the target token and says what kind of number it is
+
     def __init__(self, parent=None) -> None:
         super().__init__("DLA", parent)
         self.setObjectName("head_logits_map")
