@@ -77,6 +77,9 @@ def test_summary_table_and_crossings_say_the_results_numbers(panel):
     assert flops_at == 34 and bytes_at == 34  # elu+1 normalised, d = 16
     assert "Cheaper than softmax from n = 34 tokens in FLOPs, 34 in bytes" in panel.summary.text()
     assert "softmax's KV cache: 768" in panel.summary.text()
+    legend = panel.costs_legend.text().replace("&nbsp;", " ")
+    assert "softmax: FLOPs" in legend and "linear: bytes" in legend
+    assert "linear" in panel.recall_legend.text() and "DeltaNet" in panel.recall_legend.text()
     xs, _ys = panel.crossing_marks.getData()  # the log axis holds log10 n
     assert list(xs) == pytest.approx([np.log10(34)] * 2)
     table = panel.table.text()

@@ -95,12 +95,11 @@ class MixersPanel(FigurePanel):
         grid = QGridLayout(self.figure)
         grid.setContentsMargins(0, 0, 0, 0)
         self.matrix = MatrixView("M")
-        self.matrix.setMinimumSize(220, 220)
+        self.matrix.setMinimumSize(180, 180)
         # Its size hint asks for numbered cells; it draws in whatever room the row has, so
-        # at 1280 × 720 the plots and their legend line fit beneath it without scrolling.
+        # at 1280 × 720 the numbers fit beneath it without scrolling.
         self.matrix.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self.matrix.sigHover.connect(self._on_cell)
-        grid.addWidget(self.matrix, 0, 0)
         self.table = QLabel()
         self.table.setObjectName("kinds_table")
         self.table.setTextFormat(Qt.TextFormat.RichText)
@@ -110,21 +109,26 @@ class MixersPanel(FigurePanel):
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        side = QVBoxLayout()
-        side.addWidget(self.table)
-        side.addWidget(self.summary)
-        side.addStretch(1)
-        grid.addLayout(side, 0, 1)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.costs = self._build_costs()
-        costs_page, _line = with_legend_line(self.costs, "costs_legend", spill=True)
-        grid.addWidget(costs_page, 1, 0)
+        # Both legends are lines beneath their plots: in a narrow dock a legend inside
+        # lay over the curves.
+        costs_page, self.costs_legend = with_legend_line(self.costs, "costs_legend")
         self.recall = self._build_recall()
         # The recall curves cross the whole plot: their legend is a line beneath it.
         recall_page, self.recall_legend = with_legend_line(self.recall, "recall_legend")
-        grid.addWidget(recall_page, 1, 1)
-        for i in range(2):
+        # Three pictures side by side over the numbers: in a dock at 1280 × 720 the whole
+        # figure fits its height (the table beside a picture wrapped into a tall column).
+        for plot in (self.costs, self.recall):
+            plot.setMinimumSize(180, 150)  # the plots give way before the numbers do
+        grid.addWidget(self.matrix, 0, 0)
+        grid.addWidget(costs_page, 0, 1)
+        grid.addWidget(recall_page, 0, 2)
+        grid.addWidget(self.table, 1, 0, 1, 2)
+        grid.addWidget(self.summary, 1, 2)
+        for i in range(3):
             grid.setColumnStretch(i, 1)
-            grid.setRowStretch(i, 1)
+        grid.setRowStretch(0, 1)
         layout.addWidget(self.figure, 1)
         self.hover = QLabel(" ")
         self.hover.setObjectName("hover")
@@ -225,7 +229,7 @@ class MixersPanel(FigurePanel):
         plot.setLabel("left", self.tr("FLOPs or bytes for n tokens"))
         # Powers of ten on the ticks, never a "×1e12" beside the title.
         plot.getAxis("left").enableAutoSIPrefix(False)
-        plot.legend.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(10, 10))
+        plot.legend.hide()
         self.cost_curves = [plot.plot([], []) for _ in range(4)]
         self.crossing_marks = pg.ScatterPlotItem()
         self.crossing_marks.setZValue(10)
@@ -288,17 +292,15 @@ class MixersPanel(FigurePanel):
                 + "".join(f"<td>{html.escape(str(c))}&nbsp;&nbsp;</td>" for c in cells)
                 + "</tr>"
             )
-        self.table.setText(
-            "<table cellspacing='0' cellpadding='1'>" + "".join(rows) + "</table>"
-            + "<p>" + html.escape(self.tr(
-                "State: numbers a head holds, KV cache (2·d per token) or a d × d matrix."
-            )) + "</p>"
-        )  # fmt: skip
+        self.table.setText("<table cellspacing='0' cellpadding='0'>" + "".join(rows) + "</table>")
+        self.table.setToolTip(
+            self.tr("State: numbers a head holds, KV cache (2·d per token) or a d × d matrix.")
+        )
 
     def _draw_costs(self, res, kind: str) -> None:
         plot = self.costs
-        plot.legend.clear()
         x = res.lengths.astype(float)
+        entries = []
         curves = (
             ("softmax", "flops", 0, False), ("softmax", "bytes", 0, True),
             (kind, "flops", 1, False), (kind, "bytes", 1, True),
@@ -312,7 +314,8 @@ class MixersPanel(FigurePanel):
             curve.setPen(plot.pen(color, width=1.3, dash=dash))
             if not same:
                 label = self.tr("FLOPs") if what == "flops" else self.tr("bytes")
-                plot.legend_entry(curve, f"{kind_name(k)}: {label}")
+                entries.append(_legend(self._theme, color, f"{kind_name(k)}: {label}", dash))
+        self.costs_legend.setText("&nbsp;&nbsp; ".join(entries))
         crossings = res.crossings[kind]
         for what, at in zip(("flops", "bytes"), crossings, strict=True):
             if at is None or kind == "softmax":
@@ -341,12 +344,7 @@ class MixersPanel(FigurePanel):
             curve.setSymbolPen(pen)
             curve.setSymbolBrush(series_color(self._theme, i))
             curve.setSymbolSize(max(4, round(self.plot_font().pixelSize() * 0.4)))
-            weight = "font-weight:bold;" if k == kind else ""
-            entries.append(
-                f'<span style="color:{series_color(self._theme, i).name()}">━</span>&nbsp;'
-                f'<span style="{weight}">{html.escape(kind_name(k)).replace(" ", "&nbsp;")}'
-                "</span>"
-            )
+            entries.append(_legend(self._theme, i, kind_name(k), bold=k == kind))
         self.recall_legend.setText("&nbsp;&nbsp; ".join(entries))
         plot.setYRange(0.0, 1.05, padding=0)
         plot.getAxis("bottom").setTicks([[(float(np.log10(v)), str(int(v))) for v in x]])
@@ -396,10 +394,22 @@ class MixersPanel(FigurePanel):
     def _restyle(self, theme: Theme) -> None:
         style_figure(self.figure, theme)
         self.matrix.set_theme(theme)
-        self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 26))
+        self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 18))
         for plot in (self.costs, self.recall):
             plot.set_style(theme, self.plot_font())
         self._redraw_styled()
+
+
+def _legend(theme, color: int, text: str, dash: bool = False, *, bold: bool = False) -> str:
+    """One legend entry as rich text: a stroke in the curve's colour, then its name, kept
+    on one line."""
+    stroke = "╍" if dash else "━"
+    weight = "font-weight:bold;" if bold else ""
+    name = html.escape(text).replace(" ", "&nbsp;")
+    return (
+        f'<span style="color:{series_color(theme, color).name()}">{stroke}</span>&nbsp;'
+        f'<span style="{weight}">{name}</span>'
+    )
 
 
 def _total(res, what: str, at: int) -> float:
