@@ -165,6 +165,12 @@ PANELS: tuple[PanelSpec, ...] = (
         "spread", 86, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Score spread and d_k"),
         weight=3, data=("spread", "head"), reader=spread_data,
     ),
+    # Every token mixer of the chapter's last section as its matrix, on one synthetic head.
+    PanelSpec(
+        "mixers", 87, "bottom", "mixers", QT_TRANSLATE_NOOP("Panels", "Token mixers"),
+        "mixers", 3, data=("mixing", "kinds", "state_sizes", "flops", "bytes", "recall"),
+        reader=lambda ws, name: resolve.mixers.mixers_data(ws, name),
+    ),
     # What a real model predicts at a position, sampled, and how switching heads off moves it.
     PanelSpec(
         "prediction", 88, "right", "prediction", QT_TRANSLATE_NOOP("Panels", "Prediction"),

@@ -2657,6 +2657,222 @@
     </message>
 </context>
 <context>
+    <name>MixersPanel</name>
+    <message>
+        <source>softmax</source>
+        <translation>softmax</translation>
+    </message>
+    <message>
+        <source>sliding window</source>
+        <translation>janela deslizante</translation>
+    </message>
+    <message>
+        <source>top-k</source>
+        <translation>top-k</translation>
+    </message>
+    <message>
+        <source>strided</source>
+        <translation>com passo</translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation>linear</translation>
+    </message>
+    <message>
+        <source>decayed (RetNet, Mamba-2)</source>
+        <translation>com decaimento (RetNet, Mamba-2)</translation>
+    </message>
+    <message>
+        <source>DeltaNet</source>
+        <translation>DeltaNet</translation>
+    </message>
+    <message>
+        <source>Gated DeltaNet</source>
+        <translation>Gated DeltaNet</translation>
+    </message>
+    <message>
+        <source>φ = elu + 1</source>
+        <translation>φ = elu + 1</translation>
+    </message>
+    <message>
+        <source>φ = ReLU</source>
+        <translation>φ = ReLU</translation>
+    </message>
+    <message>
+        <source>φ = identity</source>
+        <translation>φ = identidade</translation>
+    </message>
+    <message>
+        <source>The mixer whose matrix M is drawn</source>
+        <extracomment>The settings each kind reads (the others are greyed out while it is drawn). The kinds that drop causal pairs (their kept pairs are the nonzero weights of M). The kinds of the recall plot: softmax and the ones whose state does not grow with n.</extracomment>
+        <translation>O misturador cuja matriz M é desenhada</translation>
+    </message>
+    <message>
+        <source>n </source>
+        <translation>n </translation>
+    </message>
+    <message>
+        <source>Tokens of the head</source>
+        <translation>Tokens da cabeça</translation>
+    </message>
+    <message>
+        <source>d </source>
+        <translation>d </translation>
+    </message>
+    <message>
+        <source>Width of q, k, v: the state is d × d</source>
+        <translation>Largura de q, k, v: o estado é d × d</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>semente </translation>
+    </message>
+    <message>
+        <source>Another draw of q, k and v</source>
+        <translation>Outro sorteio de q, k e v</translation>
+    </message>
+    <message>
+        <source>recall up to </source>
+        <translation>recordar até </translation>
+    </message>
+    <message>
+        <source>The most key–value pairs the recall experiment writes</source>
+        <translation>O máximo de pares chave–valor que o experimento de recordação grava</translation>
+    </message>
+    <message>
+        <source>window </source>
+        <translation>janela </translation>
+    </message>
+    <message>
+        <source>Keys a row sees, itself included</source>
+        <translation>Chaves que uma linha vê, ela mesma incluída</translation>
+    </message>
+    <message>
+        <source>k </source>
+        <translation>k </translation>
+    </message>
+    <message>
+        <source>The largest scores a row keeps</source>
+        <translation>As maiores pontuações que uma linha mantém</translation>
+    </message>
+    <message>
+        <source>stride </source>
+        <translation>passo </translation>
+    </message>
+    <message>
+        <source>The l nearest keys and every l-th one before them</source>
+        <translation>As l chaves mais próximas e uma a cada l antes delas</translation>
+    </message>
+    <message>
+        <source>Linear attention&apos;s feature map</source>
+        <translation>O mapa de atributos da atenção linear</translation>
+    </message>
+    <message>
+        <source>normalised</source>
+        <translation>normalizada</translation>
+    </message>
+    <message>
+        <source>Divide each row by Σ φ(q)·φ(k)</source>
+        <translation>Divide cada linha por Σ φ(q)·φ(k)</translation>
+    </message>
+    <message>
+        <source>γ </source>
+        <translation>γ </translation>
+    </message>
+    <message>
+        <source>Decay per step</source>
+        <translation>Decaimento por passo</translation>
+    </message>
+    <message>
+        <source>β </source>
+        <translation>β </translation>
+    </message>
+    <message>
+        <source>The delta rule&apos;s writing strength</source>
+        <translation>A força de escrita da regra delta</translation>
+    </message>
+    <message>
+        <source>α </source>
+        <translation>α </translation>
+    </message>
+    <message>
+        <source>Gated DeltaNet&apos;s forgetting gate</source>
+        <translation>A porta de esquecimento do Gated DeltaNet</translation>
+    </message>
+    <message>
+        <source>tokens n</source>
+        <translation>tokens n</translation>
+    </message>
+    <message>
+        <source>FLOPs or bytes for n tokens</source>
+        <translation>FLOPs ou bytes para n tokens</translation>
+    </message>
+    <message>
+        <source>key–value pairs written</source>
+        <translation>pares chave–valor gravados</translation>
+    </message>
+    <message>
+        <source>pairs recalled</source>
+        <translation>pares recordados</translation>
+    </message>
+    <message>
+        <source>M of %1: out_t = Σ_s M[t, s] v_s</source>
+        <translation>M de %1: out_t = Σ_s M[t, s] v_s</translation>
+    </message>
+    <message>
+        <source>mixer</source>
+        <translation>misturador</translation>
+    </message>
+    <message>
+        <source>error vs softmax</source>
+        <translation>erro ante softmax</translation>
+    </message>
+    <message>
+        <source>pairs kept</source>
+        <translation>pares mantidos</translation>
+    </message>
+    <message>
+        <source>state at n = %1</source>
+        <translation>estado em n = %1</translation>
+    </message>
+    <message>
+        <source>state at 128k tokens</source>
+        <translation>estado em 128k tokens</translation>
+    </message>
+    <message>
+        <source>State: numbers a head holds, KV cache (2·d per token) or a d × d matrix.</source>
+        <translation>Estado: números que uma cabeça guarda, cache KV (2·d por token) ou uma matriz d × d.</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>bytes</translation>
+    </message>
+    <message>
+        <source>Softmax reads the whole cache: its FLOPs and bytes grow as n².</source>
+        <translation>O softmax lê o cache inteiro: seus FLOPs e bytes crescem como n².</translation>
+    </message>
+    <message>
+        <source>It is never cheaper than softmax up to 128k tokens.</source>
+        <translation>Ele nunca sai mais barato que o softmax até 128k tokens.</translation>
+    </message>
+    <message>
+        <source>Cheaper than softmax from n = %1 tokens in FLOPs, %2 in bytes (○).</source>
+        <translation>Mais barato que o softmax a partir de n = %1 tokens em FLOPs, %2 em bytes (○).</translation>
+    </message>
+    <message>
+        <source>%1: output error %2 against dense softmax, %3 % of the causal pairs kept, %4 numbers of state after %5 tokens (softmax&apos;s KV cache: %6). %7</source>
+        <translation>%1: erro de saída %2 ante o softmax denso, %3 % dos pares causais mantidos, %4 números de estado após %5 tokens (cache KV do softmax: %6). %7</translation>
+    </message>
+    <message>
+        <source>M[%1, %2] = %3: token %1 takes this much of v_%2</source>
+        <translation>M[%1, %2] = %3: o token %1 toma esta parte de v_%2</translation>
+    </message>
+</context>
+<context>
     <name>ModelController</name>
     <message>
         <source>Checking the folder…</source>
@@ -3074,6 +3290,10 @@
     <message>
         <source>Score spread and d_k</source>
         <translation>Dispersão dos scores e d_k</translation>
+    </message>
+    <message>
+        <source>Token mixers</source>
+        <translation>Misturadores de tokens</translation>
     </message>
     <message>
         <source>Prediction</source>
@@ -4909,6 +5129,43 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Tokens to generate</source>
         <translation>Tokens a gerar</translation>
+    </message>
+    <message>
+        <source>Mixer</source>
+        <extracomment>Longest synthetic sequence (the delta rule&apos;s matrix costs n² d). Widest synthetic head. Most pairs the recall experiment writes (its sequence is twice as long). Longest window, k or stride accepted (beyond MAX_TOKENS they all mean &quot;every key&quot;).</extracomment>
+        <translation>Misturador</translation>
+    </message>
+    <message>
+        <source>Top k</source>
+        <translation>Top k</translation>
+    </message>
+    <message>
+        <source>Stride</source>
+        <translation>Passo</translation>
+    </message>
+    <message>
+        <source>Feature map</source>
+        <translation>Mapa de atributos</translation>
+    </message>
+    <message>
+        <source>Normalised</source>
+        <translation>Normalizada</translation>
+    </message>
+    <message>
+        <source>Decay γ</source>
+        <translation>Decaimento γ</translation>
+    </message>
+    <message>
+        <source>β</source>
+        <translation>β</translation>
+    </message>
+    <message>
+        <source>α</source>
+        <translation>α</translation>
+    </message>
+    <message>
+        <source>Recall pairs</source>
+        <translation>Pares de recordação</translation>
     </message>
 </context>
 </TS>
