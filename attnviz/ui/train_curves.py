@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from attnviz.ui.widgets.plot_style import ThemedPlot, with_legend_line
 
-_C = "TrainDialog"
 #: The columns of the score plot, in the order their curves take colours.
 SCORES = ("previous_token", "induction", "copy_accuracy")
 
@@ -52,19 +51,23 @@ class TrainCurves(QWidget):
 
     def label(self) -> None:
         """Axis titles and legend entries in the language running now."""
-        tr = QCoreApplication.translate
-        step = tr(_C, "step")
+        step = QCoreApplication.translate("TrainDialog", "step")
         self.loss_plot.setLabel("bottom", step)
-        self.loss_plot.setLabel("left", tr(_C, "loss"))
+        self.loss_plot.setLabel("left", QCoreApplication.translate("TrainDialog", "loss"))
         self.score_plot.setLabel("bottom", step)
-        self.score_plot.setLabel("left", tr(_C, "score"))
+        self.score_plot.setLabel("left", QCoreApplication.translate("TrainDialog", "score"))
         names = {
-            "previous_token": tr(_C, "previous-token"),
-            "induction": tr(_C, "induction"),
-            "copy_accuracy": tr(_C, "copy accuracy"),
+            "previous_token": QCoreApplication.translate("TrainDialog", "previous-token"),
+            "induction": QCoreApplication.translate("TrainDialog", "induction"),
+            "copy_accuracy": QCoreApplication.translate("TrainDialog", "copy accuracy"),
         }
         self.loss_legend.setText(
-            _entries([(self.loss_line, tr(_C, "loss")), (self.chance_line, tr(_C, "chance"))])
+            _entries(
+                [
+                    (self.loss_line, QCoreApplication.translate("TrainDialog", "loss")),
+                    (self.chance_line, QCoreApplication.translate("TrainDialog", "chance")),
+                ]
+            )
         )
         self.score_legend.setText(
             _entries([(self.score_lines[name], names[name]) for name in SCORES])
