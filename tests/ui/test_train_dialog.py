@@ -193,3 +193,18 @@ def test_soak_start_cancel_resize(qtbot, dialog, tmp_path):
     assert starts >= 1
     assert ended == [None] * starts
     assert list(tmp_path.iterdir()) == []
+
+
+def test_closing_the_main_window_stops_a_run(qtbot, make_window, tmp_path):
+    window = make_window()
+    window.models.show_train_dialog()
+    d = window.models.train_dialog
+    d.folder.setText(str(tmp_path / "m"))
+    d._folder_edited = True
+    d.steps.setValue(induction.MAX_STEPS)
+    ended = []
+    d.sigFinished.connect(ended.append)
+    assert d.start_training()
+    window.close()
+    qtbot.waitUntil(lambda: ended == [None], timeout=WAIT_MS)
+    assert list(tmp_path.iterdir()) == []
