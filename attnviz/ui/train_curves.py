@@ -30,7 +30,7 @@ class TrainCurves(QWidget):
         self.loss_plot.setObjectName("train_loss_plot")
         self.score_plot = ThemedPlot()
         self.score_plot.setObjectName("train_score_plot")
-        self.score_plot.setYRange(-0.02, 1.05, padding=0.0)
+        self.score_plot.setYRange(-0.05, 1.05, padding=0.0)
         self.score_plot.getPlotItem().vb.setMouseEnabled(x=False, y=False)
         self.loss_plot.getPlotItem().vb.setMouseEnabled(x=False, y=False)
         self.loss_line = self.loss_plot.plot([], [])
@@ -90,13 +90,22 @@ class TrainCurves(QWidget):
         self.chance_line.setData([0.0, float(steps)], [chance, chance])
         for plot in (self.loss_plot, self.score_plot):
             plot.setXRange(0.0, float(steps), padding=0.02)
+        self._loss_range([])
 
     def set_curves(self, curves) -> None:
         """Draw ``curves`` (:class:`~attnviz.core.induction.Curve` rows, in step order)."""
         steps = np.array([c.step for c in curves], dtype=float)
-        self.loss_line.setData(steps, np.array([c.loss for c in curves], dtype=float))
+        loss = np.array([c.loss for c in curves], dtype=float)
+        self.loss_line.setData(steps, loss)
+        self._loss_range(loss)
         for name, line in self.score_lines.items():
             line.setData(steps, np.array([getattr(c, name) for c in curves], dtype=float))
+
+    def _loss_range(self, loss) -> None:
+        """The loss axis from 0 to above chance: autoscaled, the plateau's wobble of a few
+        hundredths filled the plot and looked like the fall it is not."""
+        top = max([self.chance, *np.asarray(loss, dtype=float)[np.isfinite(loss)]])
+        self.loss_plot.setYRange(0.0, 1.05 * top, padding=0.0)
 
     def drawn(self) -> dict[str, np.ndarray]:
         """The points drawn, by ``training.csv`` column (what the tests compare)."""

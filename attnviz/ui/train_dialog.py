@@ -202,6 +202,7 @@ class TrainDialog(QDialog):
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._on_q_poll)
         self.curves_view.set_run(induction.DEFAULT_STEPS, induction.chance_loss())
+        self.progress.setValue(0)  # (a reset bar shows no text: "Not started" must show)
         self._set_running(False)
 
     def retranslate(self) -> None:
@@ -239,6 +240,8 @@ class TrainDialog(QDialog):
     # --- inputs --------------------------------------------------------------------------
     def _on_q_inputs_changed(self, _value=None) -> None:
         self._say_estimate()
+        if not self.running and not self.curves:  # the empty plots span the run asked for
+            self.curves_view.set_run(self.steps.value(), induction.chance_loss())
         if not self._folder_edited:
             self._refresh_folder()
 
