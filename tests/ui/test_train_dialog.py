@@ -208,3 +208,26 @@ def test_closing_the_main_window_stops_a_run(qtbot, make_window, tmp_path):
     window.close()
     qtbot.waitUntil(lambda: ended == [None], timeout=WAIT_MS)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failure_is_one_line_and_the_window_is_usable_again(qtbot, tmp_path, monkeypatch):
+    def full_disk(*_args):
+        raise OSError(28, "No space left on device", str(tmp_path / "m"))
+
+    monkeypatch.setattr(train_dialog, "_train_job", full_disk)
+    # The pool's way (an exception handed to ``done``), run in place.
+    d = TrainDialog(runner=lambda job, done: done(_caught(job)))
+    qtbot.addWidget(d)
+    d.folder.setText(str(tmp_path / "m"))
+    d._folder_edited = True
+    assert d.start_training()
+    assert not d.running
+    assert d.error.text() == f"No space left on device: {tmp_path / 'm'}"
+    assert d.start.isEnabled() and not d.open_button.isEnabled()
+
+
+def _caught(job):
+    try:
+        return job()
+    except Exception as exc:
+        return exc
