@@ -10,13 +10,14 @@ nothing written (the folder is written beside ``--out`` and renamed when whole).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
 from attnviz.commands._args import about, bounded_int, print_output, stop_on_interrupt
+
+# The check lives in core: the Train window (attnviz.ui.train_dialog) asks it too.
+from attnviz.core.induction import out_problem
 
 PROG = "attnviz train"
 EXAMPLES = """examples:
@@ -59,26 +60,6 @@ def register(subparsers) -> argparse.ArgumentParser:
         help=f"training steps (default {DEFAULT_STEPS:,})",
     )
     return p
-
-
-def out_problem(out: Path) -> str | None:
-    """Why ``out`` cannot become the new model folder (before training), or None."""
-    folder = out.parent if str(out.parent) else Path(".")
-    try:
-        if not folder.is_dir():
-            return f"the folder {folder} does not exist"
-        if not os.access(folder, os.W_OK | os.X_OK):
-            return f"no permission to write in {folder}"
-        if out.is_symlink() or (out.exists() and not out.is_dir()):
-            return "it exists and is not a folder"
-        if out.is_dir() and any(out.iterdir()):
-            return "the folder exists and is not empty (choose a new one)"
-        # A folder made and removed now: a read-only file system (where root's access()
-        # still says yes) is refused before the minute of training, not after it.
-        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".probe", dir=folder))
-    except OSError as exc:  # a name over NAME_MAX, a link loop, an unreadable folder
-        return exc.strerror or type(exc).__name__
-    return None
 
 
 def run(args) -> int:

@@ -44,6 +44,7 @@ __all__ = [
     "estimate_seconds",
     "evaluate",
     "model_config",
+    "out_problem",
     "phase_change_step",
     "repeat_batch",
     "save_folder",
@@ -358,6 +359,30 @@ def write_folder(result: TrainingResult, out: str | os.PathLike) -> Path:
         shutil.rmtree(temp, ignore_errors=True)
         raise
     return out
+
+
+def out_problem(out: str | os.PathLike) -> str | None:
+    """Why ``out`` cannot become the new model folder (asked before training, so a
+    refusal comes before the minute of training, not after it), or None."""
+    import tempfile
+
+    out = Path(out)
+    folder = out.parent if str(out.parent) else Path(".")
+    try:
+        if not folder.is_dir():
+            return f"the folder {folder} does not exist"
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"no permission to write in {folder}"
+        if out.is_symlink() or (out.exists() and not out.is_dir()):
+            return "it exists and is not a folder"
+        if out.is_dir() and any(out.iterdir()):
+            return "the folder exists and is not empty (choose a new one)"
+        # A folder made and removed now: a read-only file system (where root's access()
+        # still says yes) is refused before the minute of training, not after it.
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".probe", dir=folder))
+    except OSError as exc:  # a name over NAME_MAX, a link loop, an unreadable folder
+        return exc.strerror or type(exc).__name__
+    return None
 
 
 def phase_change_step(curves: list[Curve], threshold: float = 0.5) -> int | None:

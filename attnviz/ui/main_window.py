@@ -427,6 +427,8 @@ class MainWindow(WindowLayout, QMainWindow):
             event.ignore()
             return
         self.save_layout()
+        if self.models.train_dialog is not None:  # a run would go on, unseen, for minutes
+            self.models.train_dialog.cancel()
         # Deleting a window whose history is not clean makes the undo stack emit
         # cleanChanged while the window is half destroyed; nothing may react to it then.
         self.undo.stack.blockSignals(True)

@@ -130,6 +130,18 @@ class ModelController(QObject):
             )
         )
         self.card_action.triggered.connect(self.fill_memory_card)
+        self.train_action = QAction(
+            QCoreApplication.translate("ModelController", "&Train Induction Heads…"), window
+        )
+        self.train_action.setObjectName("action_train_induction")
+        self.train_action.setStatusTip(
+            QCoreApplication.translate(
+                "ModelController",
+                "Train a small decoder until induction heads form, watching its curves",
+            )
+        )
+        self.train_action.triggered.connect(self.show_train_dialog)
+        self.train_dialog = None  # made on first use: it imports the training module
         self._install_menu()
         bind(self, self.state.changed, self._on_state_changed)
         self._was_model = self.state.head == "model"
@@ -141,6 +153,17 @@ class ModelController(QObject):
     def retranslate(self) -> None:
         """Texts in the language running now (after View → Language)."""
         self.open_action.setText(QCoreApplication.translate("ModelController", "Open &Model…"))
+        self.train_action.setText(
+            QCoreApplication.translate("ModelController", "&Train Induction Heads…")
+        )
+        self.train_action.setStatusTip(
+            QCoreApplication.translate(
+                "ModelController",
+                "Train a small decoder until induction heads form, watching its curves",
+            )
+        )
+        if self.train_dialog is not None:
+            self.train_dialog.retranslate()
         self.card_action.setText(
             QCoreApplication.translate("ModelController", "Memory Card from This Model")
         )
@@ -162,7 +185,7 @@ class ModelController(QObject):
             if at > 0 and actions[at - 1].isSeparator()
             else (actions[at] if at < len(actions) else None)
         )
-        menu.insertActions(before, [self.open_action, self.card_action])
+        menu.insertActions(before, [self.open_action, self.train_action, self.card_action])
 
     # --- model → view ------------------------------------------------------------------
     def _on_state_changed(self, names: frozenset) -> None:
@@ -177,6 +200,24 @@ class ModelController(QObject):
             self.window.statusBar().showMessage(text, 10000)
             self.detached_message = text
         self._was_model = is_model
+
+    # --- training ----------------------------------------------------------------------
+    def show_train_dialog(self) -> None:
+        """Show the Train window (one per main window, kept with its last run)."""
+        from attnviz.ui.train_dialog import TrainDialog
+
+        if self.train_dialog is None:
+            themes = getattr(self.window, "themes", None)
+            self.train_dialog = TrainDialog(
+                self.window,
+                theme=themes.theme if themes is not None else None,
+                open_model=self.open_path,
+            )
+            if themes is not None:
+                themes.sigThemeChanged.connect(self.train_dialog.apply_theme)
+        self.train_dialog.show()
+        self.train_dialog.raise_()
+        self.train_dialog.activateWindow()
 
     # --- opening -----------------------------------------------------------------------
     def open_dialog(self) -> None:

@@ -2920,6 +2920,14 @@
         <translation>Preenche a ficha do painel de memória com o config.json do modelo aberto</translation>
     </message>
     <message>
+        <source>&amp;Train Induction Heads…</source>
+        <translation>&amp;Treinar cabeças de indução…</translation>
+    </message>
+    <message>
+        <source>Train a small decoder until induction heads form, watching its curves</source>
+        <translation>Treina um decodificador pequeno até que as cabeças de indução se formem, acompanhando as curvas</translation>
+    </message>
+    <message>
         <source>The head left the model: its edited values are a what-if, no longer what the model computes. Pick a head in Layers to go back.</source>
         <translation>A cabeça saiu do modelo: os valores editados são uma hipótese, não mais o que o modelo calcula. Escolha uma cabeça em Camadas para voltar.</translation>
     </message>
@@ -4621,6 +4629,163 @@
     <message>
         <source>Exact value: %1; type 131072, 128k or 1M</source>
         <translation>Valor exato: %1; digite 131072, 128k ou 1M</translation>
+    </message>
+</context>
+<context>
+    <name>TrainDialog</name>
+    <message>
+        <source>Train Induction Heads</source>
+        <extracomment>How often the window takes the points measured on the worker (ms). The sentence the trained model opens with: six of its words, repeated (what it copies). The largest seed a spin box holds (the command line takes up to 2³² − 1).</extracomment>
+        <translation>Treinar cabeças de indução</translation>
+    </message>
+    <message>
+        <source>&amp;Seed:</source>
+        <translation>&amp;Semente:</translation>
+    </message>
+    <message>
+        <source>The same seed gives the same model on the same machine</source>
+        <translation>A mesma semente dá o mesmo modelo na mesma máquina</translation>
+    </message>
+    <message>
+        <source>S&amp;teps:</source>
+        <translation>&amp;Passos:</translation>
+    </message>
+    <message>
+        <source>Induction heads usually form after 500 to 700 steps; 1,000 is enough</source>
+        <translation>As cabeças de indução costumam surgir depois de 500 a 700 passos; 1.000 bastam</translation>
+    </message>
+    <message>
+        <source>&amp;Folder:</source>
+        <translation>P&amp;asta:</translation>
+    </message>
+    <message>
+        <source>The new model folder (it must not exist yet)</source>
+        <translation>A pasta do novo modelo (ela ainda não pode existir)</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>P&amp;rocurar…</translation>
+    </message>
+    <message>
+        <source>S&amp;tart</source>
+        <translation>&amp;Iniciar</translation>
+    </message>
+    <message>
+        <source>Train on one CPU thread, away from the window</source>
+        <translation>Treina numa thread da CPU, fora da janela</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>&amp;Cancelar</translation>
+    </message>
+    <message>
+        <source>Stop training; nothing is written</source>
+        <translation>Para o treino; nada é gravado</translation>
+    </message>
+    <message>
+        <source>&amp;Open in Every Panel</source>
+        <translation>Abrir em &amp;todos os painéis</translation>
+    </message>
+    <message>
+        <source>Open the trained model as File → Open Model… does</source>
+        <translation>Abre o modelo treinado como Arquivo → Abrir modelo… faz</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Fechar</translation>
+    </message>
+    <message>
+        <source>Not started</source>
+        <translation>Não iniciado</translation>
+    </message>
+    <message>
+        <source>Where the new model folder goes</source>
+        <translation>Onde fica a pasta do novo modelo</translation>
+    </message>
+    <message>
+        <source>%1 steps take %2 on one CPU thread; the window stays usable.</source>
+        <translation>%1 passos levam %2 numa thread da CPU; a janela continua utilizável.</translation>
+    </message>
+    <message>
+        <source>Choose a folder for the new model</source>
+        <translation>Escolha uma pasta para o novo modelo</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Starting… %1</source>
+        <translation>Iniciando… %1</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>Cancelando…</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2, %3 left</source>
+        <translation>Passo %1 de %2, faltam %3</translation>
+    </message>
+    <message>
+        <source>Loss %1 (chance %2), previous-token %3, induction %4, copy accuracy %5 %</source>
+        <translation>Perda %1 (acaso %2), token anterior %3, indução %4, acerto da cópia %5 %</translation>
+    </message>
+    <message>
+        <source>Cancelled: nothing was written</source>
+        <translation>Cancelado: nada foi gravado</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Falhou</translation>
+    </message>
+    <message>
+        <source>induction passed 0.5 at step %1.</source>
+        <translation>a indução passou de 0,5 no passo %1.</translation>
+    </message>
+    <message>
+        <source>induction never passed 0.5: train longer or try another seed.</source>
+        <translation>a indução não passou de 0,5: treine mais ou tente outra semente.</translation>
+    </message>
+    <message>
+        <source>Trained in %1 s: %2</source>
+        <translation>Treinado em %1 s: %2</translation>
+    </message>
+    <message>
+        <source>about %1 s</source>
+        <translation>cerca de %1 s</translation>
+    </message>
+    <message>
+        <source>about %1 min</source>
+        <translation>cerca de %1 min</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <extracomment>The columns of the score plot, in the order their curves take colours.</extracomment>
+        <translation>passo</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>perda</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>pontuação</translation>
+    </message>
+    <message>
+        <source>previous-token</source>
+        <translation>token anterior</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>indução</translation>
+    </message>
+    <message>
+        <source>copy accuracy</source>
+        <translation>acerto da cópia</translation>
+    </message>
+    <message>
+        <source>chance</source>
+        <translation>acaso</translation>
     </message>
 </context>
 <context>
