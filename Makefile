@@ -49,7 +49,10 @@ test-floor: $(FLOOR)/.installed
 	  tests/model/test_model_proof.py tests/core/test_hf_predict.py tests/core/test_hf_generate.py
 
 # Every runtime dependency at the minimum pyproject.toml declares (packaging/floors.py),
-# installed beside the test venv: the self-test and a core + UI subset run against them.
+# installed beside the test venv: the self-test and a core + UI subset run against them. The
+# core tests that build transformers' language-model or hybrid classes are left out: those
+# import scipy, which needs a newer numpy than the floor's 1.24 (test-floor runs the model
+# ones against the oldest transformers instead).
 FLOORS := $(VENV)/floors
 
 $(FLOORS)/.installed: pyproject.toml $(VENV)/.installed-test
@@ -63,7 +66,10 @@ test-floors: $(FLOORS)/.installed
 	  tests/core tests/ui/test_editor.py tests/ui/test_presentation.py \
 	  tests/ui/test_main_window.py --ignore tests/core/test_hf_capture.py \
 	  --ignore tests/core/test_hf_families.py --ignore tests/core/test_hf_families_2026.py \
-	  --ignore tests/core/test_hf_predict.py --ignore tests/core/test_hf_generate.py
+	  --ignore tests/core/test_hf_predict.py --ignore tests/core/test_hf_generate.py \
+	  --ignore tests/core/test_hf_head_logits.py --ignore tests/core/test_hf_intervened.py \
+	  --ignore tests/core/test_induction.py --ignore tests/core/test_induction_model.py \
+	  --ignore tests/core/test_state_sizes.py
 
 # ruff, then the layers, the Qt guard and the import circles as import-linter contracts
 # (pyproject.toml's tool.importlinter).
