@@ -14,6 +14,7 @@ file, the step and why. Playing a step and checking what the panels show of it i
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import re
@@ -134,6 +135,12 @@ class Lesson:
         """The title in ``lang`` (English for a language no lesson is written in)."""
         return self.title.get(lang) or self.title["en"]
 
+    @property
+    def needs_model(self) -> bool:
+        """True when a step opens a real model (``attention.head`` = ``model``): it plays
+        only where torch and transformers run (the ``models`` extra)."""
+        return any(_opens_model(step) for step in self.steps)
+
     def quoted_data(self, panel_id: str) -> frozenset:
         """What any step's quotes read that panel ``panel_id`` shows: its export arrays
         (``"dscores"``) and the paths of its resolver (``"attention:attention.entropy"``;
@@ -167,15 +174,31 @@ def lesson_paths() -> tuple[Path, ...]:
 
 
 @cache
-def _shipped(panels: tuple[str, ...] | None) -> tuple[Lesson, ...]:
+def _shipped(panels: tuple[str, ...] | None, models: bool) -> tuple[Lesson, ...]:
     lessons = (load_lesson(p, panels=panels) for p in lesson_paths())
-    return tuple(sorted(lessons, key=lambda x: (x.order, x.id)))
+    kept = (x for x in lessons if models or not x.needs_model)
+    return tuple(sorted(kept, key=lambda x: (x.order, x.id)))
+
+
+def models_run() -> bool:
+    """True when a real model can be opened here: torch and transformers are installed (the
+    ``models`` extra) beside a numpy they import (transformers 5 needs ``numpy.exceptions``,
+    numpy ≥ 1.25; the app's own floor is 1.24). Found without importing either: the Lessons
+    dock asks at start-up."""
+    from attnviz.core.hf_errors import transformers_available
+
+    return transformers_available() and importlib.util.find_spec("numpy.exceptions") is not None
 
 
 def shipped_lessons(panels: Collection[str] | None = None) -> tuple[Lesson, ...]:
     """Every shipped lesson, checked, in the documents' order (kept after the first call);
-    :class:`LessonError` when one is broken."""
-    return _shipped(None if panels is None else tuple(sorted(panels)))
+    :class:`LessonError` when one is broken. A lesson that opens a real model
+    (:attr:`Lesson.needs_model`) is left out where none can be opened (:func:`models_run`,
+    asked only when such a lesson is shipped)."""
+    key = None if panels is None else tuple(sorted(panels))
+    if not any(x.needs_model for x in _shipped(key, True)):
+        return _shipped(key, True)
+    return _shipped(key, models_run())
 
 
 def lesson_by_id(lesson_id: str, panels: Collection[str] | None = None) -> Lesson:
@@ -236,13 +259,21 @@ def lesson_from_dict(
         raise LessonError(file, None, "steps must be a non-empty list")
     trial = Document()
     steps = []
+    model = False  # from a step that opens a real model on: checked field by field
     for i, raw in enumerate(raw_steps):
         step = _step(raw, file, i, panels)
+        model = model or _opens_model(step)
         try:
-            apply_step_values(trial, step)
+            if model:
+                # Loading a list of lessons must not load a model (torch, seconds, or
+                # nothing where the models extra is absent): each value is checked by its
+                # field; `attnviz lessons --check` plays the steps whole.
+                _check_values(trial, step)
+            else:
+                apply_step_values(trial, step)
         except (StateError, ValueError) as exc:
             raise LessonError(file, i, str(exc)) from None
-        if step.highlight is not None:
+        if step.highlight is not None and not model:
             _check_highlight(step.highlight, trial, file, i)
         steps.append(step)
     return Lesson(lesson_id, title, source, tuple(steps), path, order)
@@ -508,6 +539,20 @@ def _check_op(op, file: str, i: int) -> None:
 # --- a step on a document --------------------------------------------------------------------
 # Loading plays every step on a throwaway document to check its values, so applying a step
 # lives with the schema; lesson_check builds on it (the other way round would be a circle).
+def _opens_model(step: Step) -> bool:
+    return step.values.get("attention", {}).get("head") == "model"
+
+
+def _check_values(document: Document, step: Step) -> None:
+    """Each value of ``step`` as its field takes it (type and range), without applying
+    it; its preset must exist."""
+    if step.preset is not None:
+        document_preset_values(step.preset)
+    for topic, values in step.values.items():
+        for name, value in values.items():
+            document[topic].field(name).coerce(value)
+
+
 def apply_step_values(document: Document, step: Step) -> None:
     """Apply one step on top of ``document``: its preset, then its fields (per topic at once)."""
     if step.preset is not None:

@@ -444,3 +444,47 @@ def test_quote_tolerances():
     assert below.matches(5e-17) and not below.matches(2e-15)
     above = Quote({}, 20.0, 0.0, None, {}, "above")
     assert above.matches(24.3) and not above.matches(19.0)
+
+
+def test_loading_the_lessons_loads_no_model():
+    """The prediction lesson opens builtin:induction; listing the lessons (the Lessons
+    dock at start-up, `attnviz lessons`) must not import torch or run the model."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from attnviz.model.lessons import lesson_paths, load_lesson; "
+        "ls = [load_lesson(p) for p in lesson_paths()]; "
+        "print(sorted(x.id for x in ls if x.needs_model), 'torch' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split()
+    assert out == ["['prediction']", "False"]
+
+
+def test_a_model_lesson_is_listed_only_where_a_model_can_be_opened(monkeypatch):
+    from attnviz.model import lessons
+
+    lessons._shipped.cache_clear()
+    monkeypatch.setattr(lessons, "models_run", lambda: False)
+    try:
+        ids = [x.id for x in lessons.shipped_lessons()]
+        assert "prediction" not in ids and "sqrt-dk" in ids
+        monkeypatch.setattr(lessons, "models_run", lambda: True)
+        assert "prediction" in [x.id for x in lessons.shipped_lessons()]
+    finally:
+        lessons._shipped.cache_clear()
+
+
+def test_a_model_lessons_values_are_still_checked_by_their_fields(tmp_path):
+    from attnviz.model.lessons import LessonError, load_lesson
+
+    step = {"set": {"attention.head": "model", "attention.model_path": "builtin:induction",
+                    "prediction.temperature": -1}, "panels": ["prediction"],
+            "caption": {"en": "x", "pt_BR": "x"}}  # fmt: skip
+    path = tmp_path / "bad-model.json"
+    path.write_text(json.dumps({"format": 1, "id": "bad-model", "title": {"en": "t", "pt_BR": "t"},
+                                "steps": [step]}))  # fmt: skip
+    with pytest.raises(LessonError, match="temperature"):
+        load_lesson(path)
