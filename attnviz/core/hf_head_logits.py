@@ -34,8 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core.hf_errors import ModelError
+from attnviz.core.hf_forward import _forward
 from attnviz.core.hf_lm_head import LmHead, out_projection
-from attnviz.core.hf_predict import _forward, _prepare, _shapes, _target, _token
+from attnviz.core.hf_predict import _prepare, _shapes, _target, _token
 
 __all__ = ["HeadLogits", "head_logits"]
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attnviz.core.hf_errors import ModelError
-from attnviz.core.hf_predict import _as_pairs, _check_interventions, _clean, _forward, _prepare
+from attnviz.core.hf_forward import _as_pairs, _forward
+from attnviz.core.hf_predict import _check_interventions, _clean, _prepare
 from attnviz.core.hf_record import _LOCAL, LONG_TOKENS, Capture, _held_bytes
 
 __all__ = ["InterventionRun", "first_changed", "intervened_run"]

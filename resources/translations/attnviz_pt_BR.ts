@@ -3631,6 +3631,7 @@
     </message>
     <message>
         <source>tokens </source>
+        <extracomment>Bytes of a cached element: attnviz runs a model in float32. Steps of the KV-cache bar.</extracomment>
         <translation>tokens </translation>
     </message>
     <message>
@@ -3672,7 +3673,7 @@
     </message>
     <message>
         <source>show all</source>
-        <extracomment>Bars drawn: the most likely tokens of the intervened run (and the target, if not among them). Bytes of a cached element: attnviz runs a model in float32. Steps of the KV-cache bar. The width of one of a token&apos;s two bars.</extracomment>
+        <extracomment>Bars drawn: the most likely tokens of the intervened run (and the target, if not among them). The width of one of a token&apos;s two bars.</extracomment>
         <translation>mostrar tudo</translation>
     </message>
     <message>

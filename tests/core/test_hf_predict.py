@@ -416,17 +416,17 @@ def test_a_replay_that_is_not_the_clean_run_is_caught_and_run_whole(tiny, monkey
     """Were a layer to depend on more than its input (so its replayed output were not
     what it would compute), the clean row of the batch would show it: the map is then
     computed by whole passes, and equals the one computed with the replay."""
-    from attnviz.core import hf_predict
+    from attnviz.core import hf_forward
 
     _family, _path, text, loaded, _oracle = tiny
     expected = ablation_map(loaded, text).values
-    real = hf_predict._replay
+    real = hf_forward._replay
 
     def wrong(block, output, rows):
         scaled = output * 1.5 if not isinstance(output, tuple) else (output[0] * 1.5, *output[1:])
         return real(block, scaled, rows)
 
-    monkeypatch.setattr(hf_predict, "_replay", wrong)
+    monkeypatch.setattr(hf_forward, "_replay", wrong)
     np.testing.assert_allclose(ablation_map(loaded, text).values, expected, atol=1e-5)
 
 

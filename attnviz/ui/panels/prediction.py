@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,43 +29,34 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
 )
 
-from attnviz.core.kvcache import kv_cache_bytes
 from attnviz.model.topics.prediction import (
     ABLATIONS,
-    MAX_COUNT,
     MAX_INDEX,
-    MAX_SEED,
     MAX_TEMPERATURE,
     MAX_TOP_K,
     MIN_TEMPERATURE,
     VIEWS,
 )
 from attnviz.ui.panel_base import FigurePanel, figure_box
+from attnviz.ui.panels._prediction_generate import GenerationMixin
 from attnviz.ui.panels._prediction_heads import HeadLogitsBox
-from attnviz.ui.panels._prediction_map import EXCEPTION_NAME, POLL_MS, AblationMapMixin
+from attnviz.ui.panels._prediction_map import EXCEPTION_NAME, AblationMapMixin
 from attnviz.ui.presentation_form import OFF_STAGE
-from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.numbers import counted, fmt
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.plot_style import series_color
 from attnviz.ui.widgets.steady_plot import SteadyPlot
-from attnviz.ui.widgets.units import binary_bytes
 
 _C = "PredictionPanel"
 #: Bars drawn: the most likely tokens of the intervened run (and the target, if not among them).
 SHOWN = 10
-#: Bytes of a cached element: attnviz runs a model in float32.
-KV_ELEMENT_BYTES = 4
-#: Steps of the KV-cache bar.
-KV_STEPS = 1000
 #: The width of one of a token's two bars.
 BAR = 0.38
 VIEW_NAMES = {
@@ -93,7 +84,7 @@ def shown_tokens(results, count: int = SHOWN) -> list[int]:
     return ids
 
 
-class PredictionPanel(AblationMapMixin, FigurePanel):
+class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
     """Top tokens of a real model's prediction, clean beside intervened."""
 
     PANEL_ID = "prediction"
@@ -203,64 +194,6 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
         self.mirror("top_p", self.top_p)
         self.mirror("position", self.position)
         return row
-
-    def _build_generation(self) -> QVBoxLayout:
-        row = FlowLayout()
-        self.gen_key = None  # the generation on its way
-        self.count = QSpinBox()
-        self.count.setObjectName("count")
-        self.count.setRange(1, MAX_COUNT)
-        self.count.setPrefix(self.tr("tokens "))
-        self.count.setToolTip(self.tr("Tokens one Generate appends to the model's sentence"))
-        self.count.valueChanged.connect(lambda v: self._write(self.count, count=int(v)))
-        self.seed = QSpinBox()
-        self.seed.setObjectName("seed")
-        self.seed.setRange(-1, MAX_SEED)
-        self.seed.setPrefix(self.tr("seed "))
-        self.seed.setSpecialValueText(self.tr("greedy"))
-        self.seed.setToolTip(
-            self.tr(
-                "Greedy: the most likely token; a seed: sampled from the distribution the "
-                "bars show (numpy's Generator), the same tokens for the same seed"
-            )
-        )
-        self.seed.valueChanged.connect(lambda v: self._write(self.seed, seed=int(v)))
-        self.mirror("count", self.count)
-        self.mirror("seed", self.seed)
-        self.generate = QPushButton(self.tr("&Generate"))
-        self.generate.setObjectName("generate")
-        self.generate.setToolTip(
-            self.tr("Append the next tokens to the sentence (undoable); it is captured again")
-        )
-        self.generate.clicked.connect(self._on_q_generate)
-        self.gen_note = QLabel()
-        self.gen_note.setObjectName("gen_note")
-        self.gen_note.setWordWrap(True)
-        self.gen_note.hide()  # a line of its own, only when it says something
-        for widget in (self.count, self.seed, self.generate):
-            row.addWidget(widget)
-        self.kv_bar = QProgressBar()
-        self.kv_bar.setObjectName("kv_cache")
-        self.kv_bar.setTextVisible(True)
-        self.kv_bar.setToolTip(
-            self.tr(
-                "The key and value cache a decoder keeps for the sentence (its softmax layers' "
-                "K and V of every token, a sliding layer's only within its window), in float32 "
-                "as attnviz runs the model: it grows with each generated token. attnviz itself "
-                "runs the whole sentence again for each token, to prove what it shows."
-            )
-        )
-        self.kv_bar.hide()
-        outer = QVBoxLayout()
-        outer.addLayout(row)
-        outer.addWidget(self.gen_note)
-        outer.addWidget(self.kv_bar)
-        self.gen_poll = QTimer(self)
-        self.gen_poll.setInterval(POLL_MS)
-        self.gen_poll.timeout.connect(self._on_q_gen_poll)
-        bind(self, self.resolver.generated, self._on_generated)
-        bind(self, self.resolver.generation_failed, self._on_generation_failed)
-        return outer
 
     def _build_ablation(self) -> FlowLayout:
         row = FlowLayout()
@@ -594,107 +527,6 @@ class PredictionPanel(AblationMapMixin, FigurePanel):
             self.resolver.cancel_map()
             return
         super().keyPressEvent(event)
-
-    # --- generation --------------------------------------------------------------------
-    def _on_q_generate(self) -> None:
-        if self.resolver.generation_running:
-            self.resolver.stop_generation()
-            self._gen_say(self.tr("Stopping after this token…"))
-            return
-        self.generate.setText(self.tr("&Stop"))
-        self.generate.setToolTip(self.tr("Stop after the token being made; keep the others"))
-        self._gen_say(self.tr("Generating…"))
-        now = self._is_synchronous()
-        if not now:
-            self.gen_poll.start()
-        self._asking = True  # an answer made here arrives before the key is returned
-        try:
-            key = self.resolver.request_generation(now=now)
-        finally:
-            self._asking = False
-        if self.resolver.generation_running:
-            self.gen_key = key
-
-    _asking = False
-
-    def _on_q_gen_poll(self) -> None:
-        if not self.resolver.generation_running:
-            self.gen_poll.stop()
-            return
-        if self.gen_key is None:
-            return
-        done = round(self.resolver.generation_progress * self.gen_key[3])
-        self._gen_say(fill(self.tr("Generating… %1 of %2"), done, self.gen_key[3]))
-        res = self.results
-        if res is not None:
-            n = len(res.tokens)
-            self._show_kv(res, n + done, n + self.gen_key[3])
-
-    def _gen_say(self, text: str) -> None:
-        self.gen_note.setText(text)
-        self.gen_note.setVisible(bool(text.strip()))
-
-    def _generation_idle(self) -> None:
-        self.gen_poll.stop()
-        self.generate.setText(self.tr("&Generate"))
-        self.generate.setToolTip(
-            self.tr("Append the next tokens to the sentence (undoable); it is captured again")
-        )
-
-    def _on_generated(self, key, found) -> None:
-        if key != self.gen_key and not self._asking:
-            return
-        self.gen_key = None
-        self._generation_idle()
-        attention = self.workspace.document.attention
-        model = key[0]
-        if (attention.head, attention.model_path, attention.model_text) != model:
-            self._gen_say(self.tr("The sentence changed meanwhile: nothing appended."))
-            return
-        if found.ids:
-            attention.update(model_text=found.text)  # undoable; captured and proven again
-        words = " ".join(
-            f"“{t}” ({fmt(p, 3)})" for t, p in zip(found.tokens, found.probs, strict=True)
-        )
-        text = fill(self.tr("Appended %1."), words) if found.ids else self.tr("Nothing appended.")
-        if found.ended:
-            text += " " + self.tr("The model ended the sequence.")
-        elif found.stopped:
-            text += " " + self.tr("Stopped.")
-        self._gen_say(text)
-
-    def _on_generation_failed(self, key, exc) -> None:
-        if key != self.gen_key and not self._asking:
-            return
-        self.gen_key = None
-        self._generation_idle()
-        self._gen_say(EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
-
-    # --- the KV cache ----------------------------------------------------------------
-    def _show_kv(self, res, tokens: int, final: int | None = None) -> None:
-        """The KV cache of ``tokens`` tokens; while generating, out of ``final``'s."""
-        card = getattr(res, "kv_card", None)
-        if card is None or tokens < 1:
-            self.kv_bar.hide()
-            return
-        now = float(kv_cache_bytes(card, tokens, 1, KV_ELEMENT_BYTES))
-        self.kv_bar.setRange(0, KV_STEPS)
-        if final is None or final <= tokens:
-            self.kv_bar.setValue(KV_STEPS)
-            text = fill(self.tr("KV cache: %1 tokens, %2 (float32)"), tokens, binary_bytes(now))
-        else:
-            end = float(kv_cache_bytes(card, final, 1, KV_ELEMENT_BYTES))
-            self.kv_bar.setValue(round(KV_STEPS * now / end) if end > 0 else KV_STEPS)
-            text = fill(
-                self.tr("KV cache: %1 of %2 tokens, %3 of %4 (float32)"),
-                tokens,
-                final,
-                binary_bytes(now),
-                binary_bytes(end),
-            )
-        self.kv_bar.setFormat(text)
-        self.kv_bar.setAccessibleDescription(text)
-        self.kv_bar.show()
 
     # --- hover -------------------------------------------------------------------------
     def _on_q_mouse(self, pos) -> None:
