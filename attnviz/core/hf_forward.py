@@ -68,6 +68,7 @@ class _Run(NamedTuple):
     called: dict  # layer → query heads of its call through attnviz's capture
     residuals: Any  # (layers, rows, n, width) tensor after each layer, or None
     outputs: list  # each layer's own output (with residuals), for a later replay
+    tops: Any = None  # (rows, len(tops)) int64 tensor: the top token at each asked position
 
 
 def _replay(block, output, rows: int):
@@ -151,6 +152,7 @@ def _forward(
     replay: dict | None = None,
     means: dict | None = None,
     keep_means: dict | None = None,
+    tops: Sequence[int] = (),
 ) -> _Run:
     """One forward pass of ``rows`` copies of ``ids`` through the model, and its head's
     logits at position ``at``.
@@ -163,7 +165,8 @@ def _forward(
     layer → the output a clean run's ``residuals`` recorded there, given back instead of
     running the layer (the layers before the first intervened one); ``keep_means``: a
     dict filled with layer → row 0's W^O input averaged over the positions, for every
-    layer whose heads are known (row 0 must be clean).
+    layer whose heads are known (row 0 must be clean); ``tops``: positions whose most
+    likely next token each row's run also gives (``_Run.tops``).
     """
     import torch
 
@@ -208,6 +211,7 @@ def _forward(
             last = out[0] if isinstance(out, tuple) else out.last_hidden_state
             # Only the position's logits: a whole sentence's are n × vocab floats.
             logits = head.head_logits(last[:, at : at + 1], norm=False)[:, -1]
+            top = _tops(head, last, tops)
     except ModelError:
         raise
     except Exception as exc:  # a model that cannot run this sentence
@@ -229,4 +233,24 @@ def _forward(
     stack = None
     if residuals:
         stack = torch.stack([(o[0] if isinstance(o, tuple) else o).detach() for o in outputs])
-    return _Run(logits.double(), called, stack, outputs)
+    return _Run(logits.double(), called, stack, outputs, top)
+
+
+#: Positions whose logits are computed at once for :func:`_tops` (each is a vocabulary).
+TOPS_CHUNK = 64
+
+
+def _tops(head: LmHead, last, positions: Sequence[int]):
+    """The most likely next token at each of ``positions`` of every row (ties: the lowest
+    id, as ``argmax``), a (rows, len(positions)) int64 tensor, or None when none is asked;
+    a few positions at a time, since each position's logits are a whole vocabulary."""
+    import torch
+
+    if not len(positions):
+        return None
+    index = torch.as_tensor(list(positions), dtype=torch.long)
+    parts = [
+        head.head_logits(last[:, index[i : i + TOPS_CHUNK]], norm=False).argmax(dim=-1)
+        for i in range(0, len(index), TOPS_CHUNK)
+    ]
+    return torch.cat(parts, dim=1)

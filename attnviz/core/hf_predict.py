@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from attnviz.core.copying import copy_accuracy, copyable
 from attnviz.core.hf_errors import ModelError
 from attnviz.core.hf_forward import _as_pairs, _forward
 from attnviz.core.hf_lm_head import LmHead, lm_head, out_projection_widths
@@ -94,6 +95,11 @@ class AblationMap:
     target_token: str
     clean_logp: float
     position: int
+    #: Copy accuracy on the sentence (:mod:`attnviz.core.copying`) with that one head
+    #: zero-ablated, (layers, heads); NaN where the map is, or when nothing repeats.
+    copying: np.ndarray | None = None
+    copy_clean: float = float("nan")  # the same, nothing switched off
+    copy_count: int = 0  # the sentence's copyable tokens
 
 
 @dataclass(frozen=True)
@@ -138,10 +144,10 @@ def _clean(head: LmHead, ids: list[int], at: int, means: dict | None = None) -> 
     """The clean run's logits at ``at`` (vocab,) float64 (``means``: filled as
     :func:`_forward`'s ``keep_means``). The first run of a model learns each layer's heads
     and their width of W^O's input (:func:`_shapes`)."""
-    logits, called, _, _ = _forward(head, ids, at, keep_means=means)
+    run = _forward(head, ids, at, keep_means=means)
     if head.heads is None:
-        head.heads, head.head_dims = _shapes(head, called)
-    return logits[0].numpy().copy()
+        head.heads, head.head_dims = _shapes(head, run.called)
+    return run.logits[0].numpy().copy()
 
 
 class _Kept(NamedTuple):
@@ -368,12 +374,17 @@ def ablation_map(
     clean row in each batch proves that replay: where its prediction is not the clean
     run's, the layer is run again whole, and so are the ones after it. ``cancel``
     (callable or ``is_set()``) is asked between layers
-    (:class:`~attnviz.core.work.Cancelled`), ``progress(fraction)`` told after each."""
+    (:class:`~attnviz.core.work.Cancelled`), ``progress(fraction)`` told after each.
+
+    The same passes give each head's copy accuracy on the sentence
+    (:func:`attnviz.core.copying.copy_accuracy`: its copyable tokens that the most likely
+    next token gets right), clean and with the head off, where the sentence repeats."""
     cancelled = as_cancel(cancel)
     report = as_progress(progress)
     head, ids, _tokens, at = _prepare(loaded, text, position)
     with loaded._lock:
-        run = _forward(head, ids, at, residuals=True)
+        positions, expected = copyable(ids)
+        run = _forward(head, ids, at, residuals=True, tops=positions)
         if head.heads is None:
             head.heads, head.head_dims = _shapes(head, run.called)
         clean = run.logits[0].numpy()
@@ -382,6 +393,7 @@ def ablation_map(
         layers = len(head.layers)
         width = max(head.heads.values(), default=0)
         values = np.full((layers, width), np.nan)
+        copying = np.full((layers, width), np.nan)
         near = 1e-4 * (1.0 + float(np.abs(clean).max()))
         replays = True
         for layer in range(layers):
@@ -392,16 +404,26 @@ def ablation_map(
                 cuts = {layer: [(h, h, "zero") for h in range(heads)]}  # row h: head h off
                 replay = dict(enumerate(run.outputs[:layer])) if replays else None
                 # Row `heads` is clean: it checks the replay.
-                logits = _forward(head, ids, at, rows=heads + 1, ablate=cuts, replay=replay)[0]
-                logits = logits.numpy()
+                batch = _forward(
+                    head, ids, at, rows=heads + 1, ablate=cuts, replay=replay, tops=positions
+                )
+                logits = batch.logits.numpy()
                 if replay and float(np.abs(logits[heads] - clean).max()) > near:
                     replays = False  # the layers depend on more than their input
-                    logits = _forward(head, ids, at, rows=heads + 1, ablate=cuts)[0].numpy()
+                    batch = _forward(head, ids, at, rows=heads + 1, ablate=cuts, tops=positions)
+                    logits = batch.logits.numpy()
                 logp = log_softmax(logits[:heads])[:, goal]
                 values[layer, :heads] = logp - base
+                if positions.size:
+                    copying[layer, :heads] = copy_accuracy(batch.tops[:heads].numpy(), expected)
             if report is not None:
                 report((layer + 1) / layers)
-    return AblationMap(values, goal, _token(loaded, goal), base, at)
+    copy_clean = (
+        float(copy_accuracy(run.tops[0].numpy(), expected)) if positions.size else float("nan")
+    )
+    return AblationMap(
+        values, goal, _token(loaded, goal), base, at, copying, copy_clean, int(positions.size)
+    )
 
 
 def logit_lens(
@@ -422,9 +444,10 @@ def logit_lens(
         raise ModelError(f"top must be an integer ≥ 1, got {brief(top)}")
     head, ids, _tokens, at = _prepare(loaded, text, position)
     with loaded._lock:
-        logits, called, stack, _ = _forward(head, ids, at, residuals=True)
+        run = _forward(head, ids, at, residuals=True)
+        logits, stack = run.logits, run.residuals
         if head.heads is None:
-            head.heads, head.head_dims = _shapes(head, called)
+            head.heads, head.head_dims = _shapes(head, run.called)
         with torch.no_grad():
             lens = head.head_logits(stack[:, 0, at : at + 1, :])[:, 0].double().numpy()
     clean = logits[0].numpy()

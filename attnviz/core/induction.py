@@ -385,6 +385,48 @@ def out_problem(out: str | os.PathLike) -> str | None:
     return None
 
 
+#: Most rows ``training.csv`` may hold (a run measured every step of a million).
+MAX_CURVE_ROWS = 1_000_000
+
+
+def parse_curves(text: str) -> list[Curve]:
+    """The rows of a ``training.csv`` (:data:`CSV_COLUMNS` as its header, steps rising,
+    every value finite, the scores in [0, 1]); a ``ValueError`` saying the first thing
+    wrong, in one line, otherwise."""
+    try:
+        return _parse_curves(csv.reader(text.splitlines()))
+    except csv.Error as exc:  # a field over the csv module's limit
+        raise ValueError(f"it is not a CSV table: {exc}") from None
+
+
+def _parse_curves(rows) -> list[Curve]:
+    header = next(rows, None)
+    if header is None or tuple(h.strip() for h in header) != CSV_COLUMNS:
+        raise ValueError(f"its header is not {','.join(CSV_COLUMNS)}")
+    curves: list[Curve] = []
+    for line, row in enumerate(rows, start=2):
+        if not row:
+            continue
+        if len(curves) >= MAX_CURVE_ROWS:
+            raise ValueError(f"more than {MAX_CURVE_ROWS:,} rows")
+        if len(row) != len(CSV_COLUMNS):
+            raise ValueError(f"line {line} has {len(row)} values, not {len(CSV_COLUMNS)}")
+        try:
+            step, *values = int(row[0]), *(float(v) for v in row[1:])
+        except ValueError:
+            raise ValueError(f"line {line} holds something that is not a number") from None
+        if not all(math.isfinite(v) for v in values) or values[0] < 0:
+            raise ValueError(f"line {line} holds a value that is not a finite loss or score")
+        if not all(0.0 <= v <= 1.0 for v in values[1:]):
+            raise ValueError(f"line {line} holds a score outside [0, 1]")
+        if step < 0 or (curves and step <= curves[-1].step):
+            raise ValueError(f"line {line}: the steps do not rise")
+        curves.append(Curve(step, *values))
+    if not curves:
+        raise ValueError("it holds no row")
+    return curves
+
+
 def phase_change_step(curves: list[Curve], threshold: float = 0.5) -> int | None:
     """The first measured step whose induction score passes ``threshold`` (None if none):
     where the loss leaves its plateau."""

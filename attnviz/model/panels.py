@@ -70,6 +70,12 @@ HEATMAP_COMPARE = ("weights_intervened", "weights_difference")
 LAYERS_COMPARE = ("layer_weights_intervened", "layer_weights_difference")
 
 
+def _training_reader(workspace, name: str):
+    from attnviz.model.training_curves import training_data  # reads a model's folder
+
+    return training_data(workspace, name)
+
+
 def _heatmap_reader(workspace, name: str):
     if name in HEATMAP_COMPARE:
         from attnviz.model.intervened import heatmap_compare_data  # a model's: on first use
@@ -174,8 +180,13 @@ PANELS: tuple[PanelSpec, ...] = (
     # What a real model predicts at a position, sampled, and how switching heads off moves it.
     PanelSpec(
         "prediction", 88, "right", "prediction", QT_TRANSLATE_NOOP("Panels", "Prediction"),
-        "prediction", 3, data=("probabilities", "ablation", "lens", "head_logits"),
+        "prediction", 3, data=("probabilities", "ablation", "lens", "head_logits", "copying"),
         reader=lambda ws, name: resolve.prediction.prediction_data(ws, name),
+    ),
+    # How the open model learned: its folder's training.csv (a model attnviz trained).
+    PanelSpec(
+        "training", 89, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Training"),
+        weight=3, data=("curves", "milestones"), reader=_training_reader,
     ),
     PanelSpec(
         "lessons", 90, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Lessons"), vector=False

@@ -27,6 +27,10 @@
         <source>layer %1, head %2 zero-ablated: Δ log p(“%3”) = %4; p %5 → %6; %7</source>
         <translation>camada %1, cabeça %2 zerada: Δ log p(“%3”) = %4; p %5 → %6; %7</translation>
     </message>
+    <message>
+        <source>; it copies %1 of the %2 copyable tokens (%3)</source>
+        <translation>; ele copia %1 dos %2 tokens copiáveis (%3)</translation>
+    </message>
 </context>
 <context>
     <name>AboutDialog</name>
@@ -3308,6 +3312,10 @@
         <translation>Predição</translation>
     </message>
     <message>
+        <source>Training</source>
+        <translation>Treino</translation>
+    </message>
+    <message>
         <source>Lessons</source>
         <translation>Lições</translation>
     </message>
@@ -3886,6 +3894,14 @@
     <message>
         <source>Hatched: not softmax attention.</source>
         <translation>Hachurado: não é atenção softmax.</translation>
+    </message>
+    <message>
+        <source>Copying: the most likely next token continues the repeat at %1 of its %2 copyable tokens (%3).</source>
+        <translation>Cópia: o próximo token mais provável continua a repetição em %1 dos seus %2 tokens copiáveis (%3).</translation>
+    </message>
+    <message>
+        <source>With layer %1&apos;s head %2 off: %3 (%4), the most any one head costs; hover a head for its own.</source>
+        <translation>Com a cabeça %2 da camada %1 desligada: %3 (%4), o máximo que uma cabeça custa; passe o mouse sobre uma cabeça para ver o dela.</translation>
     </message>
     <message>
         <source>Stopping after this token…</source>
@@ -4787,6 +4803,33 @@
     <message>
         <source>chance</source>
         <translation>acaso</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingPanel</name>
+    <message>
+        <source>No training curves: %1.</source>
+        <translation>Sem curvas de treino: %1.</translation>
+    </message>
+    <message>
+        <source>%1 steps measured every %2; chance (a uniform guess over %3 words): loss %4.</source>
+        <translation>%1 passos medidos a cada %2; acaso (um chute uniforme entre %3 palavras): perda %4.</translation>
+    </message>
+    <message>
+        <source>At step %1 (dotted) the induction score first passes %2, and the loss is %3, down from %4 at step %5.</source>
+        <translation>No passo %1 (pontilhado) a pontuação de indução passa de %2 pela primeira vez, e a perda é %3, abaixo de %4 no passo %5.</translation>
+    </message>
+    <message>
+        <source>The induction score never passes %1: no circuit formed.</source>
+        <translation>A pontuação de indução nunca passa de %1: nenhum circuito se formou.</translation>
+    </message>
+    <message>
+        <source>At step %1: loss %2, induction %3, copy accuracy %4.</source>
+        <translation>No passo %1: perda %2, indução %3, acerto da cópia %4.</translation>
+    </message>
+    <message>
+        <source>step %1: loss %2, previous-token %3, induction %4, copy accuracy %5</source>
+        <translation>passo %1: perda %2, token anterior %3, indução %4, acerto da cópia %5</translation>
     </message>
 </context>
 <context>

@@ -514,6 +514,20 @@ def _ablation(workspace) -> DataArray:
     )
 
 
+def _copying(workspace) -> DataArray:
+    found = workspace.resolver_for("prediction").ablation_map()
+    layers, heads = found.copying.shape
+    # The last row: nothing switched off (the clean run), in every column.
+    values = np.vstack([found.copying, np.full((1, heads), found.copy_clean)])
+    return DataArray(
+        values,
+        (*(str(i) for i in range(layers)), "clean"),
+        tuple(str(h) for h in range(heads)),
+        corner=f"layer \\ head: copy accuracy with the head off, over {found.copy_count} "
+        "copyable tokens",
+    )
+
+
 def _lens(workspace) -> DataArray:
     resolver = workspace.resolver_for("prediction")
     found = resolver.lens(1)
@@ -542,8 +556,11 @@ def _head_logits(workspace) -> DataArray:
 def prediction_data(workspace, name: str) -> DataArray:
     """The prediction panel's array ``name``: ``probabilities`` (the vocabulary × clean,
     intervened), ``ablation`` (layers × heads), ``lens`` (layers × p_target, top_id,
-    p_top) or ``head_logits`` (layers × heads: each head's direct effect on the target's
-    logit, an attribution; NaN where a layer is not softmax attention)."""
+    p_top), ``head_logits`` (layers × heads: each head's direct effect on the target's
+    logit, an attribution; NaN where a layer is not softmax attention) or ``copying``
+    (layers × heads: copy accuracy on the sentence with that head zero-ablated, from the
+    ablation map's passes, then a row ``clean`` with nothing off; NaN where nothing
+    repeats)."""
     readers = {"probabilities": _probabilities, "ablation": _ablation, "lens": _lens}
-    readers["head_logits"] = _head_logits
+    readers |= {"head_logits": _head_logits, "copying": _copying}
     return readers[name](workspace)

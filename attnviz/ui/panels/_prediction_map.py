@@ -191,7 +191,9 @@ class AblationMapMixin:
     def _show_map(self, key, found) -> None:
         self.poll.stop()
         self.map_key = key
-        self.map_view.set_map(found.values, found.target_token, found.clean_logp)
+        self.map_view.set_map(
+            found.values, found.target_token, found.clean_logp, found.copying, found.copy_count
+        )
         self.map_view.set_marked(self.state.ablate)
         self.map_view.set_title(
             fill(
@@ -224,6 +226,8 @@ class AblationMapMixin:
             note += " " + QCoreApplication.translate(
                 "PredictionPanel", "Hatched: not softmax attention."
             )
+        if found.copy_count:
+            note += " " + _copy_note(found)
         self.map_note.setText(note)
 
     def _on_q_map_click(self, layer: int, head: int) -> None:
@@ -238,3 +242,41 @@ class AblationMapMixin:
         text = self.map_view.hover_text(row, col) if row >= 0 else ""
         self.hover.setText(text or " ")
         self.sigHoverText.emit(text)
+
+
+def _copy_note(found) -> str:
+    """What the map says of copying: the sentence repeats, so some next tokens can be
+    copied from what followed an earlier occurrence; how many the model gets clean, and
+    with the head that hurts copying most switched off."""
+    text = fill(
+        QCoreApplication.translate(
+            "PredictionPanel",
+            "Copying: the most likely next token continues the repeat at %1 of its %2 "
+            "copyable tokens (%3).",
+        ),
+        round(found.copy_clean * found.copy_count),
+        found.copy_count,
+        fmt(found.copy_clean, 4),
+    )
+    known = np.isfinite(found.copying)
+    if not known.any():
+        return text
+    layer, head = np.unravel_index(
+        int(np.argmin(np.where(known, found.copying, np.inf))), found.copying.shape
+    )
+    worst = float(found.copying[layer, head])
+    return (
+        text
+        + " "
+        + fill(
+            QCoreApplication.translate(
+                "PredictionPanel",
+                "With layer %1's head %2 off: %3 (%4), the most any one head costs; hover a "
+                "head for its own.",
+            ),
+            layer,
+            head,
+            round(worst * found.copy_count),
+            fmt(worst, 4),
+        )
+    )

@@ -32,10 +32,18 @@ class AblationMapView(MatrixView):
         self.target = ""  # the target token's text
         self.clean_logp = 0.0
         self.marked: frozenset = frozenset()  # (layer, head) switched off now
+        self.copying = np.zeros((0, 0))  # copy accuracy with the head off, where known
+        self.copy_count = 0  # the sentence's copyable tokens
 
-    def set_map(self, values: np.ndarray, target: str, clean_logp: float) -> None:
-        """Show ``values`` (layers × heads, NaN: not softmax attention) for ``target``."""
+    def set_map(
+        self, values: np.ndarray, target: str, clean_logp: float, copying=None, copy_count=0
+    ) -> None:
+        """Show ``values`` (layers × heads, NaN: not softmax attention) for ``target``;
+        the hover also says ``copying`` (copy accuracy on the sentence with the head off,
+        over ``copy_count`` copyable tokens) where given."""
         values = np.asarray(values, dtype=np.float64)
+        self.copying = np.zeros((0, 0)) if copying is None else np.asarray(copying, float)
+        self.copy_count = int(copy_count)
         self.target, self.clean_logp = target, float(clean_logp)
         layers, heads = values.shape
         self.set_matrix(
@@ -48,6 +56,7 @@ class AblationMapView(MatrixView):
     def clear_map(self) -> None:
         """Show nothing (no map for the current inputs)."""
         self.target = ""
+        self.copying, self.copy_count = np.zeros((0, 0)), 0
         self.set_matrix(np.zeros((0, 0)))
 
     def set_marked(self, heads) -> None:
@@ -76,7 +85,7 @@ class AblationMapView(MatrixView):
             if (row, col) in self.marked
             else self.tr("click to switch it off")
         )
-        return fill(
+        text = fill(
             self.tr("layer %1, head %2 zero-ablated: Δ log p(“%3”) = %4; p %5 → %6; %7"),
             row,
             col,
@@ -86,6 +95,16 @@ class AblationMapView(MatrixView):
             fmt(after, 6),
             action,
         )
+        if row < self.copying.shape[0] and col < self.copying.shape[1]:
+            copied = float(self.copying[row, col])
+            if math.isfinite(copied):
+                text += fill(
+                    self.tr("; it copies %1 of the %2 copyable tokens (%3)"),
+                    round(copied * self.copy_count),
+                    self.copy_count,
+                    fmt(copied, 4),
+                )
+        return text
 
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
