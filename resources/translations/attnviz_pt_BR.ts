@@ -12,6 +12,10 @@
         <translation>H%1</translation>
     </message>
     <message>
+        <source>layer %1, head %2 zero-ablated: it copies %3 of the %4 copyable tokens (%5; %6 with nothing off, Δ %7); %8</source>
+        <translation>camada %1, cabeça %2 zerada: ele copia %3 dos %4 tokens copiáveis (%5; %6 sem nada desligado, Δ %7); %8</translation>
+    </message>
+    <message>
         <source>layer %1, head %2: not softmax attention, no head to switch off</source>
         <translation>camada %1, cabeça %2: não é atenção softmax, não há cabeça para desligar</translation>
     </message>
@@ -3672,7 +3676,7 @@
     </message>
     <message>
         <source>Compute the map</source>
-        <extracomment>A map estimated to take longer than this (seconds) waits for its Compute button. How often the map&apos;s progress bar follows it (ms). A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
+        <extracomment>A failure message&apos;s leading exception name (&quot;PredictionError: …&quot;): the line says it all.</extracomment>
         <translation>Calcular o mapa</translation>
     </message>
     <message>
@@ -3884,6 +3888,19 @@
         <translation>Mapa pronto</translation>
     </message>
     <message>
+        <source>Δ log p(target)</source>
+        <extracomment>A map estimated to take longer than this (seconds) waits for its Compute button. How often the map&apos;s progress bar follows it (ms). The map&apos;s values, as its box names them (the field ``prediction.map_value``).</extracomment>
+        <translation>Δ log p(alvo)</translation>
+    </message>
+    <message>
+        <source>Δ copy accuracy</source>
+        <translation>Δ acerto da cópia</translation>
+    </message>
+    <message>
+        <source>What a cell says with its head switched off: the change of log p(target), or the change of copy accuracy on the sentence&apos;s repeats (the share of tokens that follow an earlier occurrence&apos;s next token and that the model gets)</source>
+        <translation>O que uma célula diz com sua cabeça desligada: a variação de log p(alvo), ou a variação do acerto da cópia nas repetições da frase (a fração dos tokens que seguem o próximo token de uma ocorrência anterior e que o modelo acerta)</translation>
+    </message>
+    <message>
         <source>The map of the current sentence, position and target</source>
         <translation>O mapa da frase, posição e alvo atuais</translation>
     </message>
@@ -3894,6 +3911,18 @@
     <message>
         <source>Hatched: not softmax attention.</source>
         <translation>Hachurado: não é atenção softmax.</translation>
+    </message>
+    <message>
+        <source>No token of this sentence can be copied from an earlier occurrence: repeat part of it (a list said twice) to measure copying.</source>
+        <translation>Nenhum token desta frase pode ser copiado de uma ocorrência anterior: repita parte dela (uma lista dita duas vezes) para medir a cópia.</translation>
+    </message>
+    <message>
+        <source>Δ copy accuracy with one head zero-ablated: layers × heads</source>
+        <translation>Δ acerto da cópia com uma cabeça zerada: camadas × cabeças</translation>
+    </message>
+    <message>
+        <source>Blue: switching the head off breaks copies. Click a head to switch it off or on.</source>
+        <translation>Azul: desligar a cabeça quebra cópias. Clique numa cabeça para desligá-la ou religá-la.</translation>
     </message>
     <message>
         <source>Copying: the most likely next token continues the repeat at %1 of its %2 copyable tokens (%3).</source>
@@ -5296,7 +5325,7 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     </message>
     <message>
         <source>Sampling temperature</source>
-        <extracomment>What the panel shows under its controls: everything, or one of its three pictures (a lesson&apos;s slide shows one at a time). Largest temperature offered (the distribution is flat long before). Largest index of a position, a layer, a head, a query or a key (a sentence&apos;s tokens are fewer: attnviz.model.topics._attention_limits.MAX_SENTENCE characters). The most heads ablated and links knocked out at once. The most tokens one Generate appends (attnviz.core.hf_generate.MAX_COUNT).</extracomment>
+        <extracomment>What the panel shows under its controls: everything, or one of its three pictures (a lesson&apos;s slide shows one at a time). What the ablation map&apos;s cells say: Δ log p(target), or Δ copy accuracy on the sentence&apos;s repeats (:mod:`attnviz.core.copying`), each with one head off. Largest temperature offered (the distribution is flat long before). Largest index of a position, a layer, a head, a query or a key (a sentence&apos;s tokens are fewer: attnviz.model.topics._attention_limits.MAX_SENTENCE characters). The most heads ablated and links knocked out at once. The most tokens one Generate appends (attnviz.core.hf_generate.MAX_COUNT).</extracomment>
         <translation>Temperatura de amostragem</translation>
     </message>
     <message>
@@ -5334,6 +5363,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Prediction view</source>
         <translation>Vista da previsão</translation>
+    </message>
+    <message>
+        <source>Ablation map values</source>
+        <translation>Valores do mapa de ablação</translation>
     </message>
     <message>
         <source>Tokens to generate</source>

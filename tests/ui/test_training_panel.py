@@ -79,6 +79,22 @@ def test_the_map_says_how_much_of_the_repeat_the_model_copies(qtbot, make_window
     assert f"With layer {worst[0]}'s head {worst[1]} off" in note
     hover = panel.map_view.hover_text(1, 1)
     assert f"it copies {round(data.values[1, 1] * count)} of the {count} copyable" in hover
+    # The map's cells as Δ copy accuracy: each head's copy accuracy minus the clean one.
+    window.document.prediction.update(map_value="copying")
+    np.testing.assert_array_equal(panel.map_view.values(), data.values[:2] - clean)
+    assert panel.map_value.currentData() == "copying"
+    assert "Δ" in panel.map_view.hover_text(0, 1) and "zero-ablated" in panel.map_view.hover_text(
+        0, 1
+    )
+    window.document.prediction.update(map_value="logp")
+    np.testing.assert_array_equal(
+        panel.map_view.values(), panel_data(window.workspace, "prediction", "ablation").values
+    )
+    # A sentence that repeats nothing has no copying to draw: one line instead.
+    window.document.prediction.update(map_value="copying")
+    window.document.attention.update(model_text=" ".join(WORDS))
+    qtbot.waitUntil(lambda: "can be copied" in panel.map_note.text(), timeout=60_000)
+    assert panel.map_view.values().size == 0
 
 
 def test_soak_of_the_training_panel_in_the_window(opened, qtbot, tmp_path):

@@ -10,7 +10,8 @@ links (``knockout``: that score at −inf before the softmax). See
 :mod:`attnviz.core.hf_predict`. Generate appends ``count`` tokens to the sentence, greedy
 (``seed`` −1) or sampled with ``seed`` (:mod:`attnviz.core.hf_generate`). ``view`` says
 which of the panel's pictures show (all; the bars; the ablation map; the heads' direct
-effects).
+effects), ``map_value`` what the ablation map's cells say (Δ log p(target) or Δ copy
+accuracy).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ ABLATIONS = ("zero", "mean")
 #: What the panel shows under its controls: everything, or one of its three pictures
 #: (a lesson's slide shows one at a time).
 VIEWS = ("all", "bars", "map", "heads")
+#: What the ablation map's cells say: Δ log p(target), or Δ copy accuracy on the
+#: sentence's repeats (:mod:`attnviz.core.copying`), each with one head off.
+MAP_VALUES = ("logp", "copying")
 #: Largest temperature offered (the distribution is flat long before).
 MAX_TEMPERATURE = 100.0
 MIN_TEMPERATURE = 1e-3
@@ -70,6 +74,10 @@ FIELDS = (
           doc="what the panel shows: all, the bars (top tokens), the ablation map, or the "
               "heads' direct effects (an attribution)",
           label=QT_TRANSLATE_NOOP("UndoController", "Prediction view")),
+    Field("map_value", "choice", "logp", choices=MAP_VALUES,
+          doc="the ablation map's cells, each with one head off: logp, the change of log "
+              "p(target); copying, the change of copy accuracy on the sentence's repeats",
+          label=QT_TRANSLATE_NOOP("UndoController", "Ablation map values")),
     Field("count", "int", 1, 1, MAX_COUNT,
           doc="tokens one Generate appends to the model's sentence (it stops early at the "
               "model's end of sequence)",

@@ -17,8 +17,8 @@ import math
 import re
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton
 
 from attnviz.core.work import Cancelled
 from attnviz.ui.panel_base import figure_box
@@ -31,6 +31,11 @@ from attnviz.ui.widgets.placeholders import fill
 AUTO_SECONDS = 3.0
 #: How often the map's progress bar follows it (ms).
 POLL_MS = 100
+#: The map's values, as its box names them (the field ``prediction.map_value``).
+MAP_VALUE_NAMES = {
+    "logp": QT_TRANSLATE_NOOP("PredictionPanel", "Δ log p(target)"),
+    "copying": QT_TRANSLATE_NOOP("PredictionPanel", "Δ copy accuracy"),
+}
 #: A failure message's leading exception name ("PredictionError: …"): the line says it all.
 EXCEPTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(Error|Exception|Refused): ")
 
@@ -55,8 +60,25 @@ class AblationMapMixin:
         self.map_run = QPushButton(QCoreApplication.translate("PredictionPanel", "Compute the map"))
         self.map_run.setObjectName("map_run")
         self.map_run.clicked.connect(self._on_q_map_run)
+        self.map_value = QComboBox()
+        self.map_value.setObjectName("map_value")
+        for name, text in MAP_VALUE_NAMES.items():
+            self.map_value.addItem(QCoreApplication.translate("PredictionPanel", text), name)
+        self.map_value.setToolTip(
+            QCoreApplication.translate(
+                "PredictionPanel",
+                "What a cell says with its head switched off: the change of log p(target), or "
+                "the change of copy accuracy on the sentence's repeats (the share of tokens "
+                "that follow an earlier occurrence's next token and that the model gets)",
+            )
+        )
+        self.map_value.currentIndexChanged.connect(
+            lambda _i: self._write(self.map_value, map_value=self.map_value.currentData())
+        )
+        self.mirror("map_value", self.map_value)
         row = QHBoxLayout()
         row.addWidget(self.map_progress, 1)
+        row.addWidget(self.map_value)
         row.addWidget(self.map_run)
         self.map_figure = figure_box(self.map_view, self.map_note)
         self.map_figure.setObjectName("map_figure")
@@ -188,27 +210,39 @@ class AblationMapMixin:
             return
         self._clear_map(EXCEPTION_NAME.sub("", f"{type(exc).__name__}: {exc}", count=1))
 
+    def _on_map_value_changed(self) -> None:
+        if self.map_key is not None:
+            found = self.resolver.cached_map(self.map_key)
+            if found is not None:
+                self._show_map(self.map_key, found)
+
     def _show_map(self, key, found) -> None:
         self.poll.stop()
         self.map_key = key
-        self.map_view.set_map(
-            found.values, found.target_token, found.clean_logp, found.copying, found.copy_count
-        )
-        self.map_view.set_marked(self.state.ablate)
-        self.map_view.set_title(
-            fill(
-                QCoreApplication.translate(
-                    "PredictionPanel", "Δ log p(★“%1”) with one head zero-ablated: layers × heads"
-                ),
-                found.target_token,
-            )
-        )
         self.map_progress.setValue(1000)
         self.map_progress.setFormat(QCoreApplication.translate("PredictionPanel", "Map ready"))
         self.map_run.setText(QCoreApplication.translate("PredictionPanel", "Compute the map"))
         self.map_run.setToolTip(
             QCoreApplication.translate(
                 "PredictionPanel", "The map of the current sentence, position and target"
+            )
+        )
+        if self.state.map_value == "copying":
+            self._show_copying(found)
+        else:
+            self._show_logp(found)
+        self.map_view.set_marked(self.state.ablate)
+
+    def _show_logp(self, found) -> None:
+        self.map_view.set_map(
+            found.values, found.target_token, found.clean_logp, found.copying, found.copy_count
+        )
+        self.map_view.set_title(
+            fill(
+                QCoreApplication.translate(
+                    "PredictionPanel", "Δ log p(★“%1”) with one head zero-ablated: layers × heads"
+                ),
+                found.target_token,
             )
         )
         finite = np.isfinite(found.values)
@@ -228,6 +262,37 @@ class AblationMapMixin:
             )
         if found.copy_count:
             note += " " + _copy_note(found)
+        self.map_note.setText(note)
+
+    def _show_copying(self, found) -> None:
+        if not found.copy_count:
+            self.map_view.clear_map()
+            self.map_note.setText(
+                QCoreApplication.translate(
+                    "PredictionPanel",
+                    "No token of this sentence can be copied from an earlier occurrence: "
+                    "repeat part of it (a list said twice) to measure copying.",
+                )
+            )
+            return
+        self.map_view.set_copying(found.copying, found.copy_clean, found.copy_count)
+        self.map_view.set_title(
+            QCoreApplication.translate(
+                "PredictionPanel", "Δ copy accuracy with one head zero-ablated: layers × heads"
+            )
+        )
+        note = (
+            _copy_note(found)
+            + " "
+            + QCoreApplication.translate(
+                "PredictionPanel",
+                "Blue: switching the head off breaks copies. Click a head to switch it off or on.",
+            )
+        )
+        if not np.isfinite(found.values).all():
+            note += " " + QCoreApplication.translate(
+                "PredictionPanel", "Hatched: not softmax attention."
+            )
         self.map_note.setText(note)
 
     def _on_q_map_click(self, layer: int, head: int) -> None:

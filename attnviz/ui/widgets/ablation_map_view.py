@@ -34,6 +34,8 @@ class AblationMapView(MatrixView):
         self.marked: frozenset = frozenset()  # (layer, head) switched off now
         self.copying = np.zeros((0, 0))  # copy accuracy with the head off, where known
         self.copy_count = 0  # the sentence's copyable tokens
+        self.copy_clean = math.nan  # copy accuracy with nothing off
+        self.shows_copying = False  # the cells are Δ copy accuracy, not Δ log p
 
     def set_map(
         self, values: np.ndarray, target: str, clean_logp: float, copying=None, copy_count=0
@@ -44,6 +46,7 @@ class AblationMapView(MatrixView):
         values = np.asarray(values, dtype=np.float64)
         self.copying = np.zeros((0, 0)) if copying is None else np.asarray(copying, float)
         self.copy_count = int(copy_count)
+        self.shows_copying = False
         self.target, self.clean_logp = target, float(clean_logp)
         layers, heads = values.shape
         self.set_matrix(
@@ -53,10 +56,26 @@ class AblationMapView(MatrixView):
             columns=[fill(self.tr("H%1"), h) for h in range(heads)],
         )
 
+    def set_copying(self, copying: np.ndarray, clean: float, count: int) -> None:
+        """Show copy accuracy with each head off minus ``clean`` (nothing off), over
+        ``count`` copyable tokens (layers × heads; NaN: not softmax attention)."""
+        self.copying = np.asarray(copying, dtype=np.float64)
+        self.copy_clean, self.copy_count = float(clean), int(count)
+        self.target, self.shows_copying = "", True
+        layers, heads = self.copying.shape
+        delta = self.copying - self.copy_clean
+        self.set_matrix(
+            delta,
+            allowed=np.isfinite(delta),
+            rows=[fill(self.tr("L%1"), i) for i in range(layers)],
+            columns=[fill(self.tr("H%1"), h) for h in range(heads)],
+        )
+
     def clear_map(self) -> None:
         """Show nothing (no map for the current inputs)."""
         self.target = ""
         self.copying, self.copy_count = np.zeros((0, 0)), 0
+        self.shows_copying = False
         self.set_matrix(np.zeros((0, 0)))
 
     def set_marked(self, heads) -> None:
@@ -72,6 +91,22 @@ class AblationMapView(MatrixView):
         if values.size == 0 or not (0 <= row < values.shape[0] and 0 <= col < values.shape[1]):
             return ""
         value = float(values[row, col])
+        if self.shows_copying and math.isfinite(value):
+            copied = float(self.copying[row, col])
+            return fill(
+                self.tr(
+                    "layer %1, head %2 zero-ablated: it copies %3 of the %4 copyable tokens "
+                    "(%5; %6 with nothing off, Δ %7); %8"
+                ),
+                row,
+                col,
+                round(copied * self.copy_count),
+                self.copy_count,
+                fmt(copied, 4),
+                fmt(self.copy_clean, 4),
+                exact(value),
+                self._action(row, col),
+            )
         if not math.isfinite(value):
             return fill(
                 self.tr("layer %1, head %2: not softmax attention, no head to switch off"),
@@ -80,11 +115,7 @@ class AblationMapView(MatrixView):
             )
         before = math.exp(self.clean_logp)
         after = math.exp(self.clean_logp + value)
-        action = (
-            self.tr("click to switch it on again")
-            if (row, col) in self.marked
-            else self.tr("click to switch it off")
-        )
+        action = self._action(row, col)
         text = fill(
             self.tr("layer %1, head %2 zero-ablated: Δ log p(“%3”) = %4; p %5 → %6; %7"),
             row,
@@ -105,6 +136,11 @@ class AblationMapView(MatrixView):
                     fmt(copied, 4),
                 )
         return text
+
+    def _action(self, row: int, col: int) -> str:
+        if (row, col) in self.marked:
+            return self.tr("click to switch it on again")
+        return self.tr("click to switch it off")
 
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
