@@ -2293,7 +2293,7 @@
     <name>MemoryFigure</name>
     <message>
         <source>all %1 layers</source>
-        <translation>todas as %1 camadas</translation>
+        <translation>as %1 camadas</translation>
     </message>
     <message>
         <source>no window</source>

@@ -353,3 +353,27 @@ def test_the_decode_chart_stands_beside_the_designs_when_the_figure_is_wide(pane
     panel.resize(800, 900)
     qtbot.waitUntil(lambda: not figure.decode_beside, timeout=3000)
     assert figure.splitter.indexOf(figure.decode) == -1 and figure.decode.isVisible()
+
+
+@pytest.mark.parametrize("width", [311, 420, 900])
+def test_a_bar_chart_leaves_its_values_room_beside_a_long_name(qtbot, width):
+    """The longest bar ends where its value still fits, however long the names (the
+    Portuguese "as 64 camadas" in a narrow dock), once the names and values fit at all."""
+    from attnviz.ui.theme import theme_named
+    from attnviz.ui.widgets.bars import Bar, BarChart
+
+    chart = BarChart()
+    qtbot.addWidget(chart)
+    chart.set_theme(theme_named("light"))
+    chart.set_bars(
+        [
+            Bar(name="MHA", value=96.0, text="96 GiB", kind="other"),
+            Bar(name="GQA", value=16.0, text="16 GiB", kind="current"),
+            Bar(name="as 64 camadas", value=64.0, text="64 GiB", kind="without"),
+        ],
+        "KV cache",
+    )
+    chart.resize(width, 200)
+    name_w, text_w, room = chart.columns()
+    assert name_w + text_w + 20 <= width  # the names and values fit at these widths
+    assert name_w + room + text_w <= width and room >= 10

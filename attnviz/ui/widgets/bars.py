@@ -101,6 +101,19 @@ class BarChart(PaintedWidget):
         i = math.floor((y - self._top()) / self._height_of_rows())
         return i if 0 <= i < len(self.bars) and y >= self._top() else None
 
+    def columns(self) -> tuple[float, float, float]:
+        """Widths of the names' column, of the values' and of the longest bar: the bars
+        get the room the names and the values leave, so the longest still ends where its
+        value fits (a bar given half the width pushed "96 GiB" past the edge of a narrow
+        dock beside a long name)."""
+        font = self.font()
+        bold = QFont(font)
+        bold.setBold(True)
+        fm, fmb = QFontMetricsF(font), QFontMetricsF(bold)
+        name_w = max(fmb.horizontalAdvance(b.name) for b in self.bars) + fm.height() * 0.5
+        text_w = max(fmb.horizontalAdvance(b.text) for b in self.bars) + fm.height() * 0.5
+        return name_w, text_w, max(self.width() - name_w - text_w - fm.height() * 0.3, 10.0)
+
     # --- painting ----------------------------------------------------------------------
     def _paint(self, p: QPainter) -> None:
         if not self.bars:
@@ -108,7 +121,7 @@ class BarChart(PaintedWidget):
         font = self.font()
         bold = QFont(font)
         bold.setBold(True)
-        fm, fmb = QFontMetricsF(font), QFontMetricsF(bold)
+        fm = QFontMetricsF(font)
         fg, muted = QColor(self.theme.foreground), QColor(self.theme.muted)
         if self.title:
             p.setPen(QPen(fg))
@@ -119,10 +132,7 @@ class BarChart(PaintedWidget):
                 | Qt.TextFlag.TextWordWrap,
                 self.title,
             )
-        name_w = max(fmb.horizontalAdvance(b.name) for b in self.bars) + fm.height() * 0.5
-        text_w = max(fmb.horizontalAdvance(b.text) for b in self.bars) + fm.height() * 0.5
-        # The bars get the room left by the names and the values, at least half the width.
-        room = max(self.width() - name_w - text_w, self.width() * 0.5 - name_w, 10.0)
+        name_w, text_w, room = self.columns()
         top = max((b.value for b in self.bars), default=0.0) or 1.0
         h = self._height_of_rows()  # rows grow with the room (an export), up to twice
         for i, b in enumerate(self.bars):
