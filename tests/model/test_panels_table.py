@@ -109,8 +109,9 @@ def test_every_data_name_of_the_table_is_read_by_its_source():
                 with pytest.raises(ValueError, match="set attention.head=model"):
                     panel_data(ws, spec.id, name)
                 continue
-            if spec.id == "prediction":
-                with pytest.raises(ValueError, match="needs a real model") as err:
+            if spec.id in ("prediction", "training"):
+                why = "needs a real model" if spec.id == "prediction" else "a model attnviz trained"
+                with pytest.raises(ValueError, match=why) as err:
                     panel_data(ws, spec.id, name)
                 assert "\n" not in str(err.value)
                 continue
