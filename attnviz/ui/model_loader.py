@@ -24,6 +24,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox, QProgressDialog
 
 # Not hf_capture nor real_model: the model chain loads when a model is first opened.
+from attnviz.core.builtin_models import PREFIX
 from attnviz.core.hf_errors import (
     INSTALL_HINT,
     LoadCancelled,
@@ -240,10 +241,13 @@ class ModelController(QObject):
         from attnviz.model import real_model
 
         try:
-            path = real_model.normalize_path(path)
+            folder = real_model.normalize_path(path)
         except real_model.ModelError as exc:  # a link loop, an unencodable name
             self._fail(str(exc))
             return
+        # A shipped model keeps its name (builtin:induction): a session saved with it opens
+        # wherever attnviz is installed, not only where its folder was.
+        path = path.strip() if path.strip().startswith(PREFIX) else folder
         text = self.state.model_text if text is None else text
         self._start(
             lambda stage: real_model.STORE.capture(path, text, stage),

@@ -21,7 +21,7 @@ def test_the_window_opens_builtin_induction(qtbot, make_window):
     window.models.open_path("builtin:induction", TEXT)
     qtbot.waitUntil(lambda: not window.models.busy, timeout=120_000)
     state = window.document.attention
-    assert state.model_path == builtin_folder("induction")
+    assert state.model_path == "builtin:induction"  # the name, not this install's folder
     assert list(state.tokens) == ["[BOS]", *TEXT.split()]
     window.document.attention.update(layer=1, model_head=1)
     model = transformers.LlamaForCausalLM.from_pretrained(
@@ -35,6 +35,10 @@ def test_the_window_opens_builtin_induction(qtbot, make_window):
     np.testing.assert_allclose(shown, want, atol=1e-5)
     # The second "cloud" (query 10) looks at "green" (key 5), after the first "cloud".
     assert shown[10].argmax() == 5
+    # The memory card from the open model reads the shipped folder's config.
+    window.models.fill_memory_card()
+    memory = window.document.memory
+    assert (memory.layers, memory.heads, memory.head_dim) == (2, 2, 32)
 
 
 def test_an_unknown_builtin_is_one_line_in_the_window(qtbot, make_window):

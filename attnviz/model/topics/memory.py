@@ -260,10 +260,11 @@ def card_values_from_folder(path: str) -> dict:
     """Fields of the memory topic for the model in ``path`` (its config, counted weights)."""
     # Here, not at the top: every document imports this topic at start-up, and the folder
     # reader (20 ms of imports) is needed only when a model's card is asked for.
+    from attnviz.core.builtin_models import resolve_model_path
     from attnviz.core.hf_capture import inspect_folder
     from attnviz.core.hf_config import card_from_hf_config
 
-    info = inspect_folder(path, free_bytes=None)
+    info = inspect_folder(resolve_model_path(path), free_bytes=None)  # builtin:NAME too
     card = card_from_hf_config(info.config, info.name, origin=f"{info.name}/config.json")
     values = card_values(card)
     values["params"] = float(card.params or info.params)
