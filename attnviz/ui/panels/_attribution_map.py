@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF
+from PySide6.QtGui import QColor, QFontMetricsF
 
 from attnviz.core.pair_terms import Projection
 from attnviz.ui.widgets.numbers import fmt
@@ -61,11 +61,12 @@ class QKMap(SteadyPlot):
         self.arrow = pg.PlotDataItem()
         self.origin = pg.ScatterPlotItem()
         # The arrow's line through the whole view, and the top key's shadow on it.
-        self.line = pg.InfiniteLine(angle=0, movable=False)
+        self.line = pg.PlotDataItem()
         self.shadow = pg.PlotDataItem()
         for item in (self.line, self.shadow, self.arrow, self.queries, self.keys, self.origin):
             self.addItem(item)
         self.names: list[pg.TextItem] = []
+        self.getPlotItem().vb.sigResized.connect(self._renamed)
         self.legend_entry(self.queries, _tr("queries"))
         self.legend_entry(self.keys, _tr("keys"))
         self.legend_entry(self.arrow, _tr("the selected query"))
@@ -121,11 +122,13 @@ class QKMap(SteadyPlot):
         a = q[self.query]
         self.arrow.setData([0.0, a[0]], [0.0, a[1]])
         self.arrow.setPen(self.pen(3, width=1.6))
-        self.line.setAngle(float(np.degrees(np.arctan2(a[1], a[0]))))
-        self.line.setPos((0.0, 0.0))
+        norm = float(a @ a)
+        # The arrow's line across the whole picture: past every point on both sides.
+        reach = 4.0 * max(float(np.abs(np.vstack([q, k])).max()), 1e-9)
+        unit = a / np.sqrt(norm) if norm > 0 else np.zeros(2)
+        self.line.setData([-reach * unit[0], reach * unit[0]], [-reach * unit[1], reach * unit[1]])
         self.line.setPen(self.pen(3, width=0.6, dash=True))
         top = self.top
-        norm = float(a @ a)
         if top is None or norm == 0 or not 0 <= top < k.shape[0]:
             self.shadow.setData([], [])
             return
@@ -134,19 +137,36 @@ class QKMap(SteadyPlot):
         self.shadow.setPen(self.pen(3, width=1.0, dash=True))
 
     def _name_points(self, q: np.ndarray, k: np.ndarray) -> None:
+        """Name the points beside them, each name only where it overlaps no name already
+        placed (coinciding points, as a positional head's, are named once; the hover names
+        every point)."""
         for item in self.names:
             self.removeItem(item)
         self.names = []
         if len(self.tokens) > NAMED_POINTS or self.plot_font is None:
             return
         font = self.plot_font
+        metrics = QFontMetricsF(font)
+        vb = self.getPlotItem().vb
+        placed: list[QRectF] = []
         for pts in (q, k):
             for token, (x, y) in zip(self.tokens, pts, strict=False):
+                at = vb.mapViewToScene(QPointF(float(x), float(y)))
+                w, h = metrics.horizontalAdvance(token) + 8, metrics.height() + 4
+                box = QRectF(at.x() + 0.15 * w, at.y() - h / 2, w, h)
+                if any(box.intersects(other) for other in placed):
+                    continue
+                placed.append(box)
                 item = pg.TextItem(token, color=QColor(self.theme.foreground), anchor=(-0.15, 0.5))
                 item.setFont(font)
                 item.setPos(float(x), float(y))
                 self.addItem(item)
                 self.names.append(item)
+
+    def _renamed(self, *_args) -> None:
+        # A new size or range moves the points apart or together: place the names again.
+        if self.proj is not None and self.theme is not None:
+            self._name_points(self.proj.queries, self.proj.keys)
 
     def point_at(self, x: float, y: float) -> tuple[str, int] | None:
         """``("query" | "key", row)`` of the point nearest view point (x, y) within
