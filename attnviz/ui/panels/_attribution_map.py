@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFontMetricsF
 
 from attnviz.core.pair_terms import Projection
@@ -27,10 +27,6 @@ COLOUR_BY = ("position", "token")
 HOVER_REACH = 0.04
 #: Up to this many tokens each point is named beside it (more would crowd the names).
 NAMED_POINTS = 12
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("QKMap", text)
 
 
 def _ramp(t: np.ndarray, dark: bool) -> list[QColor]:
@@ -54,8 +50,8 @@ class QKMap(SteadyPlot):
         super().__init__(parent)
         self.setObjectName("qk_map")
         self.setAspectLocked(True)
-        self.setLabel("bottom", _tr("direction 1"))
-        self.setLabel("left", _tr("direction 2"))
+        self.setLabel("bottom", self.tr("direction 1"))
+        self.setLabel("left", self.tr("direction 2"))
         self.queries = pg.ScatterPlotItem()
         self.keys = pg.ScatterPlotItem()
         self.arrow = pg.PlotDataItem()
@@ -67,9 +63,9 @@ class QKMap(SteadyPlot):
             self.addItem(item)
         self.names: list[pg.TextItem] = []
         self.getPlotItem().vb.sigResized.connect(self._renamed)
-        self.legend_entry(self.queries, _tr("queries"))
-        self.legend_entry(self.keys, _tr("keys"))
-        self.legend_entry(self.arrow, _tr("the selected query"))
+        self.legend_entry(self.queries, self.tr("queries"))
+        self.legend_entry(self.keys, self.tr("keys"))
+        self.legend_entry(self.arrow, self.tr("the selected query"))
         self.proj: Projection | None = None
         self.tokens: tuple[str, ...] = ()
         self.query = 0
@@ -192,10 +188,10 @@ class QKMap(SteadyPlot):
         token = self.tokens[row] if row < len(self.tokens) else str(row)
         if kind == "query":
             return fill(
-                _tr("query of “%1” (position %2): (%3, %4)"), token, row, fmt(x, 4), fmt(y, 4)
+                self.tr("query of “%1” (position %2): (%3, %4)"), token, row, fmt(x, 4), fmt(y, 4)
             )
         return fill(
-            _tr("key of “%1” (position %2): (%3, %4); q·k with the selected query %5"),
+            self.tr("key of “%1” (position %2): (%3, %4); q·k with the selected query %5"),
             token,
             row,
             fmt(x, 4),
