@@ -118,6 +118,30 @@ def test_the_content_head_lives_in_its_slow_pairs():
     assert int(np.argmax(ws.resolver.results.steps.weights)) == top
 
 
+@settings(max_examples=20, deadline=None)
+@given(rope=st.sampled_from([None, True, False, 0, 1]), rope_dims=st.integers(0, 4))
+def test_a_presets_rope_sets_the_rope_fields_only_when_given(rope, rope_dims):
+    from attnviz.model.presets import preset_from_dict
+
+    data = {"format": 1, "id": "x", "tokens": ["a", "b"], "q": [[1, 0], [0, 1]],
+            "k": [[1, 0], [0, 1]], "v": [[1], [2]]}  # fmt: skip
+    if rope is not None:
+        data["rope"] = rope
+    preset = preset_from_dict(data)
+    values = preset_state_values(preset)
+    ws = Workspace()
+    ws.state.update(rope=not bool(rope), rope_dims=rope_dims)
+    ws.state.update(**values)
+    if rope is None:
+        assert "rope" not in values and ws.state.rope_dims == rope_dims
+        assert ws.state.rope == (not bool(rope))
+    else:
+        assert ws.state.rope is bool(rope) and ws.state.rope_dims == 0
+        assert shows_preset(preset, ws.state.snapshot())
+        ws.state.update(rope=not bool(rope))
+        assert not shows_preset(preset, ws.state.snapshot())
+
+
 def test_the_qk_map_export_is_the_projection_of_the_rotated_rows():
     ws = _preset("previous-token-head")
     res = ws.resolver.results
