@@ -104,13 +104,13 @@ class QKMap(SteadyPlot):
         )
         self.origin.setData(x=[0], y=[0], symbol="+", size=size, pen=edge, brush=None)
         self._draw_arrow(q, k)
-        self._name_points(q, k)
         span = np.vstack([q, k, np.zeros((1, 2))])
         lo, hi = span.min(axis=0), span.max(axis=0)
         pad = 0.12 * max(float((hi - lo).max()), 1e-9)
         # The legend sits top right: room above the points for it.
         self.setXRange(lo[0] - pad, hi[0] + pad, padding=0)
         self.setYRange(lo[1] - pad, hi[1] + 3.5 * pad, padding=0)
+        self._name_points(q, k)  # after the range: the names are placed in pixels
 
     def _draw_arrow(self, q: np.ndarray, k: np.ndarray) -> None:
         if not 0 <= self.query < q.shape[0]:
@@ -145,19 +145,26 @@ class QKMap(SteadyPlot):
         metrics = QFontMetricsF(font)
         vb = self.getPlotItem().vb
         placed: list[QRectF] = []
-        for pts in (q, k):
-            for token, (x, y) in zip(self.tokens, pts, strict=False):
-                at = vb.mapViewToScene(QPointF(float(x), float(y)))
-                w, h = metrics.horizontalAdvance(token) + 8, metrics.height() + 4
-                box = QRectF(at.x() + 0.15 * w, at.y() - h / 2, w, h)
-                if any(box.intersects(other) for other in placed):
-                    continue
-                placed.append(box)
-                item = pg.TextItem(token, color=QColor(self.theme.foreground), anchor=(-0.15, 0.5))
-                item.setFont(font)
-                item.setPos(float(x), float(y))
-                self.addItem(item)
-                self.names.append(item)
+        # The selected query and the key it reads most are named first: they tell why.
+        order = [("q", self.query), ("k", self.top)]
+        order += [(kind, j) for kind in ("q", "k") for j in range(len(self.tokens))]
+        done = set()
+        for kind, j in order:
+            if j is None or (kind, j) in done or not 0 <= j < len(self.tokens):
+                continue
+            done.add((kind, j))
+            token, (x, y) = self.tokens[j], (q if kind == "q" else k)[j]
+            at = vb.mapViewToScene(QPointF(float(x), float(y)))
+            w, h = metrics.horizontalAdvance(token) + 8, metrics.height() + 4
+            box = QRectF(at.x() + 0.15 * w, at.y() - h / 2, w, h)
+            if any(box.intersects(other) for other in placed):
+                continue
+            placed.append(box)
+            item = pg.TextItem(token, color=QColor(self.theme.foreground), anchor=(-0.15, 0.5))
+            item.setFont(font)
+            item.setPos(float(x), float(y))
+            self.addItem(item)
+            self.names.append(item)
 
     def _renamed(self, *_args) -> None:
         # A new size or range moves the points apart or together: place the names again.
