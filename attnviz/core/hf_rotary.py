@@ -47,6 +47,11 @@ def rotary_layout(model_type: str, config, module, layer: int) -> tuple[str, np.
     no_rope = getattr(config, "no_rope_layers", None)
     if isinstance(no_rope, (list, tuple)) and 0 <= layer < len(no_rope) and not no_rope[layer]:
         return layout, np.zeros(0)
+    if getattr(config, "qk_nope_head_dim", None) and getattr(config, "qk_rope_head_dim", None):
+        # MLA (DeepSeek-V2/V3) turns the LAST qk_rope_head_dim dimensions of a head, after
+        # its unrotated ones: the split stays exact, but no pair is labelled with a period
+        # rather than the wrong pairs.
+        return layout, np.zeros(0)
     if model_type in ("gptj", "codegen"):
         rot = getattr(config, "rotary_dim", None)
         if not rot:

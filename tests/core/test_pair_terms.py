@@ -187,3 +187,33 @@ def test_bad_input_is_one_line():
         with pytest.raises(ValueError) as info:
             call()
         assert "\n" not in str(info.value)
+
+
+def test_a_real_models_rotation_is_read_from_its_config_and_buffers():
+    torch = pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from attnviz.core.hf_rotary import rotary_layout
+
+    class Rotary(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("sliding_attention_inv_freq", torch.tensor([1.0, 0.5]))
+            self.register_buffer("full_attention_inv_freq", torch.tensor([1.0, 0.01]))
+            self.register_buffer("full_attention_original_inv_freq", torch.tensor([9.0, 9.0]))
+
+    module = torch.nn.Module()
+    module.rotary_emb = Rotary()
+    cfg = SimpleNamespace(layer_types=["sliding_attention", "full_attention"])
+    assert rotary_layout("gemma3_text", cfg, module, 0)[0] == "half"
+    np.testing.assert_array_equal(rotary_layout("gemma3_text", cfg, module, 0)[1], [1.0, 0.5])
+    np.testing.assert_allclose(
+        rotary_layout("gemma3_text", cfg, module, 1)[1], [1.0, 0.01], rtol=1e-7
+    )
+    nope = SimpleNamespace(no_rope_layers=[1, 0])  # Llama 4: layer 1 has no RoPE
+    assert rotary_layout("llama4_text", nope, module, 1)[1].size == 0
+    mla = SimpleNamespace(qk_nope_head_dim=8, qk_rope_head_dim=4)
+    assert rotary_layout("deepseek_v3", mla, module, 0)[1].size == 0
+    layout, theta = rotary_layout("gptj", SimpleNamespace(rotary_dim=4), module, 0)
+    assert layout == "interleaved"
+    np.testing.assert_allclose(theta, [1.0, 0.01])
