@@ -166,6 +166,13 @@ PANELS: tuple[PanelSpec, ...] = (
         "entropy", 84, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Entropy per row"),
         weight=3, data=("entropy",), reader=entropy_data,
     ),
+    # Why a head attends: the selected query's scores split by rotary pair, and the map of
+    # its queries and keys.
+    PanelSpec(
+        "attribution", 85, "right", "attention",
+        QT_TRANSLATE_NOOP("Panels", "Why it attends"), weight=3, data=("terms", "qk_map"),
+        reader=lambda ws, name: resolve.attribution.attribution_data(ws, name),
+    ),
     # Why √d_k, measured: the spread of q·k against the head's width, and the head's own.
     PanelSpec(
         "spread", 86, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Score spread and d_k"),

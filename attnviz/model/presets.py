@@ -6,7 +6,8 @@ for a constant row), by a seeded draw (``"random"``), by a synthetic head
 (``"head": {"kind": ..., "seed": ...}`` with ``"d_k"``), or as learned projections of
 token embeddings (``"projections": {"d_model": ..., "n_heads": ..., "n_kv_heads": ...,
 "seed": ...}``, optionally ``"d_head"``, ``"head_index"`` and typed ``"x"``, ``"w_q"``,
-``"w_k"``, ``"w_v"``, ``"w_o"``; the others are drawn from the seed).
+``"w_k"``, ``"w_v"``, ``"w_o"``; the others are drawn from the seed). ``"rope": true``
+turns RoPE on over the whole head (a head built for its clock hands).
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ class Preset:
     experiments: tuple[Experiment, ...] = ()
     extra: dict = field(default_factory=dict)
     projections: dict | None = None
+    #: ``attention.rope`` the preset needs (a head built for RoPE's clock hands, all its
+    #: dimensions turned); None: the preset leaves RoPE as it is.
+    rope: bool | None = None
 
     @property
     def d_k(self) -> int:
@@ -222,6 +226,7 @@ def preset_from_dict(data: dict) -> Preset:
         "experiments",
         "projections",
         "decimals",
+        "rope",
     }
     return Preset(
         id=data["id"],
@@ -244,6 +249,7 @@ def preset_from_dict(data: dict) -> Preset:
         ),
         extra={key: val for key, val in data.items() if key not in known},
         projections=projections,
+        rope=None if data.get("rope") is None else bool(data["rope"]),
     )
 
 
@@ -347,6 +353,8 @@ def preset_state_values(p: Preset) -> dict:
         **_layout_defaults(),
         **dict.fromkeys(_MATS),
     }
+    if p.rope is not None:
+        values |= {"rope": p.rope, "rope_dims": 0}
     if p.projections is not None:
         # Q, K and V come from X and W: the topic derives them (and regenerates them).
         proj = p.projections
@@ -363,7 +371,7 @@ def preset_state_values(p: Preset) -> dict:
 SCENARIO_FIELDS = (
     "tokens", "head", "seed", "d_k", "q", "k", "v", "scale", "temperature", "causal",
     "padding", "segments", "window", "window_causal", "x", "w_q", "w_k", "w_v", "w_o",
-    "d_model", "n_heads", "n_kv_heads", "head_index", "heads_off",
+    "d_model", "n_heads", "n_kv_heads", "head_index", "heads_off", "rope", "rope_dims",
 )  # fmt: skip
 
 

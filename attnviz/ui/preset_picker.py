@@ -32,6 +32,8 @@ SENTENCE_ORDER = (
     "heads",
     "heads-2d",
     "qwen-heads",
+    "previous-token-head",
+    "content-head",
 )
 #: The RoPE presets in a reading order (the teaching head, then real models, then ALiBi).
 POSITIONS_ORDER = ("rope-clock", "rope-llama3.1", "rope-yarn-qwen2.5", "alibi-vs-rope")

@@ -280,6 +280,62 @@
     </message>
 </context>
 <context>
+    <name>AttributionPanel</name>
+    <message>
+        <source>Split by rotary pair</source>
+        <extracomment>At most this many keys are drawn (the largest scores, in their order); the export writes them all. Tabs of the figure.</extracomment>
+        <translation>Divisão por par rotativo</translation>
+    </message>
+    <message>
+        <source>Query–key map</source>
+        <translation>Mapa de consultas e chaves</translation>
+    </message>
+    <message>
+        <source>colour by position</source>
+        <translation>cor pela posição</translation>
+    </message>
+    <message>
+        <source>colour by token</source>
+        <translation>cor pelo token</translation>
+    </message>
+    <message>
+        <source>This head turns no pair (RoPE off, or a model without it): the columns are pairs of dimensions as they are, and no clock turns them.</source>
+        <translation>Esta cabeça não gira nenhum par (RoPE desligado, ou um modelo sem ele): as colunas são pares de dimensões tais como estão, e nenhum relógio os gira.</translation>
+    </message>
+    <message>
+        <source>“%1”: its score per pair, tokens per turn fast → slow</source>
+        <translation>“%1”: sua pontuação por par, tokens por volta, do rápido ao lento</translation>
+    </message>
+    <message>
+        <source>“%1” may see no key.</source>
+        <translation>“%1” não pode ver nenhuma chave.</translation>
+    </message>
+    <message>
+        <source>“%1” reads “%2” most (weight %3, score %4): %5 % of that score&apos;s terms, by size, lie in the fastest half of the pairs.</source>
+        <translation>“%1” lê sobretudo “%2” (peso %3, pontuação %4): %5 % dos termos dessa pontuação, em tamanho, estão na metade mais rápida dos pares.</translation>
+    </message>
+    <message>
+        <source>Drawn: the %1 keys of largest score of %2.</source>
+        <translation>Desenhadas: as %1 chaves de maior pontuação entre %2.</translation>
+    </message>
+    <message>
+        <source>The plane holds %1 % of the rows&apos; squared length. The arrow is the query of “%2”: a key&apos;s score with it is how far the key reaches along the arrow.</source>
+        <translation>O plano guarda %1 % do comprimento ao quadrado das linhas. A seta é a consulta de “%2”: a pontuação de uma chave com ela é o quanto a chave avança ao longo da seta.</translation>
+    </message>
+    <message>
+        <source>It reaches furthest to “%1”: q·k = %2 in the plane, %3 in the head.</source>
+        <translation>Quem mais avança é “%1”: q·k = %2 no plano, %3 na cabeça.</translation>
+    </message>
+    <message>
+        <source>key “%1”: score %2, the sum of its %3 terms</source>
+        <translation>chave “%1”: pontuação %2, a soma dos seus %3 termos</translation>
+    </message>
+    <message>
+        <source>key “%1”, dimensions %2 (period %3 tokens): term %4 of score %5</source>
+        <translation>chave “%1”, dimensões %2 (período de %3 tokens): termo %4 da pontuação %5</translation>
+    </message>
+</context>
+<context>
     <name>BackendChoice</name>
     <message>
         <source>NumPy</source>
@@ -3304,6 +3360,10 @@
         <translation>Entropia por linha</translation>
     </message>
     <message>
+        <source>Why it attends</source>
+        <translation>Por que presta atenção</translation>
+    </message>
+    <message>
         <source>Score spread and d_k</source>
         <translation>Dispersão dos scores e d_k</translation>
     </message>
@@ -4095,6 +4155,10 @@
         <translation>Sem posições: trocar palavras de lugar só permuta as saídas</translation>
     </message>
     <message>
+        <source>A content head: “ele” finds “gato” through the slow RoPE pairs</source>
+        <translation>Uma cabeça de conteúdo: “ele” encontra “gato” pelos pares lentos do RoPE</translation>
+    </message>
+    <message>
         <source>A longer Portuguese sentence, read row by row</source>
         <translation>Uma frase mais longa em português, lida linha por linha</translation>
     </message>
@@ -4117,6 +4181,10 @@
     <message>
         <source>A longer sentence, read row by row</source>
         <translation>Uma frase mais longa, lida linha por linha</translation>
+    </message>
+    <message>
+        <source>A previous-token head: its scores live in the fast RoPE pairs</source>
+        <translation>Uma cabeça do token anterior: suas pontuações vivem nos pares rápidos do RoPE</translation>
     </message>
     <message>
         <source>The lesson&apos;s Qwen: 24 query heads sharing 4 KV heads</source>
@@ -4189,6 +4257,38 @@
     <message>
         <source>Showing the first %1 rows and columns.</source>
         <translation>Mostrando as primeiras %1 linhas e colunas.</translation>
+    </message>
+</context>
+<context>
+    <name>QKMap</name>
+    <message>
+        <source>direction 1</source>
+        <extracomment>How the points are coloured: a ramp along the positions, or one colour per token text. Points nearer the mouse than this share of the view&apos;s width are hovered. Up to this many tokens each point is named beside it (more would crowd the names).</extracomment>
+        <translation>direção 1</translation>
+    </message>
+    <message>
+        <source>direction 2</source>
+        <translation>direção 2</translation>
+    </message>
+    <message>
+        <source>queries</source>
+        <translation>consultas</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>chaves</translation>
+    </message>
+    <message>
+        <source>the selected query</source>
+        <translation>a consulta escolhida</translation>
+    </message>
+    <message>
+        <source>query of “%1” (position %2): (%3, %4)</source>
+        <translation>consulta de “%1” (posição %2): (%3, %4)</translation>
+    </message>
+    <message>
+        <source>key of “%1” (position %2): (%3, %4); q·k with the selected query %5</source>
+        <translation>chave de “%1” (posição %2): (%3, %4); q·k com a consulta escolhida %5</translation>
     </message>
 </context>
 <context>

@@ -17,6 +17,8 @@ def test_required_presets_exist():
         "heads",
         "heads-2d",
         "qwen-heads",
+        "previous-token-head",
+        "content-head",
     ):
         assert pid in preset_ids()
 

@@ -1,0 +1,158 @@
+"""The attribution panel's numbers: why the head shown attends where it does (no Qt).
+
+- ``terms``: the selected query's scaled score on each key split by rotary pair
+  (:func:`attnviz.core.pair_terms.pair_terms`) in the head's own layout: the synthetic
+  head's RoPE turns interleaved pairs (as the heatmap rotates them), a real model's its
+  family's (:mod:`attnviz.core.hf_rotary`). q and k are the vectors the scores came from
+  (after RoPE), so a key's terms sum to its score before tuning, cap, ALiBi, mask and sink.
+- ``qk_map``: the head's queries and keys in one plane through the origin
+  (:func:`attnviz.core.pair_terms.qk_projection`).
+
+Both read the always-on attention resolver: one row of terms and one SVD of 2n short
+rows are cheap at every length the heatmap takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.core.attention import score_scale
+from attnviz.core.pair_terms import Projection, pair_terms, qk_projection, rotary_pairs
+from attnviz.model.data_array import DataArray
+from attnviz.model.resolve.attention import rope_frequencies_for, rope_key
+
+#: The ``qk_map`` export's columns: 0 for a query's row, 1 for a key's.
+QK_COLUMNS = ("key (0 query, 1 key)", "position", "x", "y")
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """One query row's scores split by rotary pair (see the module docstring).
+
+    ``terms`` ``(n, p)``: column i pair ``pairs[i]`` (the last, for an odd width, the lone
+    dimension); ``scores`` ``(n,)`` the scaled scores ``scale · q·k_j``; ``allowed`` the
+    keys the mask lets the row see; ``inv_freq`` the θ of the first ``len(inv_freq)``
+    pairs (the rotated ones; the others do not turn).
+    """
+
+    query: int
+    token: str
+    keys: tuple[str, ...]
+    terms: np.ndarray
+    scores: np.ndarray
+    allowed: np.ndarray
+    inv_freq: np.ndarray
+    layout: str
+    pairs: tuple[tuple[int, int], ...]
+    alone: int | None
+    scale: float
+
+    @property
+    def periods(self) -> np.ndarray:
+        """Tokens per turn of each column's pair, ``2π/θ_i`` (inf: a pair that does not
+        turn, or the lone dimension)."""
+        out = np.full(self.terms.shape[1], np.inf)
+        out[: self.inv_freq.size] = 2 * np.pi / self.inv_freq
+        return out
+
+    def column_labels(self) -> tuple[str, ...]:
+        """``"(a,b)"`` per pair, ``"(d)"`` for a lone dimension."""
+        labels = [f"({a},{b})" for a, b in self.pairs]
+        if self.alone is not None:
+            labels.append(f"({self.alone})")
+        return tuple(labels)
+
+    def fast_share(self, key: int, fast: int) -> float:
+        """The share of key ``key``'s |terms| in its first ``fast`` columns (the fastest
+        pairs): near 1 for a head that looks by distance, near 0 for one that looks by
+        content (NaN when every term is 0)."""
+        row = np.abs(self.terms[key])
+        total = float(row.sum())
+        return float(row[:fast].sum() / total) if total > 0 else float("nan")
+
+
+def _model_rotation(state, d: int) -> tuple[str, np.ndarray]:
+    """A real model's layout and θ for its layer shown (``"half"`` and none when the model
+    is not loaded in this process: the split is still exact, the periods unknown)."""
+    from attnviz.core.hf_rotary import rotary_layout
+    from attnviz.model import real_model
+
+    loaded = real_model.STORE.loaded(state.model_path)
+    if loaded is None:
+        return "half", np.zeros(0)
+    model_type = str(getattr(loaded.config, "model_type", ""))
+    layout, inv = rotary_layout(model_type, loaded.config, loaded.text_model, state.layer)
+    return layout, inv[: d // 2]
+
+
+def _rotation(workspace, d: int, pairs_turned: int) -> tuple[str, np.ndarray]:
+    state = workspace.state
+    if state.head == "model":
+        return _model_rotation(state, d)
+    key = rope_key(state, workspace.resolver.positions)
+    if key is None or pairs_turned == 0:
+        return "interleaved", np.zeros(0)
+    return "interleaved", rope_frequencies_for(2 * pairs_turned, dict(key[1]))
+
+
+def attribution(workspace) -> Attribution:
+    """The selected query's scores split by pair, for the head the heatmap shows."""
+    state, res = workspace.state, workspace.resolver.results
+    q, k = np.asarray(res.q, np.float64), np.asarray(res.k, np.float64)
+    n, d = k.shape
+    i = min(max(int(state.selected_query), 0), q.shape[0] - 1)
+    layout, inv = _rotation(workspace, d, int(res.rope_pairs))
+    rotated = 2 * inv.size
+    c = score_scale(d, state.scale, state.temperature)
+    terms = pair_terms(q[i], k, c, layout=layout, rotated=rotated)
+    a, b, alone = rotary_pairs(d, layout, rotated)
+    tokens = tuple(state.tokens)
+    keys = tokens if len(tokens) == n else tuple(str(j) for j in range(n))
+    allowed = np.ones(n, bool) if res.mask is None else np.asarray(res.mask[i], bool)
+    return Attribution(
+        query=i,
+        token=keys[i] if i < n else str(i),
+        keys=keys,
+        terms=terms,
+        scores=c * (k @ q[i]),
+        allowed=allowed,
+        inv_freq=inv,
+        layout=layout,
+        pairs=tuple(zip(a.tolist(), b.tolist(), strict=True)),
+        alone=alone,
+        scale=c,
+    )
+
+
+def qk_map(workspace) -> Projection:
+    """The head's queries and keys (after RoPE, as the scores use them) in one plane."""
+    res = workspace.resolver.results
+    return qk_projection(np.asarray(res.q, np.float64), np.asarray(res.k, np.float64))
+
+
+def attribution_data(workspace, name: str) -> DataArray:
+    """The attribution panel's arrays: ``terms`` (keys × pairs, the selected query's
+    scaled score split by rotary pair; a column per pair named by its dimensions) and
+    ``qk_map`` (a row per query, then per key: whether it is a key, its position and its
+    two coordinates in the plane of :func:`qk_map`)."""
+    if name == "qk_map":
+        proj = qk_map(workspace)
+        tokens = tuple(workspace.state.tokens)
+        n = proj.queries.shape[0]
+        names = tokens if len(tokens) == n else tuple(str(j) for j in range(n))
+        pos = np.arange(n, dtype=np.float64)
+        rows = np.vstack(
+            [
+                np.column_stack([np.zeros(n), pos, proj.queries]),
+                np.column_stack([np.ones(n), pos, proj.keys]),
+            ]
+        )
+        labels = tuple(f"q {t}" for t in names) + tuple(f"k {t}" for t in names)
+        return DataArray(rows, labels, QK_COLUMNS, corner="query/key")
+    if name != "terms":
+        raise ValueError(f"unknown attribution array {name!r}; known: terms, qk_map")
+    att = attribution(workspace)
+    corner = f"scaled score of “{att.token}” per pair: key \\ pair"
+    return DataArray(att.terms, att.keys, att.column_labels(), corner=corner)

@@ -1,0 +1,183 @@
+"""The attribution panel: the drawn split is the export's (and sums to the scores), the dial
+turns the head's pairs, the map draws the projection, hover texts carry exact values, no
+text overlaps at 1280×720, and a soak in the window."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from attnviz.model.panel_data import panel_data
+from attnviz.model.presets import load_preset, preset_state_values
+from attnviz.ui.panels.attribution import MAP, MAX_KEYS, AttributionPanel
+from attnviz.ui.theme import theme_named
+from tests.ui.soak import Action, Soak, redo, resize, send_mouse_move, switch_theme, undo
+
+
+@pytest.fixture
+def panel(qtbot, workspace):
+    p = AttributionPanel(workspace)
+    qtbot.addWidget(p)
+    p.apply_theme(theme_named("light"))
+    p.resize(900, 600)
+    p.show()
+    qtbot.waitExposed(p)
+    return p
+
+
+def test_the_split_drawn_is_the_export_and_sums_to_the_scores(panel, state, resolver):
+    state.update(**preset_state_values(load_preset("previous-token-head")))
+    data = panel_data(panel.workspace, "attribution", "terms")
+    np.testing.assert_array_equal(panel.matrix.values(), data.values)
+    steps = resolver.results.steps
+    seen = steps.allowed
+    np.testing.assert_allclose(data.values.sum(axis=1)[seen], steps.scaled[seen], atol=1e-10)
+    # The dial turns the head's eight pairs, the query's hand at its position and the
+    # key's at the key it reads most (its previous token).
+    assert panel.dial.isVisibleTo(panel) and not panel.no_rope.isVisibleTo(panel)
+    assert panel.dial.frequencies().size == 8
+    assert panel.dial.positions() == (7.0, 6.0)
+    assert "“estava” reads “ele” most" in panel.summary.text()
+    state.update(selected_query=3)
+    assert panel.dial.positions() == (3.0, 2.0)
+    np.testing.assert_array_equal(
+        panel.matrix.values(), panel_data(panel.workspace, "attribution", "terms").values
+    )
+
+
+def test_a_head_without_rope_says_so_instead_of_a_dial(panel, state):
+    assert not state.rope
+    assert panel.no_rope.isVisibleTo(panel) and not panel.dial.isVisibleTo(panel)
+    state.update(rope=True)
+    assert panel.dial.isVisibleTo(panel)
+
+
+def test_the_hover_texts_carry_the_exact_terms(panel, state):
+    state.update(**preset_state_values(load_preset("content-head")))
+    said = []
+    panel.sigHoverText.connect(said.append)
+    att = panel.att
+    panel._on_cell(1, 6)  # gato, pair 6 (dimensions 12, 13)
+    assert said[-1] == (
+        f"key “gato”, dimensions (12,13) (period {2 * np.pi / att.inv_freq[6]:.1f} tokens): "
+        f"term {att.terms[1, 6]:.4f} of score {att.scores[1]:.4f}"
+    )
+    assert panel.dial.positions() == (6.0, 1.0)
+    panel._on_cell(1, att.terms.shape[1])  # the Σ column
+    assert said[-1] == f"key “gato”: score {att.scores[1]:.4f}, the sum of its 8 terms"
+    panel._on_cell(-1, -1)
+    assert said[-1] == ""
+
+
+def test_the_map_draws_the_projection_and_names_the_point_under_the_mouse(panel, qtbot):
+    panel.tabs.setCurrentIndex(MAP)
+    assert panel.figure.currentIndex() == MAP and panel.colour.isVisibleTo(panel)
+    data = panel_data(panel.workspace, "attribution", "qk_map").values
+    x, y = panel.map.queries.getData()
+    np.testing.assert_array_equal(np.column_stack([x, y]), data[:3, 2:])
+    x, y = panel.map.keys.getData()
+    np.testing.assert_array_equal(np.column_stack([x, y]), data[3:, 2:])
+    # banco's query: praça's key reaches furthest along its arrow, with q·k = 4.
+    assert "It reaches furthest to “praça”: q·k = 4.000 in the plane, 4.000 in the head" in (
+        panel.map_summary.text()
+    )
+    said = []
+    panel.sigHoverText.connect(said.append)
+    kx, ky = data[5, 2:]  # praça's key
+    vb = panel.map.getPlotItem().vb
+    from PySide6.QtCore import QPointF
+
+    panel._on_q_map_mouse(vb.mapViewToScene(QPointF(kx, ky)))
+    assert said[-1] == (
+        f"key of “praça” (position 2): ({kx:.4f}, {ky:.4f}); q·k with the selected query 4.0000"
+    ).replace("-", "−")  # the UI writes a true minus sign
+    panel.colour.setCurrentIndex(1)
+    assert panel.map.colour_by == "token"
+
+
+def test_many_keys_draw_the_largest_scores(panel, state):
+    n = MAX_KEYS + 10
+    state.update(tokens=tuple(f"t{i}" for i in range(n)), head="content", d_k=6)
+    att = panel.att
+    assert panel.matrix.values().shape == (MAX_KEYS, att.terms.shape[1])
+    drawn = set(panel.shown_keys.tolist())
+    left_out = [j for j in range(n) if j not in drawn]
+    assert att.scores[left_out].max() <= att.scores[panel.shown_keys].min()
+    assert f"the {MAX_KEYS} keys of largest score of {n}" in panel.summary.text()
+
+
+def test_no_text_overlaps_in_the_window_at_1280_by_720(qtbot, make_window):
+    from attnviz.ui.text_overlap import check_texts, report
+
+    window = make_window()
+    window.docks["attribution"].show()
+    window.docks["attribution"].raise_()
+    qtbot.waitUntil(lambda: dict.__contains__(window.panels, "attribution"))
+    panel = window.panels["attribution"]
+    window.workspace.state.update(**preset_state_values(load_preset("previous-token-head")))
+    for tab in (0, MAP):
+        panel.tabs.setCurrentIndex(tab)
+        qtbot.wait(5)
+        overlaps = [f for f in check_texts(panel) if f.kind == "overlap"]
+        assert not overlaps, report(overlaps)
+
+
+def test_soak_of_the_attribution_panel_in_the_window(qtbot, make_window):
+    rng = random.Random("attribution-soak")
+    window = make_window()
+    window.docks["attribution"].show()
+    window.docks["attribution"].raise_()
+    qtbot.waitUntil(lambda: dict.__contains__(window.panels, "attribution"))
+    panel = window.panels["attribution"]
+    state = window.workspace.state
+
+    def head():
+        n = rng.choice((1, 2, 3, 9, 30))
+        state.update(
+            tokens=tuple(rng.choice("abcdef") * rng.randint(1, 3) for _ in range(n)),
+            head=rng.choice(("content", "positional", "random")),
+            d_k=rng.choice((1, 2, 5, 8, 16)),
+        )
+
+    def settings():
+        state.update(
+            rope=rng.random() < 0.6,
+            rope_dims=rng.choice((0, 0, 2, 3, 6)),
+            causal=rng.random() < 0.5,
+            scale=rng.random() < 0.8,
+            selected_query=rng.randrange(state.n),
+        )
+
+    def preset():
+        pid = rng.choice(("previous-token-head", "content-head", "banco"))
+        state.update(**preset_state_values(load_preset(pid)))
+
+    def rest():
+        view = panel.matrix if panel.figure.currentIndex() == 0 else panel.map.viewport()
+        send_mouse_move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))
+
+    Soak(
+        rng,
+        [
+            Action("head", head, 0.2),
+            Action("settings", settings, 0.2),
+            Action("preset", preset, 0.1),
+            Action("tab", lambda: panel.tabs.setCurrentIndex(rng.randrange(2)), 0.1),
+            Action("colour", lambda: panel.colour.setCurrentIndex(rng.randrange(2)), 0.05),
+            Action("rest", rest, 0.15),
+            undo(window, 0.08),
+            redo(window, 0.05),
+            resize(window, rng, widths=(900, 1280), heights=(600, 720), weight=0.04),
+            switch_theme(window, rng, 0.03),
+        ],
+        after=lambda _step: rest(),
+        settle=lambda _step: qtbot.wait(2),
+    ).run(60)
+    # Whatever happened, the split drawn is the current one's, and sums to the scores.
+    data = panel_data(window.workspace, "attribution", "terms")
+    if data.values.shape[0] <= MAX_KEYS:
+        np.testing.assert_array_equal(panel.matrix.values(), data.values)
+    steps = window.workspace.resolver.results.steps
+    np.testing.assert_allclose(data.values.sum(axis=1), steps.raw * panel.att.scale, atol=1e-9)
