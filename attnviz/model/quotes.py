@@ -91,8 +91,19 @@ def _finite_difference_error(workspace) -> float:
     return max(float(check.dq), float(check.dk), float(check.dv))
 
 
+def _attribution_fast_share(workspace) -> float:
+    from attnviz.model.resolve.attribution import attribution
+
+    return attribution(workspace).top_fast_share()
+
+
 #: Named quantities a quote may cite that no results object holds.
-DERIVED = {"finite_difference_error": _finite_difference_error}
+DERIVED = {
+    "finite_difference_error": _finite_difference_error,
+    # The attribution panel's line: the share of the selected query's top key's score
+    # terms, by size, in the fastest half of the rotary pairs.
+    "attribution_fast_share": _attribution_fast_share,
+}
 
 
 def quote_value(workspace, source: dict) -> float:

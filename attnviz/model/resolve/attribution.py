@@ -64,6 +64,20 @@ class Attribution:
             labels.append(f"({self.alone})")
         return tuple(labels)
 
+    def top_key(self) -> int | None:
+        """The key of largest score the query may see (None: it may see none)."""
+        if not self.allowed.any():
+            return None
+        return int(np.argmax(np.where(self.allowed, self.scores, -np.inf)))
+
+    def top_fast_share(self) -> float:
+        """:meth:`fast_share` of :meth:`top_key` over the fastest half of the pairs (what
+        the panel's line says; NaN when the query may see no key)."""
+        top = self.top_key()
+        if top is None:
+            return float("nan")
+        return self.fast_share(top, max(1, self.terms.shape[1] // 2))
+
     def fast_share(self, key: int, fast: int) -> float:
         """The share of key ``key``'s |terms| in its first ``fast`` columns (the fastest
         pairs): near 1 for a head that looks by distance, near 0 for one that looks by

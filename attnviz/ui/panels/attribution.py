@@ -182,17 +182,13 @@ class AttributionPanel(FigurePanel):
         self.summary.setText(self._summary(top, keys.size))
 
     def _top_key(self) -> int | None:
-        att = self.att
-        if not att.allowed.any():
-            return None
-        return int(np.argmax(np.where(att.allowed, att.scores, -np.inf)))
+        return self.att.top_key()
 
     def _summary(self, top: int | None, drawn: int) -> str:
         att = self.att
         if top is None:
             return fill(self.tr("“%1” may see no key."), att.token)
-        fast = max(1, att.terms.shape[1] // 2)
-        share = att.fast_share(top, fast)
+        share = att.top_fast_share()
         weights = self.workspace.resolver.results.steps.weights
         weight = float(weights[top]) if top < weights.shape[0] else float("nan")
         text = fill(
