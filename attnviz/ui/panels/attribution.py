@@ -84,6 +84,10 @@ class AttributionPanel(FigurePanel):
         layout.addLayout(top)
         layout.addWidget(self.figure, 1)
         layout.addWidget(self.hover)
+        # Set explicitly: a figure's style sheet stops the stage's font (Large Fonts) from
+        # reaching its lines, which a slide then drew in the window's small type.
+        for label in (self.summary, self.map_summary, self.no_rope):
+            self.scale_font(label, 1.0)
         self._finish(layout)
 
     def _build_split(self) -> QWidget:
