@@ -582,6 +582,14 @@
         <translation>O: para cada consulta, a mistura dos valores ponderada pelos pesos</translation>
     </message>
     <message>
+        <source>M  mixing  out = M·V</source>
+        <translation>M  mistura  out = M·V</translation>
+    </message>
+    <message>
+        <source>M: every token mixer&apos;s matrix; a softmax head&apos;s is A, a hybrid&apos;s other layers (Gated DeltaNet, …) their own, proven against the model</source>
+        <translation>M: a matriz de todo misturador de tokens; a de uma cabeça softmax é A, as das outras camadas de um híbrido (Gated DeltaNet, …) são as delas, conferidas contra o modelo</translation>
+    </message>
+    <message>
         <source>diverging (for scores)</source>
         <translation>divergente (para pontuações)</translation>
     </message>
@@ -1104,6 +1112,10 @@
     <message>
         <source>O  output</source>
         <translation>O  saída</translation>
+    </message>
+    <message>
+        <source>M  mixing</source>
+        <translation>M  mistura</translation>
     </message>
     <message>
         <source>&amp;Matrix</source>
@@ -1633,6 +1645,10 @@
     <message>
         <source>each row is the query&apos;s mix of the values</source>
         <translation>cada linha é a mistura de valores da sua consulta</translation>
+    </message>
+    <message>
+        <source>row t: how much of each value v_s the output at t takes</source>
+        <translation>linha t: quanto de cada valor v_s a saída em t recebe</translation>
     </message>
     <message>
         <source>each row gives part of its weight to the sink and spreads the rest over the keys: rows sum to less than 1</source>

@@ -1,0 +1,254 @@
+"""A real hybrid's non-softmax layer as its mixing matrix, captured from the model and proven.
+
+Every token mixer of a hybrid model mixes its values linearly: ``out_t = Σ_s M[t, s] v_s``
+(see :mod:`attnviz.core.mixers` for the synthetic forms). Here ``v`` are the values
+entering the layer's token-mixing core and ``out`` its output before any output gate, norm
+or projection, both captured in the model's own forward pass:
+
+- Gated DeltaNet (Qwen3-Next, Qwen3.5, OLMo hybrid): the recurrent kernel the module calls
+  (``torch_chunk_gated_delta_rule``) is wrapped for the pass, and its q, k, v (after the
+  short convolution and activation), g (the log decay) and β are kept with its output;
+  ``M`` comes from the delta rule run on them (:func:`delta_rule_matrix`).
+
+``M`` is computed in float64 and, before anything shows it, ``M @ v`` is compared with the
+kernel's own output (:func:`prove_head`): a head that does not match is refused in one line
+naming the mechanism. torch and transformers are imported by the caller's model only.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attnviz.core.hf_errors import ModelError
+from attnviz.core.hf_layers import MIXER_NAMES, decoder_layers, mixer_kind
+
+__all__ = [
+    "MIXING_TOLERANCE",
+    "MixingLayer",
+    "capture_mixing",
+    "delta_rule_matrix",
+    "prove_head",
+]
+
+#: Largest ``|M @ v − out|`` relative to the head's largest ``|out|`` (plus
+#: :data:`MIXING_FLOOR`): the kernel runs in float32 (a few 1e-7 relative on tiny models),
+#: M in float64.
+MIXING_TOLERANCE = 1e-4
+#: An absolute floor, for a head whose output is all but 0.
+MIXING_FLOOR = 1e-6
+#: Gated DeltaNet kernels by the names a modeling module calls them (transformers' torch
+#: forms, and the flash-linear-attention ones a module may hold instead).
+GDN_KERNELS = (
+    "torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule",
+    "chunk_gated_delta_rule", "fused_recurrent_gated_delta_rule",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MixingLayer:
+    """One non-softmax layer of one sentence, as its core received and returned it.
+
+    ``q``, ``k`` (heads, n, d_k) as the recurrence reads them (normalised and scaled where
+    the kernel does), ``v`` and ``out`` (heads, n, d_v) the values and the kernel's own
+    output (float64 copies of its float32), ``gates`` named (heads, n) or (heads, n, d_k)
+    arrays. Heads are the layer's value heads."""
+
+    kind: str
+    layer: int
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    out: np.ndarray
+    gates: dict = field(default_factory=dict)
+
+    @property
+    def heads(self) -> int:
+        """The layer's value heads (what ``M`` is drawn for)."""
+        return int(self.v.shape[0])
+
+    def matrix(self, head: int) -> np.ndarray:
+        """The (n, n) mixing matrix of ``head``, float64, unproven (see :func:`prove_head`)."""
+        if self.kind in ("Gated DeltaNet", "DeltaNet", "KDA (Kimi Delta Attention)"):
+            return delta_rule_matrix(
+                self.q[head], self.k[head], self.gates["beta"][head], self.gates["alpha"][head]
+            )
+        raise ModelError(f"layer {self.layer}: no mixing matrix for a {self.kind} layer")
+
+
+def delta_rule_matrix(q, k, beta, alpha) -> np.ndarray:
+    """M of the gated delta rule ``S_t = (I − β_t k_t k_tᵀ) α_t S_{t−1} + β_t k_t v_tᵀ``,
+    ``out_t = S_tᵀ q_t`` (S: d_k × d_v, S_0 = 0), for one head.
+
+    ``q``, ``k``: (n, d_k); ``beta``: (n,); ``alpha``: (n,) or (n, d_k) (KDA's gate per
+    key channel, ``diag(α_t)`` in place of the scalar). The state is linear in the values:
+    ``S_t = Wᵀ V`` with ``W`` (n × d_k) obeying the same update with ``e_t`` for ``v_t``
+    (as :func:`attnviz.core.mixers.mixing_matrix` does for constant gates), so
+    ``M[t, s] = (W_t q_t)_s`` exactly. Only rows s ≤ t of ``W`` are ever non-zero."""
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    beta = np.asarray(beta, dtype=np.float64)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    n, d = k.shape
+    if alpha.ndim == 1:
+        alpha = np.repeat(alpha[:, None], d, axis=1)
+    w = np.zeros((n, d))
+    m = np.zeros((n, n))
+    for t in range(n):
+        kt = k[t]
+        live = w[:t]
+        live *= alpha[t]  # S' = diag(α_t) S  ⇔  W' = W diag(α_t)
+        live -= beta[t] * np.outer(live @ kt, kt)  # (I − β k kᵀ) S'
+        w[t] = beta[t] * kt  # the new write β k_t e_tᵀ
+        m[t, : t + 1] = w[: t + 1] @ q[t]
+    return m
+
+
+def prove_head(mixing: MixingLayer, head: int, m: np.ndarray | None = None) -> np.ndarray:
+    """The proven mixing matrix of ``head``: ``M @ v`` must be the kernel's own output to
+    :data:`MIXING_TOLERANCE`, else :class:`ModelError` of one line naming the mechanism."""
+    m = mixing.matrix(head) if m is None else m
+    out = mixing.out[head]
+    err = float(np.max(np.abs(m @ mixing.v[head] - out))) if out.size else 0.0
+    scale = float(np.max(np.abs(out))) if out.size else 0.0
+    if not err <= MIXING_TOLERANCE * scale + MIXING_FLOOR:  # NaN refuses too
+        raise ModelError(
+            f"layer {mixing.layer} head {head}: the {mixing.kind} mixing matrix does not "
+            f"reproduce the model's own kernel output (largest difference {err:.2g}); not shown"
+        )
+    return m
+
+
+class _DoneError(Exception):
+    """Raised by the hook after the layer asked for: the rest of the pass is not needed."""
+
+
+def _numpy(t) -> np.ndarray:
+    return t.detach().to("cpu").double().numpy()
+
+
+def _l2norm(x: np.ndarray) -> np.ndarray:
+    """As transformers' (and FLA's) ``l2norm``: ``x / √(Σ x² + 1e-6)``."""
+    return x / np.sqrt((x * x).sum(axis=-1, keepdims=True) + 1e-6)
+
+
+def _gdn_layer(kind: str, layer: int, call: dict) -> MixingLayer:
+    """A Gated DeltaNet kernel call (its arguments and output) as a :class:`MixingLayer`:
+    q and k as the kernel reads them (grouped heads repeated, L2-normalised when asked,
+    q over √d_k), α = e^g."""
+    q, k, v = (_numpy(call[n])[0].transpose(1, 0, 2) for n in ("query", "key", "value"))
+    heads = v.shape[0]
+    if q.shape[0] != heads:  # each query/key head serves heads / h_k value heads
+        q = np.repeat(q, heads // q.shape[0], axis=0)
+        k = np.repeat(k, heads // k.shape[0], axis=0)
+    if call.get("use_qk_l2norm_in_kernel"):
+        q, k = _l2norm(q), _l2norm(k)
+    q = q / np.sqrt(q.shape[-1])
+    g = _numpy(call["g"])[0].T
+    beta = _numpy(call["beta"])[0].T
+    out = _numpy(call["out"])[0].transpose(1, 0, 2)
+    gates = {"g": g, "alpha": np.exp(g), "beta": beta}
+    return MixingLayer(kind, layer, q, k, v, out, gates)
+
+
+def _wrap(where: dict, names, calls: list, active: list) -> dict:
+    """Wrap each of ``names`` found in ``where`` (a modeling module's globals, or a mixer's
+    own attributes: transformers 5.0 keeps ``self.chunk_gated_delta_rule``) so its call's
+    arguments and first output land in ``calls`` while ``active[0]`` (the layer asked for
+    is running: the other layers of its kind call the same function); returns the
+    originals (to put back)."""
+    saved = {}
+    for name in names:
+        original = where.get(name)
+        if not callable(original):
+            continue
+        saved[name] = original
+
+        def wrapped(*args, __original=original, **kwargs):
+            result = __original(*args, **kwargs)
+            if not active[0]:
+                return result
+            first = result[0] if isinstance(result, tuple) else result
+            given = dict(zip(("query", "key", "value", "g", "beta"), args, strict=False))
+            calls.append(given | kwargs | {"out": first})
+            return result
+
+        where[name] = wrapped
+    return saved
+
+
+def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
+    """Run ``text`` through ``loaded`` (a :class:`~attnviz.core.hf_capture.LoadedModel`)
+    and keep what the token-mixing core of model layer ``layer`` receives and returns.
+
+    :class:`ModelError` (one line) for a layer out of range, a layer of a kind attnviz
+    cannot capture, or a pass in which its core was not seen."""
+    import torch
+
+    ids = loaded.tokenize(text)[0]
+    cfg = loaded.config
+    count = getattr(cfg, "num_hidden_layers", None) or getattr(cfg, "num_layers", None) or 0
+    blocks = decoder_layers(loaded.text_model, count)
+    if not 0 <= layer < len(blocks):
+        raise ModelError(f"layer {layer} is outside 0…{len(blocks) - 1}")
+    block = blocks[layer]
+    kind = mixer_kind(block)
+    mixer = next(
+        (m for n, m in block.named_children() if n in MIXER_NAMES and mixer_kind_of(m) == kind),
+        None,
+    )
+    if kind != "Gated DeltaNet" or mixer is None:
+        raise ModelError(
+            f"layer {layer} is a {kind or 'softmax'} layer: attnviz does not capture its "
+            "mixing core yet; not shown"
+        )
+    calls: list = []
+    active = [False]
+    module_globals = vars(sys.modules[type(mixer).__module__])
+
+    def start(_module, _args):
+        active[0] = True
+
+    def stop(_module, _args, _output):
+        raise _DoneError
+
+    with loaded._lock:
+        saved = _wrap(module_globals, GDN_KERNELS, calls, active)
+        own = _wrap(vars(mixer), GDN_KERNELS, calls, active)
+        handles = (mixer.register_forward_pre_hook(start), mixer.register_forward_hook(stop))
+        try:
+            with torch.no_grad():
+                loaded.text_model(
+                    input_ids=torch.tensor([ids]),
+                    attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                )
+        except _DoneError:
+            pass
+        except Exception as exc:  # a model that cannot run this sentence
+            raise ModelError(
+                f"the model failed on this sentence: {type(exc).__name__}: {str(exc)[:160]}"
+            ) from None
+        finally:
+            for handle in handles:
+                handle.remove()
+            module_globals.update(saved)
+            vars(mixer).update(own)
+    if len(calls) != 1:
+        raise ModelError(
+            f"layer {layer}: its {kind} kernel ran {len(calls)} times in one pass "
+            "(attnviz proves one call a layer); not shown"
+        )
+    return _gdn_layer(kind, layer, calls[0])
+
+
+def mixer_kind_of(module) -> str | None:
+    """The kind (:data:`attnviz.core.hf_layers.MIXER_KINDS`) of one mixer module."""
+    from attnviz.core.hf_layers import MIXER_KINDS
+
+    for sub in module.modules():
+        for pattern, kind in MIXER_KINDS:
+            if pattern.search(type(sub).__name__):
+                return kind
+    return None

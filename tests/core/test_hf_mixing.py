@@ -1,0 +1,209 @@
+"""A real hybrid's non-softmax layers as mixing matrices, against the model's own kernels.
+
+Each kind on a tiny random hybrid of transformers (seeded, built by the config builders of
+:mod:`tests.core.test_hf_families_2026`): ``M @ v`` is the kernel's own output, and ``M``
+itself is the direct float64 recurrence written here from the kernel's raw arguments (the
+product of the per-step transitions, not attnviz's basis-vector form). A kernel that no
+longer matches (noise added) is refused in one line. A family this transformers does not
+have is skipped (the floor lane).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from attnviz.core import hf_mixing  # noqa: E402
+from attnviz.core.hf_capture import load_model  # noqa: E402
+from attnviz.core.hf_errors import ModelError  # noqa: E402
+from tests.core.test_hf_families_2026 import TEXT, _tiny  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+GDN = ("qwen3_next", "qwen3_5", "olmo_hybrid")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """family → its tiny model loaded (built once per module)."""
+    cache = {}
+
+    def get(family):
+        if family not in cache:
+            folder = tmp_path_factory.mktemp(family)
+            _tiny(folder, family)
+            cache[family] = load_model(str(folder), free_bytes=None)
+        return cache[family]
+
+    return get
+
+
+def _non_softmax(loaded) -> list[int]:
+    cap = loaded.capture(TEXT)
+    return [i for i in range(cap.layer_count) if cap.captured(i) is None]
+
+
+def _raw_kernel_call(loaded, layer: int, names) -> dict:
+    """The raw arguments and output of the kernel that layer ``layer``'s mixer calls, from
+    a wrapper of this test's own (every call recorded; the layer's is picked by the order
+    the mixers run in)."""
+    from attnviz.core.hf_layers import decoder_layers
+
+    blocks = decoder_layers(loaded.text_model, loaded.config.num_hidden_layers)
+    mixer = blocks[layer].linear_attn
+    module = sys.modules[type(mixer).__module__]
+    seen, calls = [], []
+    pre = [m.register_forward_pre_hook(lambda m, a: seen.append(m)) for m in
+           (b.linear_attn for b in blocks if hasattr(b, "linear_attn"))]  # fmt: skip
+    originals = {n: getattr(module, n) for n in names if hasattr(module, n)}
+
+    def wrap(fn):
+        def inner(*args, **kwargs):
+            out = fn(*args, **kwargs)
+            named = dict(zip(("query", "key", "value", "g", "beta"), args, strict=False))
+            calls.append((seen[-1], named | kwargs, out[0]))
+            return out
+
+        return inner
+
+    own = {n: f for n, f in vars(mixer).items() if n in names and callable(f)}  # 5.0's
+    for other in (b.linear_attn for b in blocks if hasattr(b, "linear_attn")):
+        for n, fn in own.items():
+            vars(other)[n] = wrap(fn)
+    try:
+        for n, fn in originals.items():
+            setattr(module, n, wrap(fn))
+        with torch.no_grad():
+            ids = loaded.tokenize(TEXT)[0]
+            loaded.text_model(input_ids=torch.tensor([ids]))
+    finally:
+        for n, fn in originals.items():
+            setattr(module, n, fn)
+        for other in (b.linear_attn for b in blocks if hasattr(b, "linear_attn")):
+            for n, fn in own.items():
+                vars(other)[n] = fn
+        for h in pre:
+            h.remove()
+    found = [c for c in calls if c[0] is mixer]
+    assert len(found) == 1
+    return found[0][1] | {"out": found[0][2]}
+
+
+def _direct_gated_delta(q, k, g, beta, l2norm: bool) -> np.ndarray:
+    """M[t, s] = q_tᵀ A_t A_{t−1} … A_{s+1} β_s k_s with A_r = e^{g_r} (I − β_r k_r k_rᵀ):
+    the gated delta rule S_t = A_t S_{t−1} + β_t k_t v_tᵀ, out_t = S_tᵀ q_t, written out
+    in float64 from the kernel's raw q, k (one head, (n, d)), g and β ((n,))."""
+    q, k = q.astype(np.float64), k.astype(np.float64)
+    if l2norm:
+        q = q / np.sqrt((q * q).sum(-1, keepdims=True) + 1e-6)
+        k = k / np.sqrt((k * k).sum(-1, keepdims=True) + 1e-6)
+    q = q / np.sqrt(q.shape[1])
+    n, d = k.shape
+    m = np.zeros((n, n))
+    for s in range(n):
+        carried = beta[s] * k[s]  # what v_s wrote into the state, as a key-side vector
+        m[s, s] = q[s] @ carried
+        for t in range(s + 1, n):
+            a = np.exp(g[t]) * (np.eye(d) - beta[t] * np.outer(k[t], k[t]))
+            carried = a @ carried
+            m[t, s] = q[t] @ carried
+    return m
+
+
+@pytest.mark.parametrize("family", GDN)
+def test_gated_deltanet_mixing_reproduces_the_kernel_and_the_direct_recurrence(built, family):
+    if family not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no {family}")
+    loaded = built(family)
+    layers = _non_softmax(loaded)
+    assert layers == [0, 2]
+    for layer in layers:
+        mixing = hf_mixing.capture_mixing(loaded, TEXT, layer)
+        assert mixing.kind == "Gated DeltaNet" and mixing.layer == layer
+        raw = _raw_kernel_call(loaded, layer, hf_mixing.GDN_KERNELS)
+        v = raw["value"][0].double().numpy().transpose(1, 0, 2)
+        out = raw["out"][0].double().numpy().transpose(1, 0, 2)
+        heads = v.shape[0]
+        assert mixing.heads == heads and mixing.v.shape == v.shape
+        group = heads // raw["query"].shape[2]
+        for h in range(heads):
+            m = hf_mixing.prove_head(mixing, h)
+            # M @ v is the model's own kernel output, to float32's rounding.
+            np.testing.assert_allclose(m @ v[h], out[h], atol=1e-5, rtol=0)
+            direct = _direct_gated_delta(
+                raw["query"][0, :, h // group].numpy(),
+                raw["key"][0, :, h // group].numpy(),
+                raw["g"][0, :, h].double().numpy(),
+                raw["beta"][0, :, h].double().numpy(),
+                bool(raw.get("use_qk_l2norm_in_kernel")),
+            )
+            np.testing.assert_allclose(m, direct, atol=1e-12, rtol=1e-9)
+            assert np.all(np.triu(m, 1) == 0)  # causal: no later value reaches a token
+        # The matrix is not trivially diagonal: earlier tokens reach later ones.
+        assert (
+            max(np.abs(np.tril(hf_mixing.prove_head(mixing, h), -1)).max() for h in range(heads))
+            > 1e-4
+        )
+
+
+def test_a_kernel_that_no_longer_matches_is_refused_in_one_line(built, monkeypatch):
+    if "qwen3_next" not in transformers.CONFIG_MAPPING:
+        pytest.skip("no Qwen3-Next in this transformers")
+    loaded = built("qwen3_next")
+    mixing = hf_mixing.capture_mixing(loaded, TEXT, 0)
+    noisy = hf_mixing.MixingLayer(
+        mixing.kind, mixing.layer, mixing.q, mixing.k, mixing.v,
+        mixing.out + 1e-3 * np.random.default_rng(0).standard_normal(mixing.out.shape),
+        mixing.gates,
+    )  # fmt: skip
+    with pytest.raises(ModelError) as info:
+        hf_mixing.prove_head(noisy, 1)
+    text = str(info.value)
+    assert "\n" not in text and "Gated DeltaNet" in text and "layer 0 head 1" in text
+    # The same through the model: its kernel made to add noise to what it returns.
+    mixer = _mixer(loaded, 0)
+    module = sys.modules[type(mixer).__module__]
+    kernel = module.torch_chunk_gated_delta_rule
+
+    def noisy_kernel(*args, **kwargs):
+        out, state = kernel(*args, **kwargs)
+        return out + 1e-3 * torch.randn_like(out), state
+
+    monkeypatch.setattr(module, "torch_chunk_gated_delta_rule", noisy_kernel)
+    if "chunk_gated_delta_rule" in vars(mixer):  # transformers 5.0 keeps it on the module
+        monkeypatch.setitem(vars(mixer), "chunk_gated_delta_rule", noisy_kernel)
+    with pytest.raises(ModelError, match=r"^layer 0 head 0: the Gated DeltaNet mixing matrix"):
+        hf_mixing.prove_head(hf_mixing.capture_mixing(loaded, TEXT, 0), 0)
+
+
+def _mixer(loaded, layer):
+    from attnviz.core.hf_layers import decoder_layers
+
+    return decoder_layers(loaded.text_model, loaded.config.num_hidden_layers)[layer].linear_attn
+
+
+def test_a_softmax_layer_or_one_out_of_range_is_refused_in_one_line(built):
+    if "qwen3_next" not in transformers.CONFIG_MAPPING:
+        pytest.skip("no Qwen3-Next in this transformers")
+    loaded = built("qwen3_next")
+    for layer in (1, 9, -1):
+        with pytest.raises(ModelError) as info:
+            hf_mixing.capture_mixing(loaded, TEXT, layer)
+        assert "\n" not in str(info.value)
+
+
+def test_the_delta_rule_matrix_of_constant_gates_is_the_synthetic_mixers():
+    """With one β and α for every token, the per-token form is attnviz's synthetic
+    Gated DeltaNet (:mod:`attnviz.core.mixers`), on the same unit q and k."""
+    from attnviz.core.mixers import MixerParams, mixing_matrix, unit_rows
+
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal((9, 5)), rng.standard_normal((9, 5))
+    params = MixerParams(beta=0.7, alpha=0.8)
+    ours = hf_mixing.delta_rule_matrix(unit_rows(q), unit_rows(k), np.full(9, 0.7), np.full(9, 0.8))
+    np.testing.assert_allclose(ours, mixing_matrix("gated_deltanet", q, k, params), atol=1e-13)
