@@ -8,7 +8,12 @@ or projection, both captured in the model's own forward pass:
 - Gated DeltaNet (Qwen3-Next, Qwen3.5, OLMo hybrid): the recurrent kernel the module calls
   (``torch_chunk_gated_delta_rule``) is wrapped for the pass, and its q, k, v (after the
   short convolution and activation), g (the log decay) and β are kept with its output;
-  ``M`` comes from the delta rule run on them (:func:`delta_rule_matrix`).
+  ``M`` comes from the delta rule run on them
+  (:func:`~attnviz.core.mixing_matrices.delta_rule_matrix`).
+- Mamba-2 (Nemotron-H, Granite 4 hybrids, Bamba, Falcon-H1, Zamba2): the SSD scan
+  ``mamba2_chunk_scan``; v is the x entering it, the heads are the SSM heads, C and B
+  stand where q and k do, and M carries Δ, the decay e^{ΔA} and the D skip on its
+  diagonal (:func:`~attnviz.core.mixing_matrices.ssd_matrix`).
 
 ``M`` is computed in float64 and, before anything shows it, ``M @ v`` is compared with the
 kernel's own output (:func:`prove_head`): a head that does not match is refused in one line
@@ -23,7 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attnviz.core.hf_errors import ModelError
-from attnviz.core.hf_layers import MIXER_NAMES, decoder_layers, mixer_kind
+from attnviz.core.hf_layers import MIXER_KINDS, MIXER_NAMES, MLP_ONLY, decoder_layers, mixer_kind
+from attnviz.core.mixing_matrices import delta_rule_matrix, ssd_matrix
 
 __all__ = [
     "MIXING_TOLERANCE",
@@ -31,6 +37,7 @@ __all__ = [
     "capture_mixing",
     "delta_rule_matrix",
     "prove_head",
+    "ssd_matrix",
 ]
 
 #: Largest ``|M @ v − out|`` relative to the head's largest ``|out|`` (plus
@@ -71,39 +78,13 @@ class MixingLayer:
 
     def matrix(self, head: int) -> np.ndarray:
         """The (n, n) mixing matrix of ``head``, float64, unproven (see :func:`prove_head`)."""
+        g = self.gates
         if self.kind in ("Gated DeltaNet", "DeltaNet", "KDA (Kimi Delta Attention)"):
-            return delta_rule_matrix(
-                self.q[head], self.k[head], self.gates["beta"][head], self.gates["alpha"][head]
-            )
+            return delta_rule_matrix(self.q[head], self.k[head], g["beta"][head], g["alpha"][head])
+        if self.kind == "Mamba-2":  # q, k: C and B
+            dt, decay, d = g["dt"][head], g["log_decay"][head], float(g["D"][head])
+            return ssd_matrix(self.q[head], self.k[head], dt, decay, d)
         raise ModelError(f"layer {self.layer}: no mixing matrix for a {self.kind} layer")
-
-
-def delta_rule_matrix(q, k, beta, alpha) -> np.ndarray:
-    """M of the gated delta rule ``S_t = (I − β_t k_t k_tᵀ) α_t S_{t−1} + β_t k_t v_tᵀ``,
-    ``out_t = S_tᵀ q_t`` (S: d_k × d_v, S_0 = 0), for one head.
-
-    ``q``, ``k``: (n, d_k); ``beta``: (n,); ``alpha``: (n,) or (n, d_k) (KDA's gate per
-    key channel, ``diag(α_t)`` in place of the scalar). The state is linear in the values:
-    ``S_t = Wᵀ V`` with ``W`` (n × d_k) obeying the same update with ``e_t`` for ``v_t``
-    (as :func:`attnviz.core.mixers.mixing_matrix` does for constant gates), so
-    ``M[t, s] = (W_t q_t)_s`` exactly. Only rows s ≤ t of ``W`` are ever non-zero."""
-    q = np.asarray(q, dtype=np.float64)
-    k = np.asarray(k, dtype=np.float64)
-    beta = np.asarray(beta, dtype=np.float64)
-    alpha = np.asarray(alpha, dtype=np.float64)
-    n, d = k.shape
-    if alpha.ndim == 1:
-        alpha = np.repeat(alpha[:, None], d, axis=1)
-    w = np.zeros((n, d))
-    m = np.zeros((n, n))
-    for t in range(n):
-        kt = k[t]
-        live = w[:t]
-        live *= alpha[t]  # S' = diag(α_t) S  ⇔  W' = W diag(α_t)
-        live -= beta[t] * np.outer(live @ kt, kt)  # (I − β k kᵀ) S'
-        w[t] = beta[t] * kt  # the new write β k_t e_tᵀ
-        m[t, : t + 1] = w[: t + 1] @ q[t]
-    return m
 
 
 def prove_head(mixing: MixingLayer, head: int, m: np.ndarray | None = None) -> np.ndarray:
@@ -134,11 +115,16 @@ def _l2norm(x: np.ndarray) -> np.ndarray:
     return x / np.sqrt((x * x).sum(axis=-1, keepdims=True) + 1e-6)
 
 
-def _gdn_layer(kind: str, layer: int, call: dict) -> MixingLayer:
+def _heads_first(t) -> np.ndarray:
+    """(1, n, heads, d) → (heads, n, d), float64."""
+    return _numpy(t)[0].transpose(1, 0, 2)
+
+
+def _gdn_layer(kind: str, layer: int, call: dict, _mixer) -> MixingLayer:
     """A Gated DeltaNet kernel call (its arguments and output) as a :class:`MixingLayer`:
     q and k as the kernel reads them (grouped heads repeated, L2-normalised when asked,
     q over √d_k), α = e^g."""
-    q, k, v = (_numpy(call[n])[0].transpose(1, 0, 2) for n in ("query", "key", "value"))
+    q, k, v = (_heads_first(call[n]) for n in ("query", "key", "value"))
     heads = v.shape[0]
     if q.shape[0] != heads:  # each query/key head serves heads / h_k value heads
         q = np.repeat(q, heads // q.shape[0], axis=0)
@@ -148,17 +134,53 @@ def _gdn_layer(kind: str, layer: int, call: dict) -> MixingLayer:
     q = q / np.sqrt(q.shape[-1])
     g = _numpy(call["g"])[0].T
     beta = _numpy(call["beta"])[0].T
-    out = _numpy(call["out"])[0].transpose(1, 0, 2)
     gates = {"g": g, "alpha": np.exp(g), "beta": beta}
-    return MixingLayer(kind, layer, q, k, v, out, gates)
+    return MixingLayer(kind, layer, q, k, v, _heads_first(call["out"]), gates)
 
 
-def _wrap(where: dict, names, calls: list, active: list) -> dict:
+def _ssd_layer(kind: str, layer: int, call: dict, _mixer) -> MixingLayer:
+    """A Mamba-2 scan call (``mamba2_chunk_scan``) as a :class:`MixingLayer`: v is the x
+    entering the scan, q and k its C and B (groups repeated over the SSM heads), Δ after
+    the bias, softplus and clamp the scan applies, ``a = Δ·A`` and the D skip."""
+    import torch
+
+    x = _heads_first(call["hidden_states"])
+    heads = x.shape[0]
+    c, b = (_heads_first(call[n]) for n in ("C", "B"))
+    c = np.repeat(c, heads // c.shape[0], axis=0)
+    b = np.repeat(b, heads // b.shape[0], axis=0)
+    dt = call["dt"].detach().double()
+    if call.get("dt_bias") is not None:
+        dt = dt + call["dt_bias"].detach().double()
+    if call.get("dt_softplus"):
+        dt = torch.nn.functional.softplus(dt)
+    low, high = call.get("dt_limit", (0.0, float("inf")))
+    dt = dt.clamp(min=low, max=high)[0].T.numpy()
+    a = _numpy(call["A"])
+    d = call.get("D")
+    d_skip = np.zeros(heads) if d is None else _numpy(d).reshape(heads, -1)[:, 0]
+    gates = {"dt": dt, "log_decay": dt * a[:, None], "D": d_skip}
+    return MixingLayer(kind, layer, c, b, x, _heads_first(call["out"]), gates)
+
+
+#: kind → (the kernels' names as a modeling module calls them, the names of their
+#: positional arguments, what makes a :class:`MixingLayer` of a call).
+KERNELS = {
+    "Gated DeltaNet": (GDN_KERNELS, ("query", "key", "value", "g", "beta"), _gdn_layer),
+    "Mamba-2": (
+        ("mamba2_chunk_scan",),
+        ("hidden_states", "dt", "A", "B", "C", "chunk_size"),
+        _ssd_layer,
+    ),
+}
+
+
+def _wrap(where: dict, names, positional, calls: list, active: list) -> dict:
     """Wrap each of ``names`` found in ``where`` (a modeling module's globals, or a mixer's
     own attributes: transformers 5.0 keeps ``self.chunk_gated_delta_rule``) so its call's
-    arguments and first output land in ``calls`` while ``active[0]`` (the layer asked for
-    is running: the other layers of its kind call the same function); returns the
-    originals (to put back)."""
+    arguments (the first ones named by ``positional``) and first output land in ``calls``
+    while ``active[0]`` (the layer asked for is running: the other layers of its kind
+    call the same function); returns the originals (to put back)."""
     saved = {}
     for name in names:
         original = where.get(name)
@@ -171,12 +193,35 @@ def _wrap(where: dict, names, calls: list, active: list) -> dict:
             if not active[0]:
                 return result
             first = result[0] if isinstance(result, tuple) else result
-            given = dict(zip(("query", "key", "value", "g", "beta"), args, strict=False))
+            given = dict(zip(positional, args, strict=False))
             calls.append(given | kwargs | {"out": first})
             return result
 
         where[name] = wrapped
     return saved
+
+
+def _mixer_of(loaded, layer: int):
+    """``(kind, module)`` of model layer ``layer``'s token mixer besides softmax."""
+    cfg = loaded.config
+    count = getattr(cfg, "num_hidden_layers", None) or getattr(cfg, "num_layers", None) or 0
+    blocks = decoder_layers(loaded.text_model, count)
+    if not 0 <= layer < len(blocks):
+        raise ModelError(f"layer {layer} is outside 0…{max(len(blocks) - 1, 0)}")
+    block = blocks[layer]
+    kind = mixer_kind(block)
+    mixer = next(
+        (m for n, m in block.named_children() if n in MIXER_NAMES and mixer_kind_of(m) == kind),
+        None,
+    )
+    if kind == MLP_ONLY:
+        raise ModelError(f"layer {layer} mixes no tokens (an MLP only): it has no mixing matrix")
+    if kind not in KERNELS or mixer is None:
+        raise ModelError(
+            f"layer {layer} is a {kind or 'softmax'} layer: attnviz does not capture its "
+            "mixing core; not shown"
+        )
+    return kind, mixer
 
 
 def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
@@ -188,22 +233,8 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
     import torch
 
     ids = loaded.tokenize(text)[0]
-    cfg = loaded.config
-    count = getattr(cfg, "num_hidden_layers", None) or getattr(cfg, "num_layers", None) or 0
-    blocks = decoder_layers(loaded.text_model, count)
-    if not 0 <= layer < len(blocks):
-        raise ModelError(f"layer {layer} is outside 0…{len(blocks) - 1}")
-    block = blocks[layer]
-    kind = mixer_kind(block)
-    mixer = next(
-        (m for n, m in block.named_children() if n in MIXER_NAMES and mixer_kind_of(m) == kind),
-        None,
-    )
-    if kind != "Gated DeltaNet" or mixer is None:
-        raise ModelError(
-            f"layer {layer} is a {kind or 'softmax'} layer: attnviz does not capture its "
-            "mixing core yet; not shown"
-        )
+    kind, mixer = _mixer_of(loaded, layer)
+    names, positional, build = KERNELS[kind]
     calls: list = []
     active = [False]
     module_globals = vars(sys.modules[type(mixer).__module__])
@@ -215,8 +246,8 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
         raise _DoneError
 
     with loaded._lock:
-        saved = _wrap(module_globals, GDN_KERNELS, calls, active)
-        own = _wrap(vars(mixer), GDN_KERNELS, calls, active)
+        saved = _wrap(module_globals, names, positional, calls, active)
+        own = _wrap(vars(mixer), names, positional, calls, active)
         handles = (mixer.register_forward_pre_hook(start), mixer.register_forward_hook(stop))
         try:
             with torch.no_grad():
@@ -238,15 +269,13 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
     if len(calls) != 1:
         raise ModelError(
             f"layer {layer}: its {kind} kernel ran {len(calls)} times in one pass "
-            "(attnviz proves one call a layer); not shown"
+            "(attnviz proves one call a layer, through a kernel it knows); not shown"
         )
-    return _gdn_layer(kind, layer, calls[0])
+    return build(kind, layer, calls[0], mixer)
 
 
 def mixer_kind_of(module) -> str | None:
     """The kind (:data:`attnviz.core.hf_layers.MIXER_KINDS`) of one mixer module."""
-    from attnviz.core.hf_layers import MIXER_KINDS
-
     for sub in module.modules():
         for pattern, kind in MIXER_KINDS:
             if pattern.search(type(sub).__name__):

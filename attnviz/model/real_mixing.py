@@ -2,11 +2,13 @@
 
 ``out_t = Σ_s M[t, s] v_s`` for every token mixer (DESIGN.md, Wave 4). A softmax layer's
 ``M`` is its weights, already proven against the model by :mod:`attnviz.model.model_proof`;
-a hybrid's other layers (Gated DeltaNet, …) are captured from the model's own kernel by
-:mod:`attnviz.core.hf_mixing`, and each head's ``M @ v`` is compared with the kernel's
+a hybrid's other layers (Gated DeltaNet, Mamba-2) are captured from the model's own kernel
+by :mod:`attnviz.core.hf_mixing`, and each head's ``M @ v`` is compared with the kernel's
 output before it is returned (a :class:`ModelError` of one line naming the mechanism
-otherwise). The captured layers and the last matrices are kept, keyed like the captures of
-:mod:`attnviz.model.real_model` (folder, sentence, layer, head).
+otherwise). A layer whose attention and SSM heads stand side by side (Falcon-H1) numbers
+its attention heads first, then its SSM heads. The captured layers and the last matrices
+are kept, keyed like the captures of :mod:`attnviz.model.real_model` (folder, sentence,
+layer, head).
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ from attnviz.core.wording import counted
 from attnviz.model import real_model
 from attnviz.model.model_proof import drawn_mask, shown_weights
 
-__all__ = ["MixingLayer", "is_softmax", "layer_mixing", "mixing_matrix", "refuse_weights"]
+__all__ = [
+    "MixingLayer",
+    "beside",
+    "head_kind",
+    "is_softmax",
+    "is_softmax_head",
+    "layer_mixing",
+    "mixing_matrix",
+    "refuse_weights",
+    "softmax_heads",
+]
 
 MixingLayer = hf_mixing.MixingLayer
 #: Captured layers kept (their q, k, v and gates: n × d each, small) and matrices (n × n).
@@ -39,14 +51,49 @@ def is_softmax(capture, layer: int) -> bool:
     return capture.captured(layer) is not None
 
 
-def refuse_weights(capture, layer: int, what: str) -> str | None:
+def softmax_heads(capture, layer: int) -> int:
+    """The query heads of model layer ``layer``'s softmax attention (0: it has none)."""
+    return capture.layer(layer).q.shape[0] if is_softmax(capture, layer) else 0
+
+
+def beside(capture, layer: int) -> str:
+    """The kind of the mixer that runs beside a layer's softmax attention (Falcon-H1's
+    ``"softmax + Mamba-2"`` → ``"Mamba-2"``), or "" when none does."""
+    kind = capture.layer_kind(layer) if 0 <= layer < capture.layer_count else ""
+    return kind.partition(" + ")[2] if kind.startswith("softmax + ") else ""
+
+
+def is_softmax_head(capture, layer: int, head: int) -> bool:
+    """True when ``head`` of model layer ``layer`` is a softmax attention head: a layer
+    whose attention and SSM heads stand side by side numbers its attention heads first."""
+    return 0 <= head < softmax_heads(capture, layer)
+
+
+def head_kind(capture, layer: int, head: int) -> str:
+    """What ``head`` of model layer ``layer`` is: the layer's kind, or beside a softmax
+    attention the other mixer's for the heads after the attention heads."""
+    other = beside(capture, layer)
+    if other and not is_softmax_head(capture, layer, head):
+        return other
+    return capture.layer_kind(layer)
+
+
+def refuse_weights(capture, layer: int, what: str, head: int = 0) -> str | None:
     """Why ``what`` (weights, scores, output of softmax attention) cannot be shown at
-    model layer ``layer``, in one line naming the layer's kind; None on a softmax layer."""
-    if is_softmax(capture, layer) or not 0 <= layer < capture.layer_count:
+    ``head`` of model layer ``layer``, in one line naming its kind; None on a softmax head
+    (or a layer out of range, refused elsewhere)."""
+    if not 0 <= layer < capture.layer_count or is_softmax_head(capture, layer, head):
         return None
+    if is_softmax(capture, layer) and not beside(capture, layer):
+        return None  # a head out of range: refused with the range
+    kind = head_kind(capture, layer, head)
+    if is_softmax(capture, layer):  # an SSM head beside the attention heads
+        where, what_is = f"head {head} of layer {layer}", f"a {kind} head"
+    else:
+        where, what_is = f"layer {layer}", f"a {kind} layer"
     return (
-        f"layer {layer} of {capture.name} is a {capture.layer_kind(layer)} layer, not softmax "
-        f"attention: it has no attention {what}; --matrix mixing shows how it mixes its tokens"
+        f"{where} of {capture.name} is {what_is}, not softmax attention: it has no "
+        f"attention {what}; --matrix mixing shows how it mixes its tokens"
     )
 
 
@@ -90,14 +137,15 @@ def mixing_matrix(path: str, text: str, layer: int, head: int) -> tuple[str, np.
             f"layer {layer} is outside 0…{capture.layer_count - 1} "
             f"({capture.name} has {counted(capture.layer_count, 'layer')})"
         )
-    kind = capture.layer_kind(layer)
+    kind = head_kind(capture, layer, head)
     # The loaded model's identity: a folder loaded again (changed on disk) is another key.
     key = _key(path, text, layer, head, id(real_model.STORE.loaded(path)))
     with _LOCK:
         if key in _MATRICES:
             _MATRICES.move_to_end(key)
             return kind, _MATRICES[key]
-    if is_softmax(capture, layer):
+    attention = softmax_heads(capture, layer)
+    if head < attention or (attention and not beside(capture, layer)):
         lc = capture.layer(layer)
         _check_head(capture, layer, head, lc.q.shape[0])
         if lc.weights is not None:
@@ -105,10 +153,10 @@ def mixing_matrix(path: str, text: str, layer: int, head: int) -> tuple[str, np.
         else:  # a long sentence keeps no n × n weights: recomputed as proven equal
             group = lc.q.shape[0] // lc.k.shape[0]
             m = shown_weights(lc, head, head // group, None, drawn_mask(lc))
-    else:
+    else:  # its SSM (or recurrent) heads, after any attention heads beside them
         found = layer_mixing(path, text, layer)
-        _check_head(capture, layer, head, found.heads)
-        m = hf_mixing.prove_head(found, head)
+        _check_head(capture, layer, head, attention + found.heads)
+        m = hf_mixing.prove_head(found, head - attention)
     m.flags.writeable = False
     with _LOCK:
         _MATRICES[key] = m

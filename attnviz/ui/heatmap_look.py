@@ -170,7 +170,10 @@ def mixing_kind(state: AttentionState) -> str:
     cap = _capture(state)
     if cap is None or not 0 <= state.layer < cap.layer_count:
         return "softmax"
-    return cap.layer_kind(state.layer)
+    from attnviz.model.real_mixing import head_kind
+
+    # Falcon-H1's SSM heads, beside its attention heads, are Mamba-2's.
+    return head_kind(cap, state.layer, state.model_head)
 
 
 def model_name(state: AttentionState) -> str:
@@ -193,7 +196,7 @@ def model_heading(state: AttentionState) -> str:
     text = text.replace("%3", str(state.model_head))
     cap = _capture(state)
     if cap is not None and 0 <= state.layer < cap.layer_count:
-        text += " · " + cap.layer_kind(state.layer)  # a mechanism's name, as papers write it
+        text += " · " + mixing_kind(state)  # a mechanism's name, as papers write it
     return text
 
 

@@ -48,31 +48,35 @@ def _non_softmax(loaded) -> list[int]:
     return [i for i in range(cap.layer_count) if cap.captured(i) is None]
 
 
-def _raw_kernel_call(loaded, layer: int, names) -> dict:
-    """The raw arguments and output of the kernel that layer ``layer``'s mixer calls, from
-    a wrapper of this test's own (every call recorded; the layer's is picked by the order
-    the mixers run in)."""
+GDN_ARGS = ("query", "key", "value", "g", "beta")
+
+
+def _raw_kernel_call(loaded, layer: int, names, child="linear_attn", positional=GDN_ARGS):
+    """The raw arguments and output of the kernel that layer ``layer``'s mixer (its child
+    ``child``) calls, from a wrapper of this test's own (every call recorded; the layer's
+    is picked by the mixer running when it was made)."""
     from attnviz.core.hf_layers import decoder_layers
 
     blocks = decoder_layers(loaded.text_model, loaded.config.num_hidden_layers)
-    mixer = blocks[layer].linear_attn
+    mixer = getattr(blocks[layer], child)
+    mixers = [getattr(b, child) for b in blocks if getattr(b, child, None) is not None]
     module = sys.modules[type(mixer).__module__]
     seen, calls = [], []
-    pre = [m.register_forward_pre_hook(lambda m, a: seen.append(m)) for m in
-           (b.linear_attn for b in blocks if hasattr(b, "linear_attn"))]  # fmt: skip
+    pre = [m.register_forward_pre_hook(lambda m, a: seen.append(m)) for m in mixers]
+    pre += [m.register_forward_hook(lambda m, a, o: seen.append(None)) for m in mixers]
     originals = {n: getattr(module, n) for n in names if hasattr(module, n)}
 
     def wrap(fn):
         def inner(*args, **kwargs):
             out = fn(*args, **kwargs)
-            named = dict(zip(("query", "key", "value", "g", "beta"), args, strict=False))
+            named = dict(zip(positional, args, strict=False))
             calls.append((seen[-1], named | kwargs, out[0]))
             return out
 
         return inner
 
     own = {n: f for n, f in vars(mixer).items() if n in names and callable(f)}  # 5.0's
-    for other in (b.linear_attn for b in blocks if hasattr(b, "linear_attn")):
+    for other in mixers:
         for n, fn in own.items():
             vars(other)[n] = wrap(fn)
     try:
@@ -84,14 +88,15 @@ def _raw_kernel_call(loaded, layer: int, names) -> dict:
     finally:
         for n, fn in originals.items():
             setattr(module, n, fn)
-        for other in (b.linear_attn for b in blocks if hasattr(b, "linear_attn")):
+        for other in mixers:
             for n, fn in own.items():
                 vars(other)[n] = fn
         for h in pre:
             h.remove()
     found = [c for c in calls if c[0] is mixer]
     assert len(found) == 1
-    return found[0][1] | {"out": found[0][2]}
+    given = found[0][1] | {"out": found[0][2]}
+    return {k: v.detach() if torch.is_tensor(v) else v for k, v in given.items()}
 
 
 def _direct_gated_delta(q, k, g, beta, l2norm: bool) -> np.ndarray:
@@ -207,3 +212,70 @@ def test_the_delta_rule_matrix_of_constant_gates_is_the_synthetic_mixers():
     params = MixerParams(beta=0.7, alpha=0.8)
     ours = hf_mixing.delta_rule_matrix(unit_rows(q), unit_rows(k), np.full(9, 0.7), np.full(9, 0.8))
     np.testing.assert_allclose(ours, mixing_matrix("gated_deltanet", q, k, params), atol=1e-13)
+
+
+# --- Mamba-2 ------------------------------------------------------------------------------
+#: family → (its Mamba-2 layers, the decoder layer's child that holds the mixer).
+MAMBA2 = {
+    "bamba": ((0, 2), "mamba"),
+    "nemotron_h": ((0,), "mixer"),
+    "granitemoehybrid": ((0, 2), "mamba"),
+    "falcon_h1": ((0, 1), "mamba"),  # beside the attention in every layer
+    "zamba2": ((0, 2), "mamba"),
+}
+SCAN_ARGS = ("hidden_states", "dt", "A", "B", "C", "chunk_size")
+
+
+def _direct_ssd(x_len, c, b, dt, a, d_skip) -> np.ndarray:
+    """M of one SSM head by running its recurrence on a unit impulse at each position s:
+    ``h_t = e^{Δ_t A} h_{t−1} + Δ_t B_t x_t``, ``y_t = C_t · h_t + D x_t`` (x_t = δ_ts),
+    in float64 — the scan as the Mamba-2 paper states it, not its chunked form."""
+    m = np.zeros((x_len, x_len))
+    for s in range(x_len):
+        h = np.zeros(b.shape[1])
+        for t in range(x_len):
+            x = 1.0 if t == s else 0.0
+            h = np.exp(dt[t] * a) * h + dt[t] * b[t] * x
+            m[t, s] = c[t] @ h + d_skip * x
+    return m
+
+
+@pytest.mark.parametrize("family", sorted(MAMBA2))
+def test_mamba2_mixing_reproduces_the_scan_and_the_direct_recurrence(built, family):
+    if family not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no {family}")
+    import importlib
+
+    module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+    if not hasattr(module, "mamba2_chunk_scan"):  # an older transformers scans inline
+        pytest.skip(f"transformers {transformers.__version__} has no mamba2_chunk_scan")
+    loaded = built(family)
+    layers, child = MAMBA2[family]
+    for layer in layers:
+        mixing = hf_mixing.capture_mixing(loaded, TEXT, layer)
+        assert mixing.kind == "Mamba-2"
+        raw = _raw_kernel_call(loaded, layer, ("mamba2_chunk_scan",), child, SCAN_ARGS)
+        x = raw["hidden_states"][0].double().numpy().transpose(1, 0, 2)  # (heads, n, P)
+        out = raw["out"][0].double().numpy().transpose(1, 0, 2)
+        heads, n = x.shape[0], x.shape[1]
+        assert mixing.heads == heads  # the SSM heads
+        dt = raw["dt"][0].double() + raw["dt_bias"].double()
+        dt = torch.nn.functional.softplus(dt) if raw.get("dt_softplus") else dt
+        dt = dt.clamp(*raw.get("dt_limit", (0.0, float("inf")))).numpy()  # (n, heads)
+        a = raw["A"].double().numpy()
+        groups = raw["B"].shape[2]
+        for h in range(heads):
+            m = hf_mixing.prove_head(mixing, h)
+            np.testing.assert_allclose(m @ x[h], out[h], atol=1e-5, rtol=0)
+            g = h // (heads // groups)
+            direct = _direct_ssd(
+                n,
+                raw["C"][0, :, g].double().numpy(),
+                raw["B"][0, :, g].double().numpy(),
+                dt[:, h],
+                a[h],
+                float(raw["D"].detach().double().numpy().reshape(heads, -1)[h, 0]),
+            )
+            np.testing.assert_allclose(m, direct, atol=1e-12, rtol=1e-9)
+            assert np.all(np.triu(m, 1) == 0)
+        assert np.abs(np.tril(m, -1)).max() > 1e-4  # earlier tokens reach later ones

@@ -8,6 +8,8 @@ scores or output of a Gated DeltaNet layer is refused in one line naming its kin
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +24,7 @@ from attnviz.model.fields import StateError  # noqa: E402
 from attnviz.model.panel_data import panel_data  # noqa: E402
 from attnviz.model.workspace import Workspace  # noqa: E402
 from tests.core.test_hf_families_2026 import TEXT, _oracle, _tiny  # noqa: E402
-from tests.core.test_hf_mixing import _raw_kernel_call  # noqa: E402
+from tests.core.test_hf_mixing import SCAN_ARGS, _raw_kernel_call  # noqa: E402
 
 pytestmark = pytest.mark.slow
 KINDS = ("Gated DeltaNet", "softmax (gated output)") * 2
@@ -168,3 +170,78 @@ def test_random_layer_head_and_matrix_events_keep_a_proven_mixing_matrix(qwen3_n
                 panel_data(ws, "heatmap", "weights")
         else:
             np.testing.assert_allclose(m, truth[layer][head], atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def falcon_h1(tmp_path_factory):
+    """The tiny Falcon-H1 (4 attention heads beside 8 SSM heads in each layer): its
+    eager weights and its scan's x and output, per layer."""
+    if "falcon_h1" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no Falcon-H1")
+    folder = tmp_path_factory.mktemp("falcon_h1")
+    _tiny(folder, "falcon_h1")
+    loaded = real_model.STORE.model(str(folder))
+    module = sys.modules[type(loaded.text_model.layers[0].mamba).__module__]
+    if not hasattr(module, "mamba2_chunk_scan"):
+        pytest.skip(f"transformers {transformers.__version__} scans Mamba-2 inline")
+    ids = list(loaded.tokenize(TEXT)[0])
+    eager = _oracle(loaded, ids, (0, 1))
+    scans = [
+        _raw_kernel_call(loaded, layer, ("mamba2_chunk_scan",), "mamba", SCAN_ARGS)
+        for layer in (0, 1)
+    ]
+    yield str(folder), eager, scans
+    real_model.STORE.clear()
+    real_mixing.clear()
+
+
+def test_attention_heads_come_first_then_the_ssm_heads_beside_them(tmp_path, capsys, falcon_h1):
+    from attnviz.cli import main
+
+    folder, eager, scans = falcon_h1
+    for layer in (0, 1):
+        x, out = (
+            scans[layer][n][0].double().numpy().transpose(1, 0, 2) for n in ("hidden_states", "out")
+        )
+        attention = eager[layer].shape[0]
+        assert (attention, x.shape[0]) == (4, 8)
+        for head in (0, 3, 4, 11):
+            path = tmp_path / f"m{layer}{head}.npy"
+            argv = ["export", "--model", folder, "--text", TEXT, "--panel", "heatmap",
+                    "--set", f"attention.layer={layer}", "--set", f"attention.model_head={head}",
+                    "--matrix", "mixing", "--out", str(path)]  # fmt: skip
+            assert main(argv) == 0
+            m = np.load(path)
+            if head < attention:
+                np.testing.assert_allclose(m, eager[layer][head], atol=1e-5)
+            else:
+                ssm = head - attention
+                np.testing.assert_allclose(m @ x[ssm], out[ssm], atol=1e-5, rtol=0)
+    capsys.readouterr()
+    out = str(tmp_path / "w.csv")
+    argv = ["export", "--model", folder, "--text", TEXT, "--panel", "heatmap", "--set",
+            "attention.model_head=5", "--matrix", "weights", "--out", out]  # fmt: skip
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "head 5 of layer 0" in err[0] and "a Mamba-2 head" in err[0]
+    ws = _workspace(folder)
+    ws.state.update(layer=1, model_head=9)
+    assert ws.state.matrix == "mixing" and ws.resolver.results.mixing_kind == "Mamba-2"
+    with pytest.raises(StateError, match="model_head 12 is outside 0…11"):
+        ws.state.update(model_head=12)
+
+
+def test_a_layer_that_mixes_no_tokens_is_refused_in_one_line(capsys, tmp_path):
+    from attnviz.cli import main
+
+    if "nemotron_h" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no Nemotron-H")
+    _tiny(tmp_path, "nemotron_h")  # Mamba-2, softmax, MLP only, softmax
+    out = str(tmp_path / "m.csv")
+    argv = ["export", "--model", str(tmp_path), "--text", TEXT, "--panel", "heatmap",
+            "--set", "attention.layer=2", "--matrix", "mixing", "--out", out]  # fmt: skip
+    with pytest.raises(SystemExit):
+        main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "layer 2 mixes no tokens" in err[0]
+    real_model.STORE.clear()

@@ -193,7 +193,7 @@ def shown_mixing(state: AttentionState) -> tuple[np.ndarray | None, str]:
 
     try:
         cap = real_model.STORE.cached(state.model_path, state.model_text)
-        if cap is None or real_mixing.is_softmax(cap, state.layer):
+        if cap is None or real_mixing.is_softmax_head(cap, state.layer, state.model_head):
             return None, "softmax" if cap is None else cap.layer_kind(state.layer)
         kind, m = real_mixing.mixing_matrix(
             state.model_path, state.model_text, state.layer, state.model_head
@@ -668,10 +668,12 @@ def _model_mixing(state: AttentionState, name: str) -> np.ndarray | None:
     from attnviz.model import real_mixing, real_model
 
     cap = real_model.STORE.cached(state.model_path, state.model_text)
-    if cap is None or real_mixing.is_softmax(cap, state.layer):
+    if cap is None or real_mixing.is_softmax_head(cap, state.layer, state.model_head):
         return None
+    if real_mixing.is_softmax(cap, state.layer) and not real_mixing.beside(cap, state.layer):
+        return None  # a head out of range: refused by the topic
     if name != "mixing":
-        raise ValueError(real_mixing.refuse_weights(cap, state.layer, name))
+        raise ValueError(real_mixing.refuse_weights(cap, state.layer, name, state.model_head))
     try:
         path, text = state.model_path, state.model_text
         return real_mixing.mixing_matrix(path, text, state.layer, state.model_head)[1]

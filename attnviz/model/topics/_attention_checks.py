@@ -36,12 +36,14 @@ def _check_model_matrix(v: dict, old: dict) -> None:
     the matrix or the layer changes, in the capture already held)."""
     if v["head"] != "model" or v["matrix"] == "mixing":
         return
-    if v["matrix"] == old["matrix"] and v["layer"] == old["layer"] and old["head"] == "model":
+    same = all(v[k] == old[k] for k in ("matrix", "layer", "model_head", "head"))
+    if same:
         return
     from attnviz.model import real_mixing, real_model
 
     cap = real_model.STORE.cached(v["model_path"], v["model_text"])
-    problem = None if cap is None else real_mixing.refuse_weights(cap, v["layer"], v["matrix"])
+    layer, head = v["layer"], v["model_head"]
+    problem = None if cap is None else real_mixing.refuse_weights(cap, layer, v["matrix"], head)
     if problem:
         raise StateError(problem)
 

@@ -44,7 +44,10 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
     cap = model_capture(new)
     other = switched or given & {"model_path", "model_text"}
     _select_head(new, given, cap, other)
-    if cap.captured(new["layer"]) is None:  # a hybrid's Gated DeltaNet, Mamba-2, … layer
+    from attnviz.model.real_mixing import is_softmax_head
+
+    if not is_softmax_head(cap, new["layer"], new["model_head"]):
+        # A hybrid's Gated DeltaNet, Mamba-2, … layer, or an SSM head beside attention.
         _follow_mixing_layer(new, given, cap, other)
         return
     lc = cap.layer(new["layer"])
@@ -82,25 +85,31 @@ def _select_head(new: dict, given: set[str], cap, other) -> None:
 
 
 def _heads_of(new: dict, given: set[str], cap) -> int:
-    """The query heads of the selected layer; at a layer without softmax attention, the
-    heads of its mixing matrix (captured now) — shown as ``matrix = "mixing"`` only: an
-    update that asks for another matrix there is refused naming the layer's kind."""
+    """The heads of the selected layer: its query heads; at a layer without softmax
+    attention the heads of its mixing matrix (captured now), and beside a softmax
+    attention (Falcon-H1) the attention heads, then the SSM heads. A mixing head is shown
+    as ``matrix = "mixing"`` only: an update that asks for another matrix there is
+    refused naming its kind."""
     from attnviz.model import real_mixing, real_model
 
-    layer = new["layer"]
-    if cap.captured(layer) is not None:
-        return cap.layer(layer).q.shape[0]
+    layer, head = new["layer"], new["model_head"]
+    attention = real_mixing.softmax_heads(cap, layer)
+    if attention and (not real_mixing.beside(cap, layer) or 0 <= head < attention):
+        return attention  # (an SSM head beside them is counted only when asked for)
     if "matrix" in given and new["matrix"] != "mixing":
-        raise StateError(real_mixing.refuse_weights(cap, layer, new["matrix"]))
+        raise StateError(real_mixing.refuse_weights(cap, layer, new["matrix"], head))
     try:
-        return real_mixing.layer_mixing(new["model_path"], new["model_text"], layer).heads
+        return (
+            attention + real_mixing.layer_mixing(new["model_path"], new["model_text"], layer).heads
+        )
     except real_model.ModelError as exc:  # a kind attnviz does not capture (yet)
         raise StateError(str(exc)) from None
 
 
 def _follow_mixing_layer(new: dict, given: set[str], cap, other) -> None:
-    """A layer without softmax attention: the model's tokens, and as Q, K, V the head's
-    q, k and v as its mixing core reads them; the heatmap shows its mixing matrix."""
+    """A layer without softmax attention (or an SSM head beside it): the model's tokens,
+    and as Q, K, V the head's q, k and v as its mixing core reads them (a Mamba-2 head's
+    C, B and x); the heatmap shows its mixing matrix."""
     from attnviz.model import real_mixing, real_model
 
     path, text, layer, head = (new[k] for k in ("model_path", "model_text", "layer", "model_head"))
@@ -110,6 +119,7 @@ def _follow_mixing_layer(new: dict, given: set[str], cap, other) -> None:
     except real_model.ModelError as exc:
         raise StateError(str(exc)) from None
     found = real_mixing.layer_mixing(path, text, layer)
+    head -= real_mixing.softmax_heads(cap, layer)  # its SSM heads come after attention's
     n = found.v.shape[1]
     new["tokens"] = real_model.display_tokens(cap)
     for name in ("q", "k", "v"):
