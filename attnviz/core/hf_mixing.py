@@ -14,6 +14,10 @@ or projection, both captured in the model's own forward pass:
   ``mamba2_chunk_scan``; v is the x entering it, the heads are the SSM heads, C and B
   stand where q and k do, and M carries Δ, the decay e^{ΔA} and the D skip on its
   diagonal (:func:`~attnviz.core.mixing_matrices.ssd_matrix`).
+- Short convolutions (LFM2): no kernel function of their own, so hooks on the block's
+  input projection (B, C and x) and on its output projection's input (``y = C ⊙
+  conv(B ⊙ x)``); the heads are the channels, each a banded M with its gates
+  (:func:`~attnviz.core.mixing_matrices.conv_matrix`).
 
 ``M`` is computed in float64 and, before anything shows it, ``M @ v`` is compared with the
 kernel's own output (:func:`prove_head`): a head that does not match is refused in one line
@@ -29,7 +33,7 @@ import numpy as np
 
 from attnviz.core.hf_errors import ModelError
 from attnviz.core.hf_layers import MIXER_KINDS, MIXER_NAMES, MLP_ONLY, decoder_layers, mixer_kind
-from attnviz.core.mixing_matrices import delta_rule_matrix, ssd_matrix
+from attnviz.core.mixing_matrices import conv_matrix, delta_rule_matrix, ssd_matrix
 
 __all__ = [
     "MIXING_TOLERANCE",
@@ -84,6 +88,8 @@ class MixingLayer:
         if self.kind == "Mamba-2":  # q, k: C and B
             dt, decay, d = g["dt"][head], g["log_decay"][head], float(g["D"][head])
             return ssd_matrix(self.q[head], self.k[head], dt, decay, d)
+        if self.kind == "short convolution":  # q, k: the output and input gates C and B
+            return conv_matrix(self.q[head], self.k[head], g["taps"][head])
         raise ModelError(f"layer {self.layer}: no mixing matrix for a {self.kind} layer")
 
 
@@ -163,6 +169,42 @@ def _ssd_layer(kind: str, layer: int, call: dict, _mixer) -> MixingLayer:
     return MixingLayer(kind, layer, c, b, x, _heads_first(call["out"]), gates)
 
 
+def _conv_layer(kind: str, layer: int, call: dict, mixer) -> MixingLayer:
+    """A gated short convolution's B, C, x (its input projection's output, in that
+    order) and ``y`` (its output projection's input) as a :class:`MixingLayer`: one head
+    per channel, q and k its gates C and B, v its x, the taps of its convolution."""
+    bcx = _numpy(call["in_proj"])[0]  # (n, 3 · channels)
+    b, c, x = np.split(bcx, 3, axis=-1)
+    taps = _numpy(mixer.conv.weight)[:, 0, :]  # (channels, K)
+    bias = getattr(mixer.conv, "bias", None)
+    if bias is not None and np.any(_numpy(bias) != 0):
+        raise ModelError(
+            f"layer {layer}: its short convolution adds a bias, which no mixing matrix holds; "
+            "not shown"
+        )
+    out = _numpy(call["out"])[0]
+    q, k, v, y = (a.T[:, :, None] for a in (c, b, x, out))  # (n, channels) → (channels, n, 1)
+    return MixingLayer(kind, layer, q, k, v, y, {"taps": taps})
+
+
+def _hooked_conv(mixer, calls: list):
+    """Hooks on a short-convolution block's projections (their own modules: no kernel
+    function to wrap) that keep B, C, x and ``y`` and stop the pass after ``y``."""
+    seen = {}
+
+    def keep_in(_module, _args, output):
+        seen["in_proj"] = output
+
+    def keep_out(_module, args):
+        calls.append(seen | {"out": args[0]})
+        raise _DoneError
+
+    return (
+        mixer.in_proj.register_forward_hook(keep_in),
+        mixer.out_proj.register_forward_pre_hook(keep_out),
+    )
+
+
 #: kind → (the kernels' names as a modeling module calls them, the names of their
 #: positional arguments, what makes a :class:`MixingLayer` of a call).
 KERNELS = {
@@ -172,6 +214,8 @@ KERNELS = {
         ("hidden_states", "dt", "A", "B", "C", "chunk_size"),
         _ssd_layer,
     ),
+    # Hooked on its projections (:func:`_hooked_conv`), not a kernel.
+    "short convolution": ((), (), _conv_layer),
 }
 
 
@@ -249,6 +293,8 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
         saved = _wrap(module_globals, names, positional, calls, active)
         own = _wrap(vars(mixer), names, positional, calls, active)
         handles = (mixer.register_forward_pre_hook(start), mixer.register_forward_hook(stop))
+        if kind == "short convolution":
+            handles += _hooked_conv(mixer, calls)
         try:
             with torch.no_grad():
                 loaded.text_model(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["delta_rule_matrix", "ssd_matrix"]
+__all__ = ["conv_matrix", "delta_rule_matrix", "ssd_matrix"]
 
 
 def delta_rule_matrix(q, k, beta, alpha) -> np.ndarray:
@@ -60,3 +60,20 @@ def ssd_matrix(c, b, dt, log_decay, d_skip: float = 0.0) -> np.ndarray:
     m = (c @ b.T) * decay * dt[None, :]
     m[np.diag_indices(n)] += d_skip
     return m
+
+
+def conv_matrix(c, b, taps) -> np.ndarray:
+    """M of a gated short convolution (LFM2's): ``y_t = C_t Σ_j w_j B_{t−K+1+j} x_{t−K+1+j}``
+    for one channel, causal (the convolution's K − 1 zeros on the left), so
+    ``M[t, s] = C_t · w_{K−1−(t−s)} · B_s`` on the band ``0 ≤ t − s < K`` and 0 elsewhere.
+
+    ``c``, ``b``: the channel's gates (n,); ``taps``: its K convolution weights, oldest
+    first (``Conv1d.weight[channel, 0]``)."""
+    c = np.asarray(c, dtype=np.float64).reshape(-1)
+    b = np.asarray(b, dtype=np.float64).reshape(-1)
+    taps = np.asarray(taps, dtype=np.float64).reshape(-1)
+    n, width = c.shape[0], taps.shape[0]
+    lag = np.subtract.outer(np.arange(n), np.arange(n))  # t − s
+    band = (lag >= 0) & (lag < width)
+    weight = np.where(band, taps[np.clip(width - 1 - lag, 0, width - 1)], 0.0)
+    return c[:, None] * weight * b[None, :]

@@ -279,3 +279,50 @@ def test_mamba2_mixing_reproduces_the_scan_and_the_direct_recurrence(built, fami
             np.testing.assert_allclose(m, direct, atol=1e-12, rtol=1e-9)
             assert np.all(np.triu(m, 1) == 0)
         assert np.abs(np.tril(m, -1)).max() > 1e-4  # earlier tokens reach later ones
+
+
+# --- short convolutions (LFM2) ------------------------------------------------------------
+def _conv_hooks(loaded, layer: int) -> dict:
+    """B, C, x (the block's input projection's output) and y (its output projection's
+    input), from hooks of this test's own."""
+    from attnviz.core.hf_layers import decoder_layers
+
+    conv = decoder_layers(loaded.text_model, loaded.config.num_hidden_layers)[layer].conv
+    seen = {}
+    hooks = (
+        conv.in_proj.register_forward_hook(lambda m, a, o: seen.setdefault("bcx", o.detach())),
+        conv.out_proj.register_forward_pre_hook(lambda m, a: seen.setdefault("y", a[0].detach())),
+    )
+    try:
+        with torch.no_grad():
+            loaded.text_model(input_ids=torch.tensor([loaded.tokenize(TEXT)[0]]))
+    finally:
+        for h in hooks:
+            h.remove()
+    b, c, x = seen["bcx"][0].double().numpy().T.reshape(3, -1, seen["bcx"].shape[1])
+    return {"B": b, "C": c, "x": x, "y": seen["y"][0].double().numpy().T, "conv": conv}
+
+
+def test_a_short_convolution_is_its_banded_gated_matrix(built):
+    if "lfm2" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no LFM2")
+    loaded = built("lfm2")
+    for layer in (0, 2):
+        mixing = hf_mixing.capture_mixing(loaded, TEXT, layer)
+        assert mixing.kind == "short convolution"
+        seen = _conv_hooks(loaded, layer)
+        taps = seen["conv"].conv.weight.detach().double().numpy()[:, 0, :]
+        channels, n = seen["x"].shape
+        width = taps.shape[1]
+        assert mixing.heads == channels and width == 3
+        for ch in range(channels):
+            m = hf_mixing.prove_head(mixing, ch)
+            np.testing.assert_allclose(m @ seen["x"][ch], seen["y"][ch], atol=1e-5, rtol=0)
+            # The convolution written out: y_t = C_t Σ_lag w[K−1−lag] B_{t−lag} x_{t−lag}.
+            direct = np.zeros((n, n))
+            for t in range(n):
+                for lag in range(min(width, t + 1)):
+                    s = t - lag
+                    direct[t, s] = seen["C"][ch, t] * taps[ch, width - 1 - lag] * seen["B"][ch, s]
+            np.testing.assert_allclose(m, direct, atol=1e-12, rtol=1e-9)
+        assert np.count_nonzero(np.tril(m, -width)) == 0 and np.abs(np.tril(m, -1)).max() > 0

@@ -24,7 +24,7 @@ from attnviz.model.fields import StateError  # noqa: E402
 from attnviz.model.panel_data import panel_data  # noqa: E402
 from attnviz.model.workspace import Workspace  # noqa: E402
 from tests.core.test_hf_families_2026 import TEXT, _oracle, _tiny  # noqa: E402
-from tests.core.test_hf_mixing import SCAN_ARGS, _raw_kernel_call  # noqa: E402
+from tests.core.test_hf_mixing import SCAN_ARGS, _conv_hooks, _raw_kernel_call  # noqa: E402
 
 pytestmark = pytest.mark.slow
 KINDS = ("Gated DeltaNet", "softmax (gated output)") * 2
@@ -245,3 +245,28 @@ def test_a_layer_that_mixes_no_tokens_is_refused_in_one_line(capsys, tmp_path):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "layer 2 mixes no tokens" in err[0]
     real_model.STORE.clear()
+
+
+def test_a_short_convolution_channel_exports_its_banded_matrix(tmp_path, capsys):
+    from attnviz.cli import main
+
+    if "lfm2" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no LFM2")
+    folder = tmp_path / "lfm2"
+    _tiny(folder, "lfm2")  # short convolution, softmax, short convolution, softmax
+    seen = _conv_hooks(real_model.STORE.model(str(folder)), 2)
+    capsys.readouterr()  # the folder's writing
+    out = tmp_path / "m.npy"
+    argv = ["export", "--model", str(folder), "--text", TEXT, "--panel", "heatmap", "--set",
+            "attention.layer=2", "--set", "attention.model_head=7", "--matrix", "mixing",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    m = np.load(out)
+    np.testing.assert_allclose(m @ seen["x"][7], seen["y"][7], atol=1e-5, rtol=0)
+    assert np.count_nonzero(np.tril(m, -3)) == 0  # a band of the kernel's 3 taps
+    argv[-4:] = ["--matrix", "weights", "--out", str(tmp_path / "w.csv")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "short convolution layer" in err[0]
+    real_model.STORE.clear()
+    real_mixing.clear()
