@@ -9,7 +9,9 @@ or projection, both captured in the model's own forward pass:
   (``torch_chunk_gated_delta_rule``) is wrapped for the pass, and its q, k, v (after the
   short convolution and activation), g (the log decay) and β are kept with its output;
   ``M`` comes from the delta rule run on them
-  (:func:`~attnviz.core.mixing_matrices.delta_rule_matrix`).
+  (:func:`~attnviz.core.mixing_matrices.delta_rule_matrix`). KDA (Kimi Linear, Bailing's
+  hybrid): the same rule with a decay per key channel, through
+  ``chunk_kimi_delta_attention``.
 - Mamba-2 (Nemotron-H, Granite 4 hybrids, Bamba, Falcon-H1, Zamba2): the SSD scan
   ``mamba2_chunk_scan``; v is the x entering it, the heads are the SSM heads, C and B
   stand where q and k do, and M carries Δ, the decay e^{ΔA} and the D skip on its
@@ -18,6 +20,8 @@ or projection, both captured in the model's own forward pass:
   input projection (B, C and x) and on its output projection's input (``y = C ⊙
   conv(B ⊙ x)``); the heads are the channels, each a banded M with its gates
   (:func:`~attnviz.core.mixing_matrices.conv_matrix`).
+- Lightning attention (MiniMax): hooks on the block's activation (q, k, v) and its norm's
+  input; ``M[t, s] = (q_t · k_s) e^{−λ_h (t − s)}``, its heads' slope rates λ_h.
 
 ``M`` is computed in float64 and, before anything shows it, ``M @ v`` is compared with the
 kernel's own output (:func:`prove_head`): a head that does not match is refused in one line
@@ -58,6 +62,12 @@ GDN_KERNELS = (
 )  # fmt: skip
 
 
+#: Kimi Delta Attention's kernels (Kimi Linear, Bailing's hybrid): the gated delta rule
+#: with a decay per key channel.
+KDA_KERNELS = ("chunk_kimi_delta_attention", "recurrent_kimi_delta_attention", "chunk_kda",
+               "fused_recurrent_kda")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class MixingLayer:
     """One non-softmax layer of one sentence, as its core received and returned it.
@@ -90,6 +100,10 @@ class MixingLayer:
             return ssd_matrix(self.q[head], self.k[head], dt, decay, d)
         if self.kind == "short convolution":  # q, k: the output and input gates C and B
             return conv_matrix(self.q[head], self.k[head], g["taps"][head])
+        if self.kind == "lightning attention":  # (q_t·k_s) e^{−λ(t−s)}: SSD with Δ = 1
+            n = self.q.shape[1]
+            step = np.full(n, -float(g["slope"][head]))
+            return ssd_matrix(self.q[head], self.k[head], np.ones(n), step)
         raise ModelError(f"layer {self.layer}: no mixing matrix for a {self.kind} layer")
 
 
@@ -127,9 +141,9 @@ def _heads_first(t) -> np.ndarray:
 
 
 def _gdn_layer(kind: str, layer: int, call: dict, _mixer) -> MixingLayer:
-    """A Gated DeltaNet kernel call (its arguments and output) as a :class:`MixingLayer`:
-    q and k as the kernel reads them (grouped heads repeated, L2-normalised when asked,
-    q over √d_k), α = e^g."""
+    """A Gated DeltaNet (or KDA) kernel call (its arguments and output) as a
+    :class:`MixingLayer`: q and k as the kernel reads them (grouped heads repeated,
+    L2-normalised when asked, q over √d_k), α = e^g (a head's, or KDA's per key channel)."""
     q, k, v = (_heads_first(call[n]) for n in ("query", "key", "value"))
     heads = v.shape[0]
     if q.shape[0] != heads:  # each query/key head serves heads / h_k value heads
@@ -138,7 +152,9 @@ def _gdn_layer(kind: str, layer: int, call: dict, _mixer) -> MixingLayer:
     if call.get("use_qk_l2norm_in_kernel"):
         q, k = _l2norm(q), _l2norm(k)
     q = q / np.sqrt(q.shape[-1])
-    g = _numpy(call["g"])[0].T
+    g = _numpy(call["g"])[0]
+    # (n, heads): one decay a head (Gated DeltaNet); (n, heads, d_k): one a key channel (KDA).
+    g = g.T if g.ndim == 2 else g.transpose(1, 0, 2)
     beta = _numpy(call["beta"])[0].T
     gates = {"g": g, "alpha": np.exp(g), "beta": beta}
     return MixingLayer(kind, layer, q, k, v, _heads_first(call["out"]), gates)
@@ -205,18 +221,54 @@ def _hooked_conv(mixer, calls: list):
     )
 
 
+def _lightning_layer(kind: str, layer: int, call: dict, mixer) -> MixingLayer:
+    """A lightning attention block's activated q, k, v (its projection after the
+    activation) and output (its norm's input) as a :class:`MixingLayer`: the decay
+    e^{−λ_h} per step of each head (MiniMax's slope rates), no softmax and no scale."""
+    heads = mixer.num_attention_heads
+    qkv = _numpy(call["qkv"])[0]
+    n = qkv.shape[0]
+    q, k, v = np.split(qkv.reshape(n, heads, -1), 3, axis=-1)
+    q, k, v = (a.transpose(1, 0, 2) for a in (q, k, v))
+    out = _numpy(call["out"])[0].reshape(n, heads, -1).transpose(1, 0, 2)
+    slope = _numpy(mixer.slope_rate).reshape(heads)
+    return MixingLayer(kind, layer, q, k, v, out, {"slope": slope})
+
+
+def _hooked_lightning(mixer, calls: list):
+    """Hooks on a lightning attention block (its recurrence runs inline): the activated
+    q, k, v and its output before the norm; the pass stops there."""
+    seen = {}
+
+    def keep_qkv(_module, _args, output):
+        seen.setdefault("qkv", output)
+
+    def keep_out(_module, args):
+        calls.append(seen | {"out": args[0]})
+        raise _DoneError
+
+    return (
+        mixer.act_fn.register_forward_hook(keep_qkv),
+        mixer.norm.register_forward_pre_hook(keep_out),
+    )
+
+
 #: kind → (the kernels' names as a modeling module calls them, the names of their
 #: positional arguments, what makes a :class:`MixingLayer` of a call).
 KERNELS = {
     "Gated DeltaNet": (GDN_KERNELS, ("query", "key", "value", "g", "beta"), _gdn_layer),
+    "KDA (Kimi Delta Attention)": (KDA_KERNELS, ("query", "key", "value", "g", "beta"), _gdn_layer),
     "Mamba-2": (
         ("mamba2_chunk_scan",),
         ("hidden_states", "dt", "A", "B", "C", "chunk_size"),
         _ssd_layer,
     ),
-    # Hooked on its projections (:func:`_hooked_conv`), not a kernel.
+    # Hooked on their own modules (:func:`_hooked_conv`, :func:`_hooked_lightning`).
     "short convolution": ((), (), _conv_layer),
+    "lightning attention": ((), (), _lightning_layer),
 }
+#: Blocks whose recurrence runs inline: hooks on their parts, in place of a kernel.
+HOOKED = {"short convolution": _hooked_conv, "lightning attention": _hooked_lightning}
 
 
 def _wrap(where: dict, names, positional, calls: list, active: list) -> dict:
@@ -293,8 +345,8 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
         saved = _wrap(module_globals, names, positional, calls, active)
         own = _wrap(vars(mixer), names, positional, calls, active)
         handles = (mixer.register_forward_pre_hook(start), mixer.register_forward_hook(stop))
-        if kind == "short convolution":
-            handles += _hooked_conv(mixer, calls)
+        if kind in HOOKED:
+            handles += HOOKED[kind](mixer, calls)
         try:
             with torch.no_grad():
                 loaded.text_model(

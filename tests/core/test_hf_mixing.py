@@ -100,9 +100,10 @@ def _raw_kernel_call(loaded, layer: int, names, child="linear_attn", positional=
 
 
 def _direct_gated_delta(q, k, g, beta, l2norm: bool) -> np.ndarray:
-    """M[t, s] = q_tᵀ A_t A_{t−1} … A_{s+1} β_s k_s with A_r = e^{g_r} (I − β_r k_r k_rᵀ):
+    """M[t, s] = q_tᵀ A_t A_{t−1} … A_{s+1} β_s k_s with A_r = (I − β_r k_r k_rᵀ) diag(e^{g_r}):
     the gated delta rule S_t = A_t S_{t−1} + β_t k_t v_tᵀ, out_t = S_tᵀ q_t, written out
-    in float64 from the kernel's raw q, k (one head, (n, d)), g and β ((n,))."""
+    in float64 from the kernel's raw q, k (one head, (n, d)), g ((n,), or KDA's (n, d):
+    a decay per key channel) and β ((n,))."""
     q, k = q.astype(np.float64), k.astype(np.float64)
     if l2norm:
         q = q / np.sqrt((q * q).sum(-1, keepdims=True) + 1e-6)
@@ -114,7 +115,8 @@ def _direct_gated_delta(q, k, g, beta, l2norm: bool) -> np.ndarray:
         carried = beta[s] * k[s]  # what v_s wrote into the state, as a key-side vector
         m[s, s] = q[s] @ carried
         for t in range(s + 1, n):
-            a = np.exp(g[t]) * (np.eye(d) - beta[t] * np.outer(k[t], k[t]))
+            decay = np.diag(np.broadcast_to(np.exp(g[t]), (d,)))
+            a = (np.eye(d) - beta[t] * np.outer(k[t], k[t])) @ decay
             carried = a @ carried
             m[t, s] = q[t] @ carried
     return m
@@ -326,3 +328,71 @@ def test_a_short_convolution_is_its_banded_gated_matrix(built):
                     direct[t, s] = seen["C"][ch, t] * taps[ch, width - 1 - lag] * seen["B"][ch, s]
             np.testing.assert_allclose(m, direct, atol=1e-12, rtol=1e-9)
         assert np.count_nonzero(np.tril(m, -width)) == 0 and np.abs(np.tril(m, -1)).max() > 0
+
+
+# --- KDA and lightning attention -----------------------------------------------------------
+@pytest.mark.parametrize("family", ["kimi_linear", "bailing_hybrid"])
+def test_kda_mixing_reproduces_the_kernel_and_the_direct_recurrence(built, family):
+    if family not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no {family}")
+    loaded = built(family)
+    for layer in (0, 2):
+        mixing = hf_mixing.capture_mixing(loaded, TEXT, layer)
+        assert mixing.kind == "KDA (Kimi Delta Attention)"
+        raw = _raw_kernel_call(loaded, layer, hf_mixing.KDA_KERNELS, "self_attn")
+        v = raw["value"][0].double().numpy().transpose(1, 0, 2)
+        out = raw["out"][0].double().numpy().transpose(1, 0, 2)
+        assert raw["g"].dim() == 4  # a decay per key channel
+        for h in range(v.shape[0]):
+            m = hf_mixing.prove_head(mixing, h)
+            np.testing.assert_allclose(m @ v[h], out[h], atol=1e-5, rtol=0)
+            direct = _direct_gated_delta(
+                raw["query"][0, :, h].numpy(),
+                raw["key"][0, :, h].numpy(),
+                raw["g"][0, :, h].double().numpy(),
+                raw["beta"][0, :, h].double().numpy(),
+                bool(raw.get("use_qk_l2norm_in_kernel")),
+            )
+            np.testing.assert_allclose(m, direct, atol=1e-12, rtol=1e-9)
+
+
+def test_lightning_attention_is_its_decayed_linear_recurrence(built):
+    if "minimax" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no MiniMax")
+    from attnviz.core.hf_layers import decoder_layers
+
+    loaded = built("minimax")  # softmax, lightning, softmax, lightning
+    blocks = decoder_layers(loaded.text_model, loaded.config.num_hidden_layers)
+    seen = {}
+    for layer in (1, 3):
+        block = blocks[layer].self_attn
+        seen.clear()
+        hooks = (
+            block.act_fn.register_forward_hook(lambda m, a, o: seen.setdefault("qkv", o)),
+            block.norm.register_forward_pre_hook(lambda m, a: seen.setdefault("out", a[0])),
+        )
+        try:
+            with torch.no_grad():
+                loaded.text_model(input_ids=torch.tensor([loaded.tokenize(TEXT)[0]]))
+        finally:
+            for hook in hooks:
+                hook.remove()
+        heads = block.num_attention_heads
+        n = seen["qkv"].shape[1]
+        q, k, v = np.split(seen["qkv"][0].double().numpy().reshape(n, heads, -1), 3, axis=-1)
+        out = seen["out"][0].double().numpy().reshape(n, heads, -1)
+        rates = block.slope_rate.double().numpy().reshape(heads)
+        mixing = hf_mixing.capture_mixing(loaded, TEXT, layer)
+        assert mixing.kind == "lightning attention" and mixing.heads == heads
+        for h in range(heads):
+            m = hf_mixing.prove_head(mixing, h)
+            scale = np.abs(out[:, h]).max()  # outputs of a few hundred: float32's 1e-7 of it
+            np.testing.assert_allclose(m @ v[:, h], out[:, h], atol=2e-6 * scale, rtol=0)
+            # S_t = e^{−λ} S_{t−1} + k_t v_tᵀ, out_t = S_tᵀ q_t: its impulse responses.
+            direct = np.zeros((n, n))
+            for s in range(n):
+                state = np.zeros(k.shape[-1])
+                for t in range(n):
+                    state = np.exp(-rates[h]) * state + (k[t, h] if t == s else 0.0)
+                    direct[t, s] = q[t, h] @ state
+            np.testing.assert_allclose(m, direct, atol=1e-9 * scale, rtol=1e-9)
