@@ -200,6 +200,20 @@ def model_heading(state: AttentionState) -> str:
     return text
 
 
+def not_softmax_note(state: AttentionState) -> str:
+    """At a real model's head that is not softmax attention (a Gated DeltaNet, Mamba-2, …
+    layer, shown by its mixing matrix): a line saying that a softmax of its q and k is not
+    what the model computes; "" elsewhere."""
+    kind = mixing_kind(state) if state.head == "model" else "softmax"
+    if kind.startswith("softmax"):
+        return ""
+    return QCoreApplication.translate(
+        "HeatmapPanel",
+        "%1 is not softmax attention: these steps put its q and k through a softmax the "
+        "model never computes; how it mixes its tokens is the heatmap's M",
+    ).replace("%1", kind)
+
+
 def model_heading_html(state: AttentionState) -> str:
     """:func:`model_heading` in bold on a line of its own, for a caption ("" without a
     model's head)."""

@@ -1660,6 +1660,10 @@
         <translation>%1 · camada %2 · cabeça %3</translation>
     </message>
     <message>
+        <source>%1 is not softmax attention: these steps put its q and k through a softmax the model never computes; how it mixes its tokens is the heatmap&apos;s M</source>
+        <translation>%1 não é atenção softmax: estes passos levam seus q e k por um softmax que o modelo nunca calcula; como a camada mistura os tokens é a M do mapa de calor</translation>
+    </message>
+    <message>
         <source>RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves</source>
         <translation>RoPE: com d_k = 1 não há par de dimensões para girar, então nada se move</translation>
     </message>

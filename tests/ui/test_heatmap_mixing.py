@@ -52,3 +52,16 @@ def test_a_gated_deltanet_layer_is_drawn_as_its_mixing_matrix_titled_by_kind(qtb
     )
     assert panel.view.entropy_plot.isVisible()
     assert ExportSpec(matrix="mixing").matrix == "mixing"
+
+
+def test_the_steps_say_a_gated_deltanet_head_is_not_softmax(qtbot, qwen3_next):
+    from attnviz.ui.panels.steps import StepsPanel
+
+    ws = Workspace()
+    ws.state.update(head="model", model_path=qwen3_next, model_text=TEXT)
+    panel = StepsPanel(ws)
+    qtbot.addWidget(panel)
+    assert "not softmax attention" not in panel.model_line.text()  # layer 1: softmax
+    ws.state.update(layer=0)
+    text = panel.model_line.text()
+    assert "Gated DeltaNet is not softmax attention" in text and "heatmap" in text
