@@ -270,3 +270,35 @@ def test_a_short_convolution_channel_exports_its_banded_matrix(tmp_path, capsys)
     assert len(err) == 1 and "short convolution layer" in err[0]
     real_model.STORE.clear()
     real_mixing.clear()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(
+        st.tuples(st.integers(-1, 2), st.integers(-1, 13), st.sampled_from(["weights", "mixing"])),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_random_heads_of_attention_beside_ssm_stay_true(falcon_h1, events):
+    """Random layer, head and matrix events on Falcon-H1: taken or refused in one line;
+    an attention head's M is its eager weights, an SSM head (numbered after them) is
+    shown as mixing only, its M @ x the scan's output."""
+    folder, eager, scans = falcon_h1
+    ws = _workspace(folder)
+    state = ws.document.attention
+    for layer, head, matrix in events:
+        try:
+            state.update(layer=layer, model_head=head, matrix=matrix)
+        except StateError as exc:
+            assert "\n" not in str(exc)
+        layer, head = state.layer, state.model_head
+        m = panel_data(ws, "heatmap", "mixing").values
+        if head < 4:
+            np.testing.assert_allclose(m, eager[layer][head], atol=1e-5)
+        else:
+            assert state.matrix == "mixing"
+            x, out = (
+                scans[layer][n][0].double().numpy()[:, head - 4] for n in ("hidden_states", "out")
+            )
+            np.testing.assert_allclose(m @ x, out, atol=1e-5, rtol=0)
