@@ -320,3 +320,30 @@ def test_the_long_map_of_a_gated_deltanet_head_is_refused_naming_it(tmp_path, ca
         assert not out.exists()
     argv[-1] = "attention.layer=3"  # softmax: the map is drawn
     assert main([*argv, "--out", str(tmp_path / "o.csv")]) == 0
+
+
+def test_softmax_panels_refuse_a_gated_deltanet_head_in_one_line(qwen3_next):
+    """Steps, gradient, entropy and the head's score spread put q and k through a softmax:
+    at a Gated DeltaNet layer their arrays and pictures are refused naming the kind; at a
+    softmax layer they are the head's."""
+    from attnviz.model.panel_data import data_names, picture_refusal
+
+    folder, _truth = qwen3_next
+    ws = _workspace(folder)
+    ws.state.update(layer=0, model_head=1)
+    for panel, names in (("steps", None), ("gradient", None), ("entropy", None),
+                         ("spread", ("head",))):  # fmt: skip
+        for name in names or data_names(panel):
+            with pytest.raises(ValueError) as info:
+                panel_data(ws, panel, name)
+            text = str(info.value)
+            assert "\n" not in text and "Gated DeltaNet, not softmax attention" in text
+        assert "Gated DeltaNet" in picture_refusal(ws, panel)
+    assert panel_data(ws, "spread", "spread").values.shape[0] > 0  # synthetic: not the head's
+    assert picture_refusal(ws, "heatmap") is None  # the heatmap draws M
+    ws.state.update(layer=1)
+    assert picture_refusal(ws, "steps") is None
+    np.testing.assert_allclose(
+        panel_data(ws, "steps", "weights").values[0],
+        ws.resolver.results.attention.weights[ws.state.selected_query],
+    )
