@@ -16,6 +16,10 @@ or projection, both captured in the model's own forward pass:
   ``mamba2_chunk_scan``; v is the x entering it, the heads are the SSM heads, C and B
   stand where q and k do, and M carries Δ, the decay e^{ΔA} and the D skip on its
   diagonal (:func:`~attnviz.core.mixing_matrices.ssd_matrix`).
+- Mamba (1) (Jamba): its selective scan ``mamba_selective_scan``, one head per channel
+  (:func:`~attnviz.core.mixing_matrices.selective_matrix`); the scan gates its own output
+  with silu(z), so the same kernel is run once more on the same inputs without the gate for
+  the output before it.
 - Short convolutions (LFM2): no kernel function of their own, so hooks on the block's
   input projection (B, C and x) and on its output projection's input (``y = C ⊙
   conv(B ⊙ x)``); the heads are the channels, each a banded M with its gates
@@ -37,7 +41,12 @@ import numpy as np
 
 from attnviz.core.hf_errors import ModelError
 from attnviz.core.hf_layers import MIXER_KINDS, MIXER_NAMES, MLP_ONLY, decoder_layers, mixer_kind
-from attnviz.core.mixing_matrices import conv_matrix, delta_rule_matrix, ssd_matrix
+from attnviz.core.mixing_matrices import (
+    conv_matrix,
+    delta_rule_matrix,
+    selective_matrix,
+    ssd_matrix,
+)
 
 __all__ = [
     "MIXING_TOLERANCE",
@@ -98,6 +107,8 @@ class MixingLayer:
         if self.kind == "Mamba-2":  # q, k: C and B
             dt, decay, d = g["dt"][head], g["log_decay"][head], float(g["D"][head])
             return ssd_matrix(self.q[head], self.k[head], dt, decay, d)
+        if self.kind == "Mamba":  # a state decay per channel and state dimension
+            return selective_matrix(g["C"], g["B"], g["dt"][head], g["A"][head], g["D"][head])
         if self.kind == "short convolution":  # q, k: the output and input gates C and B
             return conv_matrix(self.q[head], self.k[head], g["taps"][head])
         if self.kind == "lightning attention":  # (q_t·k_s) e^{−λ(t−s)}: SSD with Δ = 1
@@ -253,6 +264,28 @@ def _hooked_lightning(mixer, calls: list):
     )
 
 
+def _selective_layer(kind: str, layer: int, call: dict, _mixer) -> MixingLayer:
+    """A Mamba (1) selective scan call (``mamba_selective_scan``, Jamba's) as a
+    :class:`MixingLayer`: one head per channel of the scan, v its x, Δ after the bias and
+    softplus, A per channel and state dimension, B and C shared by the channels."""
+    import torch
+
+    x = _numpy(call["hidden_states"])[0][:, :, None]  # (channels, n, 1)
+    dt = call["dt"].detach().double()
+    if call.get("delta_bias") is not None:
+        dt = dt + call["delta_bias"].detach().double()[..., None]
+    if call.get("delta_softplus"):
+        dt = torch.nn.functional.softplus(dt)
+    dt = dt[0].numpy()  # (channels, n)
+    b, c = (_numpy(call[n])[0] for n in ("B", "C"))  # as given: (state, n)
+    channels = x.shape[0]
+    d = call.get("D")
+    d_skip = np.zeros(channels) if d is None else _numpy(d).reshape(channels)
+    out = _numpy(call["out"])[0][:, :, None]
+    gates = {"dt": dt, "A": _numpy(call["A"]), "D": d_skip, "B": b.T, "C": c.T}
+    return MixingLayer(kind, layer, x, x, x, out, gates)
+
+
 #: kind → (the kernels' names as a modeling module calls them, the names of their
 #: positional arguments, what makes a :class:`MixingLayer` of a call).
 KERNELS = {
@@ -262,6 +295,11 @@ KERNELS = {
         ("mamba2_chunk_scan",),
         ("hidden_states", "dt", "A", "B", "C", "chunk_size"),
         _ssd_layer,
+    ),
+    "Mamba": (
+        ("mamba_selective_scan",),
+        ("hidden_states", "dt", "A", "B", "C", "D"),
+        _selective_layer,
     ),
     # Hooked on their own modules (:func:`_hooked_conv`, :func:`_hooked_lightning`).
     "short convolution": ((), (), _conv_layer),
@@ -290,6 +328,11 @@ def _wrap(where: dict, names, positional, calls: list, active: list) -> dict:
                 return result
             first = result[0] if isinstance(result, tuple) else result
             given = dict(zip(positional, args, strict=False))
+            if kwargs.get("z") is not None:
+                # Jamba's scan gates its output itself (y · silu(z)): the same kernel on
+                # the same inputs without the gate gives the output before it.
+                ungated = __original(*args, **(kwargs | {"z": None, "return_last_state": False}))
+                first = ungated[0] if isinstance(ungated, tuple) else ungated
             calls.append(given | kwargs | {"out": first})
             return result
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["conv_matrix", "delta_rule_matrix", "ssd_matrix"]
+__all__ = ["conv_matrix", "delta_rule_matrix", "selective_matrix", "ssd_matrix"]
 
 
 def delta_rule_matrix(q, k, beta, alpha) -> np.ndarray:
@@ -77,3 +77,27 @@ def conv_matrix(c, b, taps) -> np.ndarray:
     band = (lag >= 0) & (lag < width)
     weight = np.where(band, taps[np.clip(width - 1 - lag, 0, width - 1)], 0.0)
     return c[:, None] * weight * b[None, :]
+
+
+def selective_matrix(c, b, dt, a, d_skip: float = 0.0) -> np.ndarray:
+    """M of Mamba's selective scan (Gu & Dao 2023) for one channel:
+    ``h_t = e^{Δ_t A} ⊙ h_{t−1} + Δ_t B_t x_t`` (a decay per state dimension),
+    ``y_t = C_t · h_t + D x_t``, so ``M[t, s] = Σ_i C_t[i] B_s[i] Δ_s e^{A_i (Δ_{s+1} + … + Δ_t)}``
+    plus ``D`` on the diagonal.
+
+    ``c``, ``b``: (n, d_state); ``dt``: the channel's Δ (n,); ``a``: its A (d_state,)."""
+    c = np.asarray(c, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    dt = np.asarray(dt, dtype=np.float64)
+    a = np.asarray(a, dtype=np.float64)
+    n = c.shape[0]
+    cum = np.cumsum(dt)
+    gap = cum[:, None] - cum[None, :]  # Δ_{s+1} + … + Δ_t for s ≤ t
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    m = np.zeros((n, n))
+    for i in range(a.shape[0]):  # a few state dimensions: one n × n pass each
+        decay = np.exp(np.where(causal, a[i] * gap, -np.inf))
+        m += np.outer(c[:, i], b[:, i]) * decay
+    m *= dt[None, :]
+    m[np.diag_indices(n)] += d_skip
+    return m

@@ -396,3 +396,46 @@ def test_lightning_attention_is_its_decayed_linear_recurrence(built):
                     state = np.exp(-rates[h]) * state + (k[t, h] if t == s else 0.0)
                     direct[t, s] = q[t, h] @ state
             np.testing.assert_allclose(m, direct, atol=1e-9 * scale, rtol=1e-9)
+
+
+def test_jambas_mamba_is_its_selective_scan(built):
+    """Jamba's Mamba (1) layers: one head per channel, M @ x the scan's output before its
+    gate, and M the impulse response of h_t = e^{Δ_t A} ⊙ h_{t−1} + Δ_t B_t x_t,
+    y_t = C_t · h_t + D x_t written here."""
+    import importlib
+
+    if "jamba" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no Jamba")
+    module = importlib.import_module("transformers.models.jamba.modeling_jamba")
+    if not hasattr(module, "mamba_selective_scan"):
+        pytest.skip(f"transformers {transformers.__version__} scans Jamba's Mamba inline")
+    loaded = built("jamba")  # Mamba, softmax, Mamba, softmax
+    args = ("hidden_states", "dt", "A", "B", "C", "D")
+    for layer in (0, 2):
+        mixing = hf_mixing.capture_mixing(loaded, TEXT, layer)
+        assert mixing.kind == "Mamba"
+        raw = _raw_kernel_call(loaded, layer, ("mamba_selective_scan",), "mamba", args)
+        x = raw["hidden_states"][0].double().numpy()  # (channels, n)
+        gated = raw["out"][0].double().numpy()
+        z = raw["z"][0].double()
+        dt = torch.nn.functional.softplus(
+            raw["dt"][0].double() + raw["delta_bias"].double()[:, None]
+        )
+        dt, z = dt.numpy(), (z * torch.sigmoid(z)).numpy()  # silu
+        a = raw["A"].double().numpy()
+        b, c = raw["B"][0].double().numpy().T, raw["C"][0].double().numpy().T  # (n, state)
+        d = raw["D"].double().numpy()
+        channels, n = x.shape
+        assert mixing.heads == channels
+        for ch in range(0, channels, 7):
+            m = hf_mixing.prove_head(mixing, ch)
+            # The model's own output is gated after the scan: M @ x ⊙ silu(z) is it.
+            np.testing.assert_allclose((m @ x[ch]) * z[ch], gated[ch], atol=1e-5, rtol=0)
+            direct = np.zeros((n, n))
+            for s in range(n):
+                h = np.zeros(a.shape[1])
+                for t in range(n):
+                    impulse = 1.0 if t == s else 0.0
+                    h = np.exp(dt[ch, t] * a[ch]) * h + dt[ch, t] * b[t] * impulse
+                    direct[t, s] = c[t] @ h + d[ch] * impulse
+            np.testing.assert_allclose(m, direct, atol=1e-12, rtol=1e-9)
