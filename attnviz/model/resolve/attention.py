@@ -641,7 +641,8 @@ MATRIX_CORNERS = {
 
 
 def heatmap_data(workspace, name: str) -> DataArray:
-    """The heatmap's (and the editor's) array ``name``: scores, weights, output, q, k, v."""
+    """The heatmap's (and the editor's) array ``name``: scores, weights, output, mixing (a
+    real hybrid's other layers: their proven M, refusing S, A and O), q, k, v."""
     state, res = workspace.state, workspace.resolver.results
     tokens = tuple(state.tokens)
     if name in ("scores", "weights", "output", "mixing"):
