@@ -46,7 +46,8 @@ $(FLOOR)/.installed: $(VENV)/.installed-test
 test-floor: $(FLOOR)/.installed
 	PYTHONPATH=$(FLOOR) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
 	  tests/core/test_hf_capture.py tests/core/test_hf_families.py tests/model/test_real_model.py \
-	  tests/model/test_model_proof.py tests/core/test_hf_predict.py tests/core/test_hf_generate.py
+	  tests/model/test_model_proof.py tests/core/test_hf_predict.py tests/core/test_hf_generate.py \
+	  tests/core/test_hf_mixing.py tests/model/test_real_mixing.py
 
 # Every runtime dependency at the minimum pyproject.toml declares (packaging/floors.py),
 # installed beside the test venv: the self-test and a core + UI subset run against them. The
@@ -69,7 +70,7 @@ test-floors: $(FLOORS)/.installed
 	  --ignore tests/core/test_hf_predict.py --ignore tests/core/test_hf_generate.py \
 	  --ignore tests/core/test_hf_head_logits.py --ignore tests/core/test_hf_intervened.py \
 	  --ignore tests/core/test_induction.py --ignore tests/core/test_induction_model.py \
-	  --ignore tests/core/test_state_sizes.py
+	  --ignore tests/core/test_state_sizes.py --ignore tests/core/test_hf_mixing.py
 
 # ruff, then the layers, the Qt guard and the import circles as import-linter contracts
 # (pyproject.toml's tool.importlinter).

@@ -269,11 +269,16 @@ def _draw_picture(args, workspace, out: Path) -> int:
     lang = language.export_language(args.lang)
     if lang != "en" and not language.install_translations(app, lang):  # and the decimal comma
         print(f"attnviz export: no translation for {lang}; using English", file=sys.stderr)
+    from attnviz.model.fields import StateError
     from attnviz.model.panel_data import show_in_picture
     from attnviz.ui.export import ExportError, ExportSpec
     from attnviz.ui.panel_export import export_panel
 
-    show_in_picture(workspace, args.panel, args.matrix)
+    try:
+        show_in_picture(workspace, args.panel, args.matrix)
+    except StateError as exc:  # weights asked of a hybrid's Gated DeltaNet layer, …
+        print(f"attnviz export: {exc}", file=sys.stderr)
+        return 1
     spec = ExportSpec(args.width, args.height, args.theme, args.transparent, None, args.title)
     try:
         export_panel(workspace, args.panel, out, spec)

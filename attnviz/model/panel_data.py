@@ -84,7 +84,37 @@ def picture_refusal(workspace, panel: str) -> str | None:
     """
     if panel == "overview":
         return workspace.resolver_for("long").map_refusal()
-    return None
+    return not_softmax(workspace, panel)
+
+
+#: Panel → its arrays (None: all) that put the attention topic's q and k through a
+#: softmax: not what a hybrid's Gated DeltaNet, Mamba-2, … head computes.
+SOFTMAX_ARRAYS = {"steps": None, "gradient": None, "entropy": None, "spread": ("head",)}
+
+
+def not_softmax(workspace, panel: str, name: str | None = None) -> str | None:
+    """Why array ``name`` of ``panel`` (its pictures: None) is not shown for the head the
+    attention topic shows — a real model's head that is not softmax attention — in one
+    line naming its kind; None otherwise."""
+    if panel not in SOFTMAX_ARRAYS:
+        return None
+    names = SOFTMAX_ARRAYS[panel]
+    if name is not None and names is not None and name not in names:
+        return None
+    s = workspace.document["attention"]
+    if s.head != "model":
+        return None
+    from attnviz.model import real_mixing, real_model
+
+    cap = real_model.STORE.cached(s.model_path, s.model_text)
+    if cap is None or real_mixing.is_softmax_head(cap, s.layer, s.model_head):
+        return None
+    kind = real_mixing.head_kind(cap, s.layer, s.model_head)
+    return (
+        f"layer {s.layer} head {s.model_head} of {cap.name} is {kind}, not softmax attention: "
+        f"the {panel} panel's softmax is not what it computes; its mixing matrix is the "
+        "heatmap's (--matrix mixing)"
+    )
 
 
 def panel_data(workspace, panel: str, name: str) -> DataArray:
@@ -93,6 +123,9 @@ def panel_data(workspace, panel: str, name: str) -> DataArray:
     if name not in names:
         known = ", ".join(names) or "none (this panel exports pictures only)"
         raise ValueError(f"panel {panel!r} has no data {name!r}; known: {known}")
+    problem = not_softmax(workspace, panel, name)
+    if problem:
+        raise ValueError(problem)
     out = panel_spec(panel).reader(workspace, name)
     if not isinstance(out, DataArray):
         out = DataArray(np.asarray(out))

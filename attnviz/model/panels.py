@@ -105,7 +105,7 @@ PANELS: tuple[PanelSpec, ...] = (
     # editor): three shares against the controls' and the editor's two.
     PanelSpec(
         "heatmap", 20, "right", "attention", QT_TRANSLATE_NOOP("Panels", "Attention matrix"),
-        weight=3, data=("scores", "weights", "output", "q", "k", "v", *HEATMAP_COMPARE),
+        weight=3, data=("scores", "weights", "output", "mixing", "q", "k", "v", *HEATMAP_COMPARE),
         reader=_heatmap_reader, shows="attention.matrix",
     ),
     # Five keys and the row names of ① to ③ side by side, in the hall's type.

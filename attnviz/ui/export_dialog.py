@@ -51,6 +51,7 @@ class ExportDialog(QDialog):
             "scores": self.tr("S  scores"),
             "weights": self.tr("A  weights"),
             "output": self.tr("O  output"),
+            "mixing": self.tr("M  mixing"),
         }
         for name in MATRICES:
             self.matrix.addItem(names[name], name)

@@ -30,7 +30,7 @@ from attnviz.ui.widgets.numbers import fmt_g
 _C = "HeatmapPanel"
 #: pyqtgraph maps behind the state's colormap names; the diverging one is for scores.
 PG_COLORMAPS = {"diverging": "CET-D1"}
-SYMBOLS = {"scores": "S", "weights": "A", "output": "O"}
+SYMBOLS = {"scores": "S", "weights": "A", "output": "O", "mixing": "M"}
 #: What each matrix (and the weights with a sink) means, under its formula.
 NOTES = {
     "scores": QT_TRANSLATE_NOOP("HeatmapPanel", "how well each query matches each key"),
@@ -38,6 +38,9 @@ NOTES = {
         "HeatmapPanel", "each row is a probability distribution over the keys"
     ),
     "output": QT_TRANSLATE_NOOP("HeatmapPanel", "each row is the query's mix of the values"),
+    "mixing": QT_TRANSLATE_NOOP(
+        "HeatmapPanel", "row t: how much of each value v_s the output at t takes"
+    ),
     "sink": QT_TRANSLATE_NOOP(
         "HeatmapPanel",
         "each row gives part of its weight to the sink and spreads the rest "
@@ -139,6 +142,11 @@ def formula(state: AttentionState, matrix: str) -> str:
             tuning, floor = fmt_g(terms.tuning, 4), terms.tuning_floor
             text += f"   (τᵢ = 1 + {tuning}·ln(⌊(i + 1)/{floor}⌋ + 1))"
         return text
+    if matrix == "mixing":
+        kind = mixing_kind(state)
+        if kind.startswith("softmax"):  # a softmax head mixes its values by its weights
+            return "out = M·V,  M = A = " + formula(state, "weights").partition(" = ")[2]
+        return "out = M·V"  # the heading above names the layer's kind
     if matrix == "weights":
         if terms.sink is not None:
             return f"A = e^S / (Σ e^S + e^{fmt_g(terms.sink, 4)})   (sink)"
@@ -154,6 +162,18 @@ def _capture(state: AttentionState):
     from attnviz.model.real_model import STORE
 
     return STORE.cached(state.model_path, state.model_text)
+
+
+def mixing_kind(state: AttentionState) -> str:
+    """The kind of token mixing the shown head does: a real model layer's kind
+    (``"Gated DeltaNet"``, ``"softmax (NoPE)"``, …), else ``"softmax"``."""
+    cap = _capture(state)
+    if cap is None or not 0 <= state.layer < cap.layer_count:
+        return "softmax"
+    from attnviz.model.real_mixing import head_kind
+
+    # Falcon-H1's SSM heads, beside its attention heads, are Mamba-2's.
+    return head_kind(cap, state.layer, state.model_head)
 
 
 def model_name(state: AttentionState) -> str:
@@ -176,8 +196,22 @@ def model_heading(state: AttentionState) -> str:
     text = text.replace("%3", str(state.model_head))
     cap = _capture(state)
     if cap is not None and 0 <= state.layer < cap.layer_count:
-        text += " · " + cap.layer_kind(state.layer)  # a mechanism's name, as papers write it
+        text += " · " + mixing_kind(state)  # a mechanism's name, as papers write it
     return text
+
+
+def not_softmax_note(state: AttentionState) -> str:
+    """At a real model's head that is not softmax attention (a Gated DeltaNet, Mamba-2, …
+    layer, shown by its mixing matrix): a line saying that a softmax of its q and k is not
+    what the model computes; "" elsewhere."""
+    kind = mixing_kind(state) if state.head == "model" else "softmax"
+    if kind.startswith("softmax"):
+        return ""
+    return QCoreApplication.translate(
+        "HeatmapPanel",
+        "%1 is not softmax attention: these steps put its q and k through a softmax the "
+        "model never computes; how it mixes its tokens is the heatmap's M",
+    ).replace("%1", kind)
 
 
 def model_heading_html(state: AttentionState) -> str:
@@ -243,4 +277,9 @@ def configure_view(view: HeatmapView, state: AttentionState, results: Results) -
     view.set_colormap(colormap_for(state.colormap))
     view.set_labels(state.tokens, shown_column_labels(state, matrix, width))
     set_axis_titles(view, state)
-    show_picture(view, state, results.picture(matrix))
+    pic = results.picture(matrix)
+    if pic.entropy is None and getattr(
+        view, "entropy_shown", True
+    ):  # a hybrid's other layer: no softmax rows
+        view.set_entropy_shown(False)
+    show_picture(view, state, pic)

@@ -646,6 +646,14 @@
         <translation>O: para cada consulta, a mistura dos valores ponderada pelos pesos</translation>
     </message>
     <message>
+        <source>M  mixing  out = M·V</source>
+        <translation>M  mistura  out = M·V</translation>
+    </message>
+    <message>
+        <source>M: every token mixer&apos;s matrix; a softmax head&apos;s is A, a hybrid&apos;s other layers (Gated DeltaNet, …) their own, proven against the model</source>
+        <translation>M: a matriz de todo misturador de tokens; a de uma cabeça softmax é A, as das outras camadas de um híbrido (Gated DeltaNet, …) são as delas, conferidas contra o modelo</translation>
+    </message>
+    <message>
         <source>diverging (for scores)</source>
         <translation>divergente (para pontuações)</translation>
     </message>
@@ -1168,6 +1176,10 @@
     <message>
         <source>O  output</source>
         <translation>O  saída</translation>
+    </message>
+    <message>
+        <source>M  mixing</source>
+        <translation>M  mistura</translation>
     </message>
     <message>
         <source>&amp;Matrix</source>
@@ -1699,6 +1711,10 @@
         <translation>cada linha é a mistura de valores da sua consulta</translation>
     </message>
     <message>
+        <source>row t: how much of each value v_s the output at t takes</source>
+        <translation>linha t: quanto de cada valor v_s a saída em t recebe</translation>
+    </message>
+    <message>
         <source>each row gives part of its weight to the sink and spreads the rest over the keys: rows sum to less than 1</source>
         <translation>cada linha dá parte do seu peso ao sumidouro e espalha o resto pelas chaves: as linhas somam menos que 1</translation>
     </message>
@@ -1706,6 +1722,10 @@
         <source>%1 · layer %2 · head %3</source>
         <extracomment>Automatic levels of the weights: a probability is between 0 and 1.</extracomment>
         <translation>%1 · camada %2 · cabeça %3</translation>
+    </message>
+    <message>
+        <source>%1 is not softmax attention: these steps put its q and k through a softmax the model never computes; how it mixes its tokens is the heatmap&apos;s M</source>
+        <translation>%1 não é atenção softmax: estes passos levam seus q e k por um softmax que o modelo nunca calcula; como a camada mistura os tokens é a M do mapa de calor</translation>
     </message>
     <message>
         <source>RoPE: d_k = 1 has no pair of dimensions to turn, so nothing moves</source>

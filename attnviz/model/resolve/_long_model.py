@@ -117,6 +117,14 @@ def model_head(document) -> ModelHead:
     cap = s.capture() if s.head == "model" else None
     if cap is None:
         raise ValueError(NO_MODEL_HEAD)
+    from attnviz.model.real_mixing import head_kind, is_softmax_head
+
+    if not is_softmax_head(cap, s.layer, s.model_head):  # a hybrid's Gated DeltaNet, …
+        raise ValueError(
+            f"layer {s.layer} head {s.model_head} of {cap.name} is "
+            f"{head_kind(cap, s.layer, s.model_head)}, not softmax attention: the long map "
+            "draws softmax weights; its mixing matrix is the heatmap's (--matrix mixing)"
+        )
     return ModelHead(
         s.q,
         s.k,

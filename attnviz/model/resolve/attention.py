@@ -125,9 +125,16 @@ class Results:
     rope_pairs: int = 0
     #: Pooled pictures of matrices too large to draw cell by cell, by matrix name.
     pictures: dict = field(default_factory=dict)
+    #: A real model layer's proven mixing matrix and its kind (:mod:`attnviz.model.
+    #: real_mixing`); None: the head's own softmax weights are its mixing matrix.
+    mixing: np.ndarray | None = None
+    mixing_kind: str = "softmax"
 
     def matrix(self, name: str) -> np.ndarray:
-        """The matrix a heatmap shows: ``scores``, ``weights`` or ``output``."""
+        """The matrix a heatmap shows: ``scores``, ``weights``, ``output`` or ``mixing``
+        (M of ``out = M v``: a softmax head's weights, or :attr:`mixing`)."""
+        if name == "mixing":
+            return self.attention.weights if self.mixing is None else self.mixing
         if name == "scores":
             return self.attention.scores
         if name == "weights":
@@ -139,6 +146,8 @@ class Results:
     def row(self, name: str, i: int) -> np.ndarray:
         """Row ``i`` of ``scores``, ``weights`` or ``output`` (a long sentence's is computed
         now: it keeps no n × n matrix)."""
+        if name == "mixing":
+            return self.row("weights", i) if self.mixing is None else self.mixing[i]
         if isinstance(self.attention, RowBlockAttention):
             return self.attention.row(name, i)
         return self.matrix(name)[i]
@@ -154,13 +163,44 @@ class Results:
         found = self.pictures.get(name)
         if found is not None:
             return found
-        if isinstance(self.attention, RowBlockAttention):
+        if name == "mixing" and self.mixing is None:
+            return self.picture("weights")  # a softmax head mixes by its weights
+        if isinstance(self.attention, RowBlockAttention) and name != "mixing":
             pic = self.attention.picture(name)  # another float32 pass, no n × n array
         else:
             mask = None if name == "output" else self.mask
-            pic = picture(self.matrix(name), mask, self.attention.entropy)
+            # A hybrid's other layer has no softmax rows: no entropy strip beside its M.
+            entropy = None if name == "mixing" else self.attention.entropy
+            pic = picture(self.matrix(name), mask, entropy)
         self.pictures[name] = pic
         return pic
+
+
+def computed_matrix(name: str) -> str:
+    """The matrix the attention pass computes for the shown ``name``: a head's mixing
+    matrix is its weights (a real model's other layers come proven from elsewhere)."""
+    return "weights" if name == "mixing" else name
+
+
+def shown_mixing(state: AttentionState) -> tuple[np.ndarray | None, str]:
+    """``(M, kind)`` of a real model's layer shown as its mixing matrix, when the state
+    shows one (``matrix = "mixing"`` on a model head at a layer without softmax
+    attention); ``(None, "softmax")`` otherwise: the head's weights are its M. The matrix
+    was proven when the layer was selected (:mod:`attnviz.model.topics._attention_model`)."""
+    if state.head != "model" or state.matrix != "mixing":
+        return None, "softmax"
+    from attnviz.model import real_mixing, real_model
+
+    try:
+        cap = real_model.STORE.cached(state.model_path, state.model_text)
+        if cap is None or real_mixing.is_softmax_head(cap, state.layer, state.model_head):
+            return None, "softmax" if cap is None else cap.layer_kind(state.layer)
+        kind, m = real_mixing.mixing_matrix(
+            state.model_path, state.model_text, state.layer, state.model_head
+        )
+    except real_model.ModelError:
+        return None, "softmax"  # refused when the layer was selected; nothing else to show
+    return (m if m.shape[0] == state.n else None), kind
 
 
 def mask_key(state: AttentionState) -> tuple:
@@ -190,7 +230,10 @@ def _model_selection(key: tuple) -> np.ndarray | None:
 
     path, text, layer = key
     try:
-        return real_model.STORE.capture(path, text).layer(layer).selected
+        cap = real_model.STORE.capture(path, text)
+        if cap.captured(layer) is None:
+            return None  # a hybrid's other layer: causal, no indexer
+        return cap.layer(layer).selected
     except real_model.ModelError as exc:
         raise ValueError(str(exc)) from None
 
@@ -478,9 +521,11 @@ class Resolver:
     def _results(self, steps: QuerySteps) -> Results:
         q, k = self._qk
         pairs = self._qk_cache[2][0] // 2 if self._qk_cache[2] is not None else 0
+        mixing, kind = shown_mixing(self.state)
         return Results(
-            self.generation, self._mask, self._attention, steps, q, k, pairs, self._pictures
-        )
+            self.generation, self._mask, self._attention, steps, q, k, pairs, self._pictures,
+            mixing, kind,
+        )  # fmt: skip
 
     def _rope_key(self) -> tuple | None:
         return rope_key(self.state, self.positions)
@@ -496,7 +541,7 @@ class Resolver:
             self._rope_key(),
             self._qk_cache,
             self._mask_cache,
-            s.matrix,
+            computed_matrix(s.matrix),
             s.score_terms(),
             stale,
         )
@@ -551,7 +596,8 @@ class Resolver:
         else:
             mask, hidden = mask_from_key(key), None
         c = score_scale(s.d_k, s.scale, s.temperature)
-        self.preview = preview(kept, c, mask, s.matrix, s.score_terms(), hidden)
+        shown = computed_matrix(s.matrix)
+        self.preview = preview(kept, c, mask, shown, s.score_terms(), hidden)
         self.resolved.emit(self.results, frozenset({PREVIEW}))
 
     def _on_stale(self, _job_id: int, out: tuple) -> None:
@@ -587,6 +633,7 @@ def _same(a, b) -> bool:
 ENTROPY_COLUMNS = ("entropy", "ln keys seen")
 #: A heatmap matrix's CSV corner: its symbol, and that rows are queries.
 MATRIX_CORNERS = {
+    "mixing": "M: query \\ column",
     "scores": "S: query \\ column",
     "weights": "A: query \\ column",
     "output": "O: query \\ column",
@@ -594,10 +641,15 @@ MATRIX_CORNERS = {
 
 
 def heatmap_data(workspace, name: str) -> DataArray:
-    """The heatmap's (and the editor's) array ``name``: scores, weights, output, q, k, v."""
+    """The heatmap's (and the editor's) array ``name``: scores, weights, output, mixing (a
+    real hybrid's other layers: their proven M, refusing S, A and O), q, k, v."""
     state, res = workspace.state, workspace.resolver.results
     tokens = tuple(state.tokens)
-    if name in ("scores", "weights"):
+    if name in ("scores", "weights", "output", "mixing"):
+        proven = _model_mixing(state, name)
+        if proven is not None:
+            return DataArray(proven, tokens, tokens, corner=MATRIX_CORNERS[name])
+    if name in ("scores", "weights", "mixing"):
         return DataArray(res.matrix(name), tokens, tokens, corner=MATRIX_CORNERS[name])
     if name == "output":
         output = res.attention.output  # a long sentence's is computed when read: once
@@ -606,6 +658,28 @@ def heatmap_data(workspace, name: str) -> DataArray:
         return DataArray(output, tokens, labels, corner=MATRIX_CORNERS[name])
     arr = {"q": res.q, "k": res.k, "v": state.v}[name]
     return DataArray(arr, tokens, None)
+
+
+def _model_mixing(state: AttentionState, name: str) -> np.ndarray | None:
+    """At a real model's layer without softmax attention: its proven mixing matrix for
+    ``mixing``, a ``ValueError`` naming the layer's kind for S, A or O (it has none);
+    None elsewhere (the head's own arrays are exported)."""
+    if state.head != "model":
+        return None
+    from attnviz.model import real_mixing, real_model
+
+    cap = real_model.STORE.cached(state.model_path, state.model_text)
+    if cap is None or real_mixing.is_softmax_head(cap, state.layer, state.model_head):
+        return None
+    if real_mixing.is_softmax(cap, state.layer) and not real_mixing.beside(cap, state.layer):
+        return None  # a head out of range: refused by the topic
+    if name != "mixing":
+        raise ValueError(real_mixing.refuse_weights(cap, state.layer, name, state.model_head))
+    try:
+        path, text = state.model_path, state.model_text
+        return real_mixing.mixing_matrix(path, text, state.layer, state.model_head)[1]
+    except real_model.ModelError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def steps_softmax(state: AttentionState, steps: QuerySteps) -> SoftmaxRow:

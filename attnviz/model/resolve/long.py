@@ -197,7 +197,7 @@ def run_overview(values: dict, progress=None, cancel=None, source=None) -> Overv
 
 def _run_model(v: dict, source, progress, is_set, t0: float) -> Overview:
     if source is None:
-        raise ValueError(_long_model.NO_MODEL_HEAD)
+        raise ValueError(v.get("model_refusal") or _long_model.NO_MODEL_HEAD)
     rows = _long_model.row_blocks(source)
     amap = _long_model.model_map(rows, v["bins"], v["reduce"], progress, is_set)
     return Overview(
@@ -395,8 +395,8 @@ class LongResolver(LazyResolver):
         says what to open."""
         try:
             src = _long_model.model_head(self.document)
-        except ValueError:
-            return v, None
+        except ValueError as exc:  # kept for the map's job to say (not a field)
+            return dict(v, model_refusal=str(exc)), None
         n = src.n
         v = dict(
             v,
@@ -419,7 +419,8 @@ class LongResolver(LazyResolver):
         no model open), in one line; None when it can."""
         res = self.results
         if res.values["head"] == "model" and res.source is None:
-            return _long_model.NO_MODEL_HEAD
+            # No model open, or a hybrid's head that is not softmax attention: which one.
+            return res.values.get("model_refusal") or _long_model.NO_MODEL_HEAD
         return None
 
     def cached_overview(self, key: tuple | None = None) -> Overview | None:

@@ -24,9 +24,28 @@ def check_consistency(v: dict, old: dict) -> None:
     check_projections(v)
     if v["head"] == "model" and not v["model_path"]:
         raise StateError(NO_MODEL)
+    _check_model_matrix(v, old)
     _check_arrays(v, n)
     _check_per_token(v, n)
     _check_gradient(v)
+
+
+def _check_model_matrix(v: dict, old: dict) -> None:
+    """A real model's layer without softmax attention shows its mixing matrix only: asking
+    for its weights, scores or output is refused naming the layer's kind (looked up when
+    the matrix or the layer changes, in the capture already held)."""
+    if v["head"] != "model" or v["matrix"] == "mixing":
+        return
+    same = all(v[k] == old[k] for k in ("matrix", "layer", "model_head", "head"))
+    if same:
+        return
+    from attnviz.model import real_mixing, real_model
+
+    cap = real_model.STORE.cached(v["model_path"], v["model_text"])
+    layer, head = v["layer"], v["model_head"]
+    problem = None if cap is None else real_mixing.refuse_weights(cap, layer, v["matrix"], head)
+    if problem:
+        raise StateError(problem)
 
 
 def _check_tokens(v: dict, old: dict) -> None:

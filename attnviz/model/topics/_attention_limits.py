@@ -11,7 +11,9 @@ from attnviz.core.heads import HEAD_KINDS
 #: Head sources: vectors typed by hand, one of the synthetic heads, learned projections
 #: of token embeddings (many heads), or a real model's head.
 HEAD_SOURCES = ("manual", *HEAD_KINDS, "projections", "model")
-MATRICES = ("scores", "weights", "output")
+#: ``mixing``: the matrix M of ``out_t = Σ_s M[t, s] v_s`` (a softmax head's weights; a
+#: real hybrid's other layers, their own proven M).
+MATRICES = ("scores", "weights", "output", "mixing")
 COLORMAPS = ("viridis", "cividis", "magma", "inferno", "plasma", "diverging")
 #: Number formats of the steps panel's naive softmax (float16 overflows first).
 SOFTMAX_DTYPES = ("float64", "float32", "float16")

@@ -4,6 +4,8 @@ real model's head, from the sentence captured in :mod:`attnviz.model.real_model`
 
 from __future__ import annotations
 
+import numpy as np
+
 from attnviz.core.wording import counted
 from attnviz.model.fields import StateError
 from attnviz.model.topics._attention_limits import MAX_D_MODEL, MAX_HEADS, MODEL_KEYS
@@ -42,6 +44,12 @@ def follow_model(new: dict, old: dict, given: set[str], arrays_given: bool) -> N
     cap = model_capture(new)
     other = switched or given & {"model_path", "model_text"}
     _select_head(new, given, cap, other)
+    from attnviz.model.real_mixing import is_softmax_head
+
+    if not is_softmax_head(cap, new["layer"], new["model_head"]):
+        # A hybrid's Gated DeltaNet, Mamba-2, … layer, or an SSM head beside attention.
+        _follow_mixing_layer(new, given, cap, other)
+        return
     lc = cap.layer(new["layer"])
     new["tokens"] = real_model.display_tokens(cap)
     new.update(real_model.head_arrays(cap, new["layer"], new["model_head"]))
@@ -66,12 +74,7 @@ def _select_head(new: dict, given: set[str], cap, other) -> None:
             f"layer {new['layer']} is outside 0…{layers - 1} "
             f"({cap.name} has {counted(layers, 'layer')})"
         )
-    from attnviz.model import real_model
-
-    try:
-        heads = cap.layer(new["layer"]).q.shape[0]
-    except real_model.ModelError as exc:  # a hybrid's Gated DeltaNet, Mamba-2, … layer
-        raise StateError(str(exc)) from None
+    heads = _heads_of(new, given, cap)
     if other and "model_head" not in given and new["model_head"] >= heads:
         new["model_head"] = heads - 1
     if not 0 <= new["model_head"] < heads:
@@ -79,6 +82,60 @@ def _select_head(new: dict, given: set[str], cap, other) -> None:
             f"model_head {new['model_head']} is outside 0…{heads - 1} "
             f"({cap.name} has {counted(heads, 'query head')} per layer)"
         )
+
+
+def _heads_of(new: dict, given: set[str], cap) -> int:
+    """The heads of the selected layer: its query heads; at a layer without softmax
+    attention the heads of its mixing matrix (captured now), and beside a softmax
+    attention (Falcon-H1) the attention heads, then the SSM heads. A mixing head is shown
+    as ``matrix = "mixing"`` only: an update that asks for another matrix there is
+    refused naming its kind."""
+    from attnviz.model import real_mixing, real_model
+
+    layer, head = new["layer"], new["model_head"]
+    attention = real_mixing.softmax_heads(cap, layer)
+    if attention and (not real_mixing.beside(cap, layer) or 0 <= head < attention):
+        return attention  # (an SSM head beside them is counted only when asked for)
+    if "matrix" in given and new["matrix"] != "mixing":
+        raise StateError(real_mixing.refuse_weights(cap, layer, new["matrix"], head))
+    try:
+        return (
+            attention + real_mixing.layer_mixing(new["model_path"], new["model_text"], layer).heads
+        )
+    except real_model.ModelError as exc:  # a kind attnviz does not capture (yet)
+        raise StateError(str(exc)) from None
+
+
+def _follow_mixing_layer(new: dict, given: set[str], cap, other) -> None:
+    """A layer without softmax attention (or an SSM head beside it): the model's tokens,
+    and as Q, K, V the head's q, k and v as its mixing core reads them (a Mamba-2 head's
+    C, B and x); the heatmap shows its mixing matrix."""
+    from attnviz.model import real_mixing, real_model
+
+    path, text, layer, head = (new[k] for k in ("model_path", "model_text", "layer", "model_head"))
+    try:
+        # Proven before anything shows it: M @ v against the model's own kernel output.
+        real_mixing.mixing_matrix(path, text, layer, head)
+    except real_model.ModelError as exc:
+        raise StateError(str(exc)) from None
+    found = real_mixing.layer_mixing(path, text, layer)
+    head -= real_mixing.softmax_heads(cap, layer)  # its SSM heads come after attention's
+    n = found.v.shape[1]
+    new["tokens"] = real_model.display_tokens(cap)
+    for name in ("q", "k", "v"):
+        arr = np.array(getattr(found, name)[head], dtype=np.float64)
+        arr.flags.writeable = False
+        new[name] = arr
+    new["d_k"] = found.q.shape[2]
+    follow = {"causal": True, "window": 0, "chunk": 0, "padding": (True,) * n,
+              "segments": (0,) * n, "temperature": 1.0, "softcap": 0.0, "alibi": 0.0,
+              "sink": False, "sink_logit": 0.0, "tuning": 0.0, "matrix": "mixing"}  # fmt: skip
+    if other:
+        follow |= {"rope": False, "scale": True, "preset_id": ""}
+    for name, value in follow.items():
+        if name not in given:
+            new[name] = value
+    _follow_head_layout(new, given, cap)
 
 
 def _softmax_layer(cap, layer: int) -> int:

@@ -61,6 +61,14 @@ _MATRIX_TEXT = {
         QT_TRANSLATE_NOOP("ControlsPanel", "O  output  A·V"),
         QT_TRANSLATE_NOOP("ControlsPanel", "O: each query's weighted mix of the values"),
     ),
+    "mixing": (
+        QT_TRANSLATE_NOOP("ControlsPanel", "M  mixing  out = M·V"),
+        QT_TRANSLATE_NOOP(
+            "ControlsPanel",
+            "M: every token mixer's matrix; a softmax head's is A, a hybrid's other layers "
+            "(Gated DeltaNet, …) their own, proven against the model",
+        ),
+    ),
 }
 _COLORMAP_TEXT = {"diverging": QT_TRANSLATE_NOOP("ControlsPanel", "diverging (for scores)")}
 

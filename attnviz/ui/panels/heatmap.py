@@ -160,12 +160,21 @@ class HeatmapPanel(Panel):
             self._show(pic)
 
     def _show(self, pic) -> None:
+        self._fit_strip(pic)
         show_picture(self.view, self.state, pic)
         self._drawn_picture = pic
+
+    def _fit_strip(self, pic) -> None:
+        """The entropy strip where the picture has row entropies (a hybrid's Gated
+        DeltaNet or Mamba-2 M has no softmax rows: its room goes to the matrix)."""
+        want = self._entropy_wanted and self._compare is None and pic.entropy is not None
+        if getattr(self.view, "entropy_shown", True) != want:
+            self.view.set_entropy_shown(want)
 
     def _on_matrix_changed(self) -> None:
         configure_view(self.view, self.state, self.resolver.results)
         self._drawn_picture = self.resolver.results.picture(self.state.matrix)
+        self._fit_strip(self._drawn_picture)
         self._on_scale_changed()
 
     def _on_tokens_changed(self) -> None:

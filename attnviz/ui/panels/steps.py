@@ -12,6 +12,8 @@ large fonts; the worked sum and the help text follow and may scroll.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
@@ -19,7 +21,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 from attnviz.model.resolve import QuerySteps
 from attnviz.model.resolve.attention import shown_steps, steps_softmax
 from attnviz.model.resolve.result_names import STEPS
-from attnviz.ui.heatmap_look import model_heading_html
+from attnviz.ui.heatmap_look import model_heading_html, not_softmax_note
 from attnviz.ui.panel_base import Panel
 from attnviz.ui.preset_strings import preset_text
 from attnviz.ui.widgets.binding import bind, blocked, scaled_font
@@ -256,6 +258,9 @@ class StepsPanel(Panel):
 
     def _on_head_changed(self) -> None:
         heading = model_heading_html(self.state)
+        note = not_softmax_note(self.state)  # a hybrid's Gated DeltaNet, Mamba-2, … head
+        if note:
+            heading += f"<span style='color: #d62728'>{html.escape(note)}</span>"
         self.model_line.setText(heading.removesuffix("<br>"))
         self.model_line.setVisible(bool(heading))
 
