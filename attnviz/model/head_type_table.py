@@ -8,6 +8,8 @@ The definitions are the tooltips' and the CSV's; the numbers are
 
 from __future__ import annotations
 
+import numpy as np
+
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
 
 #: The types, in the export's order.
@@ -78,3 +80,26 @@ DEFINITIONS = {
 HEAD_TYPE_CHOICES = ("strongest", *TYPES)
 #: ``display.layers_view``: what the layers panel draws (each a ``--matrix`` name).
 LAYERS_VIEWS = ("weights", "head_types", "rollout")
+
+#: The narrower types the local window holds (each a key within ``|t − s| ≤ 2``).
+IN_WINDOW = ("previous", "self", "next")
+
+
+def strongest(scores) -> tuple[np.ndarray, np.ndarray]:
+    """``(index, value)`` of each head's strongest type (``(..., types)`` → two ``(...)``
+    arrays); -1 and NaN where a head has no score (a layer of another kind).
+
+    The local window holds the previous token, the token itself and the next: a head
+    counts as local only when none of those three holds half of its local score, so a
+    previous-token head is called one, not local.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    filled = np.where(np.isnan(s), -np.inf, s)
+    local = TYPES.index("local")
+    narrow = filled[..., [TYPES.index(t) for t in IN_WINDOW]].max(axis=-1)
+    spread = narrow < 0.5 * filled[..., local]
+    filled[..., local] = np.where(spread, filled[..., local], -np.inf)
+    index = filled.argmax(axis=-1)
+    value = np.take_along_axis(filled, index[..., None], axis=-1)[..., 0]
+    empty = ~np.isfinite(value)
+    return np.where(empty, -1, index), np.where(empty, np.nan, value)
