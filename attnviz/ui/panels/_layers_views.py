@@ -26,11 +26,6 @@ from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.rollout_view import RolloutView
 from attnviz.ui.workers import run_in_pool
 
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("LayersViews", text)
-
-
 #: What each view is called in its box, and what its tooltip says.
 VIEW_TEXTS = {
     "weights": (
@@ -65,33 +60,50 @@ class LayersViewsMixin:
         self.view.setObjectName("layers_view")
         for i, name in enumerate(LAYERS_VIEWS):
             text, tip = VIEW_TEXTS[name]
-            self.view.addItem(_tr(text), name)
-            self.view.setItemData(i, _tr(tip), Qt.ItemDataRole.ToolTipRole)
-        self.view.setToolTip(_tr("What the figure shows of the model"))
+            self.view.addItem(QCoreApplication.translate("LayersViews", text), name)
+            self.view.setItemData(
+                i, QCoreApplication.translate("LayersViews", tip), Qt.ItemDataRole.ToolTipRole
+            )
+        self.view.setToolTip(
+            QCoreApplication.translate("LayersViews", "What the figure shows of the model")
+        )
         self.view.activated.connect(
             lambda _i: self._write_display(self.view, layers_view=self.view.currentData())
         )
-        label = QLabel(_tr("&View"))
+        label = QLabel(QCoreApplication.translate("LayersViews", "&View"))
         label.setBuddy(self.view)
         self.type_pick = QComboBox()
         self.type_pick.setObjectName("head_type")
-        self.type_pick.addItem(_tr("strongest type"), "strongest")
+        self.type_pick.addItem(
+            QCoreApplication.translate("LayersViews", "strongest type"), "strongest"
+        )
         self.type_pick.setItemData(
             0,
-            _tr("Each head in the colour of its highest score, as strong as that score"),
+            QCoreApplication.translate(
+                "LayersViews",
+                "Each head in the colour of its highest score, as strong as that score",
+            ),
             Qt.ItemDataRole.ToolTipRole,
         )
         for i, name in enumerate(TYPES, start=1):
             self.type_pick.addItem(type_label(name), name)
             tip = QCoreApplication.translate("HeadTypes", DEFINITIONS[name])
             self.type_pick.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
-        self.type_pick.setToolTip(_tr("Colour the heads by their strongest type or by one score"))
+        self.type_pick.setToolTip(
+            QCoreApplication.translate(
+                "LayersViews", "Colour the heads by their strongest type or by one score"
+            )
+        )
         self.type_pick.activated.connect(
             lambda _i: self._write_display(self.type_pick, head_type=self.type_pick.currentData())
         )
         self.flow_token = QComboBox()
         self.flow_token.setObjectName("flow_token")
-        self.flow_token.setToolTip(_tr("The token whose flow across the layers is drawn"))
+        self.flow_token.setToolTip(
+            QCoreApplication.translate(
+                "LayersViews", "The token whose flow across the layers is drawn"
+            )
+        )
         self.flow_token.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -153,7 +165,10 @@ class LayersViewsMixin:
         if view == "weights":
             return
         if cap is None:
-            text = _tr("Open a model (File → Open Model…) to see its heads by type and rollout.")
+            text = QCoreApplication.translate(
+                "LayersViews",
+                "Open a model (File → Open Model…) to see its heads by type and rollout.",
+            )
             self.types_grid.set_message(text)
             self.rollout_view.set_message(text)
             self.views_note.clear()
@@ -178,9 +193,10 @@ class LayersViewsMixin:
             return
         self.rollout_view.set_flow(flow, tokens, self.state.selected_query)
         self.views_note.setText(
-            _tr(
+            QCoreApplication.translate(
+                "LayersViews",
                 "Rollout counts the residual stream as half of each layer; it is a model of "
-                "how tokens mix, not a proof of what the output depends on."
+                "how tokens mix, not a proof of what the output depends on.",
             )
         )
 
@@ -190,7 +206,9 @@ class LayersViewsMixin:
         if key == self._types_key:
             return  # shown, or on its way
         self._types_key = key
-        self.types_grid.set_message(_tr("Scoring every head…"))
+        self.types_grid.set_message(
+            QCoreApplication.translate("LayersViews", "Scoring every head…")
+        )
         kinds = layer_kinds(cap)
 
         def done(result) -> None:
@@ -205,10 +223,11 @@ class LayersViewsMixin:
             half = len(result.induction_text.split()) // 2
             self.views_note.setText(
                 fill(
-                    _tr(
+                    QCoreApplication.translate(
+                        "LayersViews",
                         "Induction: scored on %1 random tokens of the model's vocabulary "
                         "(seed %2) written twice; the other types on the sentence shown. "
-                        "Hover a head for every score."
+                        "Hover a head for every score.",
                     ),
                     half,
                     SEED,

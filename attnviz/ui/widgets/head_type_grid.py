@@ -43,10 +43,6 @@ TYPE_COLORS = {
 MIN_STRENGTH = 0.12
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("HeadTypeGrid", text)
-
-
 def type_label(name: str) -> str:
     """The translated label of type ``name``."""
     return QCoreApplication.translate("HeadTypes", LABELS[name])
@@ -136,7 +132,9 @@ class HeadTypeGrid(PaintedWidget):
         """``(left, top, tile, gap)``."""
         metrics = QFontMetricsF(self.font())
         layers, heads = self.scores.shape[:2]
-        label = _tr("layer %1").replace("%1", str(max(layers - 1, 0)))
+        label = QCoreApplication.translate("HeadTypeGrid", "layer %1").replace(
+            "%1", str(max(layers - 1, 0))
+        )
         left = metrics.horizontalAdvance(label) + 16
         top = self._line() * 1.3
         w = self.width() - left - 4
@@ -207,7 +205,7 @@ class HeadTypeGrid(PaintedWidget):
             painter.drawText(
                 QRectF(4, top + i * tile, left - 12, tile - gap),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                _tr("layer %1").replace("%1", str(i)),
+                QCoreApplication.translate("HeadTypeGrid", "layer %1").replace("%1", str(i)),
             )
         for i in range(layers):
             if np.isnan(self.scores[i]).all():
@@ -249,9 +247,9 @@ class HeadTypeGrid(PaintedWidget):
     def _paint_footer(self, painter, fg, metrics, y: float) -> None:
         line = self._line()
         if self.chosen != "strongest":
-            caption = _tr("each head: its %1 score · columns: heads").replace(
-                "%1", type_label(self.chosen)
-            )
+            caption = QCoreApplication.translate(
+                "HeadTypeGrid", "each head: its %1 score · columns: heads"
+            ).replace("%1", type_label(self.chosen))
             bar_width = min(200.0, max(60.0, self.width() * 0.25))
             geometry = (y + line * 0.4, line, bar_width, self.width())
             paint_unit_bar(
@@ -282,7 +280,11 @@ class HeadTypeGrid(PaintedWidget):
         parts = [
             f"{type_label(TYPES[i])} {fmt(float(s[i]), 2)}" for i in order if np.isfinite(s[i])
         ]
-        head_text = _tr("layer %1, head %2").replace("%1", str(layer)).replace("%2", str(head))
+        head_text = (
+            QCoreApplication.translate("HeadTypeGrid", "layer %1, head %2")
+            .replace("%1", str(layer))
+            .replace("%2", str(head))
+        )
         return f"{head_text}: " + " · ".join(parts)
 
     def mousePressEvent(self, event) -> None:

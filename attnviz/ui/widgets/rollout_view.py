@@ -23,10 +23,6 @@ from attnviz.ui.widgets.svg_cells import draw_cells
 LABEL_CHARS = 8
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("RolloutView", text)
-
-
 def _short(token: str) -> str:
     return token if len(token) <= LABEL_CHARS else token[: LABEL_CHARS - 1] + "…"
 
@@ -93,7 +89,9 @@ class RolloutView(PaintedWidget):
         metrics = QFontMetricsF(self.font())
         n, layers = self.flow.shape[-1], self.flow.shape[0]
         names = [self._label(i) for i in range(n)]
-        names.append(_tr("layer %1").replace("%1", str(layers - 1)))
+        names.append(
+            QCoreApplication.translate("RolloutView", "layer %1").replace("%1", str(layers - 1))
+        )
         label = max(metrics.horizontalAdvance(t) for t in names) + 8
         line = self._line()
         top = line * 1.4  # the titles
@@ -131,10 +129,17 @@ class RolloutView(PaintedWidget):
         # The titles, each cut to its half.
         half = (self.width() - 8) / 2
         titles = (
-            (4, _tr("R = Â_L ··· Â_1: rows tokens, columns what they hold")),
+            (
+                4,
+                QCoreApplication.translate(
+                    "RolloutView", "R = Â_L ··· Â_1: rows tokens, columns what they hold"
+                ),
+            ),
             (
                 half + 4,
-                _tr("Flow of “%1” across the layers").replace("%1", self._label(self.token)),
+                QCoreApplication.translate("RolloutView", "Flow of “%1” across the layers").replace(
+                    "%1", self._label(self.token)
+                ),
             ),
         )
         for x, text in titles:
@@ -155,8 +160,10 @@ class RolloutView(PaintedWidget):
         lstep = max(1, int(np.ceil(line / lcell)))
         for i in range(0, layers, lstep):
             rect = QRectF(right.left() - label - 4, right.top() + i * lcell, label, lcell)
-            painter.drawText(rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             _tr("layer %1").replace("%1", str(i)))  # fmt: skip
+            text = QCoreApplication.translate("RolloutView", "layer %1").replace("%1", str(i))
+            painter.drawText(
+                rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text
+            )
         # Column labels under both: tokens, thinned so that none touches the next.
         widest = max(metrics.horizontalAdvance(self._label(i)) for i in range(n)) + 6
         cstep = max(1, int(np.ceil(widest / cell)))
@@ -171,7 +178,9 @@ class RolloutView(PaintedWidget):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(QRectF(left.left(), left.top() + self.token * cell, left.width(), cell))
         y = max(left.bottom(), right.bottom()) + line * 1.4
-        caption = _tr("share of each input token · click a row to follow that token")
+        caption = QCoreApplication.translate(
+            "RolloutView", "share of each input token · click a row to follow that token"
+        )
         colors = (fg, QColor(self.theme.muted))
         ends = (fmt(0, integer=True), fmt_g(self.top_value, 3))
         bar_width = min(200.0, max(60.0, self.width() * 0.2))
@@ -198,10 +207,14 @@ class RolloutView(PaintedWidget):
         name, r, c = where
         full = lambda i: self.tokens[i] if i < len(self.tokens) else str(i)  # noqa: E731
         if name == "rollout":
-            text = _tr("R[“%1”, “%2”] = %3: the share of “%2” in “%1” after the last layer")
+            text = QCoreApplication.translate(
+                "RolloutView", "R[“%1”, “%2”] = %3: the share of “%2” in “%1” after the last layer"
+            )
             value, a, b = self.flow[-1, r, c], full(r), full(c)
         else:
-            text = _tr("after layer %4: the share of “%2” in “%1” = %3")
+            text = QCoreApplication.translate(
+                "RolloutView", "after layer %4: the share of “%2” in “%1” = %3"
+            )
             value, a, b = self.flow[r, self.token, c], full(self.token), full(c)
             text = text.replace("%4", str(r))
         return text.replace("%1", a).replace("%2", b).replace("%3", fmt(float(value), 3))
