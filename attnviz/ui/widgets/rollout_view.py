@@ -49,7 +49,9 @@ class RolloutView(PaintedWidget):
         return QSize(480, 300)
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(160, 90)
+        # Room for two small maps with their titles, labels and the colour bar: in a
+        # short dock the panel scrolls rather than squeeze them to nothing.
+        return QSize(160, int(self._line() * 16))
 
     # --- model → view ------------------------------------------------------------------
     def set_flow(self, flow, tokens, token: int) -> None:
@@ -85,7 +87,10 @@ class RolloutView(PaintedWidget):
         return _short(self.tokens[i]) if i < len(self.tokens) else str(i)
 
     def _rects(self) -> tuple[QRectF, QRectF, float]:
-        """The rollout's and the flow's cell areas, and the width of the row labels."""
+        """The rollout's and the flow's cell areas, and the width of the row labels: side
+        by side in a wide view, one above the other in a tall one (a dock beside the
+        heatmap), whichever gives the larger cells. Each area has a title line above it
+        and a line of token labels below it."""
         metrics = QFontMetricsF(self.font())
         n, layers = self.flow.shape[-1], self.flow.shape[0]
         names = [self._label(i) for i in range(n)]
@@ -94,13 +99,19 @@ class RolloutView(PaintedWidget):
         )
         label = max(metrics.horizontalAdvance(t) for t in names) + 8
         line = self._line()
-        top = line * 1.4  # the titles
-        bottom = self.height() - line * 3.6  # column labels, then the colour bar
+        room = self.height() - line * 2.4  # the colour bar under everything
+        ratio = layers / max(n, 1)  # the flow's height over the rollout's, same cells
+        # Side by side: one title line and one label line around both.
         half = (self.width() - 8) / 2
-        side = max(8.0, min(half - label - 8, bottom - top))
-        left = QRectF(label + 4, top, side, side * 1.0)
-        cell = side / max(n, 1)
-        right = QRectF(half + label + 8, top, side, min(cell * layers, bottom - top))
+        wide = min(half - label - 8, room - line * 2.4)
+        # Stacked: two titles and two label lines.
+        tall = min(self.width() - label - 8, (room - line * 4.8) / (1 + ratio))
+        side = max(8.0, wide, tall)
+        left = QRectF(label + 4, line * 1.4, side, side)
+        if wide >= tall:
+            right = QRectF(half + label + 8, left.top(), side, side * ratio)
+        else:
+            right = QRectF(left.left(), left.bottom() + line * 2.6, side, side * ratio)
         return left, right, label
 
     def _image(self, values: np.ndarray) -> QImage:
@@ -126,32 +137,27 @@ class RolloutView(PaintedWidget):
         layers, n = self.flow.shape[0], self.flow.shape[-1]
         left, right, label = self._rects()
         line = self._line()
-        # The titles, each cut to its half.
-        half = (self.width() - 8) / 2
+        flow_title = QCoreApplication.translate("RolloutView", "Flow of “%1” across the layers")
         titles = (
-            (
-                4,
-                QCoreApplication.translate(
-                    "RolloutView", "R = Â_L ··· Â_1: rows tokens, columns what they hold"
-                ),
-            ),
-            (
-                half + 4,
-                QCoreApplication.translate("RolloutView", "Flow of “%1” across the layers").replace(
-                    "%1", self._label(self.token)
-                ),
-            ),
-        )
-        for x, text in titles:
-            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, half - 8)
-            painter.drawText(QRectF(x, 0, half - 8, line * 1.2), Qt.AlignmentFlag.AlignLeft, shown)
+            (left, QCoreApplication.translate(
+                "RolloutView", "R = Â_L ··· Â_1: rows tokens, columns what they hold")),
+            (right, flow_title.replace("%1", self._label(self.token))),
+        )  # fmt: skip
+        for area, text in titles:  # each cut to the width its area's row has
+            x = area.left() - label
+            width = (self.width() - 8) / 2 if area.top() == right.top() == left.top() else (
+                self.width() - 8)  # fmt: skip
+            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width - 8)
+            painter.drawText(QRectF(max(x, 4), area.top() - line * 1.3, width - 8, line * 1.2),
+                             Qt.AlignmentFlag.AlignLeft, shown)  # fmt: skip
         draw_cells(painter, left, self._image(self.flow[-1]))
         draw_cells(painter, right, self._image(self.flow[:, self.token, :]))
         cell = left.height() / n
-        # Row labels: tokens on the left, layers on the right (thinned to fit).
+        # Row labels: tokens of the rollout, layers of the flow (thinned to fit).
         rstep = max(1, int(np.ceil(line / cell)))
         for i in range(0, n, rstep):
-            rect = QRectF(0, left.top() + i * cell, left.left() - 4, cell)
+            # A line high about the row's centre: never cut by small cells.
+            rect = QRectF(0, left.top() + (i + 0.5) * cell - line / 2, left.left() - 4, line)
             painter.setPen(QColor(self.theme.highlight) if i == self.token else fg)
             painter.drawText(rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                              self._label(i))  # fmt: skip
@@ -159,25 +165,25 @@ class RolloutView(PaintedWidget):
         lcell = right.height() / layers
         lstep = max(1, int(np.ceil(line / lcell)))
         for i in range(0, layers, lstep):
-            rect = QRectF(right.left() - label - 4, right.top() + i * lcell, label, lcell)
+            middle = right.top() + (i + 0.5) * lcell
+            rect = QRectF(right.left() - label - 4, middle - line / 2, label, line)
             text = QCoreApplication.translate("RolloutView", "layer %1").replace("%1", str(i))
             painter.drawText(
                 rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text
             )
-        # Column labels under both: tokens, thinned so that none touches the next.
+        # Token labels under each area, thinned so that none touches the next.
         widest = max(metrics.horizontalAdvance(self._label(i)) for i in range(n)) + 6
         cstep = max(1, int(np.ceil(widest / cell)))
         for area in (left, right):
-            y = max(left.bottom(), right.bottom()) + 2
             for j in range(0, n, cstep):
                 x = area.left() + (j + 0.5) * cell
-                rect = QRectF(x - widest / 2, y, widest, line)
+                rect = QRectF(x - widest / 2, area.bottom() + 2, widest, line)
                 painter.drawText(rect, Qt.AlignmentFlag.AlignHCenter, self._label(j))
         # The chosen token's row on the rollout, outlined.
         painter.setPen(QPen(QColor(self.theme.highlight), 1.5))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(QRectF(left.left(), left.top() + self.token * cell, left.width(), cell))
-        y = max(left.bottom(), right.bottom()) + line * 1.4
+        y = max(left.bottom(), right.bottom()) + line * 1.3
         caption = QCoreApplication.translate(
             "RolloutView", "share of each input token · click a row to follow that token"
         )
