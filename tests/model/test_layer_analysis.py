@@ -181,3 +181,21 @@ def test_the_display_fields_take_their_choices_and_refuse_the_rest(view, kind, o
         with pytest.raises(StateError):
             display.update(head_type=other)
         assert display.get("head_type") == kind
+
+
+@pytest.mark.slow
+def test_a_real_hybrid_refuses_rollout_and_its_other_layers_have_no_type(tmp_path, capsys):
+    from attnviz.cli import main
+    from tests.core.test_hf_families_2026 import TEXT, _tiny
+
+    _tiny(tmp_path, "qwen3_next")  # layers 0 and 2 Gated DeltaNet, 1 and 3 softmax
+    capsys.readouterr()  # transformers' progress of writing the folder
+    argv = ["export", "--model", str(tmp_path), "--text", TEXT, "--panel", "layers"]
+    out = tmp_path / "r.npy"
+    assert main([*argv, "--matrix", "rollout", "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "layer 0 is Gated DeltaNet" in err[0]
+    assert main([*argv, "--matrix", "head_types", "--out", str(out)]) == 0
+    values = np.load(out)
+    rows = np.isnan(values).all(axis=(1, 2))
+    np.testing.assert_array_equal(rows, [True, False, True, False])
