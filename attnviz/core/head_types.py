@@ -11,7 +11,21 @@ and by whatever explains why a head attends where it does:
   ``s + 1`` — the token that followed the earlier occurrence, which an induction head
   copies. Averaged over those queries; NaN when the sentence repeats no token.
 
-Both take weights shaped ``(..., n, n)`` (query rows, key columns: a layer's
+The other types read one sentence's weights (Clark et al. 2019 for the encoder's):
+
+- **sink score**: the mean weight each query ``t ≥ 1`` gives to key 0, the first token
+  (query 0 of a causal head has nowhere else to look, so it is left out);
+- **local score**: the mean weight each query gives to the keys within
+  :data:`LOCAL_WINDOW` positions of itself, ``|t − s| ≤ 2`` (itself included);
+- **self score**: the mean weight each query gives to itself, ``A[t, t]``;
+- **next-token score**: the mean weight each query ``t ≤ n − 2`` gives to key ``t + 1``
+  (0 for a causal head, which cannot see it);
+- **[CLS] and [SEP] scores**: the mean over queries of the weight on the positions that
+  hold the tokenizer's classifier or separator token (:func:`mass_on`); NaN where the
+  sentence has none.
+
+Every score is a mean of weights, so it lies in 0 … 1 for weights whose rows sum to 1.
+They take weights shaped ``(..., n, n)`` (query rows, key columns: a layer's
 ``(heads, n, n)`` or a model's ``(layers, heads, n, n)``) and return one score per leading
 index.
 """
@@ -22,7 +36,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["induction_pairs", "induction_score", "previous_token_score"]
+__all__ = [
+    "LOCAL_WINDOW",
+    "induction_pairs",
+    "induction_score",
+    "local_score",
+    "mass_on",
+    "next_token_score",
+    "previous_token_score",
+    "self_score",
+    "sink_score",
+]
+
+#: The local score's window: keys at most this many positions from the query.
+LOCAL_WINDOW = 2
 
 
 def _square(weights) -> np.ndarray:
@@ -76,3 +103,52 @@ def induction_score(weights, tokens: Sequence) -> np.ndarray:
     if queries.size == 0:
         return np.full(w.shape[:-2], np.nan)
     return w[..., queries, keys].mean(axis=-1)
+
+
+def next_token_score(weights) -> np.ndarray:
+    """The mean weight from each query ``t ≤ n − 2`` to key ``t + 1``, per leading index
+    (NaN for one token)."""
+    w = _square(weights)
+    n = w.shape[-1]
+    if n < 2:
+        return np.full(w.shape[:-2], np.nan)
+    t = np.arange(n - 1)
+    return w[..., t, t + 1].mean(axis=-1)
+
+
+def self_score(weights) -> np.ndarray:
+    """The mean weight each query gives to itself (the diagonal), per leading index."""
+    w = _square(weights)
+    return np.diagonal(w, axis1=-2, axis2=-1).mean(axis=-1)
+
+
+def sink_score(weights) -> np.ndarray:
+    """The mean weight from each query ``t ≥ 1`` to the first key, per leading index.
+
+    Query 0 is left out: a causal head's first row has only key 0 to look at.
+    """
+    w = _square(weights)
+    if w.shape[-1] < 2:
+        return np.full(w.shape[:-2], np.nan)
+    return w[..., 1:, 0].mean(axis=-1)
+
+
+def local_score(weights, window: int = LOCAL_WINDOW) -> np.ndarray:
+    """The mean over queries of the weight on keys ``s`` with ``|t − s| ≤ window``."""
+    w = _square(weights)
+    n = w.shape[-1]
+    i, j = np.indices((n, n))
+    near = np.abs(i - j) <= window
+    return (w * near).sum(axis=-1).mean(axis=-1)
+
+
+def mass_on(weights, positions) -> np.ndarray:
+    """The mean over queries of the total weight on the key ``positions`` (the [CLS]'s,
+    the [SEP]s'), per leading index; NaN when ``positions`` is empty."""
+    w = _square(weights)
+    keys = np.unique(np.asarray(positions, dtype=np.intp))
+    if keys.size == 0:
+        return np.full(w.shape[:-2], np.nan)
+    if keys[0] < 0 or keys[-1] >= w.shape[-1]:
+        raise ValueError(f"key positions {keys.tolist()} outside 0 … {w.shape[-1] - 1}")
+    return w[..., keys].sum(axis=-1).mean(axis=-1)

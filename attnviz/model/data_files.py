@@ -1,8 +1,9 @@
 """Write a panel's data array as CSV (with its labels) or NPY — no Qt.
 
 Numbers go to CSV with ``repr``, which reads back to the identical float; a 3-D array
-(the heads panel's weights) is written only as NPY. Text labels are written as they are,
-so every token a topic accepts (no lone surrogates) can be saved.
+(the heads panel's weights) is written only as NPY, unless its rows name each pair of its
+first two axes (the layers panel's head types: a row per layer and head). Text labels are
+written as they are, so every token a topic accepts (no lone surrogates) can be saved.
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ class DataFileError(ValueError):
 def csv_text(data: DataArray, *, corner: str = "") -> str:
     """The CSV text of ``data``: a header of column labels, one labelled row per row."""
     values = np.asarray(data.values)
+    if (
+        values.ndim == 3
+        and data.rows is not None
+        and len(data.rows) == len(values) * values.shape[1]
+    ):
+        # One labelled row per pair of the first two axes (a layer's head): the CSV reads
+        # as the NPY's (a, b, c) array with its first two axes side by side.
+        values = values.reshape(-1, values.shape[2])
     if values.ndim > 2:
         raise DataFileError(
             f"a {values.ndim}-D array ({values.shape}) has no CSV form; write it as .npy"

@@ -85,6 +85,10 @@ def _heatmap_reader(workspace, name: str):
 
 
 def _layers_reader(workspace, name: str):
+    if name in ("head_types", "rollout"):  # a model's analyses: imported on first use
+        from attnviz.model.layer_analysis_data import analysis_data
+
+        return analysis_data(workspace, name)
     if name in LAYERS_COMPARE:
         from attnviz.model.intervened import layers_compare_data
 
@@ -149,8 +153,9 @@ PANELS: tuple[PanelSpec, ...] = (
     # matrix (a model brings both forward).
     PanelSpec(
         "layers", 75, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Layers"),
-        "heads", 3, data=("weights", "layer_weights", "link", *LAYERS_COMPARE),
-        reader=_layers_reader,
+        "heads", 3, data=("weights", "layer_weights", "link", "head_types", "rollout",
+                          *LAYERS_COMPARE),
+        reader=_layers_reader, shows="display.layers_view",
     ),
     PanelSpec(
         "overview", 80, "right", "long", QT_TRANSLATE_NOOP("Panels", "Long sequence"),

@@ -1536,6 +1536,91 @@
     </message>
 </context>
 <context>
+    <name>HeadTypeGrid</name>
+    <message>
+        <source>layer %1</source>
+        <extracomment>One colour per type, told apart by readers with colour-vision deficiencies (Okabe–Ito). The palest a tile of the strongest type is drawn (a score of 0 would vanish).</extracomment>
+        <translation>camada %1</translation>
+    </message>
+    <message>
+        <source>each head: its %1 score · columns: heads</source>
+        <translation>cada cabeça: sua pontuação de %1 · colunas: cabeças</translation>
+    </message>
+    <message>
+        <source>layer %1, head %2</source>
+        <translation>camada %1, cabeça %2</translation>
+    </message>
+</context>
+<context>
+    <name>HeadTypes</name>
+    <message>
+        <source>previous token</source>
+        <extracomment>Short labels (a tile of the grid, the legend), context ``HeadTypes``.</extracomment>
+        <translation>token anterior</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>indução</translation>
+    </message>
+    <message>
+        <source>sink (first token)</source>
+        <translation>sumidouro (primeiro token)</translation>
+    </message>
+    <message>
+        <source>local (±2)</source>
+        <translation>local (±2)</translation>
+    </message>
+    <message>
+        <source>self</source>
+        <translation>si mesmo</translation>
+    </message>
+    <message>
+        <source>next token</source>
+        <translation>próximo token</translation>
+    </message>
+    <message>
+        <source>[CLS]</source>
+        <translation>[CLS]</translation>
+    </message>
+    <message>
+        <source>[SEP]</source>
+        <translation>[SEP]</translation>
+    </message>
+    <message>
+        <source>Previous token: the mean weight of each query t ≥ 1 on key t − 1.</source>
+        <extracomment>One or two letters a small tile carries. What each score is: the tooltip&apos;s line.</extracomment>
+        <translation>Token anterior: o peso médio que cada consulta t ≥ 1 dá à chave t − 1.</translation>
+    </message>
+    <message>
+        <source>Induction (Olsson et al. 2022): on seeded random tokens of the model&apos;s own vocabulary, repeated once, the mean weight of each repeated token on the token that followed its first occurrence.</source>
+        <translation>Indução (Olsson et al. 2022): sobre tokens aleatórios (com semente) do próprio vocabulário do modelo, repetidos uma vez, o peso médio que cada token repetido dá ao token que veio depois da sua primeira ocorrência.</translation>
+    </message>
+    <message>
+        <source>Sink: the mean weight of each query t ≥ 1 on the first token.</source>
+        <translation>Sumidouro: o peso médio que cada consulta t ≥ 1 dá ao primeiro token.</translation>
+    </message>
+    <message>
+        <source>Local: the mean over queries of the weight on keys at most 2 positions away, |t − s| ≤ 2 (itself included).</source>
+        <translation>Local: a média, entre as consultas, do peso nas chaves a no máximo 2 posições de distância, |t − s| ≤ 2 (incluindo ela mesma).</translation>
+    </message>
+    <message>
+        <source>Self: the mean weight of each query on itself.</source>
+        <translation>Si mesmo: o peso médio que cada consulta dá a si própria.</translation>
+    </message>
+    <message>
+        <source>Next token: the mean weight of each query t ≤ n − 2 on key t + 1 (0 where the mask is causal).</source>
+        <translation>Próximo token: o peso médio que cada consulta t ≤ n − 2 dá à chave t + 1 (0 quando a máscara é causal).</translation>
+    </message>
+    <message>
+        <source>[CLS] (Clark et al. 2019): the mean over queries of the weight on the tokenizer&apos;s classifier token; empty where the sentence has none.</source>
+        <translation>[CLS] (Clark et al. 2019): a média, entre as consultas, do peso no token de classificação do tokenizador; vazio quando a frase não o tem.</translation>
+    </message>
+    <message>
+        <source>[SEP] (Clark et al. 2019): the mean over queries of the weight on the tokenizer&apos;s separator tokens; empty where the sentence has none.</source>
+        <translation>[SEP] (Clark et al. 2019): a média, entre as consultas, do peso nos tokens separadores do tokenizador; vazio quando a frase não os tem.</translation>
+    </message>
+</context>
+<context>
     <name>HeadsPanel</name>
     <message>
         <source>Q = X·W_Q</source>
@@ -1954,6 +2039,74 @@
     <message>
         <source>Choose a link first: a query token and a key token.</source>
         <translation>Escolha uma ligação primeiro: um token de consulta e um token de chave.</translation>
+    </message>
+</context>
+<context>
+    <name>LayersViews</name>
+    <message>
+        <source>Every head&apos;s weights</source>
+        <extracomment>What each view is called in its box, and what its tooltip says.</extracomment>
+        <translation>Pesos de cada cabeça</translation>
+    </message>
+    <message>
+        <source>Each head as a small map of its attention weights</source>
+        <translation>Cada cabeça como um pequeno mapa dos seus pesos de atenção</translation>
+    </message>
+    <message>
+        <source>Heads by type</source>
+        <translation>Cabeças por tipo</translation>
+    </message>
+    <message>
+        <source>Each head coloured by what it does: previous token, induction, sink, local, self, next token, [CLS], [SEP]</source>
+        <translation>Cada cabeça colorida pelo que faz: token anterior, indução, sumidouro, local, si mesmo, próximo token, [CLS], [SEP]</translation>
+    </message>
+    <message>
+        <source>Rollout</source>
+        <translation>Rollout</translation>
+    </message>
+    <message>
+        <source>Attention rollout (Abnar &amp; Zuidema 2020): R = Â_L ··· Â_1 with Â = rownorm(0.5 · mean over heads of A + 0.5 · I), and one token&apos;s flow</source>
+        <translation>Rollout de atenção (Abnar &amp; Zuidema 2020): R = Â_L ··· Â_1 com Â = rownorm(0.5 · média das cabeças de A + 0.5 · I), e o fluxo de um token</translation>
+    </message>
+    <message>
+        <source>What the figure shows of the model</source>
+        <translation>O que a figura mostra do modelo</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Visão</translation>
+    </message>
+    <message>
+        <source>strongest type</source>
+        <translation>tipo mais forte</translation>
+    </message>
+    <message>
+        <source>Each head in the colour of its highest score, as strong as that score</source>
+        <translation>Cada cabeça na cor da sua maior pontuação, tão intensa quanto essa pontuação</translation>
+    </message>
+    <message>
+        <source>Colour the heads by their strongest type or by one score</source>
+        <translation>Colorir as cabeças pelo tipo mais forte ou por uma pontuação</translation>
+    </message>
+    <message>
+        <source>The token whose flow across the layers is drawn</source>
+        <translation>O token cujo fluxo pelas camadas é desenhado</translation>
+    </message>
+    <message>
+        <source>Open a model (File → Open Model…) to see its heads by type and rollout.</source>
+        <translation>Abra um modelo (Arquivo → Abrir modelo…) para ver as cabeças por tipo e o rollout.</translation>
+    </message>
+    <message>
+        <source>Rollout counts the residual stream as half of each layer; it is a model of how tokens mix, not a proof of what the output depends on.</source>
+        <translation>O rollout conta o fluxo residual como metade de cada camada; é um modelo de como os tokens se misturam, não uma prova daquilo de que a saída depende.</translation>
+    </message>
+    <message>
+        <source>Scoring every head…</source>
+        <translation>Pontuando cada cabeça…</translation>
+    </message>
+    <message>
+        <source>Induction: scored on %1 random tokens of the model&apos;s vocabulary (seed %2) written twice; the other types on the sentence shown. Hover a head for every score.</source>
+        <translation>Indução: pontuada em %1 tokens aleatórios do vocabulário do modelo (semente %2) escritos duas vezes; os outros tipos na frase mostrada. Passe o mouse sobre uma cabeça para ver todas as pontuações.</translation>
     </message>
 </context>
 <context>
@@ -4391,6 +4544,34 @@
     </message>
 </context>
 <context>
+    <name>RolloutView</name>
+    <message>
+        <source>layer %1</source>
+        <extracomment>Longest token label drawn (characters); the hover has the whole token.</extracomment>
+        <translation>camada %1</translation>
+    </message>
+    <message>
+        <source>R = Â_L ··· Â_1: rows tokens, columns what they hold</source>
+        <translation>R = Â_L ··· Â_1: linhas tokens, colunas o que eles contêm</translation>
+    </message>
+    <message>
+        <source>Flow of “%1” across the layers</source>
+        <translation>Fluxo de “%1” pelas camadas</translation>
+    </message>
+    <message>
+        <source>share of each input token · click a row to follow that token</source>
+        <translation>parcela de cada token de entrada · clique numa linha para seguir esse token</translation>
+    </message>
+    <message>
+        <source>R[“%1”, “%2”] = %3: the share of “%2” in “%1” after the last layer</source>
+        <translation>R[“%1”, “%2”] = %3: a parcela de “%2” em “%1” depois da última camada</translation>
+    </message>
+    <message>
+        <source>after layer %4: the share of “%2” in “%1” = %3</source>
+        <translation>depois da camada %4: a parcela de “%2” em “%1” = %3</translation>
+    </message>
+</context>
+<context>
     <name>RoomNote</name>
     <message>
         <source>This panel needs more room than it has here.</source>
@@ -5244,6 +5425,10 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Before / after</source>
         <translation>Antes / depois</translation>
+    </message>
+    <message>
+        <source>Layers view</source>
+        <translation>Visão das camadas</translation>
     </message>
     <message>
         <source>Edit %1</source>

@@ -122,3 +122,92 @@ def test_random_causal_heads_match_a_loop_and_stay_in_zero_one(data):
         assert np.isnan(ind)
     else:
         assert ind == pytest.approx(want) and 0.0 <= ind <= 1.0
+
+
+# --- the types of one sentence (Clark et al. 2019's, the sink, local, self) ------------
+def test_constructed_heads_score_one_on_their_own_type():
+    from attnviz.core.head_types import (
+        local_score,
+        mass_on,
+        next_token_score,
+        self_score,
+        sink_score,
+    )
+
+    n = 7
+    previous = one_hot_rows(n, [0] + list(range(n - 1)))
+    following = one_hot_rows(n, [*range(1, n), n - 1])
+    diagonal = np.eye(n)
+    first = one_hot_rows(n, [0] * n)
+    last = one_hot_rows(n, [n - 1] * n)  # a [SEP] at the end
+    assert previous_token_score(previous) == 1.0
+    assert next_token_score(following) == 1.0
+    assert self_score(diagonal) == 1.0
+    assert sink_score(first) == 1.0
+    assert mass_on(first, [0]) == 1.0 and mass_on(last, [n - 1]) == 1.0
+    # Previous, next and self all lie within the window: local 1 for each.
+    for w in (previous, following, diagonal):
+        assert local_score(w) == 1.0
+    # And each scores 0 on the others' positions (rows 0 and n − 1 excepted where a
+    # shifted identity has nowhere to shift to).
+    assert next_token_score(previous) == 0.0 and previous_token_score(following) == 0.0
+    assert sink_score(diagonal) == 0.0 and self_score(first) == pytest.approx(1 / n)
+    assert mass_on(previous, [n - 1]) == pytest.approx(0.0)
+
+
+def test_a_far_head_is_not_local_and_the_window_is_two():
+    from attnviz.core.head_types import LOCAL_WINDOW, local_score
+
+    n = 9
+    far = one_hot_rows(n, [(t + 4) % n if t < 5 else t - 4 for t in range(n)])
+    assert local_score(far) == 0.0
+    three_back = one_hot_rows(n, [max(t - 3, 0) for t in range(n)])
+    # Only rows 0 … 2 land within 2 (they look at 0): 3 of 9 rows.
+    assert LOCAL_WINDOW == 2
+    assert local_score(three_back) == pytest.approx(3 / n)
+    assert local_score(three_back, window=3) == 1.0
+
+
+def test_uniform_rows_score_their_shares():
+    from attnviz.core.head_types import local_score, mass_on, next_token_score, self_score
+
+    n = 6
+    w = np.full((n, n), 1 / n)  # an encoder's head spread evenly
+    assert self_score(w) == pytest.approx(1 / n)
+    assert next_token_score(w) == pytest.approx(1 / n)
+    near = [min(t + 2, n - 1) - max(t - 2, 0) + 1 for t in range(n)]
+    assert local_score(w) == pytest.approx(np.mean(near) / n)
+    assert mass_on(w, [0, n - 1]) == pytest.approx(2 / n)
+    assert mass_on(w, [0, 0]) == pytest.approx(1 / n)  # a position counted once
+    assert np.isnan(mass_on(w, []))
+    with pytest.raises(ValueError, match="outside"):
+        mass_on(w, [n])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 10), st.integers(0, 2**31 - 1))
+def test_every_score_is_a_share_of_rows_that_sum_to_one(n, seed):
+    from attnviz.core.head_types import (
+        local_score,
+        mass_on,
+        next_token_score,
+        self_score,
+        sink_score,
+    )
+
+    rng = np.random.default_rng(seed)
+    w = rng.random((3, n, n)) ** 4
+    w /= w.sum(axis=-1, keepdims=True)
+    scores = [
+        f(w) for f in (previous_token_score, next_token_score, self_score, sink_score, local_score)
+    ]
+    scores.append(mass_on(w, [0, n - 1]))
+    for s in scores:
+        assert s.shape == (3,) and np.all(s >= -1e-12) and np.all(s <= 1 + 1e-12)
+    # Brute force for one head: the loops of the definitions.
+    h = w[1]
+    assert self_score(w)[1] == pytest.approx(np.mean([h[t, t] for t in range(n)]))
+    assert next_token_score(w)[1] == pytest.approx(np.mean([h[t, t + 1] for t in range(n - 1)]))
+    assert sink_score(w)[1] == pytest.approx(np.mean([h[t, 0] for t in range(1, n)]))
+    near = [sum(h[t, s] for s in range(n) if abs(t - s) <= 2) for t in range(n)]
+    assert local_score(w)[1] == pytest.approx(np.mean(near))

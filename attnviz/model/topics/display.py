@@ -18,6 +18,7 @@ prediction topic's interventions: ``clean`` (the captured run, the default),
 from __future__ import annotations
 
 from attnviz.model.fields import Field, StateError
+from attnviz.model.head_type_table import HEAD_TYPE_CHOICES, LAYERS_VIEWS
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.topic import Topic
 
@@ -36,6 +37,14 @@ FIELDS = (
           doc="a real model's heatmap and layers grid: clean, intervened (prediction.ablate, "
               "prediction.knockout) or difference (intervened - clean)",
           label=QT_TRANSLATE_NOOP("UndoController", "Before / after")),
+    Field("layers_view", "choice", "weights", choices=LAYERS_VIEWS, recompute=False,
+          doc="what the layers panel draws: every head's weights, the heads by type "
+              "(head_types) or attention rollout across the layers (rollout)",
+          label=QT_TRANSLATE_NOOP("UndoController", "Layers view")),
+    Field("head_type", "choice", "strongest", choices=HEAD_TYPE_CHOICES, recompute=False,
+          doc="the layers panel's heads by type: coloured by each head's strongest type, "
+              "or by one type's score",
+          label=QT_TRANSLATE_NOOP("UndoController", "Head type")),
 )  # fmt: skip
 
 

@@ -39,6 +39,7 @@ from attnviz.ui import compare_view as _compare
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.panels._layers_views import LayersViewsMixin
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
@@ -47,7 +48,7 @@ from attnviz.ui.widgets.numbers import counted, fmt
 from attnviz.ui.widgets.placeholders import fill
 
 
-class LayersPanel(FigurePanel):
+class LayersPanel(LayersViewsMixin, FigurePanel):
     """Every layer × head of a real model; a link finder; picks the head shown."""
 
     PANEL_ID = "layers"
@@ -62,6 +63,7 @@ class LayersPanel(FigurePanel):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(self._build_model_row())
         layout.addLayout(self._build_link_row())
+        layout.addLayout(self._build_views_row())  # weights, heads by type, rollout
         self.grid = LayerGrid()
         self.grid.setObjectName("layer_grid")
         self.grid.sigPicked.connect(self._on_q_picked)
@@ -73,7 +75,7 @@ class LayersPanel(FigurePanel):
         self.caption.setObjectName("layers_caption")
         self.caption.setWordWrap(True)
         figure.addWidget(self.caption)
-        figure.addWidget(self.grid, 1)
+        figure.addWidget(self._build_views_stack(self.grid), 1)
         layout.addWidget(self.figure, 1)
         self.summary = QLabel()
         self.summary.setObjectName("summary")
@@ -84,6 +86,7 @@ class LayersPanel(FigurePanel):
         # window's minimum size.
         self._finish(layout, scroll=True)
         _compare.watch(self, self._on_compare_changed)
+        self._on_views_changed()
 
     # --- building ----------------------------------------------------------------------
     def _build_model_row(self) -> QHBoxLayout:
@@ -176,6 +179,7 @@ class LayersPanel(FigurePanel):
 
     def _on_layer_changed(self) -> None:
         self.grid.set_selected(self.state.layer, self.state.model_head)
+        self.types_grid.set_selected(self.state.layer, self.state.model_head)
         self._write_summary()
 
     _on_model_head_changed = _on_layer_changed
@@ -190,6 +194,7 @@ class LayersPanel(FigurePanel):
         name = self.state.colormap if self.state.colormap != "diverging" else "viridis"
         lut = colormap_for(name).getLookupTable(0.0, 1.0, 256, alpha=False)
         self.grid.set_style(self._theme, np.asarray(lut))
+        self._views_theme(self._theme, np.asarray(lut))
 
     def _on_results(self, res, _names: frozenset) -> None:
         cap = res.capture
@@ -203,6 +208,7 @@ class LayersPanel(FigurePanel):
         self._on_layer_changed()
         self._on_selected_cell_changed()
         self._write_caption(cap)
+        self._refresh_views()
 
     # --- before / after (display.compare) ----------------------------------------------
     def _on_compare_changed(self, _names=None) -> None:
@@ -268,6 +274,7 @@ class LayersPanel(FigurePanel):
                 self.summary.clear()
                 return
         self._detached = None
+        self._refresh_views()
         self.grid.set_message(
             self.tr(
                 "Open a Hugging Face model folder (File → Open Model… "
@@ -375,5 +382,11 @@ class LayersPanel(FigurePanel):
         self._restyle_views()
 
     def _on_font_changed(self) -> None:
-        for widget in (self.grid, self.caption):
+        for widget in (
+            self.grid,
+            self.caption,
+            self.types_grid,
+            self.rollout_view,
+            self.views_note,
+        ):
             widget.setFont(self.font())

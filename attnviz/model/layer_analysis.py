@@ -1,0 +1,203 @@
+"""Head types and attention rollout of a real model's captured sentence (no Qt).
+
+Both read the weights of the proven capture (:mod:`attnviz.model.real_model`): what the
+layers grid draws is what they score.
+
+- :func:`model_head_types`: ``(layers, heads, types)`` scores in the order of
+  :data:`~attnviz.model.head_type_table.TYPES`. Every type but induction is scored on the
+  sentence shown; induction needs a repeat, so it is scored on a second capture through
+  the same store: :data:`SEGMENT` distinct tokens of the model's own vocabulary, drawn with
+  seed :data:`SEED`, written twice (:func:`induction_text`). A hybrid's layer of another
+  kind is a row of NaN, as in the link finder.
+- :func:`model_rollout`: the rollout after each layer (:func:`attnviz.core.rollout.rollout_flow`),
+  softmax layers only: a hybrid's other layers are refused in one line naming their kind.
+- :func:`synthetic_head_types`: the same scores, ``(1, 1, types)``, of the synthetic head the
+  heatmap shows (induction on its own tokens: NaN unless one repeats).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from attnviz.core import head_types as ht
+from attnviz.core.rollout import rollout_flow
+from attnviz.model.head_type_table import TYPES
+
+#: Distinct random tokens in the induction sequence (written twice), at most.
+SEGMENT = 24
+#: The seed of the induction sequence: the same tokens every time for a model.
+SEED = 0
+#: Results kept (a head-types table per model and sentence).
+_KEPT = 8
+
+
+@dataclass(frozen=True)
+class HeadTypes:
+    """The scores of every head of a model for one sentence, and how induction was read."""
+
+    scores: np.ndarray  # (layers, heads, types), NaN for a layer of another kind
+    induction_text: str  # the repeated random sequence the induction score ran on
+    induction_pairs: int  # (query, key) pairs it averaged
+
+
+def _scores(weights, tokens, cls, sep) -> np.ndarray:
+    """The types but induction (NaN there) of ``(h, n, n)`` weights: ``(h, types)``."""
+    cols = {
+        "previous": ht.previous_token_score(weights),
+        "sink": ht.sink_score(weights),
+        "local": ht.local_score(weights),
+        "self": ht.self_score(weights),
+        "next": ht.next_token_score(weights),
+        "cls": ht.mass_on(weights, cls),
+        "sep": ht.mass_on(weights, sep),
+    }
+    heads = np.asarray(weights).shape[:-2]
+    return np.stack([cols.get(t, np.full(heads, np.nan)) for t in TYPES], axis=-1)
+
+
+def type_scores(layers, ids, induction_layers, induction_ids, cls_id=None, sep_id=None):
+    """``(L, H, types)`` scores of per-layer ``(h, n, n)`` weights (None: a layer of another
+    kind, NaN) of a sentence of token ``ids``; induction from ``induction_layers`` (the same
+    layers' weights on the repeated sequence ``induction_ids``). ``cls_id`` and ``sep_id``
+    are the tokenizer's classifier and separator ids (None: the model has none)."""
+    ids = list(ids)
+    cls = [i for i, t in enumerate(ids) if cls_id is not None and t == cls_id]
+    sep = [i for i, t in enumerate(ids) if sep_id is not None and t == sep_id]
+    heads = max(w.shape[0] for w in layers if w is not None)
+    out = np.full((len(layers), heads, len(TYPES)), np.nan)
+    col = TYPES.index("induction")
+    for layer, weights in enumerate(layers):
+        if weights is None:
+            continue
+        h = weights.shape[0]
+        out[layer, :h] = _scores(weights, ids, cls, sep)
+        other = induction_layers[layer]
+        if other is not None:
+            out[layer, :h, col] = ht.induction_score(other, list(induction_ids))
+    return out
+
+
+def induction_text(tokenizer, positions: int | None, seed: int = SEED) -> str:
+    """The repeated random sequence of the induction score, as text: up to :data:`SEGMENT`
+    distinct tokens of ``tokenizer``'s vocabulary (no special tokens; each one that the
+    tokenizer gives back alone as itself), seeded, written twice — within the model's
+    ``positions`` with the special tokens the tokenizer adds."""
+    specials = len(tokenizer("", add_special_tokens=True)["input_ids"])
+    length = SEGMENT if positions is None else min(SEGMENT, (positions - specials) // 2)
+    skip = set(tokenizer.all_special_ids)
+    rng = np.random.default_rng(seed)
+    chosen: list[str] = []
+    seen: set[str] = set()
+    # A bounded look: a vocabulary of sub-words may need a few tries per whole word.
+    for token_id in rng.permutation(len(tokenizer))[: 50 * SEGMENT]:
+        if len(chosen) >= length:
+            break
+        token_id = int(token_id)
+        if token_id in skip:
+            continue
+        word = tokenizer.decode([token_id]).strip()
+        if not word or word in seen or not word.isprintable() or " " in word:
+            continue
+        if tokenizer(word, add_special_tokens=False)["input_ids"] != [token_id]:
+            continue
+        chosen.append(word)
+        seen.add(word)
+    if len(chosen) < 2:
+        raise ValueError("the model's vocabulary gives no two whole tokens to repeat")
+    segment = " ".join(chosen)
+    return f"{segment} {segment}"
+
+
+class _Cache:
+    """The last few results by (model folder, sentence), thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: OrderedDict = OrderedDict()
+
+    def get(self, key):
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > _KEPT:
+                self._items.popitem(last=False)
+
+
+_TYPES = _Cache()
+
+
+def _layer_weights(cap) -> list:
+    """Per model layer the captured ``(h, n, n)`` weights, None for another kind; a
+    ``ValueError`` past the sentence length whose n × n weights are kept."""
+    if any(lc.weights is None for lc in cap.layers):
+        from attnviz.core.hf_capture import LONG_TOKENS
+
+        raise ValueError(
+            f"past {LONG_TOKENS} tokens the capture keeps no n × n weights to score; "
+            "shorten the sentence"
+        )
+    out: list = [None] * cap.layer_count
+    placed = cap.attention_at or tuple(range(len(cap.layers)))  # the model layer of each
+    for lc, layer in zip(cap.layers, placed, strict=True):
+        out[layer] = np.asarray(lc.weights, dtype=np.float64)
+    return out
+
+
+def model_head_types(path: str, text: str) -> HeadTypes:
+    """Every head's type scores for ``text`` through the model of folder ``path`` (both
+    captures through the store: cached, proven). ``ValueError`` / ``ModelError`` (one
+    line) when the model cannot run them."""
+    from attnviz.model.real_model import STORE, normalize_path
+
+    key = (normalize_path(path), text)
+    found = _TYPES.get(key)
+    if found is not None:
+        return found
+    cap = STORE.capture(path, text)
+    loaded = STORE.model(path)
+    tok = loaded.tokenizer
+    repeat = induction_text(tok, loaded.positions)
+    other = STORE.capture(path, repeat)
+    pairs = ht.induction_pairs(list(other.ids))[0].size
+    scores = type_scores(
+        _layer_weights(cap),
+        cap.ids,
+        _layer_weights(other),
+        other.ids,
+        getattr(tok, "cls_token_id", None),
+        getattr(tok, "sep_token_id", None),
+    )
+    result = HeadTypes(scores, repeat, int(pairs))
+    _TYPES.put(key, result)
+    return result
+
+
+def synthetic_head_types(weights, tokens) -> np.ndarray:
+    """The type scores ``(1, 1, types)`` of one synthetic head's ``(n, n)`` weights over
+    ``tokens``: induction on the sentence itself (NaN unless a token repeats); no [CLS]
+    or [SEP] (NaN)."""
+    w = np.asarray(weights, dtype=np.float64)[None]
+    out = np.full((1, 1, len(TYPES)), np.nan)
+    out[0] = _scores(w, list(tokens), [], [])
+    out[0, :, TYPES.index("induction")] = ht.induction_score(w, list(tokens))
+    return out
+
+
+def model_rollout(cap) -> np.ndarray:
+    """The rollout after each model layer, ``(L, n, n)``, of a capture; ``ValueError`` in
+    one line for a layer without softmax attention (its kind named) or a long sentence."""
+    for layer in range(cap.layer_count):
+        kind = cap.layer_kind(layer)
+        if cap.captured(layer) is None:
+            raise ValueError(
+                f"rollout needs softmax attention in every layer; layer {layer} is "
+                f"{kind} (its mixing matrix is not yet part of rollout)"
+            )
+    return rollout_flow(_layer_weights(cap))
