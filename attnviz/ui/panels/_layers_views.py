@@ -12,7 +12,14 @@ runs the model once more) or rollout with one token's flow
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QSizePolicy,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from attnviz.model.fields import StateError
 from attnviz.model.head_type_table import DEFINITIONS, HEAD_TYPE_CHOICES, LAYERS_VIEWS, TYPES
@@ -146,7 +153,14 @@ class LayersViewsMixin:
             self.type_pick.setCurrentIndex(HEAD_TYPE_CHOICES.index(d.head_type))
         self.type_pick.setVisible(d.layers_view == "head_types")
         self.flow_token.setVisible(d.layers_view == "rollout")
-        self.views.setCurrentIndex(LAYERS_VIEWS.index(d.layers_view))
+        shown = LAYERS_VIEWS.index(d.layers_view)
+        self.views.setCurrentIndex(shown)
+        # A stack asks for its tallest page's room: the hidden pages give up theirs, or
+        # the rollout's sixteen lines pushed a slide's type grid past the stage.
+        for i in range(self.views.count()):
+            policy = QSizePolicy.Policy.Preferred if i == shown else QSizePolicy.Policy.Ignored
+            self.views.widget(i).setSizePolicy(policy, policy)
+        self.views.updateGeometry()
         self.types_grid.set_chosen(d.head_type)
         self._refresh_views()
 

@@ -40,6 +40,7 @@ from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.panels._layers_views import LayersViewsMixin
+from attnviz.ui.presentation_form import OFF_STAGE
 from attnviz.ui.theme import LIGHT, Theme, palette_for
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
@@ -137,8 +138,10 @@ class LayersPanel(LayersViewsMixin, FigurePanel):
         self.strongest.clicked.connect(self._on_q_strongest)
         # A flow: in the left column beside the heatmap the link's parts go onto a second
         # line rather than widen the panel past it.
+        arrow = QLabel("→")
+        arrow.setProperty(OFF_STAGE, True)  # without its boxes, a lone arrow on a slide
         return flow_of(
-            keep_together(label, self.query, QLabel("→"), self.key), self.by_link, self.strongest
+            keep_together(label, self.query, arrow, self.key), self.by_link, self.strongest
         )
 
     # --- model → view ------------------------------------------------------------------

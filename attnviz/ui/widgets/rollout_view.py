@@ -101,17 +101,26 @@ class RolloutView(PaintedWidget):
         line = self._line()
         room = self.height() - line * 2.4  # the colour bar under everything
         ratio = layers / max(n, 1)  # the flow's height over the rollout's, same cells
+        # The flow's rows a line high at least, so that every layer is named (square
+        # cells made two layers of 33 tokens one thin strip with one label).
+        flow_min = layers * line * 1.05
+        # Above each area its title, then half a line: the first row's label, centred on
+        # a row smaller than a line, reaches above the cells.
+        top = line * 1.9
         # Side by side: one title line and one label line around both.
         half = (self.width() - 8) / 2
-        wide = min(half - label - 8, room - line * 2.4)
+        wide = min(half - label - 8, room - top - line)
         # Stacked: two titles and two label lines.
-        tall = min(self.width() - label - 8, (room - line * 4.8) / (1 + ratio))
+        free = room - top * 2 - line * 2
+        tall = free / (1 + ratio) if free / (1 + ratio) * ratio >= flow_min else free - flow_min
+        tall = min(self.width() - label - 8, tall)
         side = max(8.0, wide, tall)
-        left = QRectF(label + 4, line * 1.4, side, side)
+        left = QRectF(label + 4, top, side, side)
+        flow_h = min(max(side * ratio, flow_min), side if wide >= tall else max(free - side, 8.0))
         if wide >= tall:
-            right = QRectF(half + label + 8, left.top(), side, side * ratio)
+            right = QRectF(half + label + 8, left.top(), side, flow_h)
         else:
-            right = QRectF(left.left(), left.bottom() + line * 2.6, side, side * ratio)
+            right = QRectF(left.left(), left.bottom() + line + top, side, flow_h)
         return left, right, label
 
     def _image(self, values: np.ndarray) -> QImage:
@@ -148,7 +157,7 @@ class RolloutView(PaintedWidget):
             width = (self.width() - 8) / 2 if area.top() == right.top() == left.top() else (
                 self.width() - 8)  # fmt: skip
             shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width - 8)
-            painter.drawText(QRectF(max(x, 4), area.top() - line * 1.3, width - 8, line * 1.2),
+            painter.drawText(QRectF(max(x, 4), area.top() - line * 1.8, width - 8, line * 1.2),
                              Qt.AlignmentFlag.AlignLeft, shown)  # fmt: skip
         draw_cells(painter, left, self._image(self.flow[-1]))
         draw_cells(painter, right, self._image(self.flow[:, self.token, :]))
