@@ -36,7 +36,7 @@ NEEDS = {
 COMPARE = ("_intervened", "_difference")
 DATA = [(spec.id, name) for spec in PANELS for name in spec.data if not name.endswith(COMPARE)]
 #: Panels whose arrays exist only for a real model (tested with one below).
-MODEL_PANELS = ("layers", "prediction")
+MODEL_PANELS = ("layers", "prediction", "training")
 
 
 def cli_array(tmp_path, panel, name=None, sets=(), model=None):
@@ -97,6 +97,15 @@ def test_before_after_data_of_a_tiny_decoder_equals_the_cli_export(tmp_path, pan
     got = attnviz.figure(panel, model=model, set=sets).data(name)
     np.testing.assert_array_equal(got, expected)
     assert np.abs(got).max() > 0
+
+
+@pytest.mark.parametrize("name", [n for p, n in DATA if p == "training"])
+def test_training_data_of_the_in_app_decoder_equals_the_cli_export(tmp_path, name):
+    pytest.importorskip("transformers")
+    sets = ["attention.model_text=apple river apple"]
+    expected = cli_array(tmp_path, "training", name, sets, model="builtin:induction")
+    got = attnviz.figure("training", model="builtin:induction", set=sets).data(name)
+    assert got.shape == expected.shape and np.array_equal(got, expected, equal_nan=True)
 
 
 @pytest.mark.parametrize("panel", sorted({p for p, _ in DATA if p not in MODEL_PANELS}))

@@ -460,7 +460,7 @@ def test_loading_the_lessons_loads_no_model():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout.split()
-    assert out == ["induction,prediction", "False"]
+    assert out == ["induction,prediction,why-it-attends", "False"]
 
 
 def test_a_model_lesson_is_listed_only_where_a_model_can_be_opened(monkeypatch):

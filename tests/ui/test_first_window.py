@@ -47,8 +47,9 @@ def _problems(w, root=None) -> list:
     """The text check's findings on what the window shows, less what is meant to scroll:
     the dock tab bars (a group of many tabs scrolls them; the tab half behind the scroll
     buttons is the bar's own), the steps' table when the sentence has more keys than the
-    widest left column shows (a long sentence), the editor's table likewise."""
-    scrolls = set()
+    widest left column shows (a long sentence), the editor's table likewise, and the lesson
+    list past its LIST_ROWS lessons."""
+    scrolls = {"lesson_list"}
     for pid, name in (("steps", "steps_table"), ("steps", "mix_table"), ("editor", "vectors")):
         panel = w.panels.get(pid) if dict.__contains__(w.panels, pid) else None
         if panel is not None and panel.needed_width() > COMPACT_LEFT[1] * w.width():

@@ -30,9 +30,10 @@ from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import counted
 
 WRAP = int(Qt.TextFlag.TextWordWrap)
-#: Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and
-#: room for a few more; below the list the panel itself scrolls.
-LIST_ROWS = 16
+#: Rows of the lesson list kept in view before it scrolls: the list scrolls past them, so
+#: that its buttons and caption stay in a dock 720 pixels high (sixteen wrapped
+#: Portuguese titles pushed them out of it).
+LIST_ROWS = 10
 
 
 class LessonPanel(Panel):
