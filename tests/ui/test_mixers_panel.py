@@ -213,3 +213,45 @@ def test_the_depth_page_draws_the_composed_masks(panel):
     assert reached is not panel.reach_view.reached and panel.reach_view.reached[4].all()
     assert "The first token is reached" in panel.depth_summary.text()
     panel.reach_view.grab()
+
+
+def test_soak_of_the_decode_and_depth_pages(qtbot, make_window):
+    """Random pages, steps, depths, windows and lengths, undo, resizes and fonts: the pages
+    always show the token min(decode_step, n) and the reach of the fields' window."""
+    from attnviz.core.receptive_field import receptive_field
+
+    rng = random.Random(4103)
+    window = make_window(front="mixers")
+    doc = window.workspace.document
+    panel = window.panels["mixers"]
+    edits = (
+        ("mixers.view", ("matrix", "decode", "depth")), ("mixers.decode_step", (1, 5, 256)),
+        ("mixers.depth", (1, 7, 64)), ("mixers.window", (1, 3, 4096)), ("mixers.n", (2, 40)),
+        ("mixers.kind", ("softmax", "linear", "gated_deltanet")), ("mixers.depth", ("deep",)),
+    )  # fmt: skip
+
+    def edit():
+        path, values = rng.choice(edits)
+        with contextlib.suppress(ValueError):
+            doc.set_field(path, rng.choice(values))
+
+    def check(_step):
+        qtbot.wait(3)
+        v = doc.mixers.snapshot()
+        t = min(v["decode_step"], v["n"])
+        assert panel.tabs.currentIndex() == ("matrix", "decode", "depth").index(v["view"])
+        assert panel.decode_view.t == t and panel.step_spin.value() == t
+        expected = receptive_field(t, v["window"], v["depth"])
+        np.testing.assert_array_equal(panel.reach_view.reached, expected)
+        send_mouse_move(panel.decode_view, rng.uniform(0, 200), rng.uniform(0, 200))
+
+    actions = [
+        Action("edit", edit, 0.7),
+        undo_or_redo(window, rng, 0.15),
+        resize(window, rng, widths=(900, 1280), heights=(600, 720), weight=0.08),
+        switch_large_fonts(window, rng, 0.04),
+        switch_theme(window, rng, 0.03),
+    ]
+    Soak(rng, actions, after=check).run(40)
+    unwind(window)
+    assert doc.mixers.view == "matrix" and doc.mixers.decode_step == 12

@@ -173,7 +173,9 @@ class DecodePagesMixin:
     def _on_decode_step_changed(self) -> None:
         self._draw_pages()
 
-    _on_depth_changed = _on_decode_step_changed
+    # The pages follow these at once (the depth page needs no results; the decode page
+    # draws its numbers now and its weights when the worker's results arrive).
+    _on_depth_changed = _on_window_changed = _on_n_changed = _on_d_changed = _on_decode_step_changed
 
     def _draw_pages(self) -> None:
         values = self.state.snapshot()
