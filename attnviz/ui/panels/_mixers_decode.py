@@ -32,16 +32,11 @@ from attnviz.core.mixers import KINDS, RECURRENT
 from attnviz.core.receptive_field import reach_back, receptive_field
 from attnviz.model.resolve.mixers import decode_token, params_of
 from attnviz.model.topics.mixers import MAX_DEPTH, MAX_REACH, MAX_TOKENS
+from attnviz.ui.panels._mixers_names import kind_name
 from attnviz.ui.panels._mixers_views import DecodeView, ReachView
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.units import decimal_bytes, sci
-
-_C = "MixersPanel"
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(_C, text)
 
 
 def _quantity(x: int) -> str:
@@ -72,12 +67,18 @@ class DecodePagesMixin:
         column.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         self.step_spin = self._step_spin(
-            "decode_step", 1, MAX_TOKENS, _tr("t = "), _tr("The token generated (1 … n)")
+            "decode_step",
+            1,
+            MAX_TOKENS,
+            QCoreApplication.translate("MixersPanel", "t = "),
+            QCoreApplication.translate("MixersPanel", "The token generated (1 … n)"),
         )
         self.step_slider = QSlider(Qt.Orientation.Horizontal)
         self.step_slider.setObjectName("decode_slider")
         self.step_slider.setRange(1, MAX_TOKENS)
-        self.step_slider.setToolTip(_tr("The token generated: ←/→ step one token"))
+        self.step_slider.setToolTip(
+            QCoreApplication.translate("MixersPanel", "The token generated: ←/→ step one token")
+        )
         self.step_slider.valueChanged.connect(
             lambda v: self._write(self.step_slider, decode_step=int(v))
         )
@@ -85,15 +86,19 @@ class DecodePagesMixin:
         back = QToolButton()
         back.setObjectName("decode_back")
         back.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaSeekBackward))
-        back.setToolTip(_tr("One token back"))
+        back.setToolTip(QCoreApplication.translate("MixersPanel", "One token back"))
         back.clicked.connect(lambda: self._step_by(-1))
         ahead = QToolButton()
         ahead.setObjectName("decode_ahead")
         ahead.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaSeekForward))
-        ahead.setToolTip(_tr("One token more"))
+        ahead.setToolTip(QCoreApplication.translate("MixersPanel", "One token more"))
         ahead.clicked.connect(lambda: self._step_by(1))
         window = self._step_spin(
-            "window", 1, MAX_REACH, _tr("window "), _tr("Keys a row sees, itself included")
+            "window",
+            1,
+            MAX_REACH,
+            QCoreApplication.translate("MixersPanel", "window "),
+            QCoreApplication.translate("MixersPanel", "Keys a row sees, itself included"),
         )
         row.addWidget(self.step_spin)
         row.addWidget(back)
@@ -110,9 +115,10 @@ class DecodePagesMixin:
         self.decode_table.setTextFormat(Qt.TextFormat.RichText)
         self.decode_table.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.decode_table.setToolTip(
-            _tr(
+            QCoreApplication.translate(
+                "MixersPanel",
                 "FLOPs and bytes of this one step (cache or state read, new entries "
-                "written), and of running the head over the whole prefix again without a cache."
+                "written), and of running the head over the whole prefix again without a cache.",
             )
         )
         # The summary under the table, beside the picture: below both it fell under the
@@ -136,11 +142,21 @@ class DecodePagesMixin:
         column.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         row.addWidget(
-            self._step_spin("depth", 1, MAX_DEPTH, _tr("layers L = "), _tr("Window layers stacked"))
+            self._step_spin(
+                "depth",
+                1,
+                MAX_DEPTH,
+                QCoreApplication.translate("MixersPanel", "layers L = "),
+                QCoreApplication.translate("MixersPanel", "Window layers stacked"),
+            )
         )
         row.addWidget(
             self._step_spin(
-                "window", 1, MAX_REACH, _tr("window w = "), _tr("Keys a row sees, itself included")
+                "window",
+                1,
+                MAX_REACH,
+                QCoreApplication.translate("MixersPanel", "window w = "),
+                QCoreApplication.translate("MixersPanel", "Keys a row sees, itself included"),
             )
         )
         row.addWidget(
@@ -148,8 +164,8 @@ class DecodePagesMixin:
                 "decode_step",
                 1,
                 MAX_TOKENS,
-                _tr("token t = "),
-                _tr("The token whose reach is drawn"),
+                QCoreApplication.translate("MixersPanel", "token t = "),
+                QCoreApplication.translate("MixersPanel", "The token whose reach is drawn"),
             )
         )
         row.addStretch(1)
@@ -203,23 +219,28 @@ class DecodePagesMixin:
             state = recurrent_state(holder, res.k, res.v, t, params)
         else:
             cache, ring_weights, state = np.zeros(t), np.zeros(len(ring)), None
-        from attnviz.ui.panels.mixers import kind_name  # the panel imports this module
-
+        cache_title = QCoreApplication.translate(
+            "MixersPanel", "KV cache (softmax): %1 of %2 tokens"
+        )
+        ring_title = QCoreApplication.translate(
+            "MixersPanel", "Ring (window): %1 slots, token %2 in slot %3"
+        )
+        state_title = QCoreApplication.translate("MixersPanel", "%1: a fixed %2 × %2 state")
         titles = (
-            fill(_tr("KV cache (softmax): %1 of %2 tokens"), t, n),
-            fill(_tr("Ring (window): %1 slots, token %2 in slot %3"), len(ring), t,
-                 (t - 1) % len(ring) + 1),
-            fill(_tr("%1: a fixed %2 × %2 state"), kind_name(holder), d),
-        )  # fmt: skip
+            fill(cache_title, t, n),
+            fill(ring_title, len(ring), t, (t - 1) % len(ring) + 1),
+            fill(state_title, kind_name(holder), d),
+        )
         self.decode_view.set_step(t, n, cache, ring, ring_weights, state, titles)
         self._write_decode_table(costs, kind)
         soft, ring_cost, fixed = costs["softmax"], costs["window"], costs[holder]
         self.decode_summary.setText(
             fill(
-                _tr(
+                QCoreApplication.translate(
+                    "MixersPanel",
                     "Token %1: softmax reads %2 of cache, the window %3; %4 reads and writes "
                     "%5 of state at every step. Without a cache token %1 reruns the prefix: "
-                    "%6× softmax's FLOPs."
+                    "%6× softmax's FLOPs.",
                 ),
                 t,
                 decimal_bytes(soft.bytes_read),
@@ -231,17 +252,22 @@ class DecodePagesMixin:
         )
 
     def _write_decode_table(self, costs: dict, kind: str) -> None:
-        from attnviz.ui.panels.mixers import kind_name
-
         # Two header rows: this step, then the whole prefix run again without a cache.
+        step = html.escape(QCoreApplication.translate("MixersPanel", "this step"))
+        again = html.escape(QCoreApplication.translate("MixersPanel", "no cache"))
         rows = [
-            "<tr><th></th>"
-            f"<th colspan='2' align='left'>{html.escape(_tr('this step'))}</th>"
-            f"<th colspan='2' align='left'>{html.escape(_tr('no cache'))}</th></tr>",
+            f"<tr><th></th><th colspan='2' align='left'>{step}</th>"
+            f"<th colspan='2' align='left'>{again}</th></tr>",
             "<tr>"
             + "".join(
                 f"<th align='left'>{html.escape(h)}&nbsp;&nbsp;</th>"
-                for h in (_tr("mixer"), _tr("FLOPs"), _tr("bytes"), _tr("FLOPs"), _tr("bytes"))
+                for h in (
+                    QCoreApplication.translate("MixersPanel", "mixer"),
+                    QCoreApplication.translate("MixersPanel", "FLOPs"),
+                    QCoreApplication.translate("MixersPanel", "bytes"),
+                    QCoreApplication.translate("MixersPanel", "FLOPs"),
+                    QCoreApplication.translate("MixersPanel", "bytes"),
+                )
             )
             + "</tr>",
         ]
@@ -265,17 +291,23 @@ class DecodePagesMixin:
     def _draw_depth(self, values: dict) -> None:
         t, window, depth = decode_token(values), values["window"], values["depth"]
         reached = receptive_field(t, window, depth)
-        names = [fill(_tr("layer %1"), layer) for layer in range(depth + 1)]
-        names[0] = _tr("token")
-        self.reach_view.set_reach(reached, names, _tr("position"))
+        names = [
+            fill(QCoreApplication.translate("MixersPanel", "layer %1"), layer)
+            for layer in range(depth + 1)
+        ]
+        names[0] = QCoreApplication.translate("MixersPanel", "token")
+        self.reach_view.set_reach(
+            reached, names, QCoreApplication.translate("MixersPanel", "position")
+        )
         first = int(np.argmax(reached[-1])) + 1
         back = reach_back(window, depth)
         self.depth_summary.setText(
             fill(
-                _tr(
+                QCoreApplication.translate(
+                    "MixersPanel",
                     "A window of %1 keys, itself included, adds %2 tokens of reach a layer: "
                     "through %3 layers token %4 reaches back (%1 − 1)·%3 = %5 tokens, to "
-                    "position %6 (composed masks)."
+                    "position %6 (composed masks).",
                 ),
                 window,
                 window - 1,
@@ -285,7 +317,12 @@ class DecodePagesMixin:
                 first if t - back < 1 else t - back,
             )
             + (
-                fill(_tr(" The first token is reached: %1 tokens are all there are."), t)
+                fill(
+                    QCoreApplication.translate(
+                        "MixersPanel", " The first token is reached: %1 tokens are all there are."
+                    ),
+                    t,
+                )
                 if t - back < 1
                 else ""
             )  # fmt: skip

@@ -43,6 +43,7 @@ from attnviz.model.topics.mixers import (
 )
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.panels._mixers_decode import DecodePagesMixin
+from attnviz.ui.panels._mixers_names import KIND_NAMES, kind_name  # noqa: F401 (the names' home)
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.matrix_view import MatrixView
@@ -53,16 +54,6 @@ from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count, sci
 
 _C = "MixersPanel"
-KIND_NAMES = {
-    "softmax": QT_TRANSLATE_NOOP("MixersPanel", "softmax"),
-    "window": QT_TRANSLATE_NOOP("MixersPanel", "sliding window"),
-    "top_k": QT_TRANSLATE_NOOP("MixersPanel", "top-k"),
-    "strided": QT_TRANSLATE_NOOP("MixersPanel", "strided"),
-    "linear": QT_TRANSLATE_NOOP("MixersPanel", "linear"),
-    "decayed": QT_TRANSLATE_NOOP("MixersPanel", "decayed (RetNet, Mamba-2)"),
-    "deltanet": QT_TRANSLATE_NOOP("MixersPanel", "DeltaNet"),
-    "gated_deltanet": QT_TRANSLATE_NOOP("MixersPanel", "Gated DeltaNet"),
-}
 FEATURE_NAMES = {
     "elu1": QT_TRANSLATE_NOOP("MixersPanel", "φ = elu + 1"),
     "relu": QT_TRANSLATE_NOOP("MixersPanel", "φ = ReLU"),
@@ -83,11 +74,6 @@ SPARSE = ("window", "top_k", "strided")
 SETTING_NAMES = ("window", "top_k", "stride", "feature_map", "normalised", "decay", "beta", "alpha")
 #: The kinds of the recall plot: softmax and the ones whose state does not grow with n.
 RECALL_KINDS = ("softmax", "window", "linear", "decayed", "deltanet", "gated_deltanet")
-
-
-def kind_name(kind: str) -> str:
-    """The kind's name in the interface's language."""
-    return QCoreApplication.translate(_C, KIND_NAMES[kind])
 
 
 class MixersPanel(DecodePagesMixin, FigurePanel):
