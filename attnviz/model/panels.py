@@ -186,7 +186,10 @@ PANELS: tuple[PanelSpec, ...] = (
     # Every token mixer of the chapter's last section as its matrix, on one synthetic head.
     PanelSpec(
         "mixers", 87, "bottom", "mixers", QT_TRANSLATE_NOOP("Panels", "Token mixers"),
-        "mixers", 3, data=("mixing", "kinds", "state_sizes", "flops", "bytes", "recall"),
+        "mixers", 3, data=(
+            "mixing", "kinds", "state_sizes", "flops", "bytes", "recall", "decode_costs",
+            "receptive_field",
+        ),
         reader=lambda ws, name: resolve.mixers.mixers_data(ws, name),
     ),
     # What a real model predicts at a position, sampled, and how switching heads off moves it.

@@ -2113,7 +2113,7 @@
     <name>LessonPanel</name>
     <message>
         <source>Each lesson walks through one section of the documents: every step sets up the panels and says what to look at.</source>
-        <extracomment>Rows of the lesson list kept in view before it scrolls: every shipped lesson (12) and room for a few more; below the list the panel itself scrolls.</extracomment>
+        <extracomment>Rows of the lesson list kept in view before it scrolls: the list scrolls past them, so that its buttons and caption stay in a dock 720 pixels high (sixteen wrapped Portuguese titles pushed them out of it).</extracomment>
         <translation>Cada lição percorre uma seção dos documentos: cada passo prepara os painéis e diz o que observar.</translation>
     </message>
     <message>
@@ -2940,8 +2940,20 @@
         <translation>φ = identidade</translation>
     </message>
     <message>
-        <source>The mixer whose matrix M is drawn</source>
+        <source>Mixing matrices</source>
         <extracomment>The settings each kind reads (the others are greyed out while it is drawn). The kinds that drop causal pairs (their kept pairs are the nonzero weights of M). The kinds of the recall plot: softmax and the ones whose state does not grow with n.</extracomment>
+        <translation>Matrizes de mistura</translation>
+    </message>
+    <message>
+        <source>Decoding step</source>
+        <translation>Passo de decodificação</translation>
+    </message>
+    <message>
+        <source>Reach with depth</source>
+        <translation>Alcance com a profundidade</translation>
+    </message>
+    <message>
+        <source>The mixer whose matrix M is drawn</source>
         <translation>O misturador cuja matriz M é desenhada</translation>
     </message>
     <message>
@@ -2977,12 +2989,100 @@
         <translation>O máximo de pares chave–valor que o experimento de recordação grava</translation>
     </message>
     <message>
+        <source>t = </source>
+        <translation>t = </translation>
+    </message>
+    <message>
+        <source>The token generated (1 … n)</source>
+        <translation>O token gerado (1 … n)</translation>
+    </message>
+    <message>
+        <source>The token generated: ←/→ step one token</source>
+        <translation>O token gerado: ←/→ avançam um token</translation>
+    </message>
+    <message>
+        <source>One token back</source>
+        <translation>Um token para trás</translation>
+    </message>
+    <message>
+        <source>One token more</source>
+        <translation>Um token a mais</translation>
+    </message>
+    <message>
         <source>window </source>
         <translation>janela </translation>
     </message>
     <message>
         <source>Keys a row sees, itself included</source>
         <translation>Chaves que uma linha vê, ela mesma incluída</translation>
+    </message>
+    <message>
+        <source>FLOPs and bytes of this one step (cache or state read, new entries written), and of running the head over the whole prefix again without a cache.</source>
+        <translation>FLOPs e bytes deste passo (cache ou estado lido, novas entradas escritas), e de rodar a cabeça de novo sobre todo o prefixo sem cache.</translation>
+    </message>
+    <message>
+        <source>layers L = </source>
+        <translation>camadas L = </translation>
+    </message>
+    <message>
+        <source>Window layers stacked</source>
+        <translation>Camadas de janela empilhadas</translation>
+    </message>
+    <message>
+        <source>window w = </source>
+        <translation>janela w = </translation>
+    </message>
+    <message>
+        <source>token t = </source>
+        <translation>token t = </translation>
+    </message>
+    <message>
+        <source>The token whose reach is drawn</source>
+        <translation>O token cujo alcance é desenhado</translation>
+    </message>
+    <message>
+        <source>KV cache (softmax): %1 of %2 tokens</source>
+        <translation>Cache KV (softmax): %1 de %2 tokens</translation>
+    </message>
+    <message>
+        <source>Ring (window): %1 slots, token %2 in slot %3</source>
+        <translation>Anel (janela): %1 posições, token %2 na posição %3</translation>
+    </message>
+    <message>
+        <source>%1: a fixed %2 × %2 state</source>
+        <translation>%1: um estado fixo de %2 × %2</translation>
+    </message>
+    <message>
+        <source>Token %1: softmax reads %2 of cache, the window %3; %4 reads and writes %5 of state at every step. Without a cache token %1 reruns the prefix: %6× softmax&apos;s FLOPs.</source>
+        <translation>Token %1: a softmax lê %2 de cache, a janela %3; %4 lê e escreve %5 de estado a cada passo. Sem cache, o token %1 refaz o prefixo: %6× os FLOPs da softmax.</translation>
+    </message>
+    <message>
+        <source>this step</source>
+        <translation>este passo</translation>
+    </message>
+    <message>
+        <source>no cache</source>
+        <translation>sem cache</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>camada %1</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>posição</translation>
+    </message>
+    <message>
+        <source>A window of %1 keys, itself included, adds %2 tokens of reach a layer: through %3 layers token %4 reaches back (%1 − 1)·%3 = %5 tokens, to position %6 (composed masks).</source>
+        <translation>Uma janela de %1 chaves, incluindo o próprio token, acrescenta %2 tokens de alcance por camada: através de %3 camadas o token %4 alcança (%1 − 1)·%3 = %5 tokens para trás, até a posição %6 (máscaras compostas).</translation>
+    </message>
+    <message>
+        <source> The first token is reached: %1 tokens are all there are.</source>
+        <translation> O primeiro token é alcançado: só existem %1 tokens.</translation>
     </message>
     <message>
         <source>k </source>
@@ -4793,7 +4893,7 @@
     <name>TilesPanel</name>
     <message>
         <source>Chapter 003, FlashAttention: the scores are computed one tile at a time; each query row keeps only a running max m, a running sum ℓ and its output so far, rescaled whenever m grows. ←/→ step, Home/End, Space plays.</source>
-        <extracomment>Milliseconds between tiles while playing. The keys that step and play the tiles while the panel has the focus. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
+        <extracomment>Milliseconds between tiles while playing. The keys that step and play the tiles while the panel has the focus. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito. Bytes of one number of each of the long topic&apos;s precisions.</extracomment>
         <translation>Capítulo 003, FlashAttention: as pontuações são calculadas um bloco por vez; cada linha de consulta guarda só um máximo corrente m, uma soma corrente ℓ e a saída até ali, reescalonadas sempre que m cresce. ←/→ avançam, Home/End, Space reproduz.</translation>
     </message>
     <message>
@@ -4915,6 +5015,26 @@
     <message>
         <source>n×n matrix</source>
         <translation>matriz n×n</translation>
+    </message>
+    <message>
+        <source>%1 × tiled</source>
+        <translation>%1 × em blocos</translation>
+    </message>
+    <message>
+        <source>tiled</source>
+        <translation>em blocos</translation>
+    </message>
+    <message>
+        <source>naive</source>
+        <translation>ingênua</translation>
+    </message>
+    <message>
+        <source>Bytes moved to and from HBM</source>
+        <translation>Bytes movidos de e para a HBM</translation>
+    </message>
+    <message>
+        <source>Naive attention writes the n×n scores and weights to HBM and reads them back; the tiles read Q once, K and V once per block of %1 query rows, and write O. Small blocks read K and V many times. %2 bytes a number.</source>
+        <translation>A atenção ingênua escreve os escores e pesos n×n na HBM e os lê de volta; os blocos leem Q uma vez, K e V uma vez por bloco de %1 linhas de consulta, e escrevem O. Blocos pequenos leem K e V muitas vezes. %2 bytes por número.</translation>
     </message>
 </context>
 <context>
@@ -5679,7 +5799,7 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     </message>
     <message>
         <source>Mixer</source>
-        <extracomment>Longest synthetic sequence (the delta rule&apos;s matrix costs n² d). Widest synthetic head. Most pairs the recall experiment writes (its sequence is twice as long). Longest window, k or stride accepted (beyond MAX_TOKENS they all mean &quot;every key&quot;).</extracomment>
+        <extracomment>Longest synthetic sequence (the delta rule&apos;s matrix costs n² d). Widest synthetic head. Most pairs the recall experiment writes (its sequence is twice as long). Longest window, k or stride accepted (beyond MAX_TOKENS they all mean &quot;every key&quot;). Most layers the receptive-field picture stacks. The panel&apos;s pages: the mixing matrices, the decode stepper, a window&apos;s reach with depth.</extracomment>
         <translation>Misturador</translation>
     </message>
     <message>
@@ -5713,6 +5833,18 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Recall pairs</source>
         <translation>Pares de recordação</translation>
+    </message>
+    <message>
+        <source>Mixers page</source>
+        <translation>Página dos misturadores</translation>
+    </message>
+    <message>
+        <source>Decoding step</source>
+        <translation>Passo de decodificação</translation>
+    </message>
+    <message>
+        <source>Depth</source>
+        <translation>Profundidade</translation>
     </message>
 </context>
 </TS>

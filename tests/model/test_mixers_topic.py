@@ -55,7 +55,9 @@ def test_every_field_refuses_bad_values_and_changes_nothing(name, value):
     [("mixers.kind", "mamba"), ("mixers.n", 1), ("mixers.n", 257), ("mixers.d", 0),
      ("mixers.window", 0), ("mixers.top_k", 10**400), ("mixers.decay", 1.5),
      ("mixers.beta", -0.1), ("mixers.alpha", float("nan")), ("mixers.normalised", "yes"),
-     ("mixers.feature_map", "gelu"), ("mixers.recall_pairs", 257), ("mixers.stride", 2.5)],
+     ("mixers.feature_map", "gelu"), ("mixers.recall_pairs", 257), ("mixers.stride", 2.5),
+     ("mixers.decode_step", 0), ("mixers.decode_step", 257), ("mixers.depth", 0),
+     ("mixers.depth", 65), ("mixers.view", "graph"), ("mixers.depth", 2.5)],
 )  # fmt: skip
 def test_set_field_refuses_with_the_fields_name(path, value):
     doc = Document()
@@ -68,7 +70,8 @@ def test_sessions_and_undo_carry_every_field(tmp_path):
     history = History(doc)
     changes = {"kind": "gated_deltanet", "n": 33, "d": 5, "seed": 9, "window": 3,
                "top_k": 2, "stride": 7, "feature_map": "relu", "normalised": False,
-               "decay": 0.5, "beta": 0.25, "alpha": 0.75, "recall_pairs": 16}  # fmt: skip
+               "decay": 0.5, "beta": 0.25, "alpha": 0.75, "recall_pairs": 16, "view": "depth",
+               "decode_step": 7, "depth": 5}  # fmt: skip
     assert set(changes) == set(MixersState.field_names())  # every field, none forgotten
     for name, value in changes.items():
         doc.set_field(f"mixers.{name}", value)
@@ -101,7 +104,10 @@ def test_softmax_mixing_is_the_attention_topics_weights():
 def test_exports_are_the_cores_numbers():
     ws = Workspace()
     ws.document.mixers.update(kind="deltanet", n=12, d=3, seed=4, beta=0.7, recall_pairs=8)
-    assert data_names("mixers") == ("mixing", "kinds", "state_sizes", "flops", "bytes", "recall")
+    assert data_names("mixers") == (
+        "mixing", "kinds", "state_sizes", "flops", "bytes", "recall", "decode_costs",
+        "receptive_field",
+    )  # fmt: skip
     q, k, v = synthetic_qkv(12, 3, 4)
     params = MixerParams(beta=0.7)
     mixing = panel_data(ws, "mixers", "mixing")
@@ -167,3 +173,33 @@ def test_cli_refuses_a_bad_field_in_one_line(capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert code.value.code == 2 and not out.exists()
     assert err == "attnviz export: error: --set mixers.decay: 1e400 is not a finite number"
+
+
+def test_cli_exports_one_decoding_step_and_the_reach(tmp_path):
+    from attnviz.core.decode_step import COLUMNS, step_costs
+
+    out = tmp_path / "d.csv"
+    args = ["export", "--panel", "mixers", "--matrix", "decode_costs", "--set",
+            "mixers.decode_step=10", "--set", "mixers.window=4", "--out", str(out)]  # fmt: skip
+    assert cli(args) == 0
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["t = 10, d = 16", *COLUMNS]
+    table = {r[0]: [float(x) for x in r[1:]] for r in rows[1:]}
+    assert list(table) == list(KINDS)
+    # Hand arithmetic at t = 10, d = 16: softmax 640 FLOPs, 1280 bytes read, 128 written,
+    # 3520 FLOPs for the prefix rerun; the window reads its 4 slots.
+    assert table["softmax"] == [320, 640, 1280, 128, 1408, 3520, 8320]
+    assert table["window"][:3] == [128, 256, 512]
+    assert table["deltanet"] == list(step_costs("deltanet", 10, 16).row())
+    out = tmp_path / "r.csv"
+    args = ["export", "--panel", "mixers", "--matrix", "receptive_field", "--set",
+            "mixers.decode_step=40", "--set", "mixers.n=30", "--set", "mixers.window=3",
+            "--set", "mixers.depth=2", "--out", str(out)]  # fmt: skip
+    assert cli(args) == 0
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][0] == "token 30, window 3" and rows[0][-1] == "30"  # t is at most n
+    reach = np.array([[float(x) for x in r[1:]] for r in rows[1:]])
+    assert reach.shape == (3, 30)
+    assert np.flatnonzero(reach[2]).tolist() == list(range(25, 30))  # 30 − 2·2 = 26 on

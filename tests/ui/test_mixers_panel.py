@@ -158,3 +158,100 @@ def test_soak_of_the_mixers_panel(qtbot, make_window):
     assert doc.mixers.kind == "softmax" and panel.results.n == 24
     q, k, _v = synthetic_qkv(24, 16, 0)
     np.testing.assert_array_equal(panel.matrix.values(), mixing_matrix("softmax", q, k))
+
+
+# --- decode and depth pages ---------------------------------------------------------------
+
+
+def test_the_decode_page_shows_the_cores_step(panel, qtbot):
+    from attnviz.core.decode_step import recurrent_state, ring_slots
+
+    panel.tabs.setCurrentIndex(1)
+    assert panel.state.view == "decode"
+    panel.step_spin.setValue(10)
+    panel.controls["window"].setValue(4)
+    _choose(panel, "kind", "deltanet")
+    qtbot.waitUntil(lambda: panel.current, timeout=30_000)  # the window: recomputed
+    view = panel.decode_view
+    assert view.t == 10 and view.n == 24
+    assert view.ring.tolist() == ring_slots(10, 4).tolist() == [9, 10, 7, 8]
+    q, k, v = synthetic_qkv(24, 16, 0)
+    weights = mixing_matrix("softmax", q, k)[9, :10]
+    np.testing.assert_allclose(view.cache, weights)
+    np.testing.assert_allclose(view.state, recurrent_state("deltanet", k, v, 10))
+    table = panel.decode_table.text()
+    # softmax at t = 10, d = 16: 4·16·10 FLOPs, 10·2·16·4 read + 2·16·4 written.
+    assert "<td>softmax&nbsp;&nbsp;</td><td>640&nbsp;&nbsp;</td><td>1408&nbsp;" in table
+    assert "2.46 kB" not in panel.decode_summary.text()
+    assert "1.28 kB of cache" in panel.decode_summary.text()  # 10 keys and values, float32
+    panel.decode_view.grab()  # paints without raising
+
+
+def test_the_step_buttons_stay_within_the_tokens(panel):
+    from PySide6.QtWidgets import QToolButton
+
+    panel.step_spin.setValue(24)
+    more = panel.findChild(QToolButton, "decode_ahead")
+    less = panel.findChild(QToolButton, "decode_back")
+    more.click()
+    assert panel.state.decode_step == 24  # n = 24: no token 25
+    less.click()
+    assert panel.state.decode_step == 23 and panel.step_slider.value() == 23
+    panel.controls["n"].setValue(9)  # the stepper follows n
+    assert panel.step_spin.maximum() == 9 and panel.decode_view.t == 9
+
+
+def test_the_depth_page_draws_the_composed_masks(panel):
+    panel.state.update(view="depth", depth=3, window=8, decode_step=24)
+    assert panel.tabs.currentIndex() == 2
+    reached = panel.reach_view.reached
+    assert reached.shape == (4, 24)
+    # (8 − 1)·3 = 21 tokens back from 24: positions 3 … 24 after three layers.
+    assert np.flatnonzero(reached[3]).tolist() == list(range(2, 24))
+    assert "= 21 tokens, to position 3" in panel.depth_summary.text()
+    panel.state.update(depth=4)  # 28 > 23: the first token is reached
+    assert reached is not panel.reach_view.reached and panel.reach_view.reached[4].all()
+    assert "The first token is reached" in panel.depth_summary.text()
+    panel.reach_view.grab()
+
+
+def test_soak_of_the_decode_and_depth_pages(qtbot, make_window):
+    """Random pages, steps, depths, windows and lengths, undo, resizes and fonts: the pages
+    always show the token min(decode_step, n) and the reach of the fields' window."""
+    from attnviz.core.receptive_field import receptive_field
+
+    rng = random.Random(4103)
+    window = make_window(front="mixers")
+    doc = window.workspace.document
+    panel = window.panels["mixers"]
+    edits = (
+        ("mixers.view", ("matrix", "decode", "depth")), ("mixers.decode_step", (1, 5, 256)),
+        ("mixers.depth", (1, 7, 64)), ("mixers.window", (1, 3, 4096)), ("mixers.n", (2, 40)),
+        ("mixers.kind", ("softmax", "linear", "gated_deltanet")), ("mixers.depth", ("deep",)),
+    )  # fmt: skip
+
+    def edit():
+        path, values = rng.choice(edits)
+        with contextlib.suppress(ValueError):
+            doc.set_field(path, rng.choice(values))
+
+    def check(_step):
+        qtbot.wait(3)
+        v = doc.mixers.snapshot()
+        t = min(v["decode_step"], v["n"])
+        assert panel.tabs.currentIndex() == ("matrix", "decode", "depth").index(v["view"])
+        assert panel.decode_view.t == t and panel.step_spin.value() == t
+        expected = receptive_field(t, v["window"], v["depth"])
+        np.testing.assert_array_equal(panel.reach_view.reached, expected)
+        send_mouse_move(panel.decode_view, rng.uniform(0, 200), rng.uniform(0, 200))
+
+    actions = [
+        Action("edit", edit, 0.7),
+        undo_or_redo(window, rng, 0.15),
+        resize(window, rng, widths=(900, 1280), heights=(600, 720), weight=0.08),
+        switch_large_fonts(window, rng, 0.04),
+        switch_theme(window, rng, 0.03),
+    ]
+    Soak(rng, actions, after=check).run(40)
+    unwind(window)
+    assert doc.mixers.view == "matrix" and doc.mixers.decode_step == 12

@@ -106,6 +106,24 @@ def test_memory_held_against_the_square(panel):
     assert rows[1][2] == 32768**2 and "32,768" in rows[1][0]
 
 
+def test_hbm_bytes_naive_against_tiled(panel):
+    panel.state.update(n=4096, d_k=64, causal=False)
+    small, big = panel.hbm.rows
+    # n = 12, d = 3, float32: naive reads Q, K, V (3·36) and S, P (2·144), writes S, P, O.
+    assert small[2] == (108 + 288 + 288 + 36) * 4 == 2880
+    # Tiled: Q once (36), three query blocks each reading 12 keys and values, O once.
+    assert small[1] == (36 + 3 * 12 * 6 + 36) * 4 == 1152
+    assert small[3] == ("", "2.50 × tiled")
+    # n = 4096, d = 64: blocks of 4 rows read K and V 1024 times, more than the square.
+    assert big[2] == (4 * 4096 * 64 + 4 * 4096**2) * 4
+    assert big[1] == (2 * 4096 * 64 + 1024 * 4096 * 128) * 4
+    assert big[3] == ("", "0.13 × tiled")
+    panel.state.update(dtype="float64")
+    assert panel.hbm.rows[0][1:3] == (2 * 1152, 2 * 2880)
+    panel.state.update(causal=True)  # key blocks after a query block are never read
+    assert panel.hbm.rows[0][1] == (36 + (6 + 12 + 12) * 6 + 36) * 8
+
+
 def test_play_walks_to_the_last_tile_and_stops(panel, qtbot):
     panel.timer.setInterval(5)
     QTest.keyClick(panel, Qt.Key.Key_Space)
@@ -128,3 +146,52 @@ def test_png_export_of_the_tiles(qtbot):
     assert (image.width(), image.height()) == (1920, 1080)
     colors = {image.pixel(x, y) for x in range(0, 1920, 23) for y in range(0, 1080, 19)}
     assert len(colors) > 20
+
+
+def test_soak_of_the_hbm_bytes(qtbot, make_window):
+    """Random edits of what the byte counts read (sizes, blocks, precision, causal), undo,
+    resizes and fonts: the bars always hold the core's counts for the panel's values."""
+    import contextlib
+    import random
+
+    from attnviz.core.tile_io import naive_traffic, tiled_traffic
+    from tests.ui.soak import Action, Soak, resize, switch_large_fonts, undo_or_redo, unwind
+
+    rng = random.Random(413)
+    window = make_window(front="tiles")
+    doc = window.workspace.document
+    panel = window.panels["tiles"]
+    edits = (
+        ("long.tiles_n", (1, 5, 64)), ("long.tiles_d", (1, 16)), ("long.block_q", (4, 9, 16)),
+        ("long.block_k", (4, 16)), ("long.causal", (True, False)), ("long.n", (64, 100_000)),
+        ("long.dtype", ("float32", "float64", "int8")), ("long.d_k", (1, 128)),
+    )  # fmt: skip
+
+    def edit():
+        path, values = rng.choice(edits)
+        with contextlib.suppress(ValueError):
+            doc.set_field(path, rng.choice(values))
+
+    actions = [
+        Action("edit", edit, 0.7),
+        undo_or_redo(window, rng, 0.15),
+        resize(window, rng, widths=(900, 1280), heights=(600, 720), weight=0.1),
+        switch_large_fonts(window, rng, 0.05),
+    ]
+
+    checked = []
+
+    def check(_step):
+        qtbot.wait(2)
+        if panel.demo is None or not panel.hbm.rows:
+            return
+        checked.append(_step)
+        v, demo = doc.long.snapshot(), panel.demo
+        size = {"float64": 8, "float32": 4}.get(v["dtype"], 2)
+        n, d = demo.n, demo.q.shape[1]
+        tiled = tiled_traffic(n, d, d, v["block_q"], v["block_k"], size, v["causal"]).total
+        assert panel.hbm.rows[0][1:3] == (tiled, naive_traffic(n, d, d, size).total)
+
+    Soak(rng, actions, after=check).run(30)
+    unwind(window)
+    assert len(checked) > 20

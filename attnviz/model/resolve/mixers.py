@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core._parallel import serial_blas
+from attnviz.core.decode_step import COLUMNS as DECODE_COLUMNS
+from attnviz.core.decode_step import all_step_costs
 from attnviz.core.mixer_costs import all_costs, cost_grid, crossing, state_numbers
 from attnviz.core.mixers import (
     KINDS,
@@ -25,6 +27,7 @@ from attnviz.core.mixers import (
     synthetic_qkv,
 )
 from attnviz.core.recall import recall_curves
+from attnviz.core.receptive_field import receptive_field
 from attnviz.model.data_array import DataArray
 from attnviz.model.resolve.lazy import LazyResolver
 
@@ -127,7 +130,7 @@ class MixersResolver(LazyResolver):
 
     TOPIC = "mixers"
     BACKGROUND = True
-    IGNORES = frozenset({"preset_id", "kind"})
+    IGNORES = frozenset({"preset_id", "kind", "view", "decode_step", "depth"})
 
     def key(self) -> tuple:
         values = self.topic.snapshot()
@@ -144,11 +147,51 @@ def _tokens(n: int) -> tuple[str, ...]:
     return tuple(str(t) for t in range(n))
 
 
+def params_of(values: dict) -> MixerParams:
+    """The kinds' settings of a snapshot of the topic."""
+    return MixerParams(
+        values["window"], values["top_k"], values["stride"], values["feature_map"],
+        values["normalised"], values["decay"], values["beta"], values["alpha"],
+    )  # fmt: skip
+
+
+def decode_token(values: dict) -> int:
+    """The token the decode stepper and the reach picture show: ``decode_step``, at most n."""
+    return min(values["decode_step"], values["n"])
+
+
+def decode_costs_data(values: dict) -> DataArray:
+    """The ``decode_costs`` export: one row per kind, what generating token t costs
+    (:data:`attnviz.core.decode_step.COLUMNS`), with a cache and without one."""
+    t = decode_token(values)
+    costs = all_step_costs(t, values["d"], params_of(values))
+    table = np.array([c.row() for c in costs.values()], dtype=np.float64)
+    return DataArray(table, KINDS, DECODE_COLUMNS, corner=f"t = {t}, d = {values['d']}")
+
+
+def receptive_field_data(values: dict) -> DataArray:
+    """The ``receptive_field`` export: row l (0 … depth), 1 where token t depends on the
+    position after l layers of the window, composed from the masks."""
+    t = decode_token(values)
+    reached = receptive_field(t, values["window"], values["depth"])
+    rows = tuple(f"layer {layer}" for layer in range(values["depth"] + 1))
+    return DataArray(
+        reached.astype(np.float64), rows, tuple(str(s) for s in range(1, t + 1)),
+        corner=f"token {t}, window {values['window']}",
+    )  # fmt: skip
+
+
 def mixers_data(workspace, name: str) -> DataArray:
     """The mixers panel's arrays: ``mixing`` (the drawn kind's M, out_t = Σ_s M[t, s] v_s),
     ``kinds`` (each kind's error, kept share, state, costs at n and crossing lengths),
     ``state_sizes`` (numbers held after n tokens), ``flops`` and ``bytes`` (sequence totals)
-    over a log grid of lengths, and ``recall`` (accuracy against the pairs written)."""
+    over a log grid of lengths, ``recall`` (accuracy against the pairs written),
+    ``decode_costs`` (one decoding step of every kind) and ``receptive_field`` (a window's
+    reach through ``depth`` layers)."""
+    if name == "decode_costs":
+        return decode_costs_data(workspace.document.mixers.snapshot())
+    if name == "receptive_field":
+        return receptive_field_data(workspace.document.mixers.snapshot())
     res = workspace.resolver_for("mixers").results
     kind = workspace.document.mixers.kind
     if name == "mixing":

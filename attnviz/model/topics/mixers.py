@@ -3,9 +3,11 @@ section (softmax, sliding window, top-k, strided, linear, decayed, DeltaNet, Gat
 
 q, k and v are drawn from ``seed`` (n tokens, width d); ``kind`` is the mixer whose mixing
 matrix the panel draws; the other fields are the kinds' settings
-(:class:`attnviz.core.mixers.MixerParams`) and the largest number of pairs of the recall
-experiment. Every field is a plain value: sessions, undo and ``--set mixers.FIELD=…`` carry
-them all.
+(:class:`attnviz.core.mixers.MixerParams`), the largest number of pairs of the recall
+experiment, the page shown (``view``), the token the decode stepper generates
+(``decode_step``, at most n) and the layers a window's reach is drawn through
+(``depth``). Every field is a plain value: sessions, undo and ``--set mixers.FIELD=…``
+carry them all.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ MAX_PAIRS = 256
 #: Longest window, k or stride accepted (beyond MAX_TOKENS they all mean "every key").
 MAX_REACH = 4096
 MAX_SEED = 2**31 - 1
+#: Most layers the receptive-field picture stacks.
+MAX_DEPTH = 64
+#: The panel's pages: the mixing matrices, the decode stepper, a window's reach with depth.
+VIEWS = ("matrix", "decode", "depth")
 
 FIELDS = (
     Field("kind", "choice", "softmax", choices=KINDS,
@@ -57,6 +63,15 @@ FIELDS = (
     Field("recall_pairs", "int", 64, 1, MAX_PAIRS,
           doc="recall: the most key-value pairs written (1, 2, 4, … up to it)",
           label=QT_TRANSLATE_NOOP("UndoController", "Recall pairs")),
+    Field("view", "choice", "matrix", choices=VIEWS,
+          doc="the page shown: matrix (M and costs), decode (one step), depth (a window's reach)",
+          label=QT_TRANSLATE_NOOP("UndoController", "Mixers page")),
+    Field("decode_step", "int", 12, 1, MAX_TOKENS,
+          doc="decode stepper: the token t generated (1 … n; a larger value shows n)",
+          label=QT_TRANSLATE_NOOP("UndoController", "Decoding step")),
+    Field("depth", "int", 3, 1, MAX_DEPTH,
+          doc="receptive field: layers of the sliding window stacked",
+          label=QT_TRANSLATE_NOOP("UndoController", "Depth")),
 )  # fmt: skip
 
 

@@ -5,7 +5,9 @@ decayed and delta-rule layers carry a fixed d × d state instead of a growing KV
 mix tokens as out_t = Σ_s M[t, s] v_s: the panel draws M of the kind chosen, a table of
 every kind's error against dense softmax, pairs kept and state, the FLOPs and bytes of the
 kind against softmax as the sequence grows (with the lengths where it becomes cheaper),
-and the recall experiment: how many key–value pairs each state gives back.
+and the recall experiment: how many key–value pairs each state gives back. Two more pages
+(:mod:`attnviz.ui.panels._mixers_decode`): one decoding step, the cache read against the
+state updated, and a window's reach growing with depth.
 """
 
 from __future__ import annotations
@@ -25,13 +27,23 @@ from PySide6.QtWidgets import (
     QLabel,
     QSizePolicy,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from attnviz.core.mixers import FEATURE_MAPS, KINDS
-from attnviz.model.topics.mixers import MAX_PAIRS, MAX_REACH, MAX_SEED, MAX_TOKENS, MAX_WIDTH
+from attnviz.model.topics.mixers import (
+    MAX_PAIRS,
+    MAX_REACH,
+    MAX_SEED,
+    MAX_TOKENS,
+    MAX_WIDTH,
+    VIEWS,
+)
 from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.panels._mixers_decode import DecodePagesMixin
+from attnviz.ui.panels._mixers_names import KIND_NAMES, kind_name  # noqa: F401 (the names' home)
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.matrix_view import MatrixView
@@ -42,16 +54,6 @@ from attnviz.ui.widgets.steady_plot import SteadyPlot
 from attnviz.ui.widgets.units import count, sci
 
 _C = "MixersPanel"
-KIND_NAMES = {
-    "softmax": QT_TRANSLATE_NOOP("MixersPanel", "softmax"),
-    "window": QT_TRANSLATE_NOOP("MixersPanel", "sliding window"),
-    "top_k": QT_TRANSLATE_NOOP("MixersPanel", "top-k"),
-    "strided": QT_TRANSLATE_NOOP("MixersPanel", "strided"),
-    "linear": QT_TRANSLATE_NOOP("MixersPanel", "linear"),
-    "decayed": QT_TRANSLATE_NOOP("MixersPanel", "decayed (RetNet, Mamba-2)"),
-    "deltanet": QT_TRANSLATE_NOOP("MixersPanel", "DeltaNet"),
-    "gated_deltanet": QT_TRANSLATE_NOOP("MixersPanel", "Gated DeltaNet"),
-}
 FEATURE_NAMES = {
     "elu1": QT_TRANSLATE_NOOP("MixersPanel", "φ = elu + 1"),
     "relu": QT_TRANSLATE_NOOP("MixersPanel", "φ = ReLU"),
@@ -74,12 +76,7 @@ SETTING_NAMES = ("window", "top_k", "stride", "feature_map", "normalised", "deca
 RECALL_KINDS = ("softmax", "window", "linear", "decayed", "deltanet", "gated_deltanet")
 
 
-def kind_name(kind: str) -> str:
-    """The kind's name in the interface's language."""
-    return QCoreApplication.translate(_C, KIND_NAMES[kind])
-
-
-class MixersPanel(FigurePanel):
+class MixersPanel(DecodePagesMixin, FigurePanel):
     """Every token mixer on one synthetic head: M, errors, states, costs and recall."""
 
     PANEL_ID = "mixers"
@@ -91,8 +88,9 @@ class MixersPanel(FigurePanel):
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(self._build_controls())
-        self.figure = QWidget()
-        grid = QGridLayout(self.figure)
+        self.matrix_page = QWidget()
+        self.matrix_page.setObjectName("matrix_page")
+        grid = QGridLayout(self.matrix_page)
         grid.setContentsMargins(0, 0, 0, 0)
         self.matrix = MatrixView("M")
         self.matrix.setMinimumSize(180, 180)
@@ -129,6 +127,15 @@ class MixersPanel(FigurePanel):
         for i in range(3):
             grid.setColumnStretch(i, 1)
         grid.setRowStretch(0, 1)
+        # The pages are the figure: an export shows the one open (``mixers.view``).
+        self.figure = self.tabs = QTabWidget()
+        self.tabs.setObjectName("mixers_pages")
+        self.tabs.addTab(self.matrix_page, self.tr("Mixing matrices"))
+        self.tabs.addTab(self._build_decode_page(), self.tr("Decoding step"))
+        self.tabs.addTab(self._build_depth_page(), self.tr("Reach with depth"))
+        self.tabs.currentChanged.connect(
+            lambda i: self._write(self.tabs, view=VIEWS[i]) if 0 <= i < len(VIEWS) else None
+        )
         layout.addWidget(self.figure, 1)
         self.hover = QLabel(" ")
         self.hover.setObjectName("hover")
@@ -138,6 +145,8 @@ class MixersPanel(FigurePanel):
                      "normalised", "decay", "beta", "alpha", "recall_pairs"):  # fmt: skip
             self.mirror(name, self.controls[name])
         self._on_kind_changed()
+        self._on_view_changed()
+        self._draw_pages()
         self._finish(layout, scroll=True)
 
     # --- building ----------------------------------------------------------------------
@@ -253,6 +262,13 @@ class MixersPanel(FigurePanel):
             self.controls[name].setEnabled(name in used)
         if self.results is not None:
             self.redraw()
+        else:
+            self._draw_pages()
+
+    def _on_view_changed(self) -> None:
+        self.tabs.blockSignals(True)
+        self.tabs.setCurrentIndex(VIEWS.index(self.state.view))
+        self.tabs.blockSignals(False)
 
     # --- results → view ----------------------------------------------------------------
     def _on_results(self, res, _names: frozenset) -> None:
@@ -267,6 +283,7 @@ class MixersPanel(FigurePanel):
         self._draw_costs(res, kind)
         self._draw_recall(res, kind)
         self._write_summary(res, kind)
+        self._draw_pages()
 
     def _draw_table(self, res, kind: str) -> None:
         head = (
@@ -394,6 +411,8 @@ class MixersPanel(FigurePanel):
     def _restyle(self, theme: Theme) -> None:
         style_figure(self.figure, theme)
         self.matrix.set_theme(theme)
+        self.decode_view.set_theme(theme)
+        self.reach_view.set_theme(theme)
         self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 18))
         for plot in (self.costs, self.recall):
             plot.set_style(theme, self.plot_font())

@@ -6,8 +6,10 @@ causal mask hides entirely are skipped. Beside it, for the rows of the current Q
 the running maximum m, the running sum ℓ (rescaled by e^(m_old − m) whenever m grows) and
 the partial output O — what the output would be if the keys seen so far were all the keys.
 Below, the rows whose output is final, the largest difference from the dense
-``attention()`` output, and the numbers held at once against the n×n matrix. Left/Right,
-Home/End and Space (play) step through.
+``attention()`` output, the numbers held at once against the n×n matrix, and the bytes
+moved between HBM and the chip, naive attention (the n×n scores and weights written and
+read back) against the tiles (Q, K and V blocks read, O written; :mod:`attnviz.core.tile_io`).
+Left/Right, Home/End and Space (play) step through.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attnviz.core.tile_io import naive_traffic, tiled_traffic
 from attnviz.model.resolve._long_tiles import tile_memory
 from attnviz.model.topics.long import MAX_BLOCK, MAX_TILES_D, MAX_TILES_N, MIN_BLOCK
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.widgets.binding import blocked
 from attnviz.ui.widgets.long_controls import spin_box, theme_figure
-from attnviz.ui.widgets.numbers import grouped
+from attnviz.ui.widgets.numbers import fmt, grouped
+from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.widgets.tile_grid import AlignedMatrices, Matrix, MemoryBars, Outline
+from attnviz.ui.widgets.units import decimal_bytes
 
 #: Milliseconds between tiles while playing.
 PLAY_MS = 700
@@ -41,6 +46,8 @@ PLAY_MS = 700
 _KEYS = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Space)
 #: Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.
 Q_COLOR, K_COLOR, TILE_COLOR = "#D55E00", "#0072B2", "#CC79A7"
+#: Bytes of one number of each of the long topic's precisions.
+ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2}
 
 
 class TilesPanel(FigurePanel):
@@ -84,6 +91,11 @@ class TilesPanel(FigurePanel):
         self.scale_font(self.memory, 1.0)
         self.memory_title = QLabel(self.tr("Numbers held at once"))
         self.scale_font(self.memory_title, 1.0, bold=True)
+        self.hbm_title = QLabel()
+        self.scale_font(self.hbm_title, 1.0, bold=True)
+        self.hbm = MemoryBars()
+        self.hbm.setObjectName("tiles_hbm")
+        self.scale_font(self.hbm, 1.0)
         box = QVBoxLayout(self.figure)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.step_text)
@@ -96,8 +108,22 @@ class TilesPanel(FigurePanel):
         side.setContentsMargins(0, 0, 0, 0)
         side.addWidget(self.result)
         side.addSpacing(8)
-        side.addWidget(self.memory_title)
-        side.addWidget(self.memory)
+        # The numbers held and the bytes moved: side by side under the matrices, one over
+        # the other in the column beside them.
+        self.bars = QBoxLayout(QBoxLayout.Direction.TopToBottom)
+        self.bars.setSpacing(12)
+        for widgets in (
+            (self.memory_title, self.memory),
+            (self.hbm_title, self.hbm),
+        ):
+            widgets[0].setWordWrap(True)  # the titles must not set the columns' widths
+            column = QVBoxLayout()
+            column.setSpacing(2)
+            for widget in widgets:
+                column.addWidget(widget)
+            column.addStretch(1)
+            self.bars.addLayout(column, 1)
+        side.addLayout(self.bars)
         side.addStretch(1)
         self.row.addWidget(self.side, 2)
         layout.addWidget(self.figure, 1)
@@ -270,6 +296,31 @@ class TilesPanel(FigurePanel):
             ],
             (self.tr("held by the tiles"), self.tr("n×n matrix")),
         )
+        self._write_traffic(demo, values)
+
+    def _write_traffic(self, demo, values: dict) -> None:
+        """The HBM bytes of both sizes, naive against tiled, and their ratios."""
+        size = ITEMSIZE[values["dtype"]]
+        causal = bool(values["causal"])
+        rows = []
+        for n, d in ((demo.n, demo.q.shape[1]), (values["n"], values["d_k"])):
+            naive = naive_traffic(n, d, d, size).total
+            tiled = tiled_traffic(n, d, d, demo.block_q, demo.block_k, size, causal).total
+            ratio = fill(self.tr("%1 × tiled"), fmt(naive / tiled, 2))
+            rows.append((self.tr("n = %1").replace("%1", grouped(n)), tiled, naive, ("", ratio)))
+        self.hbm.set_rows(rows, (self.tr("tiled"), self.tr("naive")), decimal_bytes)
+        self.hbm_title.setText(self.tr("Bytes moved to and from HBM"))
+        tip = fill(
+            self.tr(
+                "Naive attention writes the n×n scores and weights to HBM and reads them "
+                "back; the tiles read Q once, K and V once per block of %1 query rows, and "
+                "write O. Small blocks read K and V many times. %2 bytes a number."
+            ),
+            demo.block_q,
+            size,
+        )
+        for widget in (self.hbm_title, self.hbm):
+            widget.setToolTip(tip)
 
     # --- stepping ----------------------------------------------------------------------
     def _go(self, index: int) -> None:
@@ -338,6 +389,9 @@ class TilesPanel(FigurePanel):
             self.row.setStretch(1, 2 if wide else 0)
             vertical = QSizePolicy.Policy.Preferred if wide else QSizePolicy.Policy.Maximum
             self.side.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+            self.bars.setDirection(
+                QBoxLayout.Direction.TopToBottom if wide else QBoxLayout.Direction.LeftToRight
+            )
 
     def hideEvent(self, event) -> None:
         self.play.setChecked(False)

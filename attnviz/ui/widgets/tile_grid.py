@@ -263,14 +263,18 @@ class MemoryBars(PaintedWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.rows: list[tuple[str, int, int]] = []
+        self.rows: list[tuple] = []
         self.names = ("", "")
+        self.format = grouped
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
-    def set_rows(self, rows, names: tuple[str, str]) -> None:
-        """``rows``: ``(label, tiles, dense)`` numbers held; ``names``: the bars' words."""
+    def set_rows(self, rows, names: tuple[str, str], format=grouped) -> None:
+        """``rows``: ``(label, tiles, dense)`` numbers held (or bytes moved), optionally with a
+        fourth item, two words written after each bar's number; ``names``: the bars' words;
+        ``format``: how a bar's number is written."""
         self.rows = list(rows)
         self.names = names
+        self.format = format
         self.setFixedHeight(self.sizeHint().height())
         self.update()
 
@@ -291,20 +295,29 @@ class MemoryBars(PaintedWidget):
         label_w = max((m.horizontalAdvance(r[0]) for r in self.rows), default=0) + 10
         width = max(self.width() - label_w - 4, 10)
         y = 2.0
-        for label, tiles, dense in self.rows:
+        for label, tiles, dense, *extra in self.rows:
             p.setPen(fg)
             p.drawText(QRectF(0, y, label_w, 2.25 * h), Qt.AlignmentFlag.AlignVCenter, label)
             for j, count in enumerate((tiles, dense)):
-                length = max(width * count / max(dense, 1), 2.0)
+                # The longer of the two fills the row (tiles can move more bytes than the
+                # n×n matrix when their blocks are small).
+                length = max(width * count / max(dense, tiles, 1), 2.0)
                 row = QRectF(label_w, y + j * 1.25 * h, width, h)
                 p.fillRect(QRectF(row.left(), row.top(), length, h), colors[j])
-                text = f"{self.names[j]}: {grouped(count)}"
-                inside = m.horizontalAdvance(text) + 12 < length
+                text = f"{self.names[j]}: {self.format(count)}"
+                if extra and extra[0][j]:
+                    text += f", {extra[0][j]}"
+                # Inside the bar when it fits there at full size or has the more room;
+                # else after it. Either way a long text takes smaller type rather than run off.
+                inside = m.horizontalAdvance(text) + 12 < length or length - 12 > width - length - 6
                 ink = QColor(ink_for(qcolor_rgb(colors[j])))
                 p.setPen(ink if inside else fg)
-                spot = row.adjusted(6 if inside else length + 6, 0, 0, 0)
-                # After a long bar a long text takes smaller type rather than run off.
-                p.setFont(self.font() if inside else _fitting(self.font(), text, spot.width()))
+                spot = (
+                    QRectF(row.left() + 6, row.top(), length - 12, h)
+                    if inside
+                    else row.adjusted(length + 6, 0, 0, 0)
+                )
+                p.setFont(_fitting(self.font(), text, spot.width()))
                 p.drawText(spot, Qt.AlignmentFlag.AlignVCenter, text)
                 p.setFont(self.font())
             y += 2.6 * h
