@@ -289,7 +289,7 @@ def test_bad_data_names_and_files_are_one_line_value_errors(tmp_path):
     fig = attnviz.figure("heatmap")
     for call, message in [
         (lambda: fig.data("bogus"), "unknown data name 'bogus' for panel heatmap"),
-        (lambda: attnviz.figure("tiles").data(), "panel tiles has no data arrays"),
+        (lambda: attnviz.figure("controls").data(), "panel controls has no data arrays"),
         (lambda: fig.save(tmp_path / "x.bmp"), "cannot save 'x.bmp'"),
         (lambda: fig.save(tmp_path / "no" / "x.png"), "does not exist"),
         (lambda: fig.save(tmp_path / "x.csv", name="bogus"), "unknown data name"),

@@ -163,7 +163,8 @@ PANELS: tuple[PanelSpec, ...] = (
         reader=lambda ws, name: resolve.long.overview_data(ws, name),
     ),
     PanelSpec(
-        "tiles", 82, "right", "long", QT_TRANSLATE_NOOP("Panels", "FlashAttention"), "long", 3
+        "tiles", 82, "right", "long", QT_TRANSLATE_NOOP("Panels", "FlashAttention"), "long", 3,
+        data=("hbm",), reader=lambda ws, name: resolve.long.tiles_data(ws, name),
     ),
     # The chapter's cheap diagnostic: how spread each row's weights are (CONTRIBUTING.md
     # builds it as the example of a new panel).

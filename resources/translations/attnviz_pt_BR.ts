@@ -3150,7 +3150,7 @@
     </message>
     <message>
         <source>pairs recalled</source>
-        <translation>pares recordados</translation>
+        <translation>recuperados</translation>
     </message>
     <message>
         <source>M of %1: out_t = Σ_s M[t, s] v_s</source>
@@ -4893,7 +4893,7 @@
     <name>TilesPanel</name>
     <message>
         <source>Chapter 003, FlashAttention: the scores are computed one tile at a time; each query row keeps only a running max m, a running sum ℓ and its output so far, rescaled whenever m grows. ←/→ step, Home/End, Space plays.</source>
-        <extracomment>Milliseconds between tiles while playing. The keys that step and play the tiles while the panel has the focus. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito. Bytes of one number of each of the long topic&apos;s precisions.</extracomment>
+        <extracomment>Milliseconds between tiles while playing. The keys that step and play the tiles while the panel has the focus. Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.</extracomment>
         <translation>Capítulo 003, FlashAttention: as pontuações são calculadas um bloco por vez; cada linha de consulta guarda só um máximo corrente m, uma soma corrente ℓ e a saída até ali, reescalonadas sempre que m cresce. ←/→ avançam, Home/End, Space reproduz.</translation>
     </message>
     <message>
@@ -5017,6 +5017,10 @@
         <translation>matriz n×n</translation>
     </message>
     <message>
+        <source>Bytes moved to and from HBM (at n = %1, tiles of %2 rows)</source>
+        <translation>Bytes movidos de e para a HBM (em n = %1, blocos de %2 linhas)</translation>
+    </message>
+    <message>
         <source>%1 × tiled</source>
         <translation>%1 × em blocos</translation>
     </message>
@@ -5029,12 +5033,8 @@
         <translation>ingênua</translation>
     </message>
     <message>
-        <source>Bytes moved to and from HBM</source>
-        <translation>Bytes movidos de e para a HBM</translation>
-    </message>
-    <message>
-        <source>Naive attention writes the n×n scores and weights to HBM and reads them back; the tiles read Q once, K and V once per block of %1 query rows, and write O. Small blocks read K and V many times. %2 bytes a number.</source>
-        <translation>A atenção ingênua escreve os escores e pesos n×n na HBM e os lê de volta; os blocos leem Q uma vez, K e V uma vez por bloco de %1 linhas de consulta, e escrevem O. Blocos pequenos leem K e V muitas vezes. %2 bytes por número.</translation>
+        <source>Naive attention writes the n×n scores and weights to HBM and reads them back; the tiles read Q once, K and V once per block of query rows (%1 in the demo, %2 at the long n, as a kernel&apos;s on-chip memory holds), and write O. Small blocks read K and V many times. %3 bytes a number.</source>
+        <translation>A atenção ingênua escreve as pontuações e os pesos n×n na HBM e os lê de volta; os blocos leem Q uma vez, K e V uma vez por bloco de linhas de consulta (%1 na demonstração, %2 no n longo, o que cabe na memória do chip de um kernel) e escrevem O. Blocos pequenos leem K e V muitas vezes. %3 bytes por número.</translation>
     </message>
 </context>
 <context>

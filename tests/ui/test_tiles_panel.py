@@ -114,10 +114,17 @@ def test_hbm_bytes_naive_against_tiled(panel):
     # Tiled: Q once (36), three query blocks each reading 12 keys and values, O once.
     assert small[1] == (36 + 3 * 12 * 6 + 36) * 4 == 1152
     assert small[3] == ("", "2.50 × tiled")
-    # n = 4096, d = 64: blocks of 4 rows read K and V 1024 times, more than the square.
+    # n = 4096, d = 64 in a kernel's blocks of 128: K and V read 32 times, far less than
+    # the square the naive kernel writes and reads back.
     assert big[2] == (4 * 4096 * 64 + 4 * 4096**2) * 4
-    assert big[1] == (2 * 4096 * 64 + 1024 * 4096 * 128) * 4
-    assert big[3] == ("", "0.13 × tiled")
+    assert big[1] == (2 * 4096 * 64 + 32 * 4096 * 128) * 4
+    assert big[3] == ("", "3.94 × tiled") and "tiles of 128 rows" in panel.hbm_title.text()
+    # The export is the drawing: rows demo and long, n, rows a tile, tiled, naive.
+    from attnviz.model.panel_data import panel_data
+
+    data = panel_data(panel.workspace, "tiles", "hbm")
+    assert data.rows == ("demo", "long")
+    assert data.values.tolist() == [[12, 4, 1152, 2880], [4096, 128, big[1], big[2]]]
     panel.state.update(dtype="float64")
     assert panel.hbm.rows[0][1:3] == (2 * 1152, 2 * 2880)
     panel.state.update(causal=True)  # key blocks after a query block are never read
@@ -191,6 +198,9 @@ def test_soak_of_the_hbm_bytes(qtbot, make_window):
         n, d = demo.n, demo.q.shape[1]
         tiled = tiled_traffic(n, d, d, v["block_q"], v["block_k"], size, v["causal"]).total
         assert panel.hbm.rows[0][1:3] == (tiled, naive_traffic(n, d, d, size).total)
+        big, b = v["n"], min(128, v["n"])  # the long n in a kernel's tiles of 128
+        tiled = tiled_traffic(big, v["d_k"], v["d_k"], b, b, size, v["causal"]).total
+        assert panel.hbm.rows[1][1:3] == (tiled, naive_traffic(big, v["d_k"], v["d_k"], size).total)
 
     Soak(rng, actions, after=check).run(30)
     unwind(window)

@@ -15,11 +15,38 @@ import numpy as np
 
 from attnviz.core.attention import attention
 from attnviz.core.masks import causal_mask
+from attnviz.core.tile_io import naive_traffic, tiled_traffic
 from attnviz.core.tiled import TileStep, tiled_attention, tiled_attention_steps
 from attnviz.model.resolve._long_heads import generate_qk
 
 #: Fields the demo depends on (its step is only browsed).
 TILES_FIELDS = ("tiles_n", "tiles_d", "block_q", "block_k", "head", "seed", "causal", "scale")
+
+
+#: Bytes a number, by the long topic's ``dtype``.
+ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2}
+#: Query rows and keys a tile holds at the long n: FlashAttention-2's blocks of 128 (what
+#: a GPU's shared memory holds at a head width of 64 to 128). With the demo's few rows a
+#: block, K and V were read n/4 times and the tiles moved 8× the naive bytes at 4,096
+#: tokens, the opposite of what a kernel with its on-chip memory full does.
+KERNEL_BLOCK = 128
+
+
+def hbm_traffic(values: dict) -> tuple[tuple[int, int, int, int], ...]:
+    """``(n, query rows a tile, tiled bytes, naive bytes)`` moved to and from HBM, for the
+    demo (its n, width and blocks) and for the long n (its width, in a kernel's tiles of
+    :data:`KERNEL_BLOCK`), at the topic's dtype and causality (``values``: a snapshot)."""
+    size = ITEMSIZE[values["dtype"]]
+    causal = bool(values["causal"])
+    big = min(KERNEL_BLOCK, values["n"])
+    out = []
+    for n, d, bq, bk in (
+        (values["tiles_n"], values["tiles_d"], values["block_q"], values["block_k"]),
+        (values["n"], values["d_k"], big, big),
+    ):
+        tiled = tiled_traffic(n, d, d, bq, bk, size, causal).total
+        out.append((n, bq, tiled, naive_traffic(n, d, d, size).total))
+    return tuple(out)
 
 
 def tile_memory(n: int, d: int, d_v: int, block_q: int, block_k: int) -> tuple[int, int]:

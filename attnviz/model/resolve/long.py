@@ -31,7 +31,7 @@ from attnviz.model.data_array import DataArray
 from attnviz.model.events import Signal
 from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
-from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, tiles_demo
+from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, hbm_traffic, tiles_demo
 from attnviz.model.resolve.attention import ROPE_KEYS
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.resolve.long_backends import choose_backend, host_dtype
@@ -561,3 +561,17 @@ def overview_data(workspace, name: str) -> DataArray:
     return {"overview": _overview_data, "block": _block_data, "q": _q_data, "k": _k_data}[name](
         workspace
     )
+
+
+#: Columns of the tiles panel's ``hbm`` array.
+HBM_COLUMNS = ("n", "query_rows_per_tile", "tiled_bytes", "naive_bytes")
+
+
+def tiles_data(workspace, name: str) -> DataArray:
+    """The tiles panel's array ``hbm``: bytes moved to and from HBM, tiled against naive,
+    for the demo (its n and blocks) and the long n (in a kernel's tiles of 128): rows
+    ``demo`` and ``long``."""
+    if name != "hbm":
+        raise KeyError(name)
+    rows = hbm_traffic(workspace.document.long.snapshot())
+    return DataArray(np.array(rows, dtype=np.float64), ("demo", "long"), HBM_COLUMNS)

@@ -13,9 +13,11 @@ FLOPs and bytes for this step and for recomputing the whole prefix without a cac
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -58,6 +60,10 @@ class DecodePagesMixin:
         self._page_spins.append(spin)
         self.mirror(name, spin)
         return spin
+
+    def _page_labels(self) -> tuple:
+        """The decode and depth pages' lines, which take the panel's font on a stage."""
+        return (self.decode_table, self.decode_summary, self.depth_summary)
 
     def _build_decode_page(self) -> QWidget:
         self._page_spins: list[QSpinBox] = []
@@ -113,6 +119,9 @@ class DecodePagesMixin:
         self.decode_table = QLabel()
         self.decode_table.setObjectName("decode_table")
         self.decode_table.setTextFormat(Qt.TextFormat.RichText)
+        # Wrapping, as the kinds table: its room is then its laid-out height, which a slide's
+        # check measures (a table's text read as one line is wider than any box).
+        self.decode_table.setWordWrap(True)
         self.decode_table.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.decode_table.setToolTip(
             QCoreApplication.translate(
@@ -271,7 +280,8 @@ class DecodePagesMixin:
             )
             + "</tr>",
         ]
-        for k in KINDS:
+        listed = getattr(self, "table_kinds", None)  # a slide lists softmax and the kind drawn
+        for k in KINDS if listed is None else [k for k in KINDS if k in {*listed, kind}]:
             c = costs[k]
             # The table names a kind without its examples in brackets: it must stay narrow.
             cells = (
@@ -284,9 +294,14 @@ class DecodePagesMixin:
                 + "".join(f"<td>{html.escape(str(x))}&nbsp;&nbsp;</td>" for x in cells)
                 + "</tr>"
             )
-        self.decode_table.setText(
-            "<table cellspacing='0' cellpadding='0'>" + "".join(rows) + "</table>"
-        )
+        text = "<table cellspacing='0' cellpadding='0'>" + "".join(rows) + "</table>"
+        self.decode_table.setText(text)
+        # The table's own width, kept: a wrapping label narrower than its table clips the
+        # last column (the picture beside it gives way instead).
+        doc = QTextDocument()
+        doc.setDefaultFont(self.decode_table.font())
+        doc.setHtml(text)
+        self.decode_table.setMinimumWidth(math.ceil(doc.idealWidth()) + 4)
 
     def _draw_depth(self, values: dict) -> None:
         t, window, depth = decode_token(values), values["window"], values["depth"]

@@ -93,6 +93,7 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         grid = QGridLayout(self.matrix_page)
         grid.setContentsMargins(0, 0, 0, 0)
         self.matrix = MatrixView("M")
+        self.matrix.WRAP_TITLE = True  # "M of Gated DeltaNet: out_t = …": wrapped, never cut
         self.matrix.setMinimumSize(180, 180)
         # Its size hint asks for numbered cells; it draws in whatever room the row has, so
         # at 1280 × 720 the numbers fit beneath it without scrolling.
@@ -122,6 +123,8 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         grid.addWidget(self.matrix, 0, 0)
         grid.addWidget(costs_page, 0, 1)
         grid.addWidget(recall_page, 0, 2)
+        self.costs_page, self.recall_page = costs_page, recall_page
+        self.table_kinds = None  # the kinds the table lists (None: all; a slide: fewer)
         grid.addWidget(self.table, 1, 0, 1, 2)
         grid.addWidget(self.summary, 1, 2)
         for i in range(3):
@@ -144,6 +147,11 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         for name in ("kind", "n", "d", "seed", "window", "top_k", "stride", "feature_map",
                      "normalised", "decay", "beta", "alpha", "recall_pairs"):  # fmt: skip
             self.mirror(name, self.controls[name])
+        # Set explicitly: the figures' style sheets stop the stage's font (Large Fonts) from
+        # reaching these lines, which a slide drew in the window's small type.
+        for label in (self.table, self.summary, self.costs_legend, self.recall_legend,
+                      *self._page_labels()):  # fmt: skip
+            self.scale_font(label, 1.0)
         self._on_kind_changed()
         self._on_view_changed()
         self._draw_pages()
@@ -285,6 +293,16 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         self._write_summary(res, kind)
         self._draw_pages()
 
+    def focus_data(self, quoted: frozenset) -> None:
+        """On a slide, only the pictures the lesson quotes beside M: the costs plot for
+        ``flops`` / ``bytes``, the recall plot for ``recall``; the table keeps softmax and
+        the kind drawn (the nine rows in the stage's type pushed the pictures off it)."""
+        self.costs_page.setVisible(bool({"flops", "bytes"} & set(quoted)))
+        self.recall_page.setVisible("recall" in quoted)
+        self.table_kinds = ("softmax",)
+        if self.results is not None:
+            self.redraw()
+
     def _draw_table(self, res, kind: str) -> None:
         head = (
             self.tr("mixer"), self.tr("error vs softmax"), self.tr("pairs kept"),
@@ -295,7 +313,11 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
             + "".join(f"<th align='left'>{html.escape(h)}&nbsp;&nbsp;</th>" for h in head)
             + "</tr>"
         ]
-        for k in KINDS:
+        for k in (
+            KINDS
+            if self.table_kinds is None
+            else [k for k in KINDS if k in {*self.table_kinds, kind}]
+        ):
             cells = (
                 kind_name(k),
                 fmt(res.errors[k], 3),

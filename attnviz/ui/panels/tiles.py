@@ -29,8 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.core.tile_io import naive_traffic, tiled_traffic
-from attnviz.model.resolve._long_tiles import tile_memory
+from attnviz.model.resolve._long_tiles import ITEMSIZE, KERNEL_BLOCK, hbm_traffic, tile_memory
 from attnviz.model.topics.long import MAX_BLOCK, MAX_TILES_D, MAX_TILES_N, MIN_BLOCK
 from attnviz.ui.panel_base import FigurePanel
 from attnviz.ui.widgets.binding import blocked
@@ -46,8 +45,6 @@ PLAY_MS = 700
 _KEYS = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Space)
 #: Colours of the Q tile (rows) and the K/V tile (keys), Okabe–Ito.
 Q_COLOR, K_COLOR, TILE_COLOR = "#D55E00", "#0072B2", "#CC79A7"
-#: Bytes of one number of each of the long topic's precisions.
-ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2}
 
 
 class TilesPanel(FigurePanel):
@@ -92,6 +89,7 @@ class TilesPanel(FigurePanel):
         self.memory_title = QLabel(self.tr("Numbers held at once"))
         self.scale_font(self.memory_title, 1.0, bold=True)
         self.hbm_title = QLabel()
+        self.hbm_title.setWordWrap(True)
         self.scale_font(self.hbm_title, 1.0, bold=True)
         self.hbm = MemoryBars()
         self.hbm.setObjectName("tiles_hbm")
@@ -300,24 +298,30 @@ class TilesPanel(FigurePanel):
 
     def _write_traffic(self, demo, values: dict) -> None:
         """The HBM bytes of both sizes, naive against tiled, and their ratios."""
-        size = ITEMSIZE[values["dtype"]]
-        causal = bool(values["causal"])
         rows = []
-        for n, d in ((demo.n, demo.q.shape[1]), (values["n"], values["d_k"])):
-            naive = naive_traffic(n, d, d, size).total
-            tiled = tiled_traffic(n, d, d, demo.block_q, demo.block_k, size, causal).total
+        traffic = hbm_traffic(values)
+        for n, _block, tiled, naive in traffic:
             ratio = fill(self.tr("%1 × tiled"), fmt(naive / tiled, 2))
             rows.append((self.tr("n = %1").replace("%1", grouped(n)), tiled, naive, ("", ratio)))
         self.hbm.set_rows(rows, (self.tr("tiled"), self.tr("naive")), decimal_bytes)
-        self.hbm_title.setText(self.tr("Bytes moved to and from HBM"))
+        # The long n's tiles in the title: in a row's name they left the bars no room.
+        self.hbm_title.setText(
+            fill(
+                self.tr("Bytes moved to and from HBM (at n = %1, tiles of %2 rows)"),
+                grouped(traffic[1][0]),
+                traffic[1][1],
+            )
+        )
         tip = fill(
             self.tr(
                 "Naive attention writes the n×n scores and weights to HBM and reads them "
-                "back; the tiles read Q once, K and V once per block of %1 query rows, and "
-                "write O. Small blocks read K and V many times. %2 bytes a number."
+                "back; the tiles read Q once, K and V once per block of query rows (%1 in the "
+                "demo, %2 at the long n, as a kernel's on-chip memory holds), and write O. "
+                "Small blocks read K and V many times. %3 bytes a number."
             ),
             demo.block_q,
-            size,
+            KERNEL_BLOCK,
+            ITEMSIZE[values["dtype"]],
         )
         for widget in (self.hbm_title, self.hbm):
             widget.setToolTip(tip)

@@ -481,8 +481,12 @@ class MatrixView(PaintedWidget):
         painter.setPen(fg)
         rows, cols = self._values.shape
         step = label_step(rows, grid.height(), fm.height())
+        line = fm.height()
         for r in range(0, rows, step):
-            rect = QRectF(0, grid.top() + r * ch, grid.left() - 4, ch)
+            # A line high about the row's centre: a row lower than a line cut its label's
+            # glyphs in half (a 24-row matrix in a slide's row of pictures).
+            middle = grid.top() + (r + 0.5) * ch
+            rect = QRectF(0, middle - max(ch, line) / 2, grid.left() - 4, max(ch, line))
             painter.drawText(
                 rect,
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
