@@ -70,6 +70,17 @@ def test_a_setting_edited_in_its_control_reaches_the_matrix(panel):
     assert "53 % of the causal pairs kept" in panel.summary.text()  # 24 of 45
 
 
+def test_softmax_drawn_alone_keeps_its_cost_curves(panel):
+    _choose(panel, "kind", "softmax")
+    shown = [c for c in panel.cost_curves if c.isVisible()]
+    assert len(shown) == 2  # its FLOPs and bytes, not a second copy of each (nor none)
+    np.testing.assert_array_equal(
+        shown[0].getOriginalDataset()[1], panel.results.flops["softmax"][:-1]
+    )
+    legend = panel.costs_legend.text().replace("&nbsp;", " ")
+    assert "softmax: FLOPs" in legend and "softmax: bytes" in legend
+
+
 def test_summary_table_and_crossings_say_the_results_numbers(panel):
     _choose(panel, "kind", "linear")
     res = panel.results

@@ -345,8 +345,12 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
             (kind, "flops", 1, False), (kind, "bytes", 1, True),
         )  # fmt: skip
         spots = []
-        for curve, (k, what, color, dash) in zip(self.cost_curves, curves, strict=True):
-            same = k == kind and kind == "softmax"
+        for i, (curve, (k, what, color, dash)) in enumerate(
+            zip(self.cost_curves, curves, strict=True)
+        ):
+            # Softmax drawn: its second pair of curves would repeat the first (hiding both
+            # left the plot empty).
+            same = i >= 2 and kind == "softmax"
             y = getattr(res, what)[k][:-1]
             curve.setData(x, y)
             curve.setVisible(not same)
