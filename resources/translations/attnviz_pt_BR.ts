@@ -2113,7 +2113,7 @@
     <name>LessonPanel</name>
     <message>
         <source>Each lesson walks through one section of the documents: every step sets up the panels and says what to look at.</source>
-        <extracomment>Rows of the lesson list kept in view before it scrolls: the list scrolls past them, so that its buttons and caption stay in a dock 720 pixels high (sixteen wrapped Portuguese titles pushed them out of it).</extracomment>
+        <extracomment>Rows of the lesson list kept in view at least: past them the list takes the room the dock leaves under its caption and buttons, all its lessons where they fit, and scrolls only where they do not (sixteen titles wrapped in a narrow Portuguese dock pushed the buttons out of it).</extracomment>
         <translation>Cada lição percorre uma seção dos documentos: cada passo prepara os painéis e diz o que observar.</translation>
     </message>
     <message>
@@ -5010,19 +5010,19 @@
     </message>
     <message>
         <source>held by the tiles</source>
-        <translation>guardados pelos blocos</translation>
+        <translation>nos blocos</translation>
     </message>
     <message>
         <source>n×n matrix</source>
         <translation>matriz n×n</translation>
     </message>
     <message>
-        <source>Bytes moved to and from HBM (at n = %1, tiles of %2 rows)</source>
-        <translation>Bytes movidos de e para a HBM (em n = %1, blocos de %2 linhas)</translation>
-    </message>
-    <message>
         <source>%1 × tiled</source>
         <translation>%1 × em blocos</translation>
+    </message>
+    <message>
+        <source>tiles of %1</source>
+        <translation>de %1</translation>
     </message>
     <message>
         <source>tiled</source>
@@ -5031,6 +5031,10 @@
     <message>
         <source>naive</source>
         <translation>ingênua</translation>
+    </message>
+    <message>
+        <source>Bytes moved to and from HBM</source>
+        <translation>Bytes movidos de e para a HBM</translation>
     </message>
     <message>
         <source>Naive attention writes the n×n scores and weights to HBM and reads them back; the tiles read Q once, K and V once per block of query rows (%1 in the demo, %2 at the long n, as a kernel&apos;s on-chip memory holds), and write O. Small blocks read K and V many times. %3 bytes a number.</source>

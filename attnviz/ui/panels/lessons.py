@@ -9,7 +9,7 @@ outlives the panel when the window rebuilds itself in another language.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -30,9 +30,10 @@ from attnviz.ui.widgets.binding import bind
 from attnviz.ui.widgets.numbers import counted
 
 WRAP = int(Qt.TextFlag.TextWordWrap)
-#: Rows of the lesson list kept in view before it scrolls: the list scrolls past them, so
-#: that its buttons and caption stay in a dock 720 pixels high (sixteen wrapped
-#: Portuguese titles pushed them out of it).
+#: Rows of the lesson list kept in view at least: past them the list takes the room the
+#: dock leaves under its caption and buttons, all its lessons where they fit, and scrolls
+#: only where they do not (sixteen titles wrapped in a narrow Portuguese dock pushed the
+#: buttons out of it).
 LIST_ROWS = 10
 
 
@@ -136,23 +137,32 @@ class LessonPanel(Panel):
         self._fit_list()
 
     def _fit_list(self) -> None:
-        """Tall enough for :data:`LIST_ROWS` lessons at the current font and width."""
-        rows = min(self.list.count(), LIST_ROWS)
-        # Every lesson in view needs no scroll bar, and each row is as tall as its title
-        # wrapped to the list's width: Qt's own hint was one line, and a long Portuguese
-        # title lost its last words below it.
-        whole = self.list.count() <= LIST_ROWS
-        off, needed = Qt.ScrollBarPolicy.ScrollBarAlwaysOff, Qt.ScrollBarPolicy.ScrollBarAsNeeded
-        self.list.setVerticalScrollBarPolicy(off if whole else needed)
+        """Every lesson where the dock has the room, else as many as it has (at least
+        :data:`LIST_ROWS`) and a scroll bar."""
+        # Each row is as tall as its title wrapped to the list's width: Qt's own hint was
+        # one line, and a long Portuguese title lost its last words below it.
         fm = QFontMetrics(self.list.font())
         width = max(self.list.viewport().width() - 8, 40)
         for i in range(self.list.count()):
             item = self.list.item(i)
             box = fm.boundingRect(QRect(0, 0, width, 10_000), WRAP, item.text())
-            item.setSizeHint(QSize(width, box.height() + 4))
-        height = sum(max(self.list.sizeHintForRow(i), 1) for i in range(rows)) or 20
+            # Two pixels between titles: sixteen lessons and the buttons fit a 1280×720 hall.
+            item.setSizeHint(QSize(width, box.height() + 2))
+        heights = [max(self.list.sizeHintForRow(i), 1) for i in range(self.list.count())]
+        frame = 2 * self.list.frameWidth()
+        whole = sum(heights) + frame if heights else 20
+        least = sum(heights[:LIST_ROWS]) + frame if heights else 20
+        height = min(whole, max(least, self._list_room()))
+        off, needed = Qt.ScrollBarPolicy.ScrollBarAlwaysOff, Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        self.list.setVerticalScrollBarPolicy(off if height >= whole else needed)
         # Fixed: a list's own size hint is a few rows, whatever the room (the panel scrolls).
-        self.list.setFixedHeight(height + 2 * self.list.frameWidth())
+        self.list.setFixedHeight(height)
+
+    def _list_room(self) -> int:
+        """The list's height that leaves everything under it in the panel's view."""
+        view = self.window().height() if self.window() is self else self.height()
+        below = self.present.geometry().bottom() - self.list.geometry().bottom()
+        return view - self.list.geometry().top() - below - 4
 
     def _on_font_changed(self) -> None:
         if getattr(self, "_filled", False):
@@ -162,6 +172,8 @@ class LessonPanel(Panel):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._on_font_changed()  # wrapped titles take more rows in a narrower dock
+        # Again once the layout has settled: the room under the list is measured on it.
+        QTimer.singleShot(0, self, self._on_font_changed)
 
     def lesson_ids(self) -> list[str]:
         """The ids in the list, in its order."""
