@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.model.head_type_table import LABELS, LETTERS, TYPES, strongest
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
+from attnviz.ui.widgets.grid_axes import paint_grid_labels
 from attnviz.ui.widgets.head_grid import paint_unit_bar
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.painted import Background, PaintedWidget
@@ -193,20 +194,14 @@ class HeadTypeGrid(PaintedWidget):
         metrics = QFontMetricsF(self.font())
         left, top, tile, gap = self._geometry()
         painter.setPen(fg)
-        step = max(1, int(np.ceil(metrics.horizontalAdvance("00") * 1.3 / tile)))
-        for j in range(0, heads, step):
-            painter.drawText(
-                QRectF(left + j * tile, 0, tile - gap, top),
-                Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
-                str(j),
-            )
-        rstep = max(1, int(np.ceil(self._line() / tile)))
-        for i in range(0, layers, rstep):
-            painter.drawText(
-                QRectF(4, top + i * tile, left - 12, tile - gap),
-                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                QCoreApplication.translate("HeadTypeGrid", "layer %1").replace("%1", str(i)),
-            )
+        paint_grid_labels(
+            painter,
+            metrics,
+            (left, top, tile, gap),
+            layers,
+            heads,
+            QCoreApplication.translate("HeadTypeGrid", "layer %1"),
+        )
         for i in range(layers):
             if np.isnan(self.scores[i]).all():
                 self._paint_band(painter, i, heads, metrics)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QSizePolicy
 
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
+from attnviz.ui.widgets.grid_axes import paint_grid_labels
 from attnviz.ui.widgets.head_grid import paint_unit_bar, rgb_image
 from attnviz.ui.widgets.numbers import fmt, fmt_g, shown_decimals
 from attnviz.ui.widgets.painted import Background, PaintedWidget
@@ -241,20 +242,14 @@ class LayerGrid(PaintedWidget):
         left, top, tile, gap = self._geometry()
         layers, heads = len(self.weights), self._heads()
         painter.setPen(fg)
-        step = max(1, int(np.ceil(metrics.horizontalAdvance("00") * 1.3 / tile)))
-        for j in range(0, heads, step):
-            painter.drawText(
-                QRectF(left + j * tile, 0, tile - gap, top),
-                Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
-                str(j),
-            )
-        rstep = max(1, int(np.ceil(self._line() / tile)))
-        for i in range(0, layers, rstep):
-            painter.drawText(
-                QRectF(4, top + i * tile, left - 12, tile - gap),
-                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                QCoreApplication.translate("LayerGrid", "layer %1").replace("%1", str(i)),
-            )
+        paint_grid_labels(
+            painter,
+            metrics,
+            (left, top, tile, gap),
+            layers,
+            heads,
+            QCoreApplication.translate("LayerGrid", "layer %1"),
+        )
         # One decimals rule for the grid's numbers (a heatmap of one cell per head).
         decimals = self._link_decimals() if self.by_link else 0
         for i in range(layers):
