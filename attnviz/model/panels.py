@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 from attnviz.model import resolve
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
-from attnviz.model.resolve.attention import entropy_data, heatmap_data, steps_data
+from attnviz.model.resolve.attention import entropy_data
+from attnviz.model.resolve.attention_data import heatmap_data, steps_data
 from attnviz.model.resolve.spread import spread_data
 
 AREAS = ("left", "right", "bottom")

@@ -23,7 +23,7 @@ from PySide6.QtSvg import QSvgGenerator
 
 from attnviz.model.presets import load_preset, preset_ids, shows_preset
 from attnviz.model.resolve import Results
-from attnviz.model.resolve.attention import MATRIX_CORNERS
+from attnviz.model.resolve.attention_data import MATRIX_CORNERS
 from attnviz.model.safe_io import shown_path
 from attnviz.model.topics.attention import MATRICES, AttentionState
 from attnviz.ui.heatmap_look import column_labels, configure_view, formula, model_heading

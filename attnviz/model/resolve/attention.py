@@ -21,43 +21,40 @@ dropped, so the views never show a stale matrix after a fresh one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from attnviz.core import masks
 from attnviz.core.attention import AttentionResult, score_scale
-from attnviz.core.rope import apply_rope, rope_frequencies
 from attnviz.core.score_terms import PLAIN, ScoreTerms
 from attnviz.core.work import Cancelled
 from attnviz.model import events
 from attnviz.model.data_array import DataArray
 from attnviz.model.events import Signal
+from attnviz.model.resolve._attention_inputs import (
+    ROPE_KEYS,
+    mask_from_key,
+    mask_key,
+    rope_frequencies_for,
+    rope_key,
+    rotate,
+)
+
+# Importable from here, as before the split (heads, the package, the tests).
+from attnviz.model.resolve._attention_inputs import build_mask as build_mask
+from attnviz.model.resolve._attention_inputs import model_mask_key as model_mask_key
+from attnviz.model.resolve._attention_inputs import rope_width as rope_width
 from attnviz.model.resolve._display import DISPLAY_CELLS, Picture, attend, picture, preview
 from attnviz.model.resolve._one_pass import KEEP_LIMIT, Kept
 from attnviz.model.resolve._row_blocks import DENSE_LIMIT, RowBlockAttention
 from attnviz.model.resolve.result_names import ATTENTION, MASK, PREVIEW, STEPS
-from attnviz.model.resolve.softmax_row import SoftmaxRow, softmax_row
 from attnviz.model.resolve.work import LatestWork, Runner
 from attnviz.model.topics.attention import AttentionState
-from attnviz.model.topics.positions import PositionsState, scaling_dict
+from attnviz.model.topics.positions import PositionsState
 
 #: ``heads_off`` changes the heads panel's output through W^O, not the selected head's map.
 RECOMPUTE_KEYS = AttentionState.recompute_keys() - {"heads_off"}
 RESTYLE_KEYS = AttentionState.restyle_keys()
-#: Fields of the positions topic that change the rotation (the dial's positions do not).
-ROPE_KEYS = frozenset(
-    {
-        "base",
-        "rope_type",
-        "factor",
-        "original_context",
-        "low_freq_factor",
-        "high_freq_factor",
-        "beta_fast",
-        "beta_slow",
-    }
-)
 
 MASK_KEYS = frozenset(
     {"tokens", "causal", "padding", "segments", "window", "window_causal", "chunk"}
@@ -201,110 +198,6 @@ def shown_mixing(state: AttentionState) -> tuple[np.ndarray | None, str]:
     except real_model.ModelError:
         return None, "softmax"  # refused when the layer was selected; nothing else to show
     return (m if m.shape[0] == state.n else None), kind
-
-
-def mask_key(state: AttentionState) -> tuple:
-    """The mask settings of ``state`` as a hashable key (equal keys, equal masks)."""
-    return (
-        state.n,
-        state.causal,
-        state.padding,
-        state.segments,
-        state.window,
-        state.window_causal,
-        state.chunk,
-        model_mask_key(state.head, state.model_path, state.model_text, state.layer),
-    )
-
-
-def model_mask_key(head: str, path: str, text: str, layer: int) -> tuple | None:
-    """What a real model's head adds to the mask, hashable: the model layer whose keys a
-    sparse-attention indexer chose (DeepSeek-V3.2), looked up when the mask is made."""
-    return (path, text, layer) if head == "model" else None
-
-
-def _model_selection(key: tuple) -> np.ndarray | None:
-    """The keys each query may read in a real model's layer (a DSA indexer's choice,
-    proven), or None when the layer reads them all."""
-    from attnviz.model import real_model  # the model chain, on first use only
-
-    path, text, layer = key
-    try:
-        cap = real_model.STORE.capture(path, text)
-        if cap.captured(layer) is None:
-            return None  # a hybrid's other layer: causal, no indexer
-        return cap.layer(layer).selected
-    except real_model.ModelError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def mask_from_key(key: tuple) -> np.ndarray | None:
-    """The combined may-attend mask for a :func:`mask_key` (a key without its last
-    entries, the chunk and the model's, has none), or None when all are off."""
-    n, causal, padding, segments, window, window_causal, *rest = key
-    chunk = rest[0] if rest else 0
-    selection = _model_selection(rest[1]) if len(rest) > 1 and rest[1] is not None else None
-    parts = []
-    if causal:
-        parts.append(masks.causal_mask(n))
-    if not all(padding):
-        parts.append(masks.padding_mask(np.array(padding, dtype=bool)))
-    if len(set(segments)) > 1:
-        parts.append(masks.document_mask(np.array(segments)))
-    if window > 0:
-        parts.append(masks.sliding_window_mask(n, window, causal=window_causal))
-    if 0 < chunk < n:  # a chunk as long as the sentence hides nothing
-        parts.append(masks.chunked_mask(n, chunk))
-    if selection is not None and selection.shape == (n, n):
-        parts.append(selection)
-    if not parts:
-        return None
-    return np.broadcast_to(masks.combine(*parts), (n, n)).copy()
-
-
-def build_mask(state: AttentionState) -> np.ndarray | None:
-    """The combined may-attend mask of the state's mask settings, or None when all are off."""
-    return mask_from_key(mask_key(state))
-
-
-def rotate(q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray) -> tuple:
-    """Q and K turned by token index: pair i of row m by m·θ_i (interleaved pairs).
-
-    With an odd width the last dimension has no partner and stays as it is.
-    """
-    pairs = inv_freq.shape[0]
-    if pairs == 0:
-        return q, k
-    pos = np.arange(q.shape[0], dtype=np.float64)
-    out = []
-    for x in (q, k):
-        y = np.array(x, dtype=np.float64)
-        y[:, : 2 * pairs] = apply_rope(x[:, : 2 * pairs], pos, inv_freq, layout="interleaved")
-        out.append(y)
-    return tuple(out)
-
-
-def rope_width(state: AttentionState) -> int:
-    """How many leading dimensions RoPE turns: ``rope_dims`` (0 = all), at most d_k."""
-    dims = state.rope_dims
-    return state.d_k if dims == 0 else min(dims, state.d_k)
-
-
-def rope_key(state: AttentionState, positions: PositionsState) -> tuple | None:
-    """What the rotation depends on, hashable: ``(width, positions fields)``; None when
-    RoPE is off."""
-    if not state.rope:
-        return None
-    fields = tuple((name, positions.get(name)) for name in sorted(ROPE_KEYS))
-    return (rope_width(state), fields)
-
-
-def rope_frequencies_for(d_k: int, positions: dict) -> np.ndarray:
-    """θ_i for the pairs of a d_k-wide head (an odd d_k leaves its last dimension out)."""
-    width = d_k - d_k % 2
-    if width < 2:
-        return np.zeros(0)
-    return rope_frequencies(width, positions["base"], scaling_dict(positions))
 
 
 @dataclass(frozen=True)
@@ -631,91 +524,6 @@ def _same(a, b) -> bool:
 # The names are the table's (attnviz.model.panels); these read them.
 #: The entropy panel's columns: each row's entropy, and its largest possible value.
 ENTROPY_COLUMNS = ("entropy", "ln keys seen")
-#: A heatmap matrix's CSV corner: its symbol, and that rows are queries.
-MATRIX_CORNERS = {
-    "mixing": "M: query \\ column",
-    "scores": "S: query \\ column",
-    "weights": "A: query \\ column",
-    "output": "O: query \\ column",
-}
-
-
-def heatmap_data(workspace, name: str) -> DataArray:
-    """The heatmap's (and the editor's) array ``name``: scores, weights, output, mixing (a
-    real hybrid's other layers: their proven M, refusing S, A and O), q, k, v."""
-    state, res = workspace.state, workspace.resolver.results
-    tokens = tuple(state.tokens)
-    if name in ("scores", "weights", "output", "mixing"):
-        proven = _model_mixing(state, name)
-        if proven is not None:
-            return DataArray(proven, tokens, tokens, corner=MATRIX_CORNERS[name])
-    if name in ("scores", "weights", "mixing"):
-        return DataArray(res.matrix(name), tokens, tokens, corner=MATRIX_CORNERS[name])
-    if name == "output":
-        output = res.attention.output  # a long sentence's is computed when read: once
-        d_v = output.shape[1]
-        labels = state.value_labels if len(state.value_labels) == d_v else None
-        return DataArray(output, tokens, labels, corner=MATRIX_CORNERS[name])
-    arr = {"q": res.q, "k": res.k, "v": state.v}[name]
-    return DataArray(arr, tokens, None)
-
-
-def _model_mixing(state: AttentionState, name: str) -> np.ndarray | None:
-    """At a real model's layer without softmax attention: its proven mixing matrix for
-    ``mixing``, a ``ValueError`` naming the layer's kind for S, A or O (it has none);
-    None elsewhere (the head's own arrays are exported)."""
-    if state.head != "model":
-        return None
-    from attnviz.model import real_mixing, real_model
-
-    cap = real_model.STORE.cached(state.model_path, state.model_text)
-    if cap is None or real_mixing.is_softmax_head(cap, state.layer, state.model_head):
-        return None
-    if real_mixing.is_softmax(cap, state.layer) and not real_mixing.beside(cap, state.layer):
-        return None  # a head out of range: refused by the topic
-    if name != "mixing":
-        raise ValueError(real_mixing.refuse_weights(cap, state.layer, name, state.model_head))
-    try:
-        path, text = state.model_path, state.model_text
-        return real_mixing.mixing_matrix(path, text, state.layer, state.model_head)[1]
-    except real_model.ModelError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def steps_softmax(state: AttentionState, steps: QuerySteps) -> SoftmaxRow:
-    """The steps' softmax written out as the state asks: e^s, its sum and the weights,
-    naive in ``softmax_dtype`` when ``naive_softmax`` is on."""
-    return softmax_row(
-        steps.softmax_input,
-        steps.weights,
-        steps.terms.sink,
-        naive=state.naive_softmax,
-        dtype=state.softmax_dtype,
-    )
-
-
-def shown_steps(state: AttentionState, steps: QuerySteps) -> QuerySteps:
-    """The steps as the steps panel shows them: with ``naive_softmax`` on, step ③'s
-    weights are the naive softmax's (NaN where it overflowed) and step ④ mixes the values
-    with them; otherwise ``steps`` itself."""
-    if not state.naive_softmax:
-        return steps
-    row = steps_softmax(state, steps)
-    with np.errstate(invalid="ignore", over="ignore"):
-        output = row.weights @ np.asarray(state.v, dtype=np.float64)
-    return replace(steps, weights=row.weights, output=output)
-
-
-def steps_data(workspace, name: str) -> DataArray:
-    """The steps panel's row ``name`` of the query shown: raw, scaled, exp (e^s, the
-    naive softmax's when it is on), weights and output (likewise)."""
-    steps = shown_steps(workspace.state, workspace.resolver.results.steps)
-    values = {"raw": steps.raw, "scaled": steps.scaled, "weights": steps.weights}
-    if name == "exp":
-        values["exp"] = steps_softmax(workspace.state, steps).exp
-    if name == "output":
-        return DataArray(steps.output[None, :], (steps.token,), None)
-    return DataArray(values[name][None, :], (steps.token,), tuple(workspace.state.tokens))
 
 
 def entropy_data(workspace, name: str) -> DataArray:

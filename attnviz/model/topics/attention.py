@@ -44,14 +44,11 @@ from attnviz.model.fields import StateError as StateError  # importable from the
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.topic import Topic
 from attnviz.model.topics._attention_checks import check_consistency
+from attnviz.model.topics._attention_fields import MASK_AND_VIEW_FIELDS
 from attnviz.model.topics._attention_follow import follow_fields
 from attnviz.model.topics._attention_limits import (
     ARRAYS,
-    BACKENDS,
-    COLORMAPS,
-    GRAD_SOURCES,
     HEAD_SOURCES,
-    MATRICES,
     MAX_D_K,
     MAX_D_MODEL,
     MAX_HEADS,
@@ -61,16 +58,20 @@ from attnviz.model.topics._attention_limits import (
     MAX_SEED,
     MAX_SENTENCE,
     MAX_TOKENS,
-    SOFTMAX_DTYPES,
     TEMPERATURE_RANGE,
 )
+from attnviz.model.topics._attention_limits import BACKENDS as BACKENDS
+from attnviz.model.topics._attention_limits import COLORMAPS as COLORMAPS
 
 # The groups of fields the head sources follow, importable from the topic as before.
 from attnviz.model.topics._attention_limits import DETACH_KEYS as DETACH_KEYS
+from attnviz.model.topics._attention_limits import GRAD_SOURCES as GRAD_SOURCES
+from attnviz.model.topics._attention_limits import MATRICES as MATRICES
 from attnviz.model.topics._attention_limits import MATS as MATS
 from attnviz.model.topics._attention_limits import MAX_PROJ_WIDTH as MAX_PROJ_WIDTH
 from attnviz.model.topics._attention_limits import MODEL_KEYS as MODEL_KEYS
 from attnviz.model.topics._attention_limits import PROJ_KEYS as PROJ_KEYS
+from attnviz.model.topics._attention_limits import SOFTMAX_DTYPES as SOFTMAX_DTYPES
 from attnviz.model.topics._attention_model import model_capture
 from attnviz.model.topics._attention_projections import effective_projections
 
@@ -345,204 +346,7 @@ FIELDS = (
         "partial rotary)",
         label=QT_TRANSLATE_NOOP("UndoController", "Rotated dimensions"),
     ),
-    Field(
-        "causal",
-        "bool",
-        False,
-        doc="causal mask: a query sees only earlier keys",
-        label=QT_TRANSLATE_NOOP("UndoController", "Causal mask"),
-    ),
-    Field(
-        "padding",
-        "flags",
-        (True, True, True),
-        max_len=MAX_TOKENS,
-        doc="per token: false hides the key from every query",
-        label=QT_TRANSLATE_NOOP("UndoController", "Padding mask"),
-    ),
-    Field(
-        "segments",
-        "ints",
-        (0, 0, 0),
-        0,
-        MAX_SEED,
-        max_len=MAX_TOKENS,
-        doc="document id per token (packed sequences)",
-        label=QT_TRANSLATE_NOOP("UndoController", "Document segments"),
-    ),
-    Field(
-        "window",
-        "int",
-        0,
-        0,
-        MAX_TOKENS,
-        doc="sliding window in tokens (0 = off)",
-        label=QT_TRANSLATE_NOOP("UndoController", "Sliding window"),
-    ),
-    Field(
-        "window_causal",
-        "bool",
-        True,
-        doc="the window looks only backwards",
-        label=QT_TRANSLATE_NOOP("UndoController", "Window direction"),
-    ),
-    Field(
-        "chunk",
-        "int",
-        0,
-        0,
-        MAX_TOKENS,
-        doc="chunked attention (Llama 4): a query sees only the keys of its own chunk of this "
-        "many tokens (0 = off)",
-        label=QT_TRANSLATE_NOOP("UndoController", "Attention chunk"),
-    ),
-    Field(
-        "selected_query",
-        "int",
-        1,
-        0,
-        MAX_TOKENS - 1,
-        browse=True,
-        doc="the query row the steps show",
-        label=QT_TRANSLATE_NOOP("UndoController", "Selected query"),
-    ),
-    Field(
-        "selected_cell",
-        "cell",
-        None,
-        0,
-        MAX_TOKENS - 1,
-        browse=True,
-        doc="the highlighted cell [row, column] or null",
-        label=QT_TRANSLATE_NOOP("UndoController", "Selected cell"),
-    ),
-    Field(
-        "matrix",
-        "choice",
-        "weights",
-        choices=MATRICES,
-        recompute=False,
-        doc="the matrix the heatmap shows",
-        label=QT_TRANSLATE_NOOP("UndoController", "Matrix"),
-    ),
-    Field(
-        "colormap",
-        "choice",
-        "viridis",
-        choices=COLORMAPS,
-        recompute=False,
-        doc="heatmap colours",
-        label=QT_TRANSLATE_NOOP("UndoController", "Colormap"),
-    ),
-    Field(
-        "levels_auto",
-        "bool",
-        True,
-        recompute=False,
-        doc="automatic colour levels (A: 0 to 1; S and O: their range)",
-        label=QT_TRANSLATE_NOOP("UndoController", "Automatic levels"),
-    ),
-    Field(
-        "stretch_weights",
-        "bool",
-        False,
-        recompute=False,
-        doc="automatic levels of A span its own range instead of 0 to 1",
-        label=QT_TRANSLATE_NOOP("UndoController", "Levels of A"),
-    ),
-    Field(
-        "levels",
-        "pair",
-        (0.0, 1.0),
-        -1e12,
-        1e12,
-        recompute=False,
-        doc="fixed colour levels [low, high]",
-        label=QT_TRANSLATE_NOOP("UndoController", "Levels"),
-    ),
-    Field(
-        "steps_exp",
-        "bool",
-        False,
-        recompute=False,
-        doc="the steps panel shows the row e^s and its sum, the softmax before it divides",
-        label=QT_TRANSLATE_NOOP("UndoController", "e^s row"),
-    ),
-    Field(
-        "naive_softmax",
-        "bool",
-        False,
-        recompute=False,
-        doc="the steps panel's softmax as e^s / Σ e^s in softmax_dtype, without subtracting "
-        "the row's largest score first: overflow shows as inf and NaN",
-        label=QT_TRANSLATE_NOOP("UndoController", "Naive softmax"),
-    ),
-    Field(
-        "softmax_dtype",
-        "choice",
-        "float64",
-        choices=SOFTMAX_DTYPES,
-        recompute=False,
-        doc="the number format of the naive softmax (float16 overflows past e^11.09, "
-        "float32 past e^88.72, float64 past e^709.78)",
-        label=QT_TRANSLATE_NOOP("UndoController", "Softmax number format"),
-    ),
-    Field(
-        "value_labels",
-        "texts",
-        ("seat", "money"),
-        max_len=MAX_D_K,
-        doc="names of the value dimensions",
-        label=QT_TRANSLATE_NOOP("UndoController", "Value labels"),
-    ),
-    Field(
-        "preset_id",
-        "text",
-        "banco",
-        doc="the preset shown",
-        label=QT_TRANSLATE_NOOP("UndoController", "Preset"),
-    ),
-    Field(
-        "backend",
-        "choice",
-        "numpy",
-        choices=BACKENDS,
-        doc="where the matrix is computed",
-        label=QT_TRANSLATE_NOOP("UndoController", "Backend"),
-    ),
-    Field(
-        "grad_source",
-        "choice",
-        "onehot",
-        choices=GRAD_SOURCES,
-        doc="upstream gradient dO: the preset's own, seeded random, or one output component",
-        label=QT_TRANSLATE_NOOP("UndoController", "Upstream gradient"),
-    ),
-    Field(
-        "grad_seed",
-        "int",
-        0,
-        0,
-        MAX_SEED,
-        doc="seed of the random upstream gradient",
-        label=QT_TRANSLATE_NOOP("UndoController", "Gradient seed"),
-    ),
-    Field(
-        "grad_dim",
-        "int",
-        0,
-        0,
-        MAX_D_K - 1,
-        doc="onehot: the value dimension of the selected query's output the loss reads",
-        label=QT_TRANSLATE_NOOP("UndoController", "Gradient component"),
-    ),
-    Field(
-        "d_output",
-        "optmatrix",
-        None,
-        doc="the preset's own upstream gradient (n × d_v)",
-        label=QT_TRANSLATE_NOOP("UndoController", "Upstream gradient values"),
-    ),
+    *MASK_AND_VIEW_FIELDS,
 )
 FIELD_NAMES = tuple(f.name for f in FIELDS)
 

@@ -19,7 +19,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from attnviz.model.resolve import QuerySteps
-from attnviz.model.resolve.attention import shown_steps, steps_softmax
+from attnviz.model.resolve.attention_data import shown_steps, steps_softmax
 from attnviz.model.resolve.result_names import STEPS
 from attnviz.ui.heatmap_look import model_heading_html, not_softmax_note
 from attnviz.ui.panel_base import Panel
