@@ -52,6 +52,7 @@ __all__ = [
     "MIXING_TOLERANCE",
     "MixingLayer",
     "capture_mixing",
+    "capture_mixing_layers",
     "delta_rule_matrix",
     "prove_head",
     "ssd_matrix",
@@ -216,7 +217,7 @@ def _conv_layer(kind: str, layer: int, call: dict, mixer) -> MixingLayer:
 
 def _hooked_conv(mixer, calls: list):
     """Hooks on a short-convolution block's projections (their own modules: no kernel
-    function to wrap) that keep B, C, x and ``y`` and stop the pass after ``y``."""
+    function to wrap) that keep B, C, x and ``y``."""
     seen = {}
 
     def keep_in(_module, _args, output):
@@ -224,7 +225,6 @@ def _hooked_conv(mixer, calls: list):
 
     def keep_out(_module, args):
         calls.append(seen | {"out": args[0]})
-        raise _DoneError
 
     return (
         mixer.in_proj.register_forward_hook(keep_in),
@@ -248,7 +248,7 @@ def _lightning_layer(kind: str, layer: int, call: dict, mixer) -> MixingLayer:
 
 def _hooked_lightning(mixer, calls: list):
     """Hooks on a lightning attention block (its recurrence runs inline): the activated
-    q, k, v and its output before the norm; the pass stops there."""
+    q, k, v and its output before the norm."""
     seen = {}
 
     def keep_qkv(_module, _args, output):
@@ -256,7 +256,6 @@ def _hooked_lightning(mixer, calls: list):
 
     def keep_out(_module, args):
         calls.append(seen | {"out": args[0]})
-        raise _DoneError
 
     return (
         mixer.act_fn.register_forward_hook(keep_qkv),
@@ -309,12 +308,12 @@ KERNELS = {
 HOOKED = {"short convolution": _hooked_conv, "lightning attention": _hooked_lightning}
 
 
-def _wrap(where: dict, names, positional, calls: list, active: list) -> dict:
+def _wrap(where: dict, names, positional, calls: dict, active: list) -> dict:
     """Wrap each of ``names`` found in ``where`` (a modeling module's globals, or a mixer's
     own attributes: transformers 5.0 keeps ``self.chunk_gated_delta_rule``) so its call's
-    arguments (the first ones named by ``positional``) and first output land in ``calls``
-    while ``active[0]`` (the layer asked for is running: the other layers of its kind
-    call the same function); returns the originals (to put back)."""
+    arguments (the first ones named by ``positional``) and first output land in
+    ``calls[active[0]]`` while ``active[0]`` is a layer asked for (the other layers of its
+    kind call the same function: None then); returns the originals (to put back)."""
     saved = {}
     for name in names:
         original = where.get(name)
@@ -324,7 +323,7 @@ def _wrap(where: dict, names, positional, calls: list, active: list) -> dict:
 
         def wrapped(*args, __original=original, **kwargs):
             result = __original(*args, **kwargs)
-            if not active[0]:
+            if active[0] is None:
                 return result
             first = result[0] if isinstance(result, tuple) else result
             given = dict(zip(positional, args, strict=False))
@@ -333,7 +332,7 @@ def _wrap(where: dict, names, positional, calls: list, active: list) -> dict:
                 # the same inputs without the gate gives the output before it.
                 ungated = __original(*args, **(kwargs | {"z": None, "return_last_state": False}))
                 first = ungated[0] if isinstance(ungated, tuple) else ungated
-            calls.append(given | kwargs | {"out": first})
+            calls[active[0]].append(given | kwargs | {"out": first})
             return result
 
         where[name] = wrapped
@@ -369,28 +368,57 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
 
     :class:`ModelError` (one line) for a layer out of range, a layer of a kind attnviz
     cannot capture, or a pass in which its core was not seen."""
+    return capture_mixing_layers(loaded, text, (layer,))[layer]
+
+
+def capture_mixing_layers(loaded, text: str, layers) -> dict[int, MixingLayer]:
+    """:func:`capture_mixing` of every model layer in ``layers`` in one pass of ``text``
+    (stopped after the last of them): ``{layer: MixingLayer}``."""
     import torch
 
+    layers = sorted(set(int(i) for i in layers))
+    if not layers:
+        return {}
     ids = loaded.tokenize(text)[0]
-    kind, mixer = _mixer_of(loaded, layer)
-    names, positional, build = KERNELS[kind]
-    calls: list = []
-    active = [False]
-    module_globals = vars(sys.modules[type(mixer).__module__])
+    mixers = {layer: _mixer_of(loaded, layer) for layer in layers}
+    calls: dict[int, list] = {layer: [] for layer in layers}
+    active: list = [None]  # the layer asked for whose mixer is running, else None
+    last = layers[-1]
 
-    def start(_module, _args):
-        active[0] = True
+    def start(layer):
+        def hook(_module, _args):
+            active[0] = layer
 
-    def stop(_module, _args, _output):
-        raise _DoneError
+        return hook
 
+    def stop(layer):
+        def hook(_module, _args, _output):
+            active[0] = None
+            if layer == last:
+                raise _DoneError  # the rest of the pass is not needed
+
+        return hook
+
+    saved: list = []  # (where, originals): each module's globals wrapped once
+    wrapped: set = set()
+    handles: list = []
     with loaded._lock:
-        saved = _wrap(module_globals, names, positional, calls, active)
-        own = _wrap(vars(mixer), names, positional, calls, active)
-        handles = (mixer.register_forward_pre_hook(start), mixer.register_forward_hook(stop))
-        if kind in HOOKED:
-            handles += HOOKED[kind](mixer, calls)
         try:
+            for layer, (kind, mixer) in mixers.items():
+                names, positional, _build = KERNELS[kind]
+                module_globals = vars(sys.modules[type(mixer).__module__])
+                if (id(module_globals), names) not in wrapped:
+                    wrapped.add((id(module_globals), names))
+                    saved.append(
+                        (module_globals, _wrap(module_globals, names, positional, calls, active))
+                    )
+                saved.append((vars(mixer), _wrap(vars(mixer), names, positional, calls, active)))
+                handles += [
+                    mixer.register_forward_pre_hook(start(layer)),
+                    mixer.register_forward_hook(stop(layer)),
+                ]
+                if kind in HOOKED:
+                    handles += HOOKED[kind](mixer, calls[layer])
             with torch.no_grad():
                 loaded.text_model(
                     input_ids=torch.tensor([ids]),
@@ -398,6 +426,8 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
                 )
         except _DoneError:
             pass
+        except ModelError:
+            raise
         except Exception as exc:  # a model that cannot run this sentence
             raise ModelError(
                 f"the model failed on this sentence: {type(exc).__name__}: {str(exc)[:160]}"
@@ -405,14 +435,17 @@ def capture_mixing(loaded, text: str, layer: int) -> MixingLayer:
         finally:
             for handle in handles:
                 handle.remove()
-            module_globals.update(saved)
-            vars(mixer).update(own)
-    if len(calls) != 1:
-        raise ModelError(
-            f"layer {layer}: its {kind} kernel ran {len(calls)} times in one pass "
-            "(attnviz proves one call a layer, through a kernel it knows); not shown"
-        )
-    return build(kind, layer, calls[0], mixer)
+            for where, originals in reversed(saved):  # the module's own functions back
+                where.update(originals)
+    out = {}
+    for layer, (kind, mixer) in mixers.items():
+        if len(calls[layer]) != 1:
+            raise ModelError(
+                f"layer {layer}: its {kind} kernel ran {len(calls[layer])} times in one pass "
+                "(attnviz proves one call a layer, through a kernel it knows); not shown"
+            )
+        out[layer] = KERNELS[kind][2](kind, layer, calls[layer][0], mixer)
+    return out
 
 
 def mixer_kind_of(module) -> str | None:

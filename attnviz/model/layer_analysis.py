@@ -9,8 +9,10 @@ layers grid draws is what they score.
   the same store: :data:`SEGMENT` distinct tokens of the model's own vocabulary, drawn with
   seed :data:`SEED`, written twice (:func:`induction_text`). A hybrid's layer of another
   kind is a row of NaN, as in the link finder.
-- :func:`model_rollout`: the rollout after each layer (:func:`attnviz.core.rollout.rollout_flow`),
-  softmax layers only: a hybrid's other layers are refused in one line naming their kind.
+- :func:`model_rollout`: the rollout after each layer
+  (:func:`attnviz.core.rollout.rollout_of_means`); a hybrid's other layers enter by
+  their proven mixing matrices, ``rownorm(|M|)`` averaged over their heads
+  (:mod:`attnviz.model.layer_mixing`), which the panel says.
 - :func:`synthetic_head_types`: the same scores, ``(1, 1, types)``, of the synthetic head the
   heatmap shows (induction on its own tokens: NaN unless one repeats).
 """
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core import head_types as ht
-from attnviz.core.rollout import rollout_flow
+from attnviz.core.rollout import rollout_of_means
 from attnviz.model.head_type_table import TYPES
 
 #: Distinct random tokens in the induction sequence (written twice), at most.
@@ -190,14 +192,41 @@ def synthetic_head_types(weights, tokens) -> np.ndarray:
     return out
 
 
-def model_rollout(cap) -> np.ndarray:
-    """The rollout after each model layer, ``(L, n, n)``, of a capture; ``ValueError`` in
-    one line for a layer without softmax attention (its kind named) or a long sentence."""
+def model_rollout(cap, path: str = "", text: str = "", progress=None, cancel=None) -> np.ndarray:
+    """The rollout after each model layer, ``(L, n, n)``, of capture ``cap`` (of ``text``
+    through the model of folder ``path``). A softmax layer enters with its heads' mean
+    weights; a hybrid's other layer with the mean over its heads of ``rownorm(|M|)``, its
+    proven mixing matrices (:func:`~attnviz.model.layer_mixing.mixing_layer_mean`; beside
+    attention heads, the mean over both); a layer that mixes no tokens as the identity.
+    ``ValueError`` / ``ModelError`` in one line for a long sentence or a matrix not proven."""
+    from attnviz.model.layer_mixing import mixing_layer_mean, mixing_layers
+
+    weights = _layer_weights(cap)
+    others = set(mixing_layers(cap))
+    if others and not path:
+        raise ValueError("rollout through a hybrid's other layers needs the model's folder")
+    n = len(cap.ids)
+    means = []
     for layer in range(cap.layer_count):
-        kind = cap.layer_kind(layer)
-        if cap.captured(layer) is None:
-            raise ValueError(
-                f"rollout needs softmax attention in every layer; layer {layer} is "
-                f"{kind} (its mixing matrix is not yet part of rollout)"
-            )
-    return rollout_flow(_layer_weights(cap))
+        total, heads = np.zeros((n, n)), 0
+        if weights[layer] is not None:
+            total, heads = weights[layer].sum(axis=0), weights[layer].shape[0]
+        if layer in others:
+            part = None
+            if progress is not None:  # this layer's share of the whole bar
+                part = lambda f, at=layer: progress((at + f) / cap.layer_count)  # noqa: E731
+            _kind, count, shares = mixing_layer_mean(path, text, layer, part, cancel)
+            total, heads = total + shares, heads + count
+        means.append(total / heads if heads else total)
+    return rollout_of_means(means)
+
+
+def rollout_through(cap) -> tuple[tuple[int, str], ...]:
+    """The layers of ``cap`` rollout reads through their mixing matrices (not softmax
+    weights), with their kinds: ``((layer, kind), …)``."""
+    from attnviz.model.layer_mixing import mixing_layers
+    from attnviz.model.real_mixing import head_kind, softmax_heads
+
+    return tuple(
+        (layer, head_kind(cap, layer, softmax_heads(cap, layer))) for layer in mixing_layers(cap)
+    )

@@ -34,7 +34,8 @@ def head_type_array(workspace) -> DataArray:
 
 def rollout_array(workspace) -> DataArray:
     """The rollout R = Â_L ··· Â_1 of a real model's sentence (n × n, rows and columns
-    the tokens)."""
+    the tokens); a hybrid's other layers enter by their proven mixing matrices,
+    ``rownorm(|M|)`` averaged over their heads."""
     s = workspace.state
     cap = s.capture() if s.head == "model" else None
     if cap is None:
@@ -42,7 +43,7 @@ def rollout_array(workspace) -> DataArray:
             "rollout runs through a real model's layers: set attention.head=model "
             "(attnviz export --model DIR --text TEXT)"
         )
-    r = model_rollout(cap)[-1]
+    r = model_rollout(cap, s.model_path, s.model_text)[-1]
     tokens = tuple(s.tokens) if len(s.tokens) == r.shape[0] else None
     return DataArray(np.asarray(r), tokens, tokens, corner="R: token \\ source")
 

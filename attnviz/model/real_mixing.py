@@ -31,6 +31,7 @@ __all__ = [
     "is_softmax",
     "is_softmax_head",
     "layer_mixing",
+    "layers_mixing",
     "mixing_matrix",
     "refuse_weights",
     "softmax_heads",
@@ -116,6 +117,27 @@ def layer_mixing(path: str, text: str, layer: int) -> MixingLayer:
         while len(_LAYERS) > MAX_LAYERS_KEPT:
             _LAYERS.popitem(last=False)
     return found
+
+
+def layers_mixing(path: str, text: str, layers) -> dict[int, MixingLayer]:
+    """:func:`layer_mixing` of every layer in ``layers``, those not kept captured together
+    in one pass of ``text``."""
+    loaded = real_model.STORE.model(path)
+    out, missing = {}, []
+    with _LOCK:
+        for layer in layers:
+            key = _key(path, text, layer, id(loaded))
+            if key in _LAYERS:
+                out[layer] = _LAYERS[key]
+            else:
+                missing.append(layer)
+    found = hf_mixing.capture_mixing_layers(loaded, text, missing) if missing else {}
+    with _LOCK:
+        for layer, mixing in found.items():
+            _LAYERS[_key(path, text, layer, id(loaded))] = mixing
+        while len(_LAYERS) > max(MAX_LAYERS_KEPT, len(found)):
+            _LAYERS.popitem(last=False)
+    return out | found
 
 
 def _check_head(capture, layer: int, head: int, heads: int) -> None:

@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 from attnviz.model.fields import StateError
 from attnviz.model.head_type_table import DEFINITIONS, HEAD_TYPE_CHOICES, LAYERS_VIEWS, TYPES
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
-from attnviz.model.layer_analysis import SEED, model_head_types, model_rollout
+from attnviz.model.layer_analysis import SEED, model_head_types, model_rollout, rollout_through
 from attnviz.model.real_model import layer_kinds
+from attnviz.model.resolve.work import LatestWork
 from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of, keep_together
 from attnviz.ui.widgets.head_type_grid import HeadTypeGrid, type_label
@@ -63,6 +64,9 @@ class LayersViewsMixin:
 
     def _build_views_row(self) -> FlowLayout:
         self._types_key = None  # (path, text) whose head types are shown or on their way
+        self._rollout_work = LatestWork(
+            self._on_rollout, run_in_pool, replace="cancel", cache_size=4
+        )
         self.view = QComboBox()
         self.view.setObjectName("layers_view")
         for i, name in enumerate(LAYERS_VIEWS):
@@ -199,20 +203,52 @@ class LayersViewsMixin:
             for i, t in enumerate(tokens):
                 self.flow_token.addItem(f"{i}: {t}", i)
             self.flow_token.setCurrentIndex(min(self.state.selected_query, len(tokens) - 1))
-        try:
-            flow = model_rollout(cap)
-        except ValueError as exc:  # a hybrid's other layer, a long sentence: one line
-            self.rollout_view.set_message(str(exc))
-            self.views_note.setText(str(exc))
-            return
-        self.rollout_view.set_flow(flow, tokens, self.state.selected_query)
-        self.views_note.setText(
-            QCoreApplication.translate(
-                "LayersViews",
-                "Rollout counts the residual stream as half of each layer; it is a model of "
-                "how tokens mix, not a proof of what the output depends on.",
+        through = rollout_through(cap)
+        s = self.state
+        key = (s.model_path, s.model_text, id(cap))
+        if through and self._rollout_work.cached(key) is None:  # a pass and M per head
+            self.rollout_view.set_message(
+                QCoreApplication.translate(
+                    "LayersViews",
+                    "Rolling out through the hybrid's other layers: proving their mixing "
+                    "matrices against the model's kernel…",
+                )
             )
+            self.views_note.clear()
+        path, text = s.model_path, s.model_text
+
+        def job(progress, cancel):
+            return model_rollout(cap, path, text, progress, cancel.is_set)
+
+        self._rollout_work.request(key, job, now=not through)
+
+    def _on_rollout(self, key, result) -> None:
+        cap = self._model_capture()
+        if cap is None or key[2] != id(cap) or self._display().layers_view != "rollout":
+            return  # another sentence or view since
+        if isinstance(result, Exception):  # a long sentence, a matrix not proven: one line
+            line = str(result).splitlines()[0]
+            self.rollout_view.set_message(line)
+            self.views_note.setText(line)
+            return
+        self.rollout_view.set_flow(result, tuple(self.state.tokens), self.state.selected_query)
+        note = QCoreApplication.translate(
+            "LayersViews",
+            "Rollout counts the residual stream as half of each layer; it is a model of "
+            "how tokens mix, not a proof of what the output depends on.",
         )
+        through = rollout_through(cap)
+        if through:
+            layers = ", ".join(f"{layer} ({kind})" for layer, kind in through)
+            note += " " + fill(
+                QCoreApplication.translate(
+                    "LayersViews",
+                    "Layers %1 have no attention weights: each enters as the mean over its "
+                    "heads of |M|, its proven mixing matrix, each row scaled to sum to 1.",
+                ),
+                layers,
+            )
+        self.views_note.setText(note)
 
     def _show_types(self, cap) -> None:
         s = self.state

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from attnviz.model.intervened import compared_for
+from attnviz.model.real_mixing import is_softmax_head
 from attnviz.model.real_model import (
     STORE,
     display_tokens,
@@ -39,6 +40,7 @@ from attnviz.ui import compare_view as _compare
 from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.model_loader import controller_for
 from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.panels._layers_mixing import LayersMixingMixin
 from attnviz.ui.panels._layers_views import LayersViewsMixin
 from attnviz.ui.presentation_form import OFF_STAGE
 from attnviz.ui.theme import LIGHT, Theme, palette_for
@@ -49,7 +51,7 @@ from attnviz.ui.widgets.numbers import counted, fmt
 from attnviz.ui.widgets.placeholders import fill
 
 
-class LayersPanel(LayersViewsMixin, FigurePanel):
+class LayersPanel(LayersMixingMixin, LayersViewsMixin, FigurePanel):
     """Every layer × head of a real model; a link finder; picks the head shown."""
 
     PANEL_ID = "layers"
@@ -60,6 +62,7 @@ class LayersPanel(LayersViewsMixin, FigurePanel):
         self._capture = None
         self._detached = None  # the capture a what-if left, to go back to with a click
         self._compare_line = ""  # before / after: what the grid shows, or why it cannot
+        self._init_mixing()
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(self._build_model_row())
@@ -213,6 +216,26 @@ class LayersPanel(LayersViewsMixin, FigurePanel):
         self._write_caption(cap)
         self._refresh_views()
 
+    def _on_failed(self, message: str) -> None:
+        # The heads of a hybrid's other layer (a Gated DeltaNet…) are not softmax heads, so
+        # the heads topic refuses them; the grid needs only the capture, and draws on.
+        s = self.state
+        try:
+            cap = s.capture() if s.head == "model" and s.model_path else None
+        except ValueError:  # the model cannot run the sentence: the message says why
+            cap = None
+        if cap is None or cap.captured(s.layer) is not None:
+            super()._on_failed(message)
+            return
+        self.show_error(None)
+        if cap is not self._capture:
+            self._capture = cap
+            self._show_maps(cap)
+        self._on_layer_changed()
+        self._on_selected_cell_changed()
+        self._write_caption(cap)
+        self._refresh_views()
+
     # --- before / after (display.compare) ----------------------------------------------
     def _on_compare_changed(self, _names=None) -> None:
         if self._capture is not None:
@@ -253,6 +276,7 @@ class LayersPanel(LayersViewsMixin, FigurePanel):
         self.grid.set_data(
             maps, self.state.tokens, selected, value, layer_kinds(cap), layer_choices(cap)
         )
+        self._request_mixing(cap)
 
     def _show_empty(self) -> None:
         s = self.state
@@ -271,12 +295,14 @@ class LayersPanel(LayersViewsMixin, FigurePanel):
                 self.grid.set_data(
                     maps, display_tokens(cap), selected, value, layer_kinds(cap), layer_choices(cap)
                 )
+                self._request_mixing(cap)
                 self.grid.set_link(None, False)
                 self._detached = cap
                 self.caption.setText(text)
                 self.summary.clear()
                 return
         self._detached = None
+        self._request_mixing(None)
         self._refresh_views()
         self.grid.set_message(
             self.tr(
@@ -301,7 +327,15 @@ class LayersPanel(LayersViewsMixin, FigurePanel):
             text += self.tr("; special: %1").replace("%1", " ".join(special))
         mixed = hybrid_summary(cap)
         if mixed:
-            text += "\n" + fill(self.tr("A hybrid: %1; only softmax layers have weights."), mixed)
+            text += "\n" + fill(
+                self.tr(
+                    "A hybrid: %1; its other layers are drawn as their mixing matrices M "
+                    "(out_t = Σ_s M[t, s] v_s), each proven against the model's own kernel."
+                ),
+                mixed,
+            )
+        if self._mixing_line:
+            text += "\n" + self._mixing_line
         if cap.wrapper:
             text += "\n" + fill(
                 self.tr("The language model of a %1 folder; its vision tower is not shown."),
@@ -315,12 +349,15 @@ class LayersPanel(LayersViewsMixin, FigurePanel):
         cap, s = self._capture, self.state
         if cap is None or s.head != "model":
             return
-        text = fill(
-            self.tr("Shown: layer %1, head %2 (KV head %3)."),
-            s.layer,
-            s.model_head,
-            kv_head(cap, s.model_head, s.layer),
-        )
+        if is_softmax_head(cap, s.layer, s.model_head):
+            text = fill(
+                self.tr("Shown: layer %1, head %2 (KV head %3)."),
+                s.layer,
+                s.model_head,
+                kv_head(cap, s.model_head, s.layer),
+            )
+        else:  # a Gated DeltaNet's head has no KV head: it keeps a state
+            text = fill(self.tr("Shown: layer %1, head %2."), s.layer, s.model_head)
         if 0 <= s.layer < cap.layer_count:  # the layer's kind: softmax, NoPE, gated, …
             text += " " + fill(self.tr("Kind: %1."), cap.layer_kind(s.layer))
         cell = s.selected_cell

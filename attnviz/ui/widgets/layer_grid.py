@@ -19,7 +19,9 @@ from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSize, Qt,
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy
 
+from attnviz.core.block_pool import SIDE, block_extreme, block_max
 from attnviz.ui.theme import Theme
+from attnviz.ui.widgets._grid_mixing import MixingTiles
 from attnviz.ui.widgets.contrast import ink_for, qcolor_rgb
 from attnviz.ui.widgets.grid_axes import paint_grid_labels
 from attnviz.ui.widgets.head_grid import paint_unit_bar, rgb_image
@@ -30,32 +32,14 @@ from attnviz.ui.widgets.plot_style import line_width
 from attnviz.ui.widgets.svg_cells import draw_cells
 
 #: Largest tile image side in cells: 448 tiles of 64² stay a few megabytes.
-MAX_TILE_CELLS = 64
+MAX_TILE_CELLS = SIDE
 
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("LayerGrid", text)
 
 
-def block_extreme(w: np.ndarray, side: int = MAX_TILE_CELLS) -> np.ndarray:
-    """``w`` shrunk as :func:`block_max`, each block its value farthest from 0 (signed):
-    a difference's sharp change, either way, stays visible."""
-    if w.shape[0] <= side:
-        return w
-    high, low = block_max(w, side), -block_max(-w, side)
-    return np.where(high >= -low, high, low)
-
-
-def block_max(w: np.ndarray, side: int = MAX_TILE_CELLS) -> np.ndarray:
-    """``w`` (n × n) shrunk to at most ``side`` × ``side`` by the largest value of each block."""
-    n = w.shape[0]
-    if n <= side:
-        return w
-    edges = np.linspace(0, n, side + 1).astype(int)[:-1]
-    return np.maximum.reduceat(np.maximum.reduceat(w, edges, axis=0), edges, axis=1)
-
-
-class LayerGrid(PaintedWidget):
+class LayerGrid(MixingTiles, PaintedWidget):
     """Small multiples of ``(layers, heads, n, n)`` weights (see the module docstring).
 
     Signals
@@ -91,6 +75,7 @@ class LayerGrid(PaintedWidget):
         self.note = ""  # said under the grid before what a tile is (before / after)
         self._images: list[list[QImage]] = []
         self._hover: tuple | None = None
+        self._init_mixing()
 
     def sizeHint(self) -> QSize:
         return QSize(480, 300)
@@ -115,12 +100,14 @@ class LayerGrid(PaintedWidget):
         self.value = value
         self.selected = selected
         self._hover = None
+        self.mixing = []  # a new capture: its mixing matrices come after (set_mixing)
         self._build_images()
         self.update()
 
     def set_message(self, text: str) -> None:
         """Show ``text`` instead of the grid."""
         self.weights, self._images, self.message = [], [], text
+        self.mixing, self._mix_images = [], {}
         self.update()
 
     def set_selected(self, layer: int, head: int) -> None:
@@ -138,6 +125,7 @@ class LayerGrid(PaintedWidget):
         self.theme = theme
         self.lut = np.asarray(lut, dtype=np.uint8)[:, :3]
         self._build_images()
+        self._build_mixing_images()
         self.update()
 
     def set_span(self, span: float | None, symbol: str = "A", note: str = "") -> None:
@@ -181,8 +169,27 @@ class LayerGrid(PaintedWidget):
             )
 
     def _heads(self) -> int:
-        """Columns of the grid: the most heads of any layer."""
-        return max((w.shape[0] for w in self.weights if w is not None), default=0)
+        """Columns of the grid: the most heads of any layer (its mixing heads after)."""
+        return max(
+            (
+                max(self._softmax_heads(i), self.mixing_heads(i).stop)
+                for i in range(len(self.weights))
+            ),
+            default=0,
+        )
+
+    def _softmax_heads(self, layer: int) -> int:
+        w = self.weights[layer] if 0 <= layer < len(self.weights) else None
+        return 0 if w is None else int(w.shape[0])
+
+    def has_tile(self, layer: int, head: int) -> bool:
+        """True when head ``head`` of layer ``layer`` is drawn as a tile."""
+        if not 0 <= layer < len(self.weights):
+            return False
+        return 0 <= head < self._softmax_heads(layer) or head in self.mixing_heads(layer)
+
+    def _has_tiles(self, layer: int) -> bool:
+        return self._softmax_heads(layer) > 0 or len(self.mixing_heads(layer)) > 0
 
     def kind_text(self, layer: int) -> str:
         """What layer ``layer`` does, as its band says: "" for plain softmax attention."""
@@ -221,9 +228,7 @@ class LayerGrid(PaintedWidget):
             return None
         left, top, tile, _gap = self._geometry()
         layer, head = int((pos.y() - top) // tile), int((pos.x() - left) // tile)
-        if not 0 <= layer < len(self.weights) or self.weights[layer] is None:
-            return None  # outside, or a band: a layer without softmax attention
-        return (layer, head) if 0 <= head < self.weights[layer].shape[0] else None
+        return (layer, head) if self.has_tile(layer, head) else None
 
     # --- painting ----------------------------------------------------------------------
     def _paint(self, painter: QPainter) -> None:
@@ -253,11 +258,15 @@ class LayerGrid(PaintedWidget):
         # One decimals rule for the grid's numbers (a heatmap of one cell per head).
         decimals = self._link_decimals() if self.by_link else 0
         for i in range(layers):
-            if self.weights[i] is None:
+            if not self._has_tiles(i):
                 self._paint_band(painter, i, heads, metrics)
                 continue
-            for j in range(self.weights[i].shape[0]):
+            for j in range(self._softmax_heads(i)):
                 self._paint_tile(painter, i, j, metrics, decimals)
+            for j in self.mixing_heads(i):
+                self._paint_mixing_tile(painter, i, j, metrics)
+            if len(self.mixing_heads(i)):
+                self._paint_mixing_scale(painter, i, metrics)
         self._paint_selection(painter)
         self._paint_bar(painter, fg, metrics, top + layers * tile)
 
@@ -268,6 +277,8 @@ class LayerGrid(PaintedWidget):
         rect = QRectF(left, top + layer * tile, heads * tile - gap, tile - gap)
         painter.fillRect(rect, QColor(self.theme.masked_fill))
         text = self.kind_text(layer)
+        if self.mixing_refusal(layer):
+            text = fill(_tr("%1: not drawn"), text)
         if metrics.height() <= rect.height() + 2 and metrics.horizontalAdvance(text) < rect.width():
             painter.setPen(QColor(self.theme.muted))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
@@ -278,9 +289,8 @@ class LayerGrid(PaintedWidget):
         q, k = self.link
         values = [
             self._value(i, j, q, k)
-            for i, w in enumerate(self.weights)
-            if w is not None
-            for j in range(w.shape[0])
+            for i in range(len(self.weights))
+            for j in range(self._softmax_heads(i))
         ]
         return shown_decimals(values) if values else 2
 
@@ -306,11 +316,24 @@ class LayerGrid(PaintedWidget):
             painter.setPen(QColor(ink_for(qcolor_rgb(color))))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
+    def _paint_mixing_tile(self, painter, layer: int, head: int, metrics) -> None:
+        """A head of a hybrid's other layer: its M, or with a link the one value M[q, k]."""
+        rect = self.tile_rect(layer, head)
+        if not self.by_link:
+            image = self._mix_images[layer][head - self.mixing_heads(layer).start]
+            draw_cells(painter, rect, image, total_cells=self._cells())
+            return
+        value = self._mixing_value(layer, head, *self.link)
+        color = self._mixing_color(layer, value)
+        painter.fillRect(rect, color)
+        text = fmt_g(value, 2)
+        if metrics.horizontalAdvance(text) < rect.width() - 2 and metrics.height() < rect.height():
+            painter.setPen(QColor(ink_for(qcolor_rgb(color))))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
     def _paint_selection(self, painter) -> None:
         layer, head = self.selected
-        if layer >= len(self.weights) or self.weights[layer] is None:
-            return
-        if head >= self.weights[layer].shape[0]:
+        if not self.has_tile(layer, head):
             return
         width = line_width(self.font()) * 1.5
         painter.setPen(QPen(QColor(self.theme.highlight), width))
@@ -330,6 +353,9 @@ class LayerGrid(PaintedWidget):
             )
         if self.note:
             caption = f"{self.note} · {caption}"
+        mixing = self.mixing_caption()
+        if mixing:
+            caption = f"{caption} · {mixing}"
         if self.link is not None and max(self.link) < len(self.tokens):
             link = fill(
                 QCoreApplication.translate("LayerGrid", "“%1” → “%2”"),
@@ -361,10 +387,16 @@ class LayerGrid(PaintedWidget):
         if band is not None:
             if self._hover != ("band", band):
                 self._hover = ("band", band)
-                text = QCoreApplication.translate(
-                    "LayerGrid", "layer %1: %2 — no softmax attention, no weights to draw"
-                )
-                self.sigHovered.emit(fill(text, band, self.kind_text(band)))
+                refusal = self.mixing_refusal(band)
+                if refusal:
+                    text = fill(_tr("layer %1: %2 — %3"), band, self.kind_text(band), refusal)
+                else:
+                    text = fill(
+                        _tr("layer %1: %2 — no softmax attention, no weights to draw"),
+                        band,
+                        self.kind_text(band),
+                    )
+                self.sigHovered.emit(text)
             return
         if hit is None:
             self._hover = None
@@ -382,6 +414,9 @@ class LayerGrid(PaintedWidget):
         if key == self._hover:
             return
         self._hover = key
+        if head in self.mixing_heads(layer):
+            self.sigHovered.emit(self._mixing_hover(layer, head, q, k))
+            return
         names = (self.tokens[q], self.tokens[k]) if max(q, k) < len(self.tokens) else (q, k)
         value = self._value(layer, head, q, k)
         if self.symbol == "A":
@@ -404,13 +439,15 @@ class LayerGrid(PaintedWidget):
         left, top, tile, _gap = self._geometry()
         layer = int((pos.y() - top) // tile)
         inside = left <= pos.x() <= left + self._heads() * tile
-        if inside and 0 <= layer < len(self.weights) and self.weights[layer] is None:
+        if inside and 0 <= layer < len(self.weights) and not self._has_tiles(layer):
             return layer
         return None
 
     def _n(self, layer: int) -> int:
         """Tokens along a tile's side (a pooled map's cells stand for several)."""
-        return len(self.tokens) if self.value is not None else self.weights[layer].shape[-1]
+        if self.value is not None or self.weights[layer] is None:
+            return len(self.tokens)
+        return self.weights[layer].shape[-1]
 
     def _value(self, layer: int, head: int, query: int, key: int) -> float:
         if self.value is not None:
@@ -436,11 +473,18 @@ class LayerGrid(PaintedWidget):
             return super().keyPressEvent(event)
         layers = len(self.weights)
         layer = (self.selected[0] + move[0]) % layers
-        while self.weights[layer] is None and move[0]:  # over a hybrid's other layers
+        for _ in range(layers):  # over the rows without tiles (a band)
+            if self._has_tiles(layer) or not move[0]:
+                break
             layer = (layer + move[0]) % layers
-        if self.weights[layer] is None:
+        heads = [j for j in range(self._heads()) if self.has_tile(layer, j)]
+        if not heads:
             return None
-        head = (self.selected[1] + move[1]) % self.weights[layer].shape[0]
+        if move[1]:
+            at = heads.index(self.selected[1]) if self.selected[1] in heads else 0
+            head = heads[(at + move[1]) % len(heads)]
+        else:
+            head = min(heads, key=lambda j: abs(j - self.selected[1]))
         self.sigPicked.emit(layer, head)
         return None
 

@@ -1,0 +1,153 @@
+"""A real hybrid's every layer in the layers panel: its other layers drawn as their proven
+mixing matrices, and rollout run through them.
+
+A tiny random Qwen3-Next (Gated DeltaNet, softmax, Gated DeltaNet, softmax): the grid's
+Gated DeltaNet rows hold M computed here from the direct float64 recurrence of the kernel's
+raw arguments; rollout equals its definition written here from transformers' own eager
+weights and those matrices; one pass captures every layer as the per-layer captures do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from attnviz.core import hf_mixing  # noqa: E402
+from attnviz.core.block_pool import block_extreme  # noqa: E402
+from attnviz.model import layer_mixing, real_mixing, real_model  # noqa: E402
+from attnviz.model.layer_analysis import model_rollout, rollout_through  # noqa: E402
+from attnviz.model.panel_data import panel_data  # noqa: E402
+from attnviz.model.workspace import Workspace  # noqa: E402
+from tests.core.test_hf_families_2026 import TEXT, _oracle, _tiny  # noqa: E402
+from tests.core.test_hf_mixing import _direct_gated_delta, _raw_kernel_call  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def hybrid(tmp_path_factory):
+    """The tiny Qwen3-Next's folder and, per layer, what the model itself says: eager
+    softmax weights (layers 1, 3) or every head's M from the direct recurrence (0, 2)."""
+    if "qwen3_next" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no Qwen3-Next")
+    folder = tmp_path_factory.mktemp("qwen3_next_grid")
+    _tiny(folder, "qwen3_next")
+    loaded = real_model.STORE.model(str(folder))
+    ids = list(loaded.tokenize(TEXT)[0])
+    eager = _oracle(loaded, ids, (1, 3))
+    truth: dict = {1: eager[0], 3: eager[1]}
+    for layer in (0, 2):
+        raw = _raw_kernel_call(loaded, layer, hf_mixing.GDN_KERNELS)
+        heads = raw["value"].shape[2]
+        group = heads // raw["query"].shape[2]
+        truth[layer] = np.stack(
+            [
+                _direct_gated_delta(
+                    raw["query"][0, :, h // group].numpy(),
+                    raw["key"][0, :, h // group].numpy(),
+                    raw["g"][0, :, h].double().numpy(),
+                    raw["beta"][0, :, h].double().numpy(),
+                    bool(raw.get("use_qk_l2norm_in_kernel")),
+                )
+                for h in range(heads)
+            ]
+        )
+    yield str(folder), truth
+    real_model.STORE.clear()
+    real_mixing.clear()
+    layer_mixing.clear()
+
+
+def test_one_pass_captures_every_layer_as_the_per_layer_captures_do(hybrid):
+    folder, _truth = hybrid
+    loaded = real_model.STORE.model(folder)
+    both = hf_mixing.capture_mixing_layers(loaded, TEXT, (2, 0))
+    assert sorted(both) == [0, 2]
+    for layer in (0, 2):
+        alone = hf_mixing.capture_mixing(loaded, TEXT, layer)
+        for name in ("q", "k", "v", "out"):
+            np.testing.assert_array_equal(getattr(both[layer], name), getattr(alone, name))
+        np.testing.assert_array_equal(both[layer].gates["beta"], alone.gates["beta"])
+
+
+def test_the_grid_rows_of_gated_deltanet_layers_are_their_direct_recurrences(hybrid):
+    folder, truth = hybrid
+    found = layer_mixing.model_mixing(folder, TEXT)
+    assert [f is None for f in found] == [False, True, False, True]
+    for layer in (0, 2):
+        row = found[layer]
+        assert row.kind == "Gated DeltaNet" and row.first == 0 and not row.pooled
+        assert row.heads == truth[layer].shape[0] == row.matrices.shape[0]
+        np.testing.assert_allclose(row.matrices, truth[layer], atol=1e-12, rtol=1e-9)
+        assert row.scale == pytest.approx(np.abs(truth[layer]).max())
+        assert not row.matrices.flags.writeable
+    # At most ``most`` heads are kept, the first ones.
+    two = layer_mixing.model_mixing(folder, TEXT, most=1)
+    np.testing.assert_array_equal(two[0].matrices, found[0].matrices[:1])
+
+
+def test_rollout_through_a_hybrid_equals_its_definition(hybrid):
+    folder, truth = hybrid
+    cap = real_model.STORE.capture(folder, TEXT)
+    n = len(cap.ids)
+    want, flows = np.eye(n), []
+    for layer in range(4):
+        a = truth[layer]
+        if layer in (0, 2):  # |M| with each row summing to 1, as weights do
+            a = np.abs(a) / np.abs(a).sum(axis=2, keepdims=True)
+        mixed = 0.5 * a.mean(axis=0) + 0.5 * np.eye(n)
+        want = (mixed / mixed.sum(axis=1, keepdims=True)) @ want
+        flows.append(want)
+    got = model_rollout(cap, folder, TEXT)
+    np.testing.assert_allclose(got, np.stack(flows), atol=1e-6)
+    np.testing.assert_allclose(got[-1].sum(axis=1), 1.0, atol=1e-12)
+    assert rollout_through(cap) == ((0, "Gated DeltaNet"), (2, "Gated DeltaNet"))
+    # The export writes the same R, rows and columns the tokens.
+    ws = Workspace()
+    ws.document.attention.update(head="model", model_path=folder, model_text=TEXT)
+    data = panel_data(ws, "layers", "rollout")
+    np.testing.assert_allclose(data.values, want, atol=1e-6)
+
+
+def test_rollout_is_cancelled_between_heads(hybrid):
+    from attnviz.core.work import Cancelled
+
+    folder, _truth = hybrid
+    layer_mixing.clear()
+    cap = real_model.STORE.capture(folder, TEXT)
+    with pytest.raises(Cancelled):
+        model_rollout(cap, folder, TEXT, cancel=lambda: True)
+    with pytest.raises(ValueError, match="folder"):
+        model_rollout(cap)
+
+
+def test_a_head_that_does_not_reproduce_the_kernel_leaves_a_one_line_refusal(hybrid, monkeypatch):
+    folder, _truth = hybrid
+    layer_mixing.clear()
+    real = hf_mixing.MixingLayer.matrix
+
+    def noisy(self, head):  # layer 2's matrices no longer give the kernel's output
+        m = real(self, head)
+        return m + 0.1 if self.layer == 2 else m
+
+    monkeypatch.setattr(hf_mixing.MixingLayer, "matrix", noisy)
+    found = layer_mixing.model_mixing(folder, TEXT)
+    layer_mixing.clear()
+    assert found[0].matrices is not None and found[2].matrices is None
+    assert "does not reproduce" in found[2].refusal and "\n" not in found[2].refusal
+
+
+def test_block_extreme_keeps_the_value_farthest_from_zero():
+    rng = np.random.default_rng(3)
+    m = rng.normal(size=(130, 130))
+    m[7, 100] = -50.0
+    small = block_extreme(m, 64)
+    assert small.shape == (64, 64) and small.min() == -50.0
+    edges = np.linspace(0, 130, 65).astype(int)
+    for i in (0, 31, 63):  # each cell is its block's signed extreme
+        for j in (0, 40, 63):
+            block = m[edges[i] : edges[i + 1], edges[j] : edges[j + 1]]
+            assert small[i, j] == block.flat[np.argmax(np.abs(block))]
