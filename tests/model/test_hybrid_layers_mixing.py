@@ -151,3 +151,38 @@ def test_block_extreme_keeps_the_value_farthest_from_zero():
         for j in (0, 40, 63):
             block = m[edges[i] : edges[i + 1], edges[j] : edges[j + 1]]
             assert small[i, j] == block.flat[np.argmax(np.abs(block))]
+
+
+def test_a_short_convolution_channel_past_255_is_chosen_and_proven(tmp_path, capsys):
+    """LFM2's heads are its channels (the hidden size: 2,048 in LFM2-2.6B): the field takes
+    them all, and channel 300 of a 320-wide model exports its proven banded matrix."""
+    from attnviz.cli import main
+    from tests.core.test_hf_capture import save_word_tokenizer
+    from tests.core.test_hf_families_2026 import _config
+
+    if "lfm2" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no LFM2")
+    config = _config("lfm2", 2, full_attn_idxs=[1], block_auto_adjust_ff_dim=False, hidden_size=320)
+    torch.manual_seed(0)
+    model = transformers.AutoModel.from_config(config)
+    model.save_pretrained(str(tmp_path), safe_serialization=True)
+    save_word_tokenizer(tmp_path)
+    capsys.readouterr()
+    out = tmp_path / "m.npy"
+    argv = ["export", "--model", str(tmp_path), "--text", TEXT, "--panel", "heatmap",
+            "--set", "attention.layer=0", "--set", "attention.model_head=300",
+            "--matrix", "mixing", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    m = np.load(out)
+    got = real_mixing.layer_mixing(str(tmp_path), TEXT, 0)
+    assert got.heads == 320
+    np.testing.assert_allclose(m @ got.v[300], got.out[300], atol=1e-5, rtol=0)
+    assert np.count_nonzero(np.tril(m, -config.conv_L_cache)) == 0  # a band of its taps
+    argv[10] = "attention.model_head=320"  # one past the last channel: one line
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "outside 0…319" in err[0]
+    real_model.STORE.clear()
+    real_mixing.clear()

@@ -42,8 +42,10 @@ PROJ_KEYS = frozenset(
 )
 
 #: Real models: most layers and query heads addressed, longest folder name and sentence.
+#: A head of a short convolution (LFM2) or of Mamba (Jamba) is one of its channels: up to
+#: 2 × the hidden size, some 16,000 in the largest of them.
 MAX_LAYERS = 512
-MAX_MODEL_HEADS = 256
+MAX_MODEL_HEADS = 1 << 15
 MAX_PATH_TEXT = 1024
 #: ≈ 8k tokens of ordinary text: a sentence the capture cannot hold is refused by its own
 #: token bound, in tokens (a 512-token text is some 2,500 characters).

@@ -243,8 +243,8 @@ class LayersViewsMixin:
             note += " " + fill(
                 QCoreApplication.translate(
                     "LayersViews",
-                    "Layers %1 have no attention weights: each enters as the mean over its "
-                    "heads of |M|, its proven mixing matrix, each row scaled to sum to 1.",
+                    "The heads of layers %1 that are not softmax attention enter the mean "
+                    "over heads as |M|, their proven mixing matrix, each row scaled to sum to 1.",
                 ),
                 layers,
             )

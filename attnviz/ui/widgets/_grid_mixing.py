@@ -139,7 +139,16 @@ class MixingTiles:
         )
         if not kinds:
             return ""
-        return fill(
-            _tr("%1: M, blue < 0 < red, ±max|M| a row"),
-            ", ".join(kinds),
-        )
+        text = fill(_tr("%1: M, blue < 0 < red, ±max|M| a row"), ", ".join(kinds))
+        cut = [
+            self._mixing_at(i)
+            for i in range(len(self.mixing))
+            if self._mixing_at(i) is not None
+            and self._mixing_at(i).heads > self._mixing_at(i).matrices.shape[0]
+        ]
+        if cut:  # a short convolution's or a Mamba's channels run to thousands
+            most = max(f.heads for f in cut)
+            text += " " + fill(
+                _tr("(the first %1 of up to %2 heads)"), cut[0].matrices.shape[0], most
+            )
+        return text
