@@ -58,7 +58,7 @@ def test_a_short_run_writes_a_folder_with_its_curves(tmp_path, capsys):
         (["--steps", "0"], "--steps: must be a whole number from 1 to 100,000, got '0'"),
         (["--steps", "1e400"], "--steps: expected a whole number from 1 to 100,000"),
         (["--steps", "9" * 400], "(400 characters)"),
-        (["--seed", "-1"], "--seed: must be a whole number from 0 to 4,294,967,295"),
+        (["--seed", "-1"], "--seed: must be a whole number from 0 to 2,147,483,647"),
         (["--seed", "nan"], "--seed: expected a whole number"),
     ],
 )

@@ -17,7 +17,7 @@ from pathlib import Path
 from attnviz.commands._args import about, bounded_int, print_output, stop_on_interrupt
 
 # The check lives in core: the Train window (attnviz.ui.train_dialog) asks it too.
-from attnviz.core.induction import out_problem
+from attnviz.core.induction import MAX_SEED, out_problem
 
 PROG = "attnviz train"
 EXAMPLES = """examples:
@@ -50,7 +50,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("what", choices=WHAT, help="what to train (induction)")
     p.add_argument("--out", metavar="DIR", required=True, help="the model folder to write (new)")
     p.add_argument(
-        "--seed", type=bounded_int(0, 2**32 - 1), default=0, metavar="S", help="default 0"
+        "--seed", type=bounded_int(0, MAX_SEED), default=0, metavar="S", help="default 0"
     )
     p.add_argument(
         "--steps",

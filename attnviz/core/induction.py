@@ -32,6 +32,9 @@ from pathlib import Path
 from attnviz.core.head_types import induction_score, previous_token_score
 from attnviz.core.work import as_cancel
 
+#: Largest seed: as every seed of the app (a spin box holds a signed 32-bit number).
+MAX_SEED = 2**31 - 1
+
 __all__ = [
     "CSV_COLUMNS",
     "DEFAULT_STEPS",
@@ -246,8 +249,8 @@ def train(
 
     if not (isinstance(steps, int) and 1 <= steps <= MAX_STEPS):
         raise ValueError(f"steps must be a whole number from 1 to {MAX_STEPS:,}, got {steps!r}")
-    if not (isinstance(seed, int) and 0 <= seed < 2**32):
-        raise ValueError(f"seed must be a whole number from 0 to {2**32 - 1:,}, got {seed!r}")
+    if not (isinstance(seed, int) and 0 <= seed <= MAX_SEED):
+        raise ValueError(f"seed must be a whole number from 0 to {MAX_SEED:,}, got {seed!r}")
     should_stop = as_cancel(cancel) or (lambda: False)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -47,7 +47,7 @@ POLL_MS = 100
 #: The sentence the trained model opens with: six of its words, repeated (what it copies).
 OPEN_TEXT = "apple river stone cloud green house apple river stone cloud green house"
 #: The largest seed a spin box holds (the command line takes up to 2³² − 1).
-MAX_SEED = 2**31 - 1
+MAX_SEED = induction.MAX_SEED
 
 
 def default_parent() -> Path:
