@@ -32,7 +32,9 @@ __all__ = [
     "COMPARE",
     "Compared",
     "compared",
+    "compare_args",
     "compared_for",
+    "kept_compared",
     "heatmap_compare_data",
     "layers_compare_data",
     "prove_run",
@@ -173,15 +175,41 @@ def compared(path: str, text: str, ablate, ablation: str, knockout) -> Compared:
     return out
 
 
-def compared_for(document) -> Compared:
-    """:func:`compared` for a document's attention and prediction topics; ValueError in
-    one line without a real model's head."""
+def compare_args(document) -> tuple:
+    """The arguments of :func:`compared` for a document's attention and prediction topics
+    (hashable: a worker runs them while the topics go on changing); ValueError in one
+    line without a real model's head."""
     a, p = document["attention"], document["prediction"]
     if a.head != "model" or not a.model_path:
         raise ValueError(
             "before / after needs a real model: set attention.head=model (--model DIR)"
         )
-    return compared(a.model_path, a.model_text, p.ablate, p.ablation, p.knockout)
+    return (
+        a.model_path,
+        a.model_text,
+        tuple(map(tuple, p.ablate)),
+        p.ablation,
+        tuple(map(tuple, p.knockout)),
+    )
+
+
+def compared_for(document) -> Compared:
+    """:func:`compared` for a document's attention and prediction topics; ValueError in
+    one line without a real model's head."""
+    return compared(*compare_args(document))
+
+
+def kept_compared(args: tuple) -> Compared | None:
+    """The run of :func:`compared` for ``args`` when it is kept for the sentence's current
+    capture, else None: nothing is run here (the GUI thread asks it)."""
+    path, text, ablate, ablation, knockout = args
+    clean = STORE.cached(path, text)
+    if clean is None:
+        return None
+    key = (path, text, tuple(map(tuple, ablate)), ablation, tuple(map(tuple, knockout)))
+    with _LOCK:
+        kept = _KEPT.get(key)
+    return kept if kept is not None and kept.clean is clean else None
 
 
 def _mode(name: str) -> str:

@@ -10,6 +10,7 @@ change, and the legend says so, with the layers before the first intervention (e
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,59 @@ def compare_mode(workspace) -> str:
     """``display.compare`` where it applies (a real model's head), else ``clean``."""
     doc = workspace.document
     return doc["display"].compare if doc["attention"].head == "model" else "clean"
+
+
+class ComparePendingError(ValueError):
+    """The intervened run is on its way on a worker: the panel says so and is asked to
+    draw again when it has come (:func:`compared_now`)."""
+
+
+#: Runs on their way: arguments → the redraws to call when they come.
+_WAITING: dict[tuple, list] = {}
+#: Runs that failed, by arguments (their one-line error is said, not run again), the last few.
+_FAILED: dict[tuple, Exception] = {}
+_FAILED_KEPT = 8
+
+
+def compared_now(workspace, redraw) -> Compared:
+    """The proven intervened run of the workspace's model and interventions: kept, or run
+    at once where the workspace has no runner (an export, a notebook); else started on the
+    runner — a forward pass of a real model must not hold the window — and
+    :class:`ComparePendingError` raised, ``redraw()`` called on the GUI thread once it has come.
+    ValueError in one line for what cannot be run or proven."""
+    from attnviz.model.intervened import compare_args, compared, kept_compared
+
+    args = compare_args(workspace.document)
+    found = kept_compared(args)
+    if found is not None:
+        return found
+    if args in _FAILED:
+        raise _FAILED[args]
+    if workspace.runner is None:
+        return compared(*args)
+    waiting = _WAITING.get(args)
+    if waiting is None:
+        _WAITING[args] = [redraw]
+
+        def done(result) -> None:
+            if isinstance(result, BaseException):  # said in one line, not run again
+                if not isinstance(result, ValueError):
+                    result = ValueError(f"{type(result).__name__}: {result}".splitlines()[0])
+                _FAILED[args] = result
+                while len(_FAILED) > _FAILED_KEPT:
+                    _FAILED.pop(next(iter(_FAILED)))
+            for again in _WAITING.pop(args, []):
+                with contextlib.suppress(RuntimeError):  # its panel closed meanwhile
+                    again()
+
+        workspace.runner(lambda: compared(*args), done)
+    elif redraw not in waiting:
+        waiting.append(redraw)
+    raise ComparePendingError(
+        QCoreApplication.translate(
+            "Compare", "Running the model again with the interventions (one forward pass)…"
+        )
+    )
 
 
 def watch(panel, handler) -> None:
@@ -120,16 +174,15 @@ class Shown:
         return f"{text} {before}" if before else text
 
 
-def shown_head(workspace) -> Shown | None:
+def shown_head(workspace, redraw=lambda: None) -> Shown | None:
     """The map the heatmap draws in the current ``display.compare`` (None: the clean
-    heatmap, as always); ValueError in one line when it cannot be made."""
+    heatmap, as always); ValueError in one line when it cannot be made, or
+    :class:`ComparePendingError` while the run is on its way (``redraw()`` called after)."""
     mode = compare_mode(workspace)
     if mode == "clean":
         return None
     s = workspace.document["attention"]
-    from attnviz.model.intervened import compared_for
-
-    c: Compared = compared_for(workspace.document)
+    c: Compared = compared_now(workspace, redraw)
     values = c.head(mode, s.layer, s.model_head)
     if mode == "difference":
         m = span(values)

@@ -145,6 +145,10 @@ def test_undo_and_redo_of_before_after_in_the_window(llama, qtbot, make_window):
     window.findChild(QAction, "action_compare_difference").trigger()  # View → Before / After
     assert window.document.display.compare == "difference"
     assert window.undo.stack.undoText() == "Before / after"
+    # The intervened run is a forward pass: on a worker, said while it runs.
+    assert heat.compare_note.text().startswith("Running the model again")
+    qtbot.waitUntil(lambda: heat._compare is not None, timeout=60_000)
+    assert heat.compare_note.text().startswith("ΔA = intervened A")
     diff = np.array(heat.view._values)
     assert not np.array_equal(diff, clean)
     window.undo.stack.undo()
@@ -221,6 +225,44 @@ def test_soak_of_before_after_while_the_sentence_changes(llama, qtbot, make_wind
     doc.prediction.update(ablate=((0, 2),), knockout=())
     doc.display.update(compare="difference")
     qtbot.waitUntil(lambda: heat.view._values.shape[0] == len(doc.attention.tokens))
+    # The intervened run comes from a worker: both panels draw it once it is there.
+    qtbot.waitUntil(
+        lambda: heat._compare is not None and layers.grid.span is not None, timeout=60_000
+    )
     want = panel_data(window.workspace, "heatmap", "weights_difference").values
     np.testing.assert_array_equal(heat.view._values, want)
     np.testing.assert_array_equal(layers.grid.weights[2][0], want)
+
+
+def test_the_intervened_run_goes_to_the_runner_and_a_failure_is_said_once(llama, monkeypatch):
+    """With a runner the forward pass leaves the GUI thread: the first ask is pending (one
+    line saying so), both asks wait for one run, their redraws come after; a run that fails
+    is said, not run again."""
+    from attnviz.model import intervened
+    from attnviz.ui import compare_view
+
+    jobs = []
+    ws = _workspace(llama)
+    ws.document.prediction.update(ablate=((0, 3),), knockout=())
+    ws.runner = lambda job, done: jobs.append((job, done))
+    redrawn = []
+    for who in ("heatmap", "layers"):
+        with pytest.raises(compare_view.ComparePendingError, match="Running the model again"):
+            compare_view.compared_now(ws, lambda who=who: redrawn.append(who))
+    assert len(jobs) == 1  # one run for both
+    job, done = jobs.pop()
+    done(job())
+    assert redrawn == ["heatmap", "layers"]
+    c = compare_view.compared_now(ws, redrawn.append)  # kept now: at once
+    assert c is intervened.compared_for(ws.document)
+    ws.document.prediction.update(ablate=((1, 3),))
+    with pytest.raises(compare_view.ComparePendingError):
+        compare_view.compared_now(ws, lambda: redrawn.append("again"))
+    job, done = jobs.pop()
+    done(RuntimeError("the model ran out of memory\ntraceback…"))
+    assert redrawn[-1] == "again"
+    for _ in range(2):  # said in one line, not run again
+        with pytest.raises(ValueError, match="^RuntimeError: the model ran out of memory$"):
+            compare_view.compared_now(ws, redrawn.append)
+    assert jobs == []
+    compare_view._FAILED.clear()

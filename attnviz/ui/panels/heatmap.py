@@ -123,7 +123,7 @@ class HeatmapPanel(Panel):
         shown, note = None, ""
         try:
             if self.state.matrix == "weights":
-                shown = _compare.shown_head(self.workspace)
+                shown = _compare.shown_head(self.workspace, self._on_compare_changed)
             elif _compare.compare_mode(self.workspace) != "clean":
                 note = self.tr("Before / after shows the weights A: choose A to see it.")
         except ValueError as exc:  # no intervention, a refused proof: one line

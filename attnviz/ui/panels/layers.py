@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from attnviz.model.intervened import compared_for
 from attnviz.model.real_mixing import is_softmax_head
 from attnviz.model.real_model import (
     STORE,
@@ -250,7 +249,7 @@ class LayersPanel(LayersMixingMixin, LayersViewsMixin, FigurePanel):
         if mode == "clean":
             return None, None, "A", ""
         try:
-            c = compared_for(self.workspace.document)
+            c = _compare.compared_now(self.workspace, self._on_compare_changed)
         except ValueError as exc:  # no intervention, a refused proof: one line
             self._compare_line = str(exc)
             return None, None, "A", ""
