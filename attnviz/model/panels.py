@@ -86,7 +86,7 @@ def _heatmap_reader(workspace, name: str):
 
 
 def _layers_reader(workspace, name: str):
-    if name in ("head_types", "rollout"):  # a model's analyses: imported on first use
+    if name in ("head_types", "rollout", "layer_mixing"):  # imported on first use
         from attnviz.model.layer_analysis_data import analysis_data
 
         return analysis_data(workspace, name)
@@ -155,7 +155,7 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec(
         "layers", 75, "left", "attention", QT_TRANSLATE_NOOP("Panels", "Layers"),
         "heads", 3, data=("weights", "layer_weights", "link", "head_types", "rollout",
-                          *LAYERS_COMPARE),
+                          *LAYERS_COMPARE, "layer_mixing"),
         reader=_layers_reader, shows="display.layers_view",
     ),
     PanelSpec(

@@ -186,3 +186,14 @@ def test_a_short_convolution_channel_past_255_is_chosen_and_proven(tmp_path, cap
     assert len(err) == 1 and "outside 0…319" in err[0]
     real_model.STORE.clear()
     real_mixing.clear()
+
+
+def test_the_layer_shown_exports_every_head_as_its_mixing_matrix(hybrid):
+    folder, truth = hybrid
+    ws = Workspace()
+    ws.document.attention.update(head="model", model_path=folder, model_text=TEXT)
+    for layer in range(4):  # Gated DeltaNet: the direct recurrence; softmax: eager weights
+        ws.document.attention.update(layer=layer, model_head=0)
+        got = panel_data(ws, "layers", "layer_mixing").values
+        atol = 1e-12 if layer in (0, 2) else 1e-6
+        np.testing.assert_allclose(got, truth[layer], atol=atol, rtol=1e-6)
