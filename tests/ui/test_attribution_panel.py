@@ -75,10 +75,11 @@ def test_the_map_draws_the_projection_and_names_the_point_under_the_mouse(panel,
     panel.tabs.setCurrentIndex(MAP)
     assert panel.figure.currentIndex() == MAP and panel.colour.isVisibleTo(panel)
     data = panel_data(panel.workspace, "attribution", "qk_map").values
+    # Drawn last row first (the text shown on top of other sentences' points).
     x, y = panel.map.queries.getData()
-    np.testing.assert_array_equal(np.column_stack([x, y]), data[:3, 2:])
+    np.testing.assert_array_equal(np.column_stack([x, y])[::-1], data[:3, 2:])
     x, y = panel.map.keys.getData()
-    np.testing.assert_array_equal(np.column_stack([x, y]), data[3:, 2:])
+    np.testing.assert_array_equal(np.column_stack([x, y])[::-1], data[3:, 2:])
     # banco's query: praça's key reaches furthest along its arrow, with q·k = 4.
     assert "It reaches furthest to “praça”: q·k = 4.000 in the plane, 4.000 in the head" in (
         panel.map_summary.text()
