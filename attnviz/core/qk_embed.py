@@ -133,7 +133,11 @@ def _umap(rows: np.ndarray, seed: int) -> np.ndarray:
         raise ValueError(f"UMAP is not installed: {UMAP_INSTALL}")
     import warnings
 
-    import umap  # the optional extra; imported only when asked for (seconds)
+    try:
+        import umap  # the optional extra; imported only when asked for (seconds)
+    except Exception as exc:  # numba built for another numpy, a broken install: one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"UMAP cannot be imported ({first}): {UMAP_INSTALL}") from None
 
     # A zero row has no direction under the cosine metric: nudged off the origin, it is
     # placed with the rows nearest its (absent) angle rather than refused.

@@ -155,6 +155,12 @@ def test_soak_of_the_attribution_panel_in_the_window(qtbot, make_window):
         pid = rng.choice(("previous-token-head", "content-head", "banco"))
         state.update(**preset_state_values(load_preset(pid)))
 
+    def sentences():
+        # A synthetic head draws its own text whatever the sentences; the note says so.
+        picked = tuple(rng.choice(("a b", "the cat sat", "x")) for _ in range(rng.randrange(3)))
+        panel.sentences.setPlainText("\n".join(picked))
+        panel.project.click()
+
     def rest():
         view = panel.matrix if panel.figure.currentIndex() == 0 else panel.map.viewport()
         send_mouse_move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))
@@ -166,7 +172,8 @@ def test_soak_of_the_attribution_panel_in_the_window(qtbot, make_window):
             Action("settings", settings, 0.2),
             Action("preset", preset, 0.1),
             Action("tab", lambda: panel.tabs.setCurrentIndex(rng.randrange(2)), 0.1),
-            Action("colour", lambda: panel.colour.setCurrentIndex(rng.randrange(2)), 0.05),
+            Action("colour", lambda: panel.colour.setCurrentIndex(rng.randrange(3)), 0.05),
+            Action("sentences", sentences, 0.05),
             Action("rest", rest, 0.15),
             undo(window, 0.08),
             redo(window, 0.05),
@@ -182,3 +189,102 @@ def test_soak_of_the_attribution_panel_in_the_window(qtbot, make_window):
         np.testing.assert_array_equal(panel.matrix.values(), data.values)
     steps = window.workspace.resolver.results.steps
     np.testing.assert_allclose(data.values.sum(axis=1), steps.raw * panel.att.scale, atol=1e-9)
+
+
+# --- the map of many sentences, UMAP, colours ---------------------------------------------
+def test_the_colour_choice_is_the_field_and_sentences_colour_by_text(panel, state):
+    panel.tabs.setCurrentIndex(MAP)
+    panel.colour.setCurrentIndex(2)
+    assert state.qk_colour == "sentence"
+    state.update(qk_colour="token")
+    assert panel.colour.currentData() == "token" and panel.map.colour_by == "token"
+    # banco's tokens differ: three colours, each a query's and its key's.
+    colours = [b.color().name() for b in panel.map.queries.data["brush"]]
+    assert len(set(colours)) == 3
+
+
+def test_umap_is_offered_disabled_with_how_to_install_it_where_absent(
+    qtbot, workspace, monkeypatch
+):
+    from attnviz.ui.panels import attribution as module
+
+    monkeypatch.setattr(module, "umap_installed", lambda: False)
+    p = AttributionPanel(workspace)
+    qtbot.addWidget(p)
+    item = p.projection.model().item(1)
+    assert p.projection.itemData(1) == "umap" and not item.isEnabled()
+    assert item.toolTip() == "UMAP is not installed: pip install 'attnviz[umap]'"
+
+
+def test_a_map_that_cannot_be_drawn_says_why_in_one_line(panel, state, qtbot, monkeypatch):
+    from attnviz.model.topics import _attention_qk_fields
+
+    monkeypatch.setattr(_attention_qk_fields, "umap_installed", lambda: True)
+    panel.tabs.setCurrentIndex(MAP)
+    state.update(qk_projection="umap")  # the hand-worked example: 6 rows
+    qtbot.waitUntil(lambda: not panel.map_work.pending, timeout=60_000)
+    assert panel.map_summary.text() == (
+        "UMAP needs at least 8 queries and keys, got 6; PCA draws a few"
+    )
+    assert panel.proj is None and panel.map.queries.getData()[0].size == 0
+    state.update(qk_projection="pca")
+    assert panel.proj is not None and "It reaches furthest to “praça”" in panel.map_summary.text()
+
+
+def test_the_why_of_the_hand_worked_example(panel):
+    panel.tabs.setCurrentIndex(MAP)
+    # banco's query (1, 2) and praça's key (0, 2): |q| = √5, |k| = 2, cos = 2/√5.
+    assert "Why: q·k = |q| |k| cos = 2.236 × 2.000 × 0.894 (the angle between them 26.6°)." in (
+        panel.map_summary.text()
+    )
+
+
+transformers = pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    from tests.tiny_models import make_model
+
+    return make_model(tmp_path_factory.mktemp("llama"), "llama", layers=2)
+
+
+def test_many_sentences_are_drawn_from_a_worker_and_hovered_by_sentence(panel, state, qtbot, llama):
+    from PySide6.QtCore import QPointF
+
+    from tests.tiny_models import SENTENCE
+
+    panel.tabs.setCurrentIndex(MAP)
+    state.update(head="model", model_path=llama, model_text=SENTENCE, layer=1)
+    assert panel.sentences_row.isVisibleTo(panel)
+    panel.sentences.setPlainText("a dog ran on the bank\n\n  the river of the cat  ")
+    panel.project.click()
+    assert state.qk_sentences == ("a dog ran on the bank", "the river of the cat")
+    # Said before the work starts, the answer drawn when it comes.
+    assert panel.map_summary.text().startswith("Running 2 more sentences through the model")
+    qtbot.waitUntil(lambda: panel.proj is not None and panel.proj.many, timeout=60_000)
+    data = panel_data(panel.workspace, "attribution", "qk_map").values
+    n = panel.proj.queries.shape[0]
+    x, y = panel.map.queries.getData()
+    np.testing.assert_array_equal(np.column_stack([x, y])[::-1], data[:n, 2:4])
+    assert panel.map_summary.text().startswith(
+        f"The text shown and 2 more sentences: {n} queries and {n} keys."
+    )
+    state.update(qk_colour="sentence")
+    from attnviz.ui.widgets.plot_style import series_color
+
+    drawn = [b.color().name() for b in panel.map.queries.data["brush"]][::-1]
+    want = [series_color(panel.map.theme, int(t)).name() for t in data[:n, 4]]
+    assert drawn == want
+    said = []
+    panel.sigHoverText.connect(said.append)
+    row = int(np.flatnonzero(data[:n, 4] == 2)[1])  # the second token of sentence 2
+    # Hover where no other point lies closer (points of several sentences may coincide).
+    vb = panel.map.getPlotItem().vb
+    qx, qy = data[row, 2:4]
+    found = panel.map.point_at(qx, qy)
+    panel._on_q_map_mouse(vb.mapViewToScene(QPointF(qx, qy)))
+    kind, at = found
+    where = "the text shown" if data[at, 4] == 0 else f"sentence {int(data[at, 4])}"
+    assert where in said[-1] and f"position {int(data[at, 1])} of" in said[-1]
+    assert panel.proj.tokens[at] in said[-1]
