@@ -288,3 +288,22 @@ def test_many_sentences_are_drawn_from_a_worker_and_hovered_by_sentence(panel, s
     where = "the text shown" if data[at, 4] == 0 else f"sentence {int(data[at, 4])}"
     assert where in said[-1] and f"position {int(data[at, 1])} of" in said[-1]
     assert panel.proj.tokens[at] in said[-1]
+
+
+def test_another_query_moves_the_arrow_over_the_same_points(panel, state):
+    panel.tabs.setCurrentIndex(MAP)
+    drawn = panel.proj
+    state.update(selected_query=2)  # praça's query (0, 1): its keys score 0, 1, 2
+    assert panel.proj is drawn  # the same inputs: not projected again
+    x, y = panel.map.arrow.getData()
+    np.testing.assert_allclose([x[1], y[1]], drawn.queries[2], atol=1e-12)
+    assert "It reaches furthest to “praça”: q·k = 2.000 in the plane, 2.000 in the head" in (
+        panel.map_summary.text()
+    )
+
+
+def test_a_lesson_quoting_the_map_shows_its_tab(panel):
+    panel.focus_data(frozenset({"qk_map"}))
+    assert panel.tabs.currentIndex() == MAP and panel.map_controls.isVisibleTo(panel)
+    panel.focus_data(frozenset({"terms", "qk_map"}))
+    assert panel.tabs.currentIndex() == 0

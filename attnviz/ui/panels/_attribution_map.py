@@ -107,9 +107,26 @@ class QKMap(SteadyPlot):
         """Draw ``data`` (:class:`~attnviz.model.resolve.qk_map.QKMapData`; None clears the
         map), the arrow of row ``query`` and the shadow on it of key ``top`` (None: no
         shadow)."""
+        same = data is not None and data is self.data and colour_by == self.colour_by
         self.data, self.query, self.colour_by, self.top = data, query, colour_by, top
+        if same and self.theme is not None:
+            # Another selected query over the same points: a long text's thousands of
+            # points stay as drawn; the arrow, rings and names move.
+            self._draw_selection()
+            return
         self.tokens = () if data is None else tuple(data.tokens)
         self.redraw()
+
+    def _draw_selection(self) -> None:
+        q, k = self.data.queries, self.data.keys
+        if self.data.method != "umap":
+            self._draw_arrow(q, k)
+        self._draw_rings(q, k, max(self._size(q.shape[0]), 8))
+        self._name_points(q, k)
+
+    def _size(self, n: int) -> int:
+        size = max(7, round(self.plot_font.pixelSize() * 0.7)) if self.plot_font else 9
+        return max(4, size // 2) if n > MANY_POINTS else size
 
     def clear_map(self) -> None:
         """Draw nothing (a map that could not be computed)."""
@@ -142,9 +159,7 @@ class QKMap(SteadyPlot):
             return
         q, k = self.data.queries, self.data.keys
         many = q.shape[0] > MANY_POINTS
-        size = max(7, round(self.plot_font.pixelSize() * 0.7)) if self.plot_font else 9
-        if many:
-            size = max(4, size // 2)
+        size = self._size(q.shape[0])
         palette, which = self._colours()
         edge = pg.mkPen(QColor(self.theme.foreground), width=0.6)
         pal = [pg.mkBrush(c) for c in palette]
@@ -258,11 +273,13 @@ class QKMap(SteadyPlot):
             token, (x, y) = self.tokens[j], (q if kind == "q" else k)[j]
             at = vb.mapViewToScene(QPointF(float(x), float(y)))
             w, h = metrics.horizontalAdvance(token) + 8, metrics.height() + 4
-            box = QRectF(at.x() + 0.15 * w, at.y() - h / 2, w, h)
+            # Clear of the point and its ring: a one-letter name ("i") hid inside them.
+            gap = max(0.15 * w, 1.2 * self._size(q.shape[0]))
+            box = QRectF(at.x() + gap, at.y() - h / 2, w, h)
             if any(box.intersects(other) for other in placed):
                 continue
             placed.append(box)
-            item = pg.TextItem(token, color=QColor(self.theme.foreground), anchor=(-0.15, 0.5))
+            item = pg.TextItem(token, color=QColor(self.theme.foreground), anchor=(-gap / w, 0.5))
             item.setFont(font)
             item.setZValue(10)  # over the points: a name among many stays readable
             item.setPos(float(x), float(y))

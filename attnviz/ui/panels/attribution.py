@@ -516,6 +516,15 @@ class AttributionPanel(FigurePanel):
             self.sentences.setPlainText("\n".join(lines))
         self._request_map()
 
+    # --- slides ------------------------------------------------------------------------
+    def focus_data(self, quoted: frozenset) -> None:
+        """A lesson quoting the map alone shows the map's tab; one quoting the terms, the
+        split."""
+        if "qk_map" in quoted and "terms" not in quoted:
+            self.tabs.setCurrentIndex(MAP)
+        elif "terms" in quoted:
+            self.tabs.setCurrentIndex(SPLIT)
+
     # --- look --------------------------------------------------------------------------
     def _restyle(self, theme) -> None:
         style_figure(self.figure, theme)
