@@ -307,3 +307,24 @@ def test_a_lesson_quoting_the_map_shows_its_tab(panel):
     assert panel.tabs.currentIndex() == MAP and panel.map_controls.isVisibleTo(panel)
     panel.focus_data(frozenset({"terms", "qk_map"}))
     assert panel.tabs.currentIndex() == 0
+
+
+def test_a_long_text_is_projected_on_a_worker_and_says_so_first(panel, state, qtbot):
+    from attnviz.model.resolve.qk_map import WORKER_ROWS
+
+    panel.tabs.setCurrentIndex(MAP)
+    said = []
+    write = panel.map_summary.setText
+    panel.map_summary.setText = lambda text: (said.append(text), write(text))
+    n = WORKER_ROWS // 2 + 50
+    state.update(tokens=tuple(f"t{i % 30}" for i in range(n)), head="content", d_k=8)
+    qtbot.waitUntil(
+        lambda: panel.proj is not None and panel.proj.queries.shape[0] == n, timeout=60_000
+    )
+    data = panel_data(panel.workspace, "attribution", "qk_map").values
+    x, _y = panel.map.queries.getData()
+    np.testing.assert_array_equal(x[::-1], data[:n, 2])
+    assert panel.map_summary.text().startswith("The plane holds")
+    # Said before the work, and not overwritten by the old map's caption while it ran.
+    working = [i for i, t in enumerate(said) if t.startswith(f"Projecting {2 * n} queries")]
+    assert working and all(not t.startswith("The plane") for t in said[working[0] : -1])

@@ -357,6 +357,10 @@ class AttributionPanel(FigurePanel):
         shown = data.shown == self.att.scores.shape[0]  # the map is of the text shown
         query = self.att.query if shown else -1
         self.map.set_map(data, query, self.workspace.state.qk_colour, top if shown else None)
+        if self.map_work.pending:
+            # The map drawn is the last one; the caption says what is on its way.
+            self.map_summary.setText(self._working)
+            return
         self.map_summary.setText(self._map_text(data, top if shown else None))
 
     def _map_text(self, data, top: int | None) -> str:
