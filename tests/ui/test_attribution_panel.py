@@ -328,3 +328,14 @@ def test_a_long_text_is_projected_on_a_worker_and_says_so_first(panel, state, qt
     # Said before the work, and not overwritten by the old map's caption while it ran.
     working = [i for i, t in enumerate(said) if t.startswith(f"Projecting {2 * n} queries")]
     assert working and all(not t.startswith("The plane") for t in said[working[0] : -1])
+
+
+def test_a_hidden_map_is_computed_when_it_is_seen(panel, state):
+    panel.tabs.setCurrentIndex(MAP)
+    panel.hide()
+    state.update(tokens=("a", "b", "c", "d"), head="content", d_k=4)
+    assert panel.proj.queries.shape[0] == 3  # hidden: the old map, nothing computed
+    panel.show()
+    data = panel_data(panel.workspace, "attribution", "qk_map").values
+    assert panel.proj.queries.shape[0] == 4
+    np.testing.assert_array_equal(panel.map.queries.getData()[0][::-1], data[:4, 2])

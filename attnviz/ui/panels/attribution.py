@@ -215,10 +215,11 @@ class AttributionPanel(FigurePanel):
 
     def _request_map(self) -> None:
         """Compute the map of the current inputs: here when it is quick, else on a worker
-        (saying so first, then its progress). Only while the map's tab is shown: a UMAP or
-        a model's sentences are not run for a picture nobody sees."""
-        if self.tabs.currentIndex() != MAP:
-            return
+        (saying so first, then its progress). Only while the map's tab is seen: a UMAP or
+        a model's sentences are not run for a picture nobody sees (a dock behind another
+        asks when it is raised)."""
+        if self.tabs.currentIndex() != MAP or not self.isVisible():
+            return  # computed when the map is seen (the tab, showEvent)
         inputs = map_inputs(self.workspace)
         key = inputs.key
         if key == self._map_key:
@@ -519,6 +520,12 @@ class AttributionPanel(FigurePanel):
         if shown != lines:
             self.sentences.setPlainText("\n".join(lines))
         self._request_map()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.tabs.currentIndex() == MAP and self.att is not None:
+            self._request_map()
+            self._draw_map()
 
     # --- slides ------------------------------------------------------------------------
     def focus_data(self, quoted: frozenset) -> None:
