@@ -75,10 +75,11 @@ def test_the_map_draws_the_projection_and_names_the_point_under_the_mouse(panel,
     panel.tabs.setCurrentIndex(MAP)
     assert panel.figure.currentIndex() == MAP and panel.colour.isVisibleTo(panel)
     data = panel_data(panel.workspace, "attribution", "qk_map").values
+    # Drawn last row first (the text shown on top of other sentences' points).
     x, y = panel.map.queries.getData()
-    np.testing.assert_array_equal(np.column_stack([x, y]), data[:3, 2:])
+    np.testing.assert_array_equal(np.column_stack([x, y])[::-1], data[:3, 2:])
     x, y = panel.map.keys.getData()
-    np.testing.assert_array_equal(np.column_stack([x, y]), data[3:, 2:])
+    np.testing.assert_array_equal(np.column_stack([x, y])[::-1], data[3:, 2:])
     # banco's query: praça's key reaches furthest along its arrow, with q·k = 4.
     assert "It reaches furthest to “praça”: q·k = 4.000 in the plane, 4.000 in the head" in (
         panel.map_summary.text()
@@ -154,6 +155,12 @@ def test_soak_of_the_attribution_panel_in_the_window(qtbot, make_window):
         pid = rng.choice(("previous-token-head", "content-head", "banco"))
         state.update(**preset_state_values(load_preset(pid)))
 
+    def sentences():
+        # A synthetic head draws its own text whatever the sentences; the note says so.
+        picked = tuple(rng.choice(("a b", "the cat sat", "x")) for _ in range(rng.randrange(3)))
+        panel.sentences.setPlainText("\n".join(picked))
+        panel.project.click()
+
     def rest():
         view = panel.matrix if panel.figure.currentIndex() == 0 else panel.map.viewport()
         send_mouse_move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))
@@ -165,7 +172,8 @@ def test_soak_of_the_attribution_panel_in_the_window(qtbot, make_window):
             Action("settings", settings, 0.2),
             Action("preset", preset, 0.1),
             Action("tab", lambda: panel.tabs.setCurrentIndex(rng.randrange(2)), 0.1),
-            Action("colour", lambda: panel.colour.setCurrentIndex(rng.randrange(2)), 0.05),
+            Action("colour", lambda: panel.colour.setCurrentIndex(rng.randrange(3)), 0.05),
+            Action("sentences", sentences, 0.05),
             Action("rest", rest, 0.15),
             undo(window, 0.08),
             redo(window, 0.05),
@@ -181,3 +189,153 @@ def test_soak_of_the_attribution_panel_in_the_window(qtbot, make_window):
         np.testing.assert_array_equal(panel.matrix.values(), data.values)
     steps = window.workspace.resolver.results.steps
     np.testing.assert_allclose(data.values.sum(axis=1), steps.raw * panel.att.scale, atol=1e-9)
+
+
+# --- the map of many sentences, UMAP, colours ---------------------------------------------
+def test_the_colour_choice_is_the_field_and_sentences_colour_by_text(panel, state):
+    panel.tabs.setCurrentIndex(MAP)
+    panel.colour.setCurrentIndex(2)
+    assert state.qk_colour == "sentence"
+    state.update(qk_colour="token")
+    assert panel.colour.currentData() == "token" and panel.map.colour_by == "token"
+    # banco's tokens differ: three colours, each a query's and its key's.
+    colours = [b.color().name() for b in panel.map.queries.data["brush"]]
+    assert len(set(colours)) == 3
+
+
+def test_umap_is_offered_disabled_with_how_to_install_it_where_absent(
+    qtbot, workspace, monkeypatch
+):
+    from attnviz.ui.panels import attribution as module
+
+    monkeypatch.setattr(module, "umap_installed", lambda: False)
+    p = AttributionPanel(workspace)
+    qtbot.addWidget(p)
+    item = p.projection.model().item(1)
+    assert p.projection.itemData(1) == "umap" and not item.isEnabled()
+    assert item.toolTip() == "UMAP is not installed: pip install 'attnviz[umap]'"
+
+
+def test_a_map_that_cannot_be_drawn_says_why_in_one_line(panel, state, qtbot, monkeypatch):
+    from attnviz.model.topics import _attention_qk_fields
+
+    monkeypatch.setattr(_attention_qk_fields, "umap_installed", lambda: True)
+    panel.tabs.setCurrentIndex(MAP)
+    state.update(qk_projection="umap")  # the hand-worked example: 6 rows
+    qtbot.waitUntil(lambda: not panel.map_work.pending, timeout=60_000)
+    assert panel.map_summary.text() == (
+        "UMAP needs at least 8 queries and keys, got 6; PCA draws a few"
+    )
+    assert panel.proj is None and panel.map.queries.getData()[0].size == 0
+    state.update(qk_projection="pca")
+    assert panel.proj is not None and "It reaches furthest to “praça”" in panel.map_summary.text()
+
+
+def test_the_why_of_the_hand_worked_example(panel):
+    panel.tabs.setCurrentIndex(MAP)
+    # banco's query (1, 2) and praça's key (0, 2): |q| = √5, |k| = 2, cos = 2/√5.
+    assert "Why: q·k = |q| |k| cos = 2.236 × 2.000 × 0.894 (the angle between them 26.6°)." in (
+        panel.map_summary.text()
+    )
+
+
+transformers = pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    from tests.tiny_models import make_model
+
+    return make_model(tmp_path_factory.mktemp("llama"), "llama", layers=2)
+
+
+def test_many_sentences_are_drawn_from_a_worker_and_hovered_by_sentence(panel, state, qtbot, llama):
+    from PySide6.QtCore import QPointF
+
+    from tests.tiny_models import SENTENCE
+
+    panel.tabs.setCurrentIndex(MAP)
+    state.update(head="model", model_path=llama, model_text=SENTENCE, layer=1)
+    assert panel.sentences_row.isVisibleTo(panel)
+    panel.sentences.setPlainText("a dog ran on the bank\n\n  the river of the cat  ")
+    panel.project.click()
+    assert state.qk_sentences == ("a dog ran on the bank", "the river of the cat")
+    # Said before the work starts, the answer drawn when it comes.
+    assert panel.map_summary.text().startswith("Running 2 more sentences through the model")
+    qtbot.waitUntil(lambda: panel.proj is not None and panel.proj.many, timeout=60_000)
+    data = panel_data(panel.workspace, "attribution", "qk_map").values
+    n = panel.proj.queries.shape[0]
+    x, y = panel.map.queries.getData()
+    np.testing.assert_array_equal(np.column_stack([x, y])[::-1], data[:n, 2:4])
+    assert panel.map_summary.text().startswith(
+        f"The text shown and 2 more sentences: {n} queries and {n} keys."
+    )
+    state.update(qk_colour="sentence")
+    from attnviz.ui.widgets.plot_style import series_color
+
+    drawn = [b.color().name() for b in panel.map.queries.data["brush"]][::-1]
+    want = [series_color(panel.map.theme, int(t)).name() for t in data[:n, 4]]
+    assert drawn == want
+    said = []
+    panel.sigHoverText.connect(said.append)
+    row = int(np.flatnonzero(data[:n, 4] == 2)[1])  # the second token of sentence 2
+    # Hover where no other point lies closer (points of several sentences may coincide).
+    vb = panel.map.getPlotItem().vb
+    qx, qy = data[row, 2:4]
+    found = panel.map.point_at(qx, qy)
+    panel._on_q_map_mouse(vb.mapViewToScene(QPointF(qx, qy)))
+    kind, at = found
+    where = "the text shown" if data[at, 4] == 0 else f"sentence {int(data[at, 4])}"
+    assert where in said[-1] and f"position {int(data[at, 1])} of" in said[-1]
+    assert panel.proj.tokens[at] in said[-1]
+
+
+def test_another_query_moves_the_arrow_over_the_same_points(panel, state):
+    panel.tabs.setCurrentIndex(MAP)
+    drawn = panel.proj
+    state.update(selected_query=2)  # praça's query (0, 1): its keys score 0, 1, 2
+    assert panel.proj is drawn  # the same inputs: not projected again
+    x, y = panel.map.arrow.getData()
+    np.testing.assert_allclose([x[1], y[1]], drawn.queries[2], atol=1e-12)
+    assert "It reaches furthest to “praça”: q·k = 2.000 in the plane, 2.000 in the head" in (
+        panel.map_summary.text()
+    )
+
+
+def test_a_lesson_quoting_the_map_shows_its_tab(panel):
+    panel.focus_data(frozenset({"qk_map"}))
+    assert panel.tabs.currentIndex() == MAP and panel.map_controls.isVisibleTo(panel)
+    panel.focus_data(frozenset({"terms", "qk_map"}))
+    assert panel.tabs.currentIndex() == 0
+
+
+def test_a_long_text_is_projected_on_a_worker_and_says_so_first(panel, state, qtbot):
+    from attnviz.model.resolve.qk_map import WORKER_ROWS
+
+    panel.tabs.setCurrentIndex(MAP)
+    said = []
+    write = panel.map_summary.setText
+    panel.map_summary.setText = lambda text: (said.append(text), write(text))
+    n = WORKER_ROWS // 2 + 50
+    state.update(tokens=tuple(f"t{i % 30}" for i in range(n)), head="content", d_k=8)
+    qtbot.waitUntil(
+        lambda: panel.proj is not None and panel.proj.queries.shape[0] == n, timeout=60_000
+    )
+    data = panel_data(panel.workspace, "attribution", "qk_map").values
+    x, _y = panel.map.queries.getData()
+    np.testing.assert_array_equal(x[::-1], data[:n, 2])
+    assert panel.map_summary.text().startswith("The plane holds")
+    # Said before the work, and not overwritten by the old map's caption while it ran.
+    working = [i for i, t in enumerate(said) if t.startswith(f"Projecting {2 * n} queries")]
+    assert working and all(not t.startswith("The plane") for t in said[working[0] : -1])
+
+
+def test_a_hidden_map_is_computed_when_it_is_seen(panel, state):
+    panel.tabs.setCurrentIndex(MAP)
+    panel.hide()
+    state.update(tokens=("a", "b", "c", "d"), head="content", d_k=4)
+    assert panel.proj.queries.shape[0] == 3  # hidden: the old map, nothing computed
+    panel.show()
+    data = panel_data(panel.workspace, "attribution", "qk_map").values
+    assert panel.proj.queries.shape[0] == 4
+    np.testing.assert_array_equal(panel.map.queries.getData()[0][::-1], data[:4, 2])

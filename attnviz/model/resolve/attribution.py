@@ -5,11 +5,13 @@
   head's RoPE turns interleaved pairs (as the heatmap rotates them), a real model's its
   family's (:mod:`attnviz.core.hf_rotary`). q and k are the vectors the scores came from
   (after RoPE), so a key's terms sum to its score before tuning, cap, ALiBi, mask and sink.
-- ``qk_map``: the head's queries and keys in one plane through the origin
-  (:func:`attnviz.core.pair_terms.qk_projection`).
+- ``qk_map``: the head's queries and keys in two dimensions, of the text shown and of the
+  extra sentences ``attention.qk_sentences`` (:mod:`attnviz.model.resolve.qk_map`): PCA,
+  a plane through the origin (:func:`attnviz.core.pair_terms.qk_projection`), or UMAP.
 
 Both read the always-on attention resolver: one row of terms and one SVD of 2n short
-rows are cheap at every length the heatmap takes.
+rows are cheap at every length the heatmap takes; the panel computes a map of extra
+sentences, by UMAP or of a long text on a worker.
 """
 
 from __future__ import annotations
@@ -19,12 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnviz.core.attention import score_scale
-from attnviz.core.pair_terms import Projection, pair_terms, qk_projection, rotary_pairs
+from attnviz.core.pair_terms import pair_terms, rotary_pairs
 from attnviz.model.data_array import DataArray
 from attnviz.model.resolve.attention import rope_frequencies_for, rope_key
-
-#: The ``qk_map`` export's columns: 0 for a query's row, 1 for a key's.
-QK_COLUMNS = ("key (0 query, 1 key)", "position", "x", "y")
+from attnviz.model.resolve.qk_map import QK_COLUMNS as QK_COLUMNS
+from attnviz.model.resolve.qk_map import QKMapData, qk_map_array, qk_map_data
 
 
 @dataclass(frozen=True)
@@ -140,31 +141,20 @@ def attribution(workspace) -> Attribution:
     )
 
 
-def qk_map(workspace) -> Projection:
-    """The head's queries and keys (after RoPE, as the scores use them) in one plane."""
-    res = workspace.resolver.results
-    return qk_projection(np.asarray(res.q, np.float64), np.asarray(res.k, np.float64))
+def qk_map(workspace) -> QKMapData:
+    """The head's queries and keys (after RoPE, as the scores use them), with those of the
+    extra sentences, projected together (:func:`attnviz.model.resolve.qk_map.compute_map`)."""
+    return qk_map_data(workspace)
 
 
 def attribution_data(workspace, name: str) -> DataArray:
     """The attribution panel's arrays: ``terms`` (keys × pairs, the selected query's
     scaled score split by rotary pair; a column per pair named by its dimensions) and
     ``qk_map`` (a row per query, then per key: whether it is a key, its position and its
-    two coordinates in the plane of :func:`qk_map`)."""
+    two coordinates in the map of :func:`qk_map`; with extra sentences, each row's sentence
+    in a fifth column)."""
     if name == "qk_map":
-        proj = qk_map(workspace)
-        tokens = tuple(workspace.state.tokens)
-        n = proj.queries.shape[0]
-        names = tokens if len(tokens) == n else tuple(str(j) for j in range(n))
-        pos = np.arange(n, dtype=np.float64)
-        rows = np.vstack(
-            [
-                np.column_stack([np.zeros(n), pos, proj.queries]),
-                np.column_stack([np.ones(n), pos, proj.keys]),
-            ]
-        )
-        labels = tuple(f"q {t}" for t in names) + tuple(f"k {t}" for t in names)
-        return DataArray(rows, labels, QK_COLUMNS, corner="query/key")
+        return qk_map_array(qk_map(workspace))
     if name != "terms":
         raise ValueError(f"unknown attribution array {name!r}; known: terms, qk_map")
     att = attribution(workspace)

@@ -74,6 +74,7 @@ from attnviz.model.topics._attention_limits import PROJ_KEYS as PROJ_KEYS
 from attnviz.model.topics._attention_limits import SOFTMAX_DTYPES as SOFTMAX_DTYPES
 from attnviz.model.topics._attention_model import model_capture
 from attnviz.model.topics._attention_projections import effective_projections
+from attnviz.model.topics._attention_qk_fields import QK_MAP_FIELDS
 
 
 class _LongText(Field):
@@ -347,6 +348,7 @@ FIELDS = (
         label=QT_TRANSLATE_NOOP("UndoController", "Rotated dimensions"),
     ),
     *MASK_AND_VIEW_FIELDS,
+    *QK_MAP_FIELDS,
 )
 FIELD_NAMES = tuple(f.name for f in FIELDS)
 
