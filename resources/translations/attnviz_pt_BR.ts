@@ -283,7 +283,7 @@
     <name>AttributionPanel</name>
     <message>
         <source>Split by rotary pair</source>
-        <extracomment>At most this many keys are drawn (the largest scores, in their order); the export writes them all. Tabs of the figure.</extracomment>
+        <extracomment>At most this many keys are drawn (the largest scores, in their order); the export writes them all. Tabs of the figure. How often the note of a map on a worker shows its progress (ms).</extracomment>
         <translation>Divisão por par rotativo</translation>
     </message>
     <message>
@@ -303,6 +303,50 @@
         <translation>Esta cabeça não gira nenhum par (RoPE desligado, ou um modelo sem ele): as colunas são pares de dimensões tais como estão, e nenhum relógio os gira.</translation>
     </message>
     <message>
+        <source>PCA (a plane through the origin)</source>
+        <translation>PCA (um plano pela origem)</translation>
+    </message>
+    <message>
+        <source>UMAP (neighbours by angle)</source>
+        <translation>UMAP (vizinhos pelo ângulo)</translation>
+    </message>
+    <message>
+        <source>UMAP is not installed: %1</source>
+        <translation>O UMAP não está instalado: %1</translation>
+    </message>
+    <message>
+        <source>colour by sentence</source>
+        <translation>cor por frase</translation>
+    </message>
+    <message>
+        <source>More sentences, one a line: run through the model shown, drawn with its text</source>
+        <translation>Mais frases, uma por linha: passam pelo modelo mostrado e são desenhadas com o texto dele</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>Projetar</translation>
+    </message>
+    <message>
+        <source>Run these sentences through the model and draw them</source>
+        <translation>Passar estas frases pelo modelo e desenhá-las</translation>
+    </message>
+    <message>
+        <source>Running %1 more sentences through the model, then projecting…</source>
+        <translation>Passando mais %1 frases pelo modelo, depois projetando…</translation>
+    </message>
+    <message>
+        <source>Projecting %1 queries and keys…</source>
+        <translation>Projetando %1 queries e keys…</translation>
+    </message>
+    <message>
+        <source>UMAP takes seconds (the first time, more: it compiles).</source>
+        <translation>O UMAP leva segundos (na primeira vez, mais: ele compila).</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation>%1 (%2 %)</translation>
+    </message>
+    <message>
         <source>“%1”: its score per pair, tokens per turn fast → slow</source>
         <translation>“%1”: sua pontuação por par, tokens por volta, do rápido ao lento</translation>
     </message>
@@ -319,12 +363,24 @@
         <translation>Desenhadas: as %1 chaves de maior pontuação entre %2.</translation>
     </message>
     <message>
+        <source>The text shown and %1 more sentences: %2 queries and %2 keys.</source>
+        <translation>O texto mostrado e mais %1 frases: %2 queries e %2 keys.</translation>
+    </message>
+    <message>
+        <source>UMAP (seed %1) keeps which rows point alike (cosine neighbours), the keys moved to the queries&apos; mean (no query&apos;s weights change); distances here are not dot products. Ringed: the query of “%2” and the key it reads most.</source>
+        <translation>O UMAP (semente %1) guarda quais linhas apontam parecido (vizinhos pelo cosseno), as keys deslocadas para a média das queries (os pesos de nenhuma query mudam); aqui as distâncias não são produtos escalares. Com anel: a query de “%2” e a key que ela mais lê.</translation>
+    </message>
+    <message>
         <source>The plane holds %1 % of the rows&apos; squared length. The arrow is the query of “%2”: a key&apos;s score with it is how far the key reaches along the arrow.</source>
         <translation>O plano guarda %1 % do comprimento ao quadrado das linhas. A seta é a consulta de “%2”: a pontuação de uma chave com ela é o quanto a chave avança ao longo da seta.</translation>
     </message>
     <message>
         <source>It reaches furthest to “%1”: q·k = %2 in the plane, %3 in the head.</source>
         <translation>Quem mais avança é “%1”: q·k = %2 no plano, %3 na cabeça.</translation>
+    </message>
+    <message>
+        <source>Why: q·k = |q| |k| cos = %1 × %2 × %3 (the angle between them %4°).</source>
+        <translation>Por quê: q·k = |q| |k| cos = %1 × %2 × %3 (o ângulo entre elas, %4°).</translation>
     </message>
     <message>
         <source>key “%1”: score %2, the sum of its %3 terms</source>
@@ -594,6 +650,11 @@
 </context>
 <context>
     <name>Compare</name>
+    <message>
+        <source>Running the model again with the interventions (one forward pass)…</source>
+        <extracomment>Runs on their way: arguments → the redraws to call when they come. Runs that failed, by arguments (their one-line error is said, not run again), the last few.</extracomment>
+        <translation>Rodando o modelo de novo com as intervenções (uma passagem direta)…</translation>
+    </message>
     <message>
         <source>Layer 0 is the clean run&apos;s: it runs before the first intervention.</source>
         <translation>A camada 0 é a da execução limpa: ela roda antes da primeira intervenção.</translation>
@@ -1889,6 +1950,10 @@
         <translation>camada %1</translation>
     </message>
     <message>
+        <source>%1: not drawn</source>
+        <translation>%1: não desenhada</translation>
+    </message>
+    <message>
         <source>each head: A of the chosen link · columns: heads</source>
         <translation>cada cabeça: A da ligação escolhida · colunas: cabeças</translation>
     </message>
@@ -1901,6 +1966,10 @@
         <translation>“%1” → “%2”</translation>
     </message>
     <message>
+        <source>layer %1: %2 — %3</source>
+        <translation>camada %1: %2 — %3</translation>
+    </message>
+    <message>
         <source>layer %1: %2 — no softmax attention, no weights to draw</source>
         <translation>camada %1: %2 — sem atenção softmax, sem pesos para desenhar</translation>
     </message>
@@ -1911,6 +1980,29 @@
     <message>
         <source>layer %1 · head %2 · “%3” → “%4”: %5 = %6</source>
         <translation>camada %1 · cabeça %2 · “%3” → “%4”: %5 = %6</translation>
+    </message>
+    <message>
+        <source>layer %1 · head %2 · “%3” → “%4”: M = %5 (the block&apos;s value farthest from 0) · %6, this layer&apos;s scale ±%7</source>
+        <translation>camada %1 · cabeça %2 · “%3” → “%4”: M = %5 (o valor do bloco mais longe de 0) · %6, escala desta camada ±%7</translation>
+    </message>
+    <message>
+        <source>layer %1 · head %2 · “%3” → “%4”: M = %5 · %6, this layer&apos;s scale ±%7</source>
+        <translation>camada %1 · cabeça %2 · “%3” → “%4”: M = %5 · %6, escala desta camada ±%7</translation>
+    </message>
+    <message>
+        <source>%1: M, blue &lt; 0 &lt; red, ±max|M| a row</source>
+        <translation>%1: M, azul &lt; 0 &lt; vermelho, ±max|M| por linha</translation>
+    </message>
+    <message>
+        <source>(the first %1 of up to %2 heads)</source>
+        <translation>(as primeiras %1 de até %2 cabeças)</translation>
+    </message>
+</context>
+<context>
+    <name>LayersMixing</name>
+    <message>
+        <source>Proving the mixing matrices of %1 other layers against the model&apos;s kernel…</source>
+        <translation>Provando as matrizes de mistura de %1 outras camadas contra o kernel do modelo…</translation>
     </message>
 </context>
 <context>
@@ -2013,8 +2105,8 @@
         <translation>; especiais: %1</translation>
     </message>
     <message>
-        <source>A hybrid: %1; only softmax layers have weights.</source>
-        <translation>Um híbrido: %1; só as camadas softmax têm pesos.</translation>
+        <source>A hybrid: %1; its other layers are drawn as their mixing matrices M (out_t = Σ_s M[t, s] v_s), each proven against the model&apos;s own kernel.</source>
+        <translation>Um híbrido: %1; suas outras camadas são desenhadas como suas matrizes de mistura M (out_t = Σ_s M[t, s] v_s), cada uma provada contra o próprio kernel do modelo.</translation>
     </message>
     <message>
         <source>The language model of a %1 folder; its vision tower is not shown.</source>
@@ -2023,6 +2115,10 @@
     <message>
         <source>Shown: layer %1, head %2 (KV head %3).</source>
         <translation>Mostrada: camada %1, cabeça %2 (cabeça KV %3).</translation>
+    </message>
+    <message>
+        <source>Shown: layer %1, head %2.</source>
+        <translation>Mostrada: camada %1, cabeça %2.</translation>
     </message>
     <message>
         <source>Kind: %1.</source>
@@ -2097,8 +2193,16 @@
         <translation>Abra um modelo (Arquivo → Abrir modelo…) para ver as cabeças por tipo e o rollout.</translation>
     </message>
     <message>
+        <source>Rolling out through the hybrid&apos;s other layers: proving their mixing matrices against the model&apos;s kernel…</source>
+        <translation>Propagando pelas outras camadas do híbrido: provando suas matrizes de mistura contra o kernel do modelo…</translation>
+    </message>
+    <message>
         <source>Rollout counts the residual stream as half of each layer; it is a model of how tokens mix, not a proof of what the output depends on.</source>
         <translation>O rollout conta o fluxo residual como metade de cada camada; é um modelo de como os tokens se misturam, não uma prova daquilo de que a saída depende.</translation>
+    </message>
+    <message>
+        <source>The heads of layers %1 that are not softmax attention enter the mean over heads as |M|, their proven mixing matrix, each row scaled to sum to 1.</source>
+        <translation>As cabeças das camadas %1 que não são atenção softmax entram na média das cabeças como |M|, sua matriz de mistura provada, cada linha escalada para somar 1.</translation>
     </message>
     <message>
         <source>Scoring every head…</source>
@@ -4536,7 +4640,6 @@
     <name>QKMap</name>
     <message>
         <source>direction 1</source>
-        <extracomment>How the points are coloured: a ramp along the positions, or one colour per token text. Points nearer the mouse than this share of the view&apos;s width are hovered. Up to this many tokens each point is named beside it (more would crowd the names).</extracomment>
         <translation>direção 1</translation>
     </message>
     <message>
@@ -4545,6 +4648,7 @@
     </message>
     <message>
         <source>queries</source>
+        <extracomment>How the points are coloured: a ramp along the positions, one colour per token text, or one per sentence (the field ``attention.qk_colour``). Points nearer the mouse than this share of the view&apos;s width are hovered. Up to this many tokens each point is named beside it (more would crowd the names; then only the selected query and the key it reads most are named). Past this many points they are drawn smaller and without an outline (a long text). Sentences named in the legend when colouring by sentence (the hover names every one). Characters of a sentence the legend shows. Steps of the position ramp: a long text&apos;s thousands of points share this many brushes.</extracomment>
         <translation>consultas</translation>
     </message>
     <message>
@@ -4556,12 +4660,49 @@
         <translation>a consulta escolhida</translation>
     </message>
     <message>
+        <source>UMAP 1</source>
+        <translation>UMAP 1</translation>
+    </message>
+    <message>
+        <source>UMAP 2</source>
+        <translation>UMAP 2</translation>
+    </message>
+    <message>
+        <source>the text shown</source>
+        <translation>o texto mostrado</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>sentence %1</source>
+        <translation>frase %1</translation>
+    </message>
+    <message>
+        <source>query of “%1” (position %2 of %3): (%4, %5)</source>
+        <translation>query de “%1” (posição %2 de %3): (%4, %5)</translation>
+    </message>
+    <message>
+        <source>key of “%1” (position %2 of %3): (%4, %5)</source>
+        <translation>key de “%1” (posição %2 de %3): (%4, %5)</translation>
+    </message>
+    <message>
+        <source>key of “%1” (position %2 of %3): (%4, %5); q·k with the selected query %6</source>
+        <translation>key de “%1” (posição %2 de %3): (%4, %5); q·k com a query selecionada %6</translation>
+    </message>
+    <message>
         <source>query of “%1” (position %2): (%3, %4)</source>
         <translation>consulta de “%1” (posição %2): (%3, %4)</translation>
     </message>
     <message>
         <source>key of “%1” (position %2): (%3, %4); q·k with the selected query %5</source>
         <translation>chave de “%1” (posição %2): (%3, %4); q·k com a consulta escolhida %5</translation>
+    </message>
+    <message>
+        <source>The extra sentences go through a real model (File → Open Model…); this head draws its own text alone.</source>
+        <extracomment>UMAP&apos;s seed: the same head and sentences give the same picture. Rows past which a map is computed on a worker even by PCA (drawing them is the cost). Why a synthetic head draws its own text alone (the note under the map).</extracomment>
+        <translation>As frases a mais passam por um modelo real (Arquivo → Abrir modelo…); esta cabeça desenha só o próprio texto.</translation>
     </message>
 </context>
 <context>
@@ -5849,6 +5990,19 @@ Longest sequence the panel simulates (the LSTM runs one step per token).</extrac
     <message>
         <source>Depth</source>
         <translation>Profundidade</translation>
+    </message>
+    <message>
+        <source>Map projection</source>
+        <extracomment>The most extra sentences, and the longest (each runs through the model once).</extracomment>
+        <translation>Projeção do mapa</translation>
+    </message>
+    <message>
+        <source>Map colours</source>
+        <translation>Cores do mapa</translation>
+    </message>
+    <message>
+        <source>Map sentences</source>
+        <translation>Frases do mapa</translation>
     </message>
 </context>
 </TS>

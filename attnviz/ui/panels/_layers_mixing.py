@@ -19,10 +19,6 @@ from attnviz.ui.widgets.placeholders import fill
 from attnviz.ui.workers import run_in_pool
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("LayersMixing", text)
-
-
 class LayersMixingMixin:
     """Requests, progress and the answer of the grid's mixing matrices."""
 
@@ -53,7 +49,10 @@ class LayersMixingMixin:
 
         count = len(mixing_layers(cap))
         self._mixing_line = fill(
-            _tr("Proving the mixing matrices of %1 other layers against the model's kernel…"),
+            QCoreApplication.translate(
+                "LayersMixing",
+                "Proving the mixing matrices of %1 other layers against the model's kernel…",
+            ),
             count,
         )
         if not self._mixing_work.request(key, job):

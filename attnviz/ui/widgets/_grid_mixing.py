@@ -19,10 +19,6 @@ from attnviz.ui.widgets.numbers import fmt_g
 from attnviz.ui.widgets.placeholders import fill
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("LayerGrid", text)
-
-
 class MixingTiles:
     """What the grid keeps and draws of the mixing layers (see the module docstring)."""
 
@@ -111,12 +107,15 @@ class MixingTiles:
         )
         value = self._mixing_value(layer, head, query, key)
         if found.pooled:
-            text = _tr(
+            text = QCoreApplication.translate(
+                "LayerGrid",
                 "layer %1 · head %2 · “%3” → “%4”: M = %5 (the block's value farthest from 0) "
-                "· %6, this layer's scale ±%7"
+                "· %6, this layer's scale ±%7",
             )
         else:
-            text = _tr("layer %1 · head %2 · “%3” → “%4”: M = %5 · %6, this layer's scale ±%7")
+            text = QCoreApplication.translate(
+                "LayerGrid", "layer %1 · head %2 · “%3” → “%4”: M = %5 · %6, this layer's scale ±%7"
+            )
         return fill(
             text,
             layer,
@@ -139,7 +138,10 @@ class MixingTiles:
         )
         if not kinds:
             return ""
-        text = fill(_tr("%1: M, blue < 0 < red, ±max|M| a row"), ", ".join(kinds))
+        text = fill(
+            QCoreApplication.translate("LayerGrid", "%1: M, blue < 0 < red, ±max|M| a row"),
+            ", ".join(kinds),
+        )
         cut = [
             self._mixing_at(i)
             for i in range(len(self.mixing))
@@ -149,6 +151,8 @@ class MixingTiles:
         if cut:  # a short convolution's or a Mamba's channels run to thousands
             most = max(f.heads for f in cut)
             text += " " + fill(
-                _tr("(the first %1 of up to %2 heads)"), cut[0].matrices.shape[0], most
+                QCoreApplication.translate("LayerGrid", "(the first %1 of up to %2 heads)"),
+                cut[0].matrices.shape[0],
+                most,
             )
         return text

@@ -35,10 +35,6 @@ from attnviz.ui.widgets.svg_cells import draw_cells
 MAX_TILE_CELLS = SIDE
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("LayerGrid", text)
-
-
 class LayerGrid(MixingTiles, PaintedWidget):
     """Small multiples of ``(layers, heads, n, n)`` weights (see the module docstring).
 
@@ -278,7 +274,7 @@ class LayerGrid(MixingTiles, PaintedWidget):
         painter.fillRect(rect, QColor(self.theme.masked_fill))
         text = self.kind_text(layer)
         if self.mixing_refusal(layer):
-            text = fill(_tr("%1: not drawn"), text)
+            text = fill(QCoreApplication.translate("LayerGrid", "%1: not drawn"), text)
         if metrics.height() <= rect.height() + 2 and metrics.horizontalAdvance(text) < rect.width():
             painter.setPen(QColor(self.theme.muted))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
@@ -389,10 +385,17 @@ class LayerGrid(MixingTiles, PaintedWidget):
                 self._hover = ("band", band)
                 refusal = self.mixing_refusal(band)
                 if refusal:
-                    text = fill(_tr("layer %1: %2 — %3"), band, self.kind_text(band), refusal)
+                    text = fill(
+                        QCoreApplication.translate("LayerGrid", "layer %1: %2 — %3"),
+                        band,
+                        self.kind_text(band),
+                        refusal,
+                    )
                 else:
                     text = fill(
-                        _tr("layer %1: %2 — no softmax attention, no weights to draw"),
+                        QCoreApplication.translate(
+                            "LayerGrid", "layer %1: %2 — no softmax attention, no weights to draw"
+                        ),
                         band,
                         self.kind_text(band),
                     )
