@@ -113,7 +113,14 @@ def render_panel_image(workspace, panel_id: str, spec: ExportSpec) -> QImage:
     panel, figure = build_panel(workspace, panel_id, spec)
     try:
         image = QImage(spec.width, spec.height, QImage.Format.Format_ARGB32_Premultiplied)
-        image.fill(Qt.GlobalColor.transparent)
+        # The whole canvas in the theme's background: a figure that cannot grow to fill it
+        # (a panel whose other parts keep their share) left a transparent band, white in
+        # a viewer under a dark figure.
+        image.fill(
+            Qt.GlobalColor.transparent
+            if spec.transparent
+            else QColor(theme_named(spec.theme).background)
+        )
         ratio = min(spec.width / figure.width(), spec.height / figure.height())
         image.setDevicePixelRatio(ratio)
         painter = QPainter(image)

@@ -377,18 +377,23 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
 
     def _on_failed(self, message: str) -> None:
         # The exception's name adds nothing to the line ("the prediction needs a real model").
-        super()._on_failed(EXCEPTION_NAME.sub("", message, count=1))
-        self._clear_plot()
+        reason = EXCEPTION_NAME.sub("", message, count=1)
+        super()._on_failed(reason)
+        self._clear_plot(reason)
         self.resolver.cancel_map()
         self._clear_map(self.tr("No map: see the line below."))
         self.head_logits.clear(self.tr("No attribution: see the line below."))
 
-    def _clear_plot(self) -> None:
+    def _clear_plot(self, reason: str = "") -> None:
         self.ids = []
         self.clean_bars.setOpts(x=[], height=[])
         self.bars.setOpts(x=[], height=[])
         self.plot.getAxis("bottom").setTicks(None)
-        self.summary.setText(self.tr("No prediction: see the line below."))
+        # Said in the figure too: an exported picture has no error line under it.
+        if reason:
+            self.summary.setText(fill(self.tr("No prediction: %1"), reason))
+        else:
+            self.summary.setText(self.tr("No prediction: see the line below."))
 
     def _on_results(self, res, _names: frozenset) -> None:
         heads = res.heads

@@ -376,7 +376,8 @@ class TilesPanel(FigurePanel):
     def _restyle(self, theme) -> None:
         """Restyle the matrices and bars for ``theme``."""
         self.matrices.set_theme(theme)
-        self.memory.set_theme(theme)
+        for bars in (self.memory, self.hbm):  # the HBM bars too: dark ink on dark, else
+            bars.set_theme(theme)
         theme_figure(self.figure, theme)
 
     def resizeEvent(self, event) -> None:
