@@ -71,9 +71,14 @@ def test_a_gated_deltanet_head_is_drawn_as_signed_m(window, qtbot, qwen3_next):
     _ready(qtbot, panel)
     np.testing.assert_allclose(panel.view.coarse.values, pooled(m, 4, "max"), atol=1e-12)
     assert np.any(panel.view.coarse.values < 0)  # negatives drawn, not clipped
-    assert "largest |M|" in panel.caption.text() and "no log colours" in panel.caption.text()
+    assert "largest |M|" in panel.caption.text()
+    assert not panel.log_color.isChecked() and not panel.log_color.isEnabled()
     assert panel.reduce.currentText() == "largest |M| of the block"
     assert not panel.view.log  # a signed M is never drawn in log colours
+    window.document.long.update(bins=13)  # a cell a token: each one entry of M
+    _ready(qtbot, panel)
+    np.testing.assert_array_equal(panel.view.coarse.values, m)
+    assert "each cell one entry of M" in panel.caption.text()
     # Zoomed to exact cells: M itself, hovered with its value.
     window.document.long.update(rows=(3, 9), cols=(0, 6))
     qtbot.waitUntil(lambda: panel.view.detail.exact, timeout=WAIT)
@@ -90,7 +95,7 @@ def test_a_gated_deltanet_head_is_drawn_as_signed_m(window, qtbot, qwen3_next):
     _ready(qtbot, panel)
     assert panel.view.colorbar.colorMap() is colormap_for("viridis")
     assert panel.view.colorbar.axis.labelText.startswith("log₁₀ weight")
-    assert panel.log_color.isEnabled() and panel.view.log
+    assert panel.log_color.isEnabled() and panel.log_color.isChecked() and panel.view.log
     assert "Gated DeltaNet" not in panel.caption.text()
     assert panel.reduce.currentText() == "max of the block"
 

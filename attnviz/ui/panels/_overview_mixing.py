@@ -67,6 +67,10 @@ def caption(panel, v: dict, computing: bool) -> str:
         text = QCoreApplication.translate(
             "OverviewPanel", "%1 tokens, %2; %3: M itself, exact"
         ).replace("%3", where)
+    elif not where and rows == "1":  # as many cells as tokens: each one entry of M
+        text = QCoreApplication.translate(
+            "OverviewPanel", "%1 tokens, %2: each cell one entry of M"
+        )
     else:
         if mean:
             text = QCoreApplication.translate(
@@ -81,8 +85,6 @@ def caption(panel, v: dict, computing: bool) -> str:
         if where:
             text = text.replace("%2", "%2; " + where)
     text = text.replace("%1", grouped(n)).replace("%2", head)
-    if panel.state.log_color:
-        text += " " + QCoreApplication.translate("OverviewPanel", "(no log colours: M is signed)")
     return text + (
         " " + QCoreApplication.translate("OverviewPanel", "(computing…)") if computing else ""
     )

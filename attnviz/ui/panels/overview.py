@@ -64,7 +64,8 @@ HEAD_TIPS = {
     "model": QT_TRANSLATE_NOOP(
         "OverviewPanel",
         "The real model's head the heatmap shows (its layer and head), with its own mask, "
-        "scale and score terms: its sentence sets n",
+        "scale and score terms: its sentence sets n. A hybrid's Gated DeltaNet, Mamba-2, … "
+        "head is drawn as its proven mixing matrix M",
     ),
 }
 REDUCE_NAMES = {
@@ -442,9 +443,11 @@ class OverviewPanel(FigurePanel):
         self.view.set_axis_titles(self.tr("query (token)"), self.tr("key (token)"), bar)
 
     def _show_log_choice(self, kind: str) -> None:
-        """At a mixing head the log box is off and says why (M is signed); the reduce box
-        names "max" as the entry of largest |M|."""
+        """At a mixing head the log box is off, greyed, and says why (M is signed: its
+        colours are linear about 0); the reduce box names "max" as the entry of largest |M|."""
         self.log_color.setEnabled(not kind)
+        with blocked(self.log_color):  # off while it does not apply; the field is kept
+            self.log_color.setChecked(self.state.log_color and not kind)
         self.log_color.setToolTip(
             self.tr("M is signed: log colours do not apply to it")
             if kind
