@@ -158,7 +158,7 @@ def test_the_estimates_count_m_and_its_capture(folders, monkeypatch):
     )
 
 
-def test_q_and_k_say_what_they_are_or_are_refused_in_one_line(folders):
+def test_q_and_k_say_what_they_are_or_are_refused_in_one_line(folders, tmp_path, capsys):
     folder = folders("bamba")
     ws = _workspace(folder, 0, 2)
     ws.document.long.update(head="model", bins=4)
@@ -176,6 +176,16 @@ def test_q_and_k_say_what_they_are_or_are_refused_in_one_line(folders):
             panel_data(ws, "overview", name)
         assert "\n" not in str(info.value) and f"Mamba head has no {name}" in str(info.value)
     assert panel_data(ws, "overview", "overview").values.shape == (4, 4)
+    from attnviz.cli import main
+
+    out = tmp_path / "q.csv"
+    argv = ["export", "--model", folders("jamba"), "--text", TEXT, "--set", "attention.layer=0",
+            "--set", "long.head=model", "--panel", "overview", "--matrix", "q",
+            "--out", str(out)]  # fmt: skip
+    capsys.readouterr()
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a Mamba head has no q of its own" in err[0] and not out.exists()
 
 
 def test_the_cli_exports_the_long_map_of_a_gated_deltanet_layer(folders, tmp_path, capsys):
@@ -205,3 +215,17 @@ def test_the_cli_exports_the_long_map_of_a_gated_deltanet_layer(folders, tmp_pat
     assert main([*argv, "--out", str(out)]) == 0
     weights = real_mixing.mixing_matrix(folder, TEXT, 3, 1)[1]
     assert np.all(np.load(out) >= 0) and np.load(out).max() <= weights.max() + 1e-12
+
+
+def test_a_mixing_matrix_that_does_not_fit_is_refused_in_one_line(folders, monkeypatch):
+    from attnviz.core import memory_guard
+
+    ws = _workspace(folders("qwen3_next"), 0, 1)
+    ws.document.long.update(head="model", bins=4)
+    need = ws.resolver_for("long").results.need_bytes
+    monkeypatch.setattr(memory_guard, "available_bytes", lambda backend="numpy": need // 2)
+    with pytest.raises(memory_guard.MemoryRefused) as info:
+        ws.resolver_for("long").overview_now()
+    assert "\n" not in str(info.value) and "Gated DeltaNet" in str(info.value)
+    monkeypatch.setattr(memory_guard, "available_bytes", lambda backend="numpy": 4 * need)
+    assert ws.resolver_for("long").overview_now().signed

@@ -218,6 +218,7 @@ def _run_model(v: dict, source, progress, is_set, t0: float) -> Overview:
     if source is None:
         raise ValueError(v.get("model_refusal") or _long_model.NO_MODEL_HEAD)
     if source.mixing:  # M proven (or kept), pooled: on the map's worker
+        _mixing_fits(v, source)
         rows = _long_model.mixing_rows(source)
         amap = _long_model.mixing_map(rows, v["bins"], v["reduce"], progress, is_set)
     else:
@@ -239,6 +240,20 @@ def _run_model(v: dict, source, progress, is_set, t0: float) -> Overview:
         rows,
         source,
     )
+
+
+def _mixing_fits(v: dict, source) -> None:
+    """Refuse (:class:`~attnviz.core.memory_guard.MemoryRefused`) a mixing head's map whose
+    M, with its building and capture, does not fit in the free RAM."""
+    need = memory_needed(v)
+    free = memory_guard.available_bytes("numpy")
+    if free is not None and need > memory_guard.HEADROOM * free:
+        gib = memory_guard.GiB
+        raise memory_guard.MemoryRefused(
+            f"the mixing matrix M of layer {source.layer} head {source.head} ({source.kind}, "
+            f"n = {source.n:,}) needs {need / gib:.1f} GiB, {free / gib:.1f} GiB free (RAM); "
+            "use a shorter sentence"
+        )
 
 
 def _block_backend(ov: Overview):
