@@ -69,12 +69,13 @@ ATTENTION_KEYS = frozenset(
 )
 #: The map of a mixing head against n² × one float64 score cell at width
 #: ``max(d_k, MIXING_WIDTH)``: building M when it is not kept (at n = 1,024–2,048 on the
-#: 2-core CI machine: the delta rule 3–5, Mamba-2's SSD 1–2.5, Mamba's selective scan 7–8
-#: at 16 state dimensions, a short convolution 0.5), its proof and the pooling (0.3).
+#: 2-core CI machine: the delta rule 3–5, growing to 14 at 4,096 as its state leaves the
+#: cache; Mamba-2's SSD 1–2.5, Mamba's selective scan 7–8 at 16 state dimensions, a short
+#: convolution 0.5), its proof and the pooling (0.3).
 MIXING_CELL_SHARE = {
-    "Gated DeltaNet": 6.5,
-    "DeltaNet": 6.5,
-    "KDA (Kimi Delta Attention)": 6.5,
+    "Gated DeltaNet": 15.0,
+    "DeltaNet": 15.0,
+    "KDA (Kimi Delta Attention)": 15.0,
     "Mamba-2": 3.5,
     "lightning attention": 3.5,
     "Mamba": 10.0,
