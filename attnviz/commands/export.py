@@ -196,7 +196,7 @@ def _long_work(workspace, yes: bool) -> bool:
     resolver = workspace.resolver_for("long")
     if resolver.cached_overview() is not None:
         return True
-    values = resolver.topic.snapshot()
+    values = resolver.results.values  # as a real model's head makes them (its n, its M)
     seconds = overview_seconds(values)
     if seconds is None or seconds <= SAY_WORK_S:
         return True

@@ -161,11 +161,11 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec(
         "overview", 80, "right", "long", QT_TRANSLATE_NOOP("Panels", "Long sequence"),
         "long", 3, data=("overview", "block", "q", "k"),
-        reader=lambda ws, name: resolve.long.overview_data(ws, name),
+        reader=lambda ws, name: resolve.long_data.overview_data(ws, name),
     ),
     PanelSpec(
         "tiles", 82, "right", "long", QT_TRANSLATE_NOOP("Panels", "FlashAttention"), "long", 3,
-        data=("hbm",), reader=lambda ws, name: resolve.long.tiles_data(ws, name),
+        data=("hbm",), reader=lambda ws, name: resolve.long_data.tiles_data(ws, name),
     ),
     # The chapter's cheap diagnostic: how spread each row's weights are (CONTRIBUTING.md
     # builds it as the example of a new panel).

@@ -304,24 +304,6 @@ def test_random_heads_of_attention_beside_ssm_stay_true(falcon_h1, events):
             np.testing.assert_allclose(m @ x, out, atol=1e-5, rtol=0)
 
 
-def test_the_long_map_of_a_gated_deltanet_head_is_refused_naming_it(tmp_path, capsys, qwen3_next):
-    """The long map draws softmax weights: at a Gated DeltaNet layer it says so in one
-    line rather than drawing a softmax of the layer's q and k as the model's."""
-    from attnviz.cli import main
-
-    folder, _truth = qwen3_next
-    argv = ["export", "--model", folder, "--text", TEXT, "--panel", "overview", "--set",
-            "long.head=model", "--set", "attention.layer=2"]  # fmt: skip
-    for ext in ("csv", "png"):
-        out = tmp_path / f"o.{ext}"
-        assert main([*argv, "--out", str(out)]) == 1
-        err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and "Gated DeltaNet, not softmax attention" in err[0]
-        assert not out.exists()
-    argv[-1] = "attention.layer=3"  # softmax: the map is drawn
-    assert main([*argv, "--out", str(tmp_path / "o.csv")]) == 0
-
-
 def test_softmax_panels_refuse_a_gated_deltanet_head_in_one_line(qwen3_next):
     """Steps, gradient, entropy and the head's score spread put q and k through a softmax:
     at a Gated DeltaNet layer their arrays and pictures are refused naming the kind; at a

@@ -7,6 +7,12 @@ know; so its map is made by blocks of query rows with
 :class:`~attnviz.model.resolve._row_blocks.RowBlockAttention` — the very arithmetic the
 heatmap draws and the proof checked against the model's own weights after the capture —
 and every zoomed block comes from the same rows. Nothing is drawn that was not proven.
+
+A hybrid's other heads (Gated DeltaNet, KDA, Mamba-2, Mamba, a short convolution,
+lightning attention) are no softmax: their map is their mixing matrix ``M``
+(``out_t = Σ_s M[t, s] v_s``) as :func:`attnviz.model.real_mixing.mixing_matrix` gives it,
+proven against the model's own kernel output, pooled on the map's worker
+(:class:`MixingRows`): a cell the block's mean, or its entry farthest from 0 (M is signed).
 """
 
 from __future__ import annotations
@@ -61,6 +67,35 @@ ATTENTION_KEYS = frozenset(
         "rope_dims",
     }
 )
+#: The map of a mixing head against n² × one float64 score cell at width
+#: ``max(d_k, MIXING_WIDTH)``: building M when it is not kept (at n = 1,024–2,048 on the
+#: 2-core CI machine: the delta rule 3–5, growing to 14 at 4,096 as its state leaves the
+#: cache; Mamba-2's SSD 1–2.5, Mamba's selective scan 7–8 at 16 state dimensions, a short
+#: convolution 0.5), its proof and the pooling (0.3).
+MIXING_CELL_SHARE = {
+    "Gated DeltaNet": 15.0,
+    "DeltaNet": 15.0,
+    "KDA (Kimi Delta Attention)": 15.0,
+    "Mamba-2": 3.5,
+    "lightning attention": 3.5,
+    "Mamba": 10.0,
+    "short convolution": 1.5,
+}
+#: A mixing head's q and k can be 1 wide (a channel's gates): its cost is not theirs.
+MIXING_WIDTH = 64
+#: n² float64 arrays the building of M holds at once (M and the SSD's decay, product,
+#: mask and scores), besides the kept M.
+MIXING_COPIES = 5
+#: What a mixing head's q and k exports are, by kind (None: it has none of its own).
+MIXING_QK = {
+    "Gated DeltaNet": ("q as its kernel reads it", "k as its kernel reads it"),
+    "DeltaNet": ("q as its kernel reads it", "k as its kernel reads it"),
+    "KDA (Kimi Delta Attention)": ("q as its kernel reads it", "k as its kernel reads it"),
+    "lightning attention": ("q after its activation", "k after its activation"),
+    "Mamba-2": ("C, its scan's output matrix", "B, its scan's input matrix"),
+    "short convolution": ("C, its output gate", "B, its input gate"),
+    "Mamba": None,
+}
 NO_MODEL_HEAD = (
     "long.head=model maps the real model's head the heatmap shows: open a model first "
     "(attention.model_path and attention.model_text)"
@@ -82,6 +117,17 @@ class ModelHead:
     name: str
     layer: int
     head: int
+    #: A non-softmax head's kind ("" for softmax attention), its sentence's folder and
+    #: text (M comes from them, on the map's worker) and its layer's captured bytes.
+    kind: str = ""
+    path: str = ""
+    text: str = ""
+    capture_bytes: int = 0
+
+    @property
+    def mixing(self) -> bool:
+        """True for a head whose map is its mixing matrix M, not softmax weights."""
+        return bool(self.kind)
 
     @property
     def n(self) -> int:
@@ -107,6 +153,7 @@ class ModelHead:
             self.terms,
             self.layer,
             self.head,
+            self.kind,
         )
 
 
@@ -117,14 +164,10 @@ def model_head(document) -> ModelHead:
     cap = s.capture() if s.head == "model" else None
     if cap is None:
         raise ValueError(NO_MODEL_HEAD)
-    from attnviz.model.real_mixing import head_kind, is_softmax_head
+    from attnviz.model import real_mixing
 
-    if not is_softmax_head(cap, s.layer, s.model_head):  # a hybrid's Gated DeltaNet, …
-        raise ValueError(
-            f"layer {s.layer} head {s.model_head} of {cap.name} is "
-            f"{head_kind(cap, s.layer, s.model_head)}, not softmax attention: the long map "
-            "draws softmax weights; its mixing matrix is the heatmap's (--matrix mixing)"
-        )
+    if not real_mixing.is_softmax_head(cap, s.layer, s.model_head):  # Gated DeltaNet, …
+        return _mixing_head(s, cap)
     return ModelHead(
         s.q,
         s.k,
@@ -139,6 +182,34 @@ def model_head(document) -> ModelHead:
     )
 
 
+def _mixing_head(s, cap) -> ModelHead:
+    """A hybrid's non-softmax head: q, k, v as its core reads them (the topic's), its
+    kind, and what its layer's capture holds (kept: the topic proved M on selecting it)."""
+    from attnviz.model import real_mixing, real_model
+
+    try:
+        found = real_mixing.layer_mixing(s.model_path, s.model_text, s.layer)
+    except real_model.ModelError as exc:
+        raise ValueError(str(exc)) from None
+    held = (found.q, found.k, found.v, found.out, *found.gates.values())
+    return ModelHead(
+        s.q,
+        s.k,
+        s.v,
+        1.0,
+        mask_key(s),
+        None,
+        s.score_terms(),
+        cap.name,
+        s.layer,
+        s.model_head,
+        real_mixing.head_kind(cap, s.layer, s.model_head),
+        s.model_path,
+        s.model_text,
+        int(sum(np.asarray(a).nbytes for a in held)),
+    )
+
+
 def row_blocks(src: ModelHead) -> RowBlockAttention:
     """The exact rows of ``src`` (q and k rotated first when RoPE is on)."""
     q, k = src.q, src.k
@@ -148,9 +219,11 @@ def row_blocks(src: ModelHead) -> RowBlockAttention:
     return RowBlockAttention(q, k, src.v, src.c, mask_from_key(src.mask_key), src.terms)
 
 
-def weights_block(rows: RowBlockAttention, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+def weights_block(rows, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
     """Weights of queries ``r0:r1`` × keys ``c0:c1``, exact (each row's softmax over every
-    key), :data:`BLOCK_ROWS` rows at a time."""
+    key), :data:`BLOCK_ROWS` rows at a time; of a :class:`MixingRows`, M's slice."""
+    if isinstance(rows, MixingRows):
+        return np.array(rows.m[r0:r1, c0:c1])
     out = np.empty((r1 - r0, c1 - c0))
     for a in range(r0, r1, BLOCK_ROWS):
         b = min(a + BLOCK_ROWS, r1)
@@ -185,3 +258,75 @@ def model_bytes(n: int, d: int, bins: int) -> int:
     """Peak bytes of a model head's map: q, k, v in float64, the mask, one block of rows
     with the softmax's temporaries, the map."""
     return 3 * 8 * n * d + n * n + 5 * 8 * BLOCK_ROWS * n + 8 * bins * bins
+
+
+class MixingRows:
+    """A mixing head's proven M (n × n float64, read-only), in place of
+    :class:`~attnviz.model.resolve._row_blocks.RowBlockAttention`'s rows."""
+
+    def __init__(self, src: ModelHead, m: np.ndarray) -> None:
+        self.kind, self.m = src.kind, m
+        self.q, self.k, self.v = src.q, src.k, src.v
+
+    @property
+    def n(self) -> int:
+        """Tokens of the sentence."""
+        return int(self.m.shape[0])
+
+
+def mixing_rows(src: ModelHead) -> MixingRows:
+    """The proven M of ``src`` (:func:`attnviz.model.real_mixing.mixing_matrix`, kept or
+    made now: on the map's worker); ValueError of one line when it cannot be proven."""
+    from attnviz.model import real_mixing, real_model
+
+    try:
+        _kind, m = real_mixing.mixing_matrix(src.path, src.text, src.layer, src.head)
+    except real_model.ModelError as exc:
+        raise ValueError(str(exc)) from None
+    if m.shape[0] != src.n:
+        raise ValueError(f"the mixing matrix has {m.shape[0]} tokens, the head {src.n}")
+    return MixingRows(src, m)
+
+
+def pool(a: np.ndarray, r_starts, c_starts, reduce: str, signed: bool = False) -> np.ndarray:
+    """``a`` pooled by groups starting at ``r_starts`` (rows) and ``c_starts`` (columns):
+    the sums ("mean": the caller divides by the sizes), the maxima ("max"), or with
+    ``signed`` the entry farthest from 0 (the positive one on a tie)."""
+    if reduce == "mean":
+        return np.add.reduceat(np.add.reduceat(a, c_starts, axis=1), r_starts, axis=0)
+    hi = np.maximum.reduceat(np.maximum.reduceat(a, c_starts, axis=1), r_starts, axis=0)
+    if not signed:
+        return hi
+    lo = np.minimum.reduceat(np.minimum.reduceat(a, c_starts, axis=1), r_starts, axis=0)
+    return np.where(hi >= -lo, hi, lo)
+
+
+def mixing_map(rows: MixingRows, bins: int, reduce: str, progress=None, cancel=None):
+    """The ``bins × bins`` map of M (groups as ``numpy.array_split``): each cell the mean of
+    its block ("mean") or its entry of largest |M|, signed ("max")."""
+    n = rows.n
+    starts, sizes = split_starts(n, bins)
+    out = np.zeros((bins, bins))
+    per_strip = max(1, BLOCK_ROWS // int(sizes[0]))
+    for g0 in range(0, bins, per_strip):
+        if cancel is not None and cancel():
+            raise Cancelled("the map of the model's head was cancelled")
+        g1 = min(g0 + per_strip, bins)
+        a, b = int(starts[g0]), int(starts[g1 - 1] + sizes[g1 - 1])
+        out[g0:g1] = pool(rows.m[a:b], starts[g0:g1] - a, starts, reduce, signed=True)
+        if progress is not None:
+            progress(g1 / bins)
+    if reduce == "mean":
+        out /= sizes[:, None] * sizes[None, :]
+    return out
+
+
+def mixing_bytes(n: int, capture_bytes: int, bins: int) -> int:
+    """Peak bytes of a mixing head's map: M (n² float64) and the temporaries of its
+    building, the layer's capture, a strip of pooling, the map."""
+    return (1 + MIXING_COPIES) * 8 * n * n + capture_bytes + 3 * 8 * BLOCK_ROWS * n + 8 * bins**2
+
+
+def mixing_share(kind: str) -> float:
+    """:data:`MIXING_CELL_SHARE` of ``kind`` (the slowest form's for one not listed)."""
+    return MIXING_CELL_SHARE.get(kind, max(MIXING_CELL_SHARE.values()))

@@ -27,11 +27,10 @@ from attnviz.core import memory_guard
 from attnviz.core.backends import get_backend
 from attnviz.core.cell_timing import cell_seconds
 from attnviz.core.work import Cancelled, split_starts
-from attnviz.model.data_array import DataArray
 from attnviz.model.events import Signal
 from attnviz.model.resolve import _long_model
 from attnviz.model.resolve._long_heads import generate_qk
-from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, hbm_traffic, tiles_demo
+from attnviz.model.resolve._long_tiles import TILES_FIELDS, TilesDemo, tiles_demo
 from attnviz.model.resolve.attention import ROPE_KEYS
 from attnviz.model.resolve.lazy import LazyResolver
 from attnviz.model.resolve.long_backends import choose_backend, host_dtype
@@ -76,6 +75,10 @@ def overview_seconds(values: dict) -> float | None:
     if values["backend"] == "cuda":
         return None
     n = values["n"]
+    kind = values.get("mixing_kind")
+    if values["head"] == "model" and kind:  # M built, proven and pooled (float64)
+        width = max(values["d_k"], _long_model.MIXING_WIDTH)
+        return _long_model.mixing_share(kind) * n * n * _cell_seconds(width, np.float64)
     share = _long_model.MODEL_CELL_SHARE if values["head"] == "model" else CELL_SHARE
     return share * n * n * _cell_seconds(values["d_k"], host_dtype(values["dtype"]))
 
@@ -86,7 +89,11 @@ def overview_key(values: dict) -> tuple:
 
 
 def memory_needed(values: dict) -> int:
-    """Peak bytes of the overview on the host, q and k included."""
+    """Peak bytes of the overview on the host, q and k included (a mixing head's: M and
+    its layer's capture)."""
+    if values["head"] == "model" and values.get("mixing_kind"):
+        capture = values.get("mixing_capture_bytes", 0)
+        return _long_model.mixing_bytes(values["n"], capture, values["bins"])
     if values["head"] == "model":
         return _long_model.model_bytes(values["n"], values["d_k"], values["bins"])
     name = "numpy" if values["backend"] in ("numpy", "auto") else "torch"
@@ -108,7 +115,9 @@ class Overview:
     backend : the backend that ran ("numpy", "torch" or "cuda"), ``device`` its device
     seconds : the whole job; ``generate_seconds`` of it making q and k
     rows : a real model's head (``head`` "model"): its exact rows, from which the zoomed
-        blocks come (``lse`` is then None); ``source`` the snapshot it was made of
+        blocks come (``lse`` is then None), or a mixing head's proven M
+        (:class:`~attnviz.model.resolve._long_model.MixingRows`: ``signed``);
+        ``source`` the snapshot it was made of
     """
 
     key: tuple
@@ -125,6 +134,16 @@ class Overview:
     generate_seconds: float
     rows: object = None
     source: object = None
+
+    @property
+    def signed(self) -> bool:
+        """True when the map is a mixing matrix M (signed), not softmax weights."""
+        return isinstance(self.rows, _long_model.MixingRows)
+
+    @property
+    def kind(self) -> str:
+        """The mixing head's kind ("Gated DeltaNet", …); "" for attention weights."""
+        return self.rows.kind if self.signed else ""
 
 
 def run_overview(values: dict, progress=None, cancel=None, source=None) -> Overview:
@@ -198,8 +217,13 @@ def run_overview(values: dict, progress=None, cancel=None, source=None) -> Overv
 def _run_model(v: dict, source, progress, is_set, t0: float) -> Overview:
     if source is None:
         raise ValueError(v.get("model_refusal") or _long_model.NO_MODEL_HEAD)
-    rows = _long_model.row_blocks(source)
-    amap = _long_model.model_map(rows, v["bins"], v["reduce"], progress, is_set)
+    if source.mixing:  # M proven (or kept), pooled: on the map's worker
+        _mixing_fits(v, source)
+        rows = _long_model.mixing_rows(source)
+        amap = _long_model.mixing_map(rows, v["bins"], v["reduce"], progress, is_set)
+    else:
+        rows = _long_model.row_blocks(source)
+        amap = _long_model.model_map(rows, v["bins"], v["reduce"], progress, is_set)
     return Overview(
         overview_key(v) + source.key(),
         amap,
@@ -216,6 +240,20 @@ def _run_model(v: dict, source, progress, is_set, t0: float) -> Overview:
         rows,
         source,
     )
+
+
+def _mixing_fits(v: dict, source) -> None:
+    """Refuse (:class:`~attnviz.core.memory_guard.MemoryRefused`) a mixing head's map whose
+    M, with its building and capture, does not fit in the free RAM."""
+    need = memory_needed(v)
+    free = memory_guard.available_bytes("numpy")
+    if free is not None and need > memory_guard.HEADROOM * free:
+        gib = memory_guard.GiB
+        raise memory_guard.MemoryRefused(
+            f"the mixing matrix M of layer {source.layer} head {source.head} ({source.kind}, "
+            f"n = {source.n:,}) needs {need / gib:.1f} GiB, {free / gib:.1f} GiB free (RAM); "
+            "use a shorter sentence"
+        )
 
 
 def _block_backend(ov: Overview):
@@ -262,12 +300,11 @@ def region_map(
     cancel=None,
 ) -> np.ndarray:
     """The map of a window: its exact weights pooled into at most ``bins × bins`` cells
-    (groups as ``numpy.array_split`` makes them, ``reduce`` "mean" or "max"), a strip of
-    whole row groups at a time."""
+    (groups as ``numpy.array_split`` makes them, ``reduce`` "mean" or "max" — of a signed
+    M the entry farthest from 0), a strip of whole row groups at a time."""
     rb, cb = min(bins, r1 - r0), min(bins, c1 - c0)
     r_starts, r_sizes = split_starts(r1 - r0, rb)
     c_starts, c_sizes = split_starts(c1 - c0, cb)
-    how = np.add if reduce == "mean" else np.maximum
     out = np.zeros((rb, cb))
     per_strip = max(1, _STRIP_CELLS // ((c1 - c0) * int(r_sizes[0])))
     for g0 in range(0, rb, per_strip):
@@ -276,8 +313,7 @@ def region_map(
         g1 = min(g0 + per_strip, rb)
         a, b = int(r_starts[g0]), int(r_starts[g1 - 1] + r_sizes[g1 - 1])
         block = exact_block(ov, r0 + a, r0 + b, c0, c1).astype(np.float64)
-        cols = how.reduceat(block, c_starts, axis=1)
-        out[g0:g1] = how.reduceat(cols, r_starts[g0:g1] - a, axis=0)
+        out[g0:g1] = _long_model.pool(block, r_starts[g0:g1] - a, c_starts, reduce, ov.signed)
         if progress is not None:
             progress(g1 / rb)
     if reduce == "mean":
@@ -400,6 +436,8 @@ class LongResolver(LazyResolver):
         n = src.n
         v = dict(
             v,
+            mixing_kind=src.kind,
+            mixing_capture_bytes=src.capture_bytes,
             n=n,
             d_k=int(src.q.shape[1]),
             bins=min(v["bins"], n),
@@ -419,7 +457,7 @@ class LongResolver(LazyResolver):
         no model open), in one line; None when it can."""
         res = self.results
         if res.values["head"] == "model" and res.source is None:
-            # No model open, or a hybrid's head that is not softmax attention: which one.
+            # No model open, or a mixing head whose layer cannot be captured: which.
             return res.values.get("model_refusal") or _long_model.NO_MODEL_HEAD
         return None
 
@@ -525,53 +563,3 @@ class LongResolver(LazyResolver):
 
 
 RESOLVER = LongResolver
-
-
-def _overview_data(workspace) -> DataArray:
-    ov = workspace.resolver_for("long").overview_now()
-    labels = group_labels(ov.q.shape[0], ov.map.shape[0])
-    return DataArray(ov.map, labels, labels)
-
-
-def _block_data(workspace) -> DataArray:
-    resolver = workspace.resolver_for("long")
-    r0, r1, c0, c1 = resolver.results.window
-    cells = (r1 - r0) * (c1 - c0)
-    if cells > EXPORT_BLOCK_CELLS:
-        raise ValueError(
-            f"the zoom window has {cells:,} cells; a block export holds at most "
-            f"{EXPORT_BLOCK_CELLS:,}: narrow long.rows and long.cols (e.g. [0, 1024])"
-        )
-    block = exact_block(resolver.overview_now(), r0, r1, c0, c1)
-    return DataArray(
-        block, tuple(str(i) for i in range(r0, r1)), tuple(str(j) for j in range(c0, c1))
-    )
-
-
-def _q_data(workspace) -> DataArray:
-    return DataArray(workspace.resolver_for("long").overview_now().q)
-
-
-def _k_data(workspace) -> DataArray:
-    return DataArray(workspace.resolver_for("long").overview_now().k)
-
-
-def overview_data(workspace, name: str) -> DataArray:
-    """The overview's array ``name``: the map, the zoomed block, q, k."""
-    return {"overview": _overview_data, "block": _block_data, "q": _q_data, "k": _k_data}[name](
-        workspace
-    )
-
-
-#: Columns of the tiles panel's ``hbm`` array.
-HBM_COLUMNS = ("n", "query_rows_per_tile", "tiled_bytes", "naive_bytes")
-
-
-def tiles_data(workspace, name: str) -> DataArray:
-    """The tiles panel's array ``hbm``: bytes moved to and from HBM, tiled against naive,
-    for the demo (its n and blocks) and the long n (in a kernel's tiles of 128): rows
-    ``demo`` and ``long``."""
-    if name != "hbm":
-        raise KeyError(name)
-    rows = hbm_traffic(workspace.document.long.snapshot())
-    return DataArray(np.array(rows, dtype=np.float64), ("demo", "long"), HBM_COLUMNS)

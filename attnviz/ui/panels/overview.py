@@ -8,6 +8,11 @@ window is mapped again from its exact weights, and below about 1024 × 1024 cell
 the exact weights themselves (from :func:`attnviz.core.tiled.attention_block`), down to
 single cells with their values. The backend selector greys out what this machine lacks and
 says why; the backend and the time of the last map go to the status bar.
+
+A real hybrid's non-softmax head (``long.head=model`` at a Gated DeltaNet, Mamba-2, …
+layer) is mapped as its proven mixing matrix M, which is signed: diverging colours about 0
+(levels ±the largest |M| shown), a colour bar, caption and hover that say M and its kind,
+"max" a block's entry of largest |M|, and no log colours.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ from attnviz.core.memory_guard import MemoryRefused
 from attnviz.core.work import Cancelled
 from attnviz.model.resolve import long as long_model
 from attnviz.model.topics.long import MAX_BINS, MAX_D_K, MAX_N, MAX_SEED, MIN_N
+from attnviz.ui.heatmap_look import colormap_for
 from attnviz.ui.panel_base import FigurePanel
+from attnviz.ui.panels import _overview_mixing as _mixing
 from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
@@ -57,13 +64,16 @@ HEAD_TIPS = {
     "model": QT_TRANSLATE_NOOP(
         "OverviewPanel",
         "The real model's head the heatmap shows (its layer and head), with its own mask, "
-        "scale and score terms: its sentence sets n",
+        "scale and score terms: its sentence sets n. A hybrid's Gated DeltaNet, Mamba-2, … "
+        "head is drawn as its proven mixing matrix M",
     ),
 }
 REDUCE_NAMES = {
     "mean": QT_TRANSLATE_NOOP("OverviewPanel", "mean of the block"),
     "max": QT_TRANSLATE_NOOP("OverviewPanel", "max of the block"),
 }
+#: The reduce box's "max" at a mixing head: M is signed, its cell the entry farthest from 0.
+SIGNED_MAX = QT_TRANSLATE_NOOP("OverviewPanel", "largest |M| of the block")
 #: Decades of weight the log colour scale spans below the largest one shown.
 DECADES = 5.0
 # How often the progress bar follows the map (ms).
@@ -401,9 +411,27 @@ class OverviewPanel(FigurePanel):
         self.view.set_window(0, n, 0, n)
 
     # --- colours, captions, hover ------------------------------------------------------
+    def _mixing_kind(self) -> str:
+        """The kind of the mixing head the map shows or will show ("" for weights)."""
+        src = self.resolver.results.source
+        return src.kind if src is not None and self._values()["head"] == "model" else ""
+
     def _apply_scale(self) -> None:
         layer = self.view.detail if self.view.detail.values is not None else self.view.coarse
         values = layer.values
+        ov = self.overview
+        kind = ov.kind if ov is not None and ov.key == self.resolver.results.key else ""
+        self._show_log_choice(kind)
+        if kind:  # a signed M: diverging colours, symmetric about 0, never log
+            shown = values[np.isfinite(values)] if values is not None else np.zeros(0)
+            top = float(np.abs(shown).max()) if shown.size else 0.0
+            top = top if top > 0 else 1.0
+            self.view.set_colormap(colormap_for("diverging"))
+            self.view.set_scale((-top, top), log=False, causal=self._values()["causal"])
+            bar = self.tr("M (%1)").replace("%1", kind)
+            self.view.set_axis_titles(self.tr("query (token)"), self.tr("key (token)"), bar)
+            return
+        self.view.set_colormap(colormap_for("viridis"))
         log = self.state.log_color
         if values is None or not np.any(values > 0):
             levels = (-DECADES, 0.0) if log else (0.0, 1.0)
@@ -414,7 +442,25 @@ class OverviewPanel(FigurePanel):
         bar = self.tr("log₁₀ weight") if log else self.tr("weight")
         self.view.set_axis_titles(self.tr("query (token)"), self.tr("key (token)"), bar)
 
+    def _show_log_choice(self, kind: str) -> None:
+        """At a mixing head the log box is off, greyed, and says why (M is signed: its
+        colours are linear about 0); the reduce box names "max" as the entry of largest |M|."""
+        self.log_color.setEnabled(not kind)
+        with blocked(self.log_color):  # off while it does not apply; the field is kept
+            self.log_color.setChecked(self.state.log_color and not kind)
+        self.log_color.setToolTip(
+            self.tr("M is signed: log colours do not apply to it")
+            if kind
+            else self.tr("Colour by log₁₀ of the weight: small weights stay visible")
+        )
+        index = self.reduce.findData("max")
+        text = _tr(SIGNED_MAX) if kind else _tr(REDUCE_NAMES["max"])
+        if index >= 0 and self.reduce.itemText(index) != text:
+            self.reduce.setItemText(index, text)
+
     def _caption(self, v: dict, *, computing: bool = False) -> str:
+        if self._mixing_kind():
+            return _mixing.caption(self, v, computing)
         n, bins = v["n"], v["bins"]
         head = _tr(HEAD_NAMES[v["head"]])
         src = self.resolver.results.source if v["head"] == "model" else None
@@ -458,6 +504,10 @@ class OverviewPanel(FigurePanel):
     def _show_estimate(self, res) -> None:
         """The line under the map while the mouse is elsewhere: what the map costs."""
         n, d = res.values["n"], res.values["d_k"]
+        if self._mixing_kind():
+            self._estimate = _mixing.estimate(res.need_bytes, n)
+            self._say_time(res)
+            return
         self._estimate = (
             self.tr(
                 "Working memory ≈ %1; the n×n matrix would take %2 in float32 · "
@@ -468,6 +518,9 @@ class OverviewPanel(FigurePanel):
             .replace("%3", grouped(n * n))
             .replace("%4", f"{n * n * d:.2e}")
         )
+        self._say_time(res)
+
+    def _say_time(self, res) -> None:
         seconds = long_model.overview_seconds(res.values)
         if seconds is not None:  # said before a long map starts, as the CLI says it
             if seconds < 1:
@@ -490,6 +543,9 @@ class OverviewPanel(FigurePanel):
             self.hover.setText(self._estimate)
             return
         value, (r0, r1), (c0, c1), is_exact = found
+        if self._mixing_kind():
+            self.hover.setText(_mixing.hover(self, value, (r0, r1), (c0, c1), is_exact))
+            return
         if is_exact:
             text = (
                 self.tr("query %1, key %2: weight %3")

@@ -37,11 +37,12 @@ HALF = 0.5
 
 
 def cell_text(value: float) -> str:
-    """A weight short enough for a cell: three decimals, or two digits and an exponent."""
+    """A value short enough for a cell: three decimals, or two digits and an exponent
+    (a signed mixing matrix's negatives with a true minus sign)."""
     if not math.isfinite(value):
         return ""
-    if value == 0 or value >= 0.01:
-        return f"{value:.3f}"
+    if value == 0 or abs(value) >= 0.01:
+        return f"{value:.3f}".replace("-", "\u2212")
     return f"{value:.1e}".replace("e-0", "e-").replace("-", "\u2212")
 
 
@@ -132,6 +133,9 @@ class TokenMapView(pg.GraphicsLayoutWidget):
             colorMapMenu=False,
         )
         self.colorbar.setImageItem([self.coarse.image, self.detail.image])
+        # Ticks in the values' own units: a "(x0.001)" after the bar's title reads as part
+        # of the name (a signed M's title is "M (Gated DeltaNet)").
+        self.colorbar.axis.enableAutoSIPrefix(False)
         self.addItem(self.colorbar, row=0, col=1)
         self.ci.layout.setColumnStretchFactor(0, 1)
         self._settle = QTimer(self)
@@ -213,6 +217,13 @@ class TokenMapView(pg.GraphicsLayoutWidget):
         self.colorbar.setLevels(self._levels)
         self._place_texts()
 
+    def set_colormap(self, cmap: pg.ColorMap) -> None:
+        """Colour both layers and the bar with ``cmap`` (a signed M takes a diverging map)."""
+        if cmap is self.colorbar.colorMap():
+            return
+        self.colorbar.setColorMap(cmap)
+        self._place_texts()
+
     def set_window(self, r0: int, r1: int, c0: int, c1: int) -> None:
         """Show query rows ``r0:r1`` × keys ``c0:c1`` without reporting it back."""
         self._applying = True
@@ -280,7 +291,7 @@ class TokenMapView(pg.GraphicsLayoutWidget):
                 axis.setPen(pg.mkPen(muted))
                 axis.setTextPen(pg.mkPen(fg))
                 axis.setStyle(tickFont=font, tickTextOffset=max(3, font.pixelSize() // 3))
-        self.colorbar.axis.setWidth(round(QFontMetricsF(font).horizontalAdvance("−0.00")) + 12)
+        self.colorbar.axis.setWidth(round(QFontMetricsF(font).horizontalAdvance("−0.000")) + 12)
         self.colorbar.layout.setColumnFixedWidth(1, max(16, font.pixelSize()))
         for item in (self.fill, self.detail_fill):
             item.setBrush(QBrush(QColor(theme.masked_fill)))
@@ -335,7 +346,11 @@ class TokenMapView(pg.GraphicsLayoutWidget):
     def _fits(self, columns: int) -> bool:
         """Whether a value like "0.123" fits in one cell at the current width."""
         width = self.plot.vb.width()
-        need = QFontMetricsF(self._font).horizontalAdvance("0.000") * 1.15
+        widest = "0.000"
+        values = self.detail.values
+        if values is not None and values.size and float(np.nanmin(values)) < 0:
+            widest = "\u22120.000"  # a signed M's negatives print a minus sign
+        need = QFontMetricsF(self._font).horizontalAdvance(widest) * 1.15
         return columns > 0 and width / columns >= need
 
     # --- mouse ---------------------------------------------------------------------
