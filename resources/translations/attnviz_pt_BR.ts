@@ -3461,16 +3461,17 @@
         <translation>q e k aleatórios: uma cabeça não treinada</translation>
     </message>
     <message>
-        <source>The real model&apos;s head the heatmap shows (its layer and head), with its own mask, scale and score terms: its sentence sets n</source>
-        <translation>A cabeça do modelo real que o mapa de calor mostra (sua camada e cabeça), com a própria máscara, escala e termos das pontuações: a frase dele define n</translation>
-    </message>
-    <message>
         <source>mean of the block</source>
         <translation>média do bloco</translation>
     </message>
     <message>
         <source>max of the block</source>
         <translation>máximo do bloco</translation>
+    </message>
+    <message>
+        <source>largest |M| of the block</source>
+        <extracomment>The reduce box&apos;s &quot;max&quot; at a mixing head: M is signed, its cell the entry farthest from 0.</extracomment>
+        <translation>maior |M| do bloco</translation>
     </message>
     <message>
         <source>Chapter 003, the price of n²: every weight of a long sequence, mapped without the n×n matrix. Drag a rectangle or scroll to zoom down to the exact weights.</source>
@@ -3598,6 +3599,10 @@
         <translation>Mapa: %1, %2 tokens em %3 s</translation>
     </message>
     <message>
+        <source>M (%1)</source>
+        <translation>M (%1)</translation>
+    </message>
+    <message>
         <source>log₁₀ weight</source>
         <translation>log₁₀ do peso</translation>
     </message>
@@ -3610,8 +3615,16 @@
         <translation>consulta (token)</translation>
     </message>
     <message>
+        <source>The real model&apos;s head the heatmap shows (its layer and head), with its own mask, scale and score terms: its sentence sets n. A hybrid&apos;s Gated DeltaNet, Mamba-2, … head is drawn as its proven mixing matrix M</source>
+        <translation>A cabeça do modelo real que o mapa de calor mostra (sua camada e cabeça), com sua própria máscara, escala e termos de pontuação: a frase define n. A cabeça Gated DeltaNet, Mamba-2, … de um híbrido é desenhada como sua matriz de mistura M, comprovada</translation>
+    </message>
+    <message>
         <source>key (token)</source>
         <translation>chave (token)</translation>
+    </message>
+    <message>
+        <source>M is signed: log colours do not apply to it</source>
+        <translation>M tem sinal: as cores em escala log não se aplicam a ela</translation>
     </message>
     <message>
         <source>%1 (layer %2, head %3)</source>
@@ -3630,8 +3643,44 @@
         <translation>%1 tokens, cabeça “%2”: em cada célula, %3 de um bloco de %4 × %5 pesos</translation>
     </message>
     <message>
+        <source>Working memory ≈ %1: M has %2 entries in float64 (%3), with its building and the layer&apos;s capture</source>
+        <translation>Memória de trabalho ≈ %1: M tem %2 entradas em float64 (%3), com sua construção e a captura da camada</translation>
+    </message>
+    <message>
+        <source>%1 · layer %2, head %3, %4</source>
+        <translation>%1 · camada %2, cabeça %3, %4</translation>
+    </message>
+    <message>
+        <source>%1 tokens, %2; %3: M itself, exact</source>
+        <translation>%1 tokens, %2; %3: a própria M, exata</translation>
+    </message>
+    <message>
+        <source>%1 tokens, %2: each cell one entry of M</source>
+        <translation>%1 tokens, %2: cada célula é uma entrada de M</translation>
+    </message>
+    <message>
+        <source>%1 tokens, %2: each cell the mean of a %3 × %4 block of M</source>
+        <translation>%1 tokens, %2: cada célula é a média de um bloco de %3 × %4 de M</translation>
+    </message>
+    <message>
+        <source>%1 tokens, %2: each cell the entry of largest |M| in a %3 × %4 block, signed</source>
+        <translation>%1 tokens, %2: cada célula é a entrada de maior |M| num bloco de %3 × %4, com sinal</translation>
+    </message>
+    <message>
         <source>(computing…)</source>
         <translation>(calculando…)</translation>
+    </message>
+    <message>
+        <source>query %1, key %2: M = %3</source>
+        <translation>consulta %1, chave %2: M = %3</translation>
+    </message>
+    <message>
+        <source>queries %1–%2, keys %3–%4: mean M = %5</source>
+        <translation>consultas %1–%2, chaves %3–%4: M média = %5</translation>
+    </message>
+    <message>
+        <source>queries %1–%2, keys %3–%4: entry of largest |M| = %5</source>
+        <translation>consultas %1–%2, chaves %3–%4: entrada de maior |M| = %5</translation>
     </message>
     <message>
         <source>queries %1–%2 × keys %3–%4</source>
@@ -4252,6 +4301,10 @@
     <message>
         <source>No attribution: see the line below.</source>
         <translation>Sem atribuição: veja a linha abaixo.</translation>
+    </message>
+    <message>
+        <source>No prediction: %1</source>
+        <translation>Sem previsão: %1</translation>
     </message>
     <message>
         <source>No prediction: see the line below.</source>
