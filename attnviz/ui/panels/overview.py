@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QMainWindow,
-    QProgressBar,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
@@ -44,6 +43,7 @@ from attnviz.ui.widgets.binding import bind, blocked
 from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
 from attnviz.ui.widgets.long_controls import BackendChoice, choice_box, spin_box, theme_figure
 from attnviz.ui.widgets.numbers import exact, fmt, grouped
+from attnviz.ui.widgets.text_progress import TextProgressBar
 from attnviz.ui.widgets.token_map import TokenMapView
 
 _C = "OverviewPanel"
@@ -202,7 +202,7 @@ class OverviewPanel(FigurePanel):
         self.reset.setObjectName("overview_reset")
         self.reset.setToolTip(self.tr("Zoom out to the whole sequence (Home)"))
         self.reset.clicked.connect(self._on_q_reset)
-        self.progress = QProgressBar()
+        self.progress = TextProgressBar()
         self.progress.setObjectName("overview_progress")
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
