@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QGraphicsView,
     QHeaderView,
     QLabel,
+    QProgressBar,
     QStyle,
     QStyleOptionComboBox,
     QStyleOptionDockWidget,
@@ -248,6 +249,15 @@ def _combo(w: QComboBox, root: QWidget) -> list[TextItem]:
     )
     cut = QFontMetricsF(w.font()).horizontalAdvance(text) > field.width() + 1
     return _boxed(w, root, text, "combo box", cut)
+
+
+def _progress(w: QProgressBar, root: QWidget) -> list[TextItem]:
+    text = w.text() if w.isTextVisible() else ""
+    if not text.strip():
+        return []
+    # The style draws it centred inside the frame: wider than the bar, its ends are cut.
+    cut = QFontMetricsF(w.font()).horizontalAdvance(text) > w.width() - 4
+    return _boxed(w, root, text, "progress bar", cut)
 
 
 def _tabs(bar: QTabBar, root: QWidget) -> list[TextItem]:
@@ -578,6 +588,7 @@ _READERS = (
     (QComboBox, _combo),
     (QAbstractItemView, _cells),
     (QAbstractButton, _button),
+    (QProgressBar, _progress),
     (QTabBar, _tabs),
     (QDockWidget, _dock_title),
 )
