@@ -7,8 +7,10 @@ layers grid draws is what they score.
   :data:`~attnviz.model.head_type_table.TYPES`. Every type but induction is scored on the
   sentence shown; induction needs a repeat, so it is scored on a second capture through
   the same store: :data:`SEGMENT` distinct tokens of the model's own vocabulary, drawn with
-  seed :data:`SEED`, written twice (:func:`induction_text`). A hybrid's layer of another
-  kind is a row of NaN, as in the link finder.
+  seed :data:`SEED`, written twice (:func:`induction_text`). A hybrid's other heads (a
+  Gated DeltaNet's, a Mamba-2 block's, the first :data:`~attnviz.model.layer_mixing.
+  MOST_HEADS`) are scored on ``rownorm(|M|)``, their proven mixing matrices read as shares,
+  after any attention heads of their layer; one whose matrix is not proven stays NaN.
 - :func:`model_rollout`: the rollout after each layer
   (:func:`attnviz.core.rollout.rollout_of_means`); a hybrid's other layers enter by
   their proven mixing matrices, ``rownorm(|M|)`` averaged over their heads
@@ -41,9 +43,12 @@ _KEPT = 8
 class HeadTypes:
     """The scores of every head of a model for one sentence, and how induction was read."""
 
-    scores: np.ndarray  # (layers, heads, types), NaN for a layer of another kind
+    scores: np.ndarray  # (layers, heads, types), NaN where a head has no scores
     induction_text: str  # the repeated random sequence the induction score ran on
     induction_pairs: int  # (query, key) pairs it averaged
+    #: The layers whose non-softmax heads were scored on rownorm(|M|), their proven
+    #: mixing matrices (a hybrid's Gated DeltaNet, Mamba-2, …), after any attention heads.
+    mixing_layers: tuple[int, ...] = ()
 
 
 def _scores(weights, tokens, cls, sep) -> np.ndarray:
@@ -168,17 +173,44 @@ def model_head_types(path: str, text: str) -> HeadTypes:
     repeat = induction_text(tok, loaded.positions)
     other = STORE.capture(path, repeat)
     pairs = ht.induction_pairs(list(other.ids))[0].size
+    shown, repeated = _layer_weights(cap), _layer_weights(other)
+    scored = []
+    for layer in _mixing_layers(cap):  # a hybrid's other heads: rownorm(|M|), said so
+        a, b = _with_mixing(shown, path, text, layer), _with_mixing(repeated, path, repeat, layer)
+        if a and b:
+            scored.append(layer)
     scores = type_scores(
-        _layer_weights(cap),
+        shown,
         cap.ids,
-        _layer_weights(other),
+        repeated,
         other.ids,
         getattr(tok, "cls_token_id", None),
         getattr(tok, "sep_token_id", None),
     )
-    result = HeadTypes(scores, repeat, int(pairs))
+    result = HeadTypes(scores, repeat, int(pairs), tuple(scored))
     _TYPES.put(key, result)
     return result
+
+
+def _mixing_layers(cap) -> list[int]:
+    from attnviz.model.layer_mixing import mixing_layers
+
+    return mixing_layers(cap)
+
+
+def _with_mixing(layers: list, path: str, text: str, layer: int) -> bool:
+    """Put the first heads of ``layer``'s proven mixing matrices, as ``rownorm(|M|)``,
+    after its attention heads' weights in ``layers`` (in place); False when they are not
+    proven (the heads stay without scores)."""
+    from attnviz.model.layer_mixing import abs_rows, model_mixing
+
+    found = model_mixing(path, text)[layer]
+    if found is None or found.matrices is None or found.pooled:
+        return False
+    shares = np.stack([abs_rows(m) for m in found.matrices])
+    own = layers[layer]
+    layers[layer] = shares if own is None else np.concatenate([own, shares])
+    return True
 
 
 def synthetic_head_types(weights, tokens) -> np.ndarray:

@@ -1611,6 +1611,10 @@
         <source>layer %1, head %2</source>
         <translation>camada %1, cabeça %2</translation>
     </message>
+    <message>
+        <source>%1: scored on |M| with each row summing to 1</source>
+        <translation>%1: pontuada em |M| com cada linha somando 1</translation>
+    </message>
 </context>
 <context>
     <name>HeadTypes</name>
@@ -2211,6 +2215,10 @@
     <message>
         <source>Induction: scored on %1 random tokens of the model&apos;s vocabulary (seed %2) written twice; the other types on the sentence shown. Hover a head for every score.</source>
         <translation>Indução: pontuada em %1 tokens aleatórios do vocabulário do modelo (semente %2) escritos duas vezes; os outros tipos na frase mostrada. Passe o mouse sobre uma cabeça para ver todas as pontuações.</translation>
+    </message>
+    <message>
+        <source>The heads of layers %1 that are not softmax attention are scored on |M|, their proven mixing matrix, each row scaled to sum to 1.</source>
+        <translation>As cabeças das camadas %1 que não são atenção softmax são pontuadas em |M|, sua matriz de mistura provada, cada linha escalada para somar 1.</translation>
     </message>
 </context>
 <context>

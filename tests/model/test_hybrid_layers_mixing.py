@@ -197,3 +197,35 @@ def test_the_layer_shown_exports_every_head_as_its_mixing_matrix(hybrid):
         got = panel_data(ws, "layers", "layer_mixing").values
         atol = 1e-12 if layer in (0, 2) else 1e-6
         np.testing.assert_allclose(got, truth[layer], atol=atol, rtol=1e-6)
+
+
+def test_a_hybrids_other_heads_are_typed_on_their_mixing_matrices(hybrid):
+    """Every head gets its types: a Gated DeltaNet head's are those of |M| with each row
+    summing to 1, M the direct recurrence; its induction score is read from the same rule
+    on the repeated random sequence."""
+    from attnviz.core import head_types as ht
+    from attnviz.model.head_type_table import TYPES
+    from attnviz.model.layer_analysis import model_head_types
+
+    folder, truth = hybrid
+    got = model_head_types(folder, TEXT)
+    assert got.mixing_layers == (0, 2)
+    assert not np.isnan(got.scores[:, :, TYPES.index("previous")]).any()
+    for layer in (0, 2):
+        shares = np.abs(truth[layer]) / np.abs(truth[layer]).sum(axis=2, keepdims=True)
+        for name, score in (
+            ("previous", ht.previous_token_score),
+            ("self", ht.self_score),
+            ("sink", ht.sink_score),
+            ("local", ht.local_score),
+        ):
+            np.testing.assert_allclose(
+                got.scores[layer, :, TYPES.index(name)], score(shares), atol=1e-12
+            )
+    # Induction: M of the repeat, through the same proven path, as shares.
+    repeat = layer_mixing.model_mixing(folder, got.induction_text)[0].matrices
+    ids = list(real_model.STORE.capture(folder, got.induction_text).ids)
+    shares = np.stack([layer_mixing.abs_rows(m) for m in repeat])
+    np.testing.assert_allclose(
+        got.scores[0, :, TYPES.index("induction")], ht.induction_score(shares, ids), atol=1e-12
+    )

@@ -123,3 +123,18 @@ def test_soak_random_events_while_the_matrices_come(panel, qtbot):
     want = layer_mixing.model_mixing(s.model_path, s.model_text)
     np.testing.assert_allclose(panel.grid.mixing[0].matrices, want[0].matrices)
     assert len(panel.grid.tokens) == want[0].matrices.shape[-1]
+
+
+def test_heads_by_type_scores_the_gated_deltanet_heads_on_m_and_says_so(panel, qtbot):
+    from attnviz.model.layer_analysis import model_head_types
+
+    ws = panel.workspace
+    ws.document["display"].update(layers_view="head_types")
+    grid = panel.types_grid
+    qtbot.waitUntil(lambda: grid.scores.shape[0] == 4, timeout=60_000)
+    want = model_head_types(ws.state.model_path, TEXT)
+    np.testing.assert_array_equal(grid.scores, want.scores)
+    assert grid.tile_at(grid.tile_rect(0, 1).center()) == (0, 1)  # a head, not a band
+    assert "Gated DeltaNet: scored on |M|" in grid.hover_text(0, 1)
+    assert "scored on |M|" not in grid.hover_text(1, 1)  # a softmax head: its weights
+    assert "layers 0, 2 that are not softmax attention" in panel.views_note.text()

@@ -25,6 +25,7 @@ from attnviz.model.fields import StateError
 from attnviz.model.head_type_table import DEFINITIONS, HEAD_TYPE_CHOICES, LAYERS_VIEWS, TYPES
 from attnviz.model.i18n import QT_TRANSLATE_NOOP
 from attnviz.model.layer_analysis import SEED, model_head_types, model_rollout, rollout_through
+from attnviz.model.real_mixing import head_kind, softmax_heads
 from attnviz.model.real_model import layer_kinds
 from attnviz.model.resolve.work import LatestWork
 from attnviz.ui.widgets.binding import bind, blocked
@@ -268,21 +269,33 @@ class LayersViewsMixin:
                 self._types_key = None
                 self.types_grid.set_message(str(result).splitlines()[0])
                 return
-            self.types_grid.set_scores(result.scores, kinds)
+            mixing = {
+                layer: (softmax_heads(cap, layer), head_kind(cap, layer, softmax_heads(cap, layer)))
+                for layer in result.mixing_layers
+            }
+            self.types_grid.set_scores(result.scores, kinds, mixing)
             self.types_grid.set_selected(s.layer, s.model_head)
             half = len(result.induction_text.split()) // 2
-            self.views_note.setText(
-                fill(
+            note = fill(
+                QCoreApplication.translate(
+                    "LayersViews",
+                    "Induction: scored on %1 random tokens of the model's vocabulary "
+                    "(seed %2) written twice; the other types on the sentence shown. "
+                    "Hover a head for every score.",
+                ),
+                half,
+                SEED,
+            )
+            if mixing:  # a hybrid's other heads have no attention weights
+                note += " " + fill(
                     QCoreApplication.translate(
                         "LayersViews",
-                        "Induction: scored on %1 random tokens of the model's vocabulary "
-                        "(seed %2) written twice; the other types on the sentence shown. "
-                        "Hover a head for every score.",
+                        "The heads of layers %1 that are not softmax attention are scored "
+                        "on |M|, their proven mixing matrix, each row scaled to sum to 1.",
                     ),
-                    half,
-                    SEED,
+                    ", ".join(str(layer) for layer in mixing),
                 )
-            )
+            self.views_note.setText(note)
 
         run_in_pool(lambda: model_head_types(*key), done)
 

@@ -62,6 +62,7 @@ class HeadTypeGrid(PaintedWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.scores = np.zeros((0, 0, len(TYPES)))
         self.kinds: tuple[str, ...] = ()
+        self.mixing: dict[int, tuple[int, str]] = {}
         self.chosen = "strongest"
         self.selected = (0, 0)
         self.message = ""
@@ -74,10 +75,13 @@ class HeadTypeGrid(PaintedWidget):
         return QSize(160, 90)
 
     # --- model → view ------------------------------------------------------------------
-    def set_scores(self, scores, kinds=()) -> None:
-        """Show ``scores`` ``(layers, heads, types)`` (NaN rows: ``kinds`` names them)."""
+    def set_scores(self, scores, kinds=(), mixing=None) -> None:
+        """Show ``scores`` ``(layers, heads, types)`` (NaN rows: ``kinds`` names them);
+        ``mixing`` maps a layer to ``(first head, kind)`` of its heads scored on
+        ``rownorm(|M|)`` (a hybrid's other heads: the hover says so)."""
         self.scores = np.asarray(scores, dtype=np.float64)
         self.kinds = tuple(kinds)
+        self.mixing = dict(mixing or {})
         self.message = ""
         self.update()
 
@@ -280,7 +284,13 @@ class HeadTypeGrid(PaintedWidget):
             .replace("%1", str(layer))
             .replace("%2", str(head))
         )
-        return f"{head_text}: " + " · ".join(parts)
+        text = f"{head_text}: " + " · ".join(parts)
+        first, kind = self.mixing.get(layer, (head + 1, ""))
+        if head >= first:  # not attention weights: its mixing matrix read as shares
+            text += " · " + QCoreApplication.translate(
+                "HeadTypeGrid", "%1: scored on |M| with each row summing to 1"
+            ).replace("%1", kind)
+        return text
 
     def mousePressEvent(self, event) -> None:
         hit = self.tile_at(event.position())
