@@ -24,7 +24,10 @@ class LayersMixingMixin:
 
     def _init_mixing(self) -> None:
         self._mixing_line = ""  # the caption's line while the matrices are on their way
-        self._mixing_work = LatestWork(self._on_mixing, run_in_pool, replace="cancel", cache_size=4)
+        # On the pool in the window; in place where the workspace has no runner (an
+        # export, a notebook: the picture must hold the matrices, not their progress).
+        runner = run_in_pool if self.workspace.runner is not None else None
+        self._mixing_work = LatestWork(self._on_mixing, runner, replace="cancel", cache_size=4)
         self._mixing_timer = QTimer(self)
         self._mixing_timer.setInterval(200)
         self._mixing_timer.timeout.connect(self._on_mixing_poll)

@@ -65,9 +65,8 @@ class LayersViewsMixin:
 
     def _build_views_row(self) -> FlowLayout:
         self._types_key = None  # (path, text) whose head types are shown or on their way
-        self._rollout_work = LatestWork(
-            self._on_rollout, run_in_pool, replace="cancel", cache_size=4
-        )
+        runner = run_in_pool if self.workspace.runner is not None else None  # else in place
+        self._rollout_work = LatestWork(self._on_rollout, runner, replace="cancel", cache_size=4)
         self.view = QComboBox()
         self.view.setObjectName("layers_view")
         for i, name in enumerate(LAYERS_VIEWS):
@@ -297,7 +296,14 @@ class LayersViewsMixin:
                 )
             self.views_note.setText(note)
 
-        run_in_pool(lambda: model_head_types(*key), done)
+        if self.workspace.runner is not None:
+            run_in_pool(lambda: model_head_types(*key), done)
+            return
+        try:  # an export or a notebook: in place, so that its picture holds the scores
+            result = model_head_types(*key)
+        except Exception as exc:  # as the pool would hand it over: said in one line
+            result = exc
+        done(result)
 
     def _views_theme(self, theme, lut) -> None:
         for widget in (self.types_grid, self.rollout_view):
