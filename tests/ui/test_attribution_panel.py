@@ -13,6 +13,7 @@ from attnviz.model.panel_data import panel_data
 from attnviz.model.presets import load_preset, preset_state_values
 from attnviz.ui.panels.attribution import MAP, MAX_KEYS, AttributionPanel
 from attnviz.ui.theme import theme_named
+from attnviz.ui.workers import run_in_pool
 from tests.ui.soak import Action, Soak, redo, resize, send_mouse_move, switch_theme, undo
 
 
@@ -250,6 +251,7 @@ def llama(tmp_path_factory):
 
 
 def test_many_sentences_are_drawn_from_a_worker_and_hovered_by_sentence(panel, state, qtbot, llama):
+    panel.map_work.runner = run_in_pool  # as in the window (an export runs in place)
     from PySide6.QtCore import QPointF
 
     from tests.tiny_models import SENTENCE
@@ -310,6 +312,7 @@ def test_a_lesson_quoting_the_map_shows_its_tab(panel):
 
 
 def test_a_long_text_is_projected_on_a_worker_and_says_so_first(panel, state, qtbot):
+    panel.map_work.runner = run_in_pool  # as in the window (an export runs in place)
     from attnviz.model.resolve.qk_map import WORKER_ROWS
 
     panel.tabs.setCurrentIndex(MAP)

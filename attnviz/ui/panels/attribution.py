@@ -67,7 +67,9 @@ class AttributionPanel(FigurePanel):
         self.shown_keys = np.zeros(0, int)  # the key of each drawn row
         self.proj = None  # the drawn map (model.resolve.qk_map.QKMapData)
         self._map_key = None  # the inputs of the map drawn or on its way
-        self.map_work = LatestWork(self._on_map_answer, run_in_pool, cache_size=2, replace="cancel")
+        # In place where the workspace has no runner (an export: its picture is the map).
+        runner = run_in_pool if workspace.runner is not None else None
+        self.map_work = LatestWork(self._on_map_answer, runner, cache_size=2, replace="cancel")
         self._progress = QTimer(self)
         self._progress.setInterval(PROGRESS_MS)
         self._progress.timeout.connect(self._on_progress)
