@@ -21,8 +21,6 @@ layers grid draws is what they score.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +28,7 @@ import numpy as np
 from attnviz.core import head_types as ht
 from attnviz.core.rollout import rollout_of_means
 from attnviz.model.head_type_table import TYPES
+from attnviz.model.kept import Kept
 
 #: Distinct random tokens in the induction sequence (written twice), at most.
 SEGMENT = 24
@@ -119,25 +118,7 @@ def induction_text(tokenizer, positions: int | None, seed: int = SEED) -> str:
     return f"{segment} {segment}"
 
 
-class _Cache:
-    """The last few results by (model folder, sentence), thread-safe."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: OrderedDict = OrderedDict()
-
-    def get(self, key):
-        with self._lock:
-            return self._items.get(key)
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > _KEPT:
-                self._items.popitem(last=False)
-
-
-_TYPES = _Cache()
+_TYPES = Kept(_KEPT)
 
 
 def _layer_weights(cap) -> list:

@@ -37,17 +37,23 @@ def head_type_array(workspace) -> DataArray:
     return DataArray(scores, rows, TYPES, corner="layer · head \\ type")
 
 
+def _capture(workspace, what: str):
+    """The capture of the real model shown; ValueError ``what`` and how to open one."""
+    s = workspace.state
+    cap = s.capture() if s.head == "model" else None
+    if cap is None:
+        raise ValueError(
+            f"{what}: set attention.head=model (attnviz export --model DIR --text TEXT)"
+        )
+    return cap
+
+
 def rollout_array(workspace) -> DataArray:
     """The rollout R = Â_L ··· Â_1 of a real model's sentence (n × n, rows and columns
     the tokens); a hybrid's other layers enter by their proven mixing matrices,
     ``rownorm(|M|)`` averaged over their heads."""
     s = workspace.state
-    cap = s.capture() if s.head == "model" else None
-    if cap is None:
-        raise ValueError(
-            "rollout runs through a real model's layers: set attention.head=model "
-            "(attnviz export --model DIR --text TEXT)"
-        )
+    cap = _capture(workspace, "rollout runs through a real model's layers")
     r = model_rollout(cap, s.model_path, s.model_text)[-1]
     tokens = tuple(s.tokens) if len(s.tokens) == r.shape[0] else None
     return DataArray(np.asarray(r), tokens, tokens, corner="R: token \\ source")
@@ -63,12 +69,7 @@ def layer_mixing_array(workspace) -> DataArray:
     from attnviz.model.layer_mixing import mixing_layers
 
     s = workspace.state
-    cap = s.capture() if s.head == "model" else None
-    if cap is None:
-        raise ValueError(
-            "the layers panel shows a real model: set attention.head=model "
-            "(attnviz export --model DIR --text TEXT)"
-        )
+    cap = _capture(workspace, "the layers panel shows a real model")
     layer = s.layer
     parts = []
     if real_mixing.is_softmax(cap, layer):

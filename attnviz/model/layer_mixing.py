@@ -20,8 +20,6 @@ runs them on a worker; their results are kept per (folder, sentence).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +30,7 @@ from attnviz.core.hf_errors import ModelError
 from attnviz.core.hf_layers import MLP_ONLY
 from attnviz.core.hf_record import LONG_TOKENS
 from attnviz.core.work import Cancelled
+from attnviz.model.kept import Kept
 
 __all__ = [
     "MOST_HEADS",
@@ -101,30 +100,8 @@ def _captured(path: str, text: str, layers: list[int]) -> dict:
     return out
 
 
-class _Kept:
-    """The last few results by key, thread-safe."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: OrderedDict = OrderedDict()
-
-    def get(self, key):
-        with self._lock:
-            return self._items.get(key)
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > _KEPT:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-_GRIDS = _Kept()
-_MEANS = _Kept()
+_GRIDS = Kept(_KEPT)
+_MEANS = Kept(_KEPT)
 
 
 def _key(path: str, text: str, *rest) -> tuple:

@@ -11,20 +11,14 @@ pytest.importorskip("transformers")
 from attnviz.model.workspace import Workspace
 from attnviz.ui.export import ExportSpec, default_title
 from attnviz.ui.panels.heatmap import HeatmapPanel
-from tests.core.test_hf_families_2026 import TEXT, _tiny
+from tests.core.test_hf_families_2026 import TEXT
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def qwen3_next(tmp_path_factory):
-    import transformers
-
-    if "qwen3_next" not in transformers.CONFIG_MAPPING:
-        pytest.skip("no Qwen3-Next in this transformers")
-    folder = tmp_path_factory.mktemp("models") / "tiny-qwen3-next"
-    _tiny(folder, "qwen3_next")
-    return str(folder)
+def qwen3_next(qwen3_next_folder):
+    return qwen3_next_folder
 
 
 def test_a_gated_deltanet_layer_is_drawn_as_its_mixing_matrix_titled_by_kind(qtbot, qwen3_next):

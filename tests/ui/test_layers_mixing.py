@@ -18,21 +18,15 @@ from attnviz.model.layer_analysis import model_rollout
 from attnviz.model.workspace import Workspace
 from attnviz.ui.panels.layers import LayersPanel
 from attnviz.ui.workers import wait_for_workers
-from tests.core.test_hf_families_2026 import TEXT, _tiny
+from tests.core.test_hf_families_2026 import TEXT
 from tests.ui.soak import Action, Soak
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def qwen3_next(tmp_path_factory):
-    import transformers
-
-    if "qwen3_next" not in transformers.CONFIG_MAPPING:
-        pytest.skip("no Qwen3-Next in this transformers")
-    folder = tmp_path_factory.mktemp("models") / "tiny-qwen3-next"
-    _tiny(folder, "qwen3_next")
-    return str(folder)
+def qwen3_next(qwen3_next_folder):
+    return qwen3_next_folder
 
 
 @pytest.fixture

@@ -207,6 +207,10 @@ class LayersPanel(LayersMixingMixin, LayersViewsMixin, FigurePanel):
             self._capture = None
             self._show_empty()
             return
+        self._show_capture(cap)
+
+    def _show_capture(self, cap) -> None:
+        """Draw every view of ``cap`` (its maps again only when it is a new capture)."""
         if cap is not self._capture:
             self._capture = cap
             self._show_maps(cap)
@@ -227,13 +231,7 @@ class LayersPanel(LayersMixingMixin, LayersViewsMixin, FigurePanel):
             super()._on_failed(message)
             return
         self.show_error(None)
-        if cap is not self._capture:
-            self._capture = cap
-            self._show_maps(cap)
-        self._on_layer_changed()
-        self._on_selected_cell_changed()
-        self._write_caption(cap)
-        self._refresh_views()
+        self._show_capture(cap)
 
     # --- before / after (display.compare) ----------------------------------------------
     def _on_compare_changed(self, _names=None) -> None:
