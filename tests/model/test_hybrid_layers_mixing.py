@@ -229,3 +229,37 @@ def test_a_hybrids_other_heads_are_typed_on_their_mixing_matrices(hybrid):
     np.testing.assert_allclose(
         got.scores[0, :, TYPES.index("induction")], ht.induction_score(shares, ids), atol=1e-12
     )
+
+
+def test_past_512_tokens_the_grid_keeps_each_heads_m_pooled_by_its_signed_extremes(tmp_path):
+    """A long sentence keeps no n × n matrix a head in the grid: each proven M is pooled to
+    64 × 64 cells, each the block's entry farthest from 0 (a sharp link either way stays)."""
+    from tests.core.test_hf_capture import save_word_tokenizer
+    from tests.core.test_hf_families_2026 import FAMILIES_2026
+
+    if "qwen3_next" not in transformers.CONFIG_MAPPING:
+        pytest.skip(f"transformers {transformers.__version__} has no Qwen3-Next")
+    config = FAMILIES_2026["qwen3_next"][0]()
+    config.max_position_embeddings = 1024
+    torch.manual_seed(0)
+    model = transformers.AutoModel.from_config(config)
+    model.save_pretrained(str(tmp_path), safe_serialization=True)
+    save_word_tokenizer(tmp_path)
+    folder, text = str(tmp_path), " ".join([TEXT] * 60)
+    n = len(real_model.STORE.capture(folder, text).ids)
+    assert n > 512
+    found = layer_mixing.model_mixing(folder, text, most=2)
+    row = found[0]
+    assert row.pooled and row.matrices.shape == (2, 64, 64)
+    for head in range(2):
+        m = real_mixing.mixing_matrix(folder, text, 0, head)[1]  # proven, whole
+        edges = np.linspace(0, n, 65).astype(int)
+        for i, j in ((0, 0), (31, 17), (63, 63)):
+            block = m[edges[i] : edges[i + 1], edges[j] : edges[j + 1]]
+            assert row.matrices[head, i, j] == block.flat[np.argmax(np.abs(block))]
+    assert row.scale == pytest.approx(
+        max(np.abs(real_mixing.mixing_matrix(folder, text, 0, h)[1]).max() for h in range(2))
+    )
+    real_model.STORE.clear()
+    real_mixing.clear()
+    layer_mixing.clear()

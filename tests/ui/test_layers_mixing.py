@@ -132,3 +132,23 @@ def test_heads_by_type_scores_the_gated_deltanet_heads_on_m_and_says_so(panel, q
     assert "Gated DeltaNet: scored on |M|" in grid.hover_text(0, 1)
     assert "scored on |M|" not in grid.hover_text(1, 1)  # a softmax head: its weights
     assert "layers 0, 2 that are not softmax attention" in panel.views_note.text()
+
+
+def test_a_pooled_tiles_hover_reads_the_cell_its_token_falls_in(qtbot):
+    """Past 512 tokens a tile's cells stand for blocks cut as block_extreme cuts them: the
+    hover of token t reads the cell whose block holds t (at every block's edge too)."""
+    from attnviz.core.block_pool import block_extreme
+    from attnviz.model.layer_mixing import LayerMixing
+    from attnviz.ui.widgets.layer_grid import LayerGrid
+
+    n = 700
+    m = np.arange(n * n, dtype=np.float64).reshape(n, n)
+    pooled = block_extreme(m)[None]
+    grid = LayerGrid()
+    qtbot.addWidget(grid)
+    grid.set_data([None], [f"t{i}" for i in range(n)], (0, 0), kinds=("Gated DeltaNet",))
+    grid.set_mixing([LayerMixing(0, "Gated DeltaNet", 0, 1, pooled, True, float(m.max()))])
+    edges = np.linspace(0, n, 65).astype(int)
+    for i in (0, 1, 30, 63):
+        for t in (edges[i], edges[i + 1] - 1):  # both ends of block i
+            assert grid._mixing_value(0, 0, int(t), int(t)) == pooled[0, i, i]

@@ -77,9 +77,9 @@ class MixingTiles:
     def _mixing_value(self, layer: int, head: int, query: int, key: int) -> float:
         found = self._mixing_at(layer)
         m = found.matrices[head - found.first]
-        if found.pooled:  # a block of tokens per cell
-            n = len(self.tokens)
-            query, key = query * m.shape[0] // n, key * m.shape[1] // n
+        if found.pooled:  # a block of tokens per cell, as block_extreme cut them
+            edges = np.linspace(0, len(self.tokens), m.shape[0] + 1).astype(int)
+            query, key = (int(np.searchsorted(edges, t, side="right")) - 1 for t in (query, key))
         return float(m[query, key])
 
     def _mixing_color(self, layer: int, value: float) -> QColor:
