@@ -44,6 +44,7 @@ from attnviz.core.hf_folder import PICKLE_SUFFIXES as PICKLE_SUFFIXES
 from attnviz.core.hf_folder import VOCAB_FILES as VOCAB_FILES
 from attnviz.core.hf_folder import safetensors_header as safetensors_header
 from attnviz.core.hf_layers import (
+    MLP_ONLY,
     SOFTMAX,
     decoder_layers,
     layer_kinds,
@@ -352,7 +353,7 @@ class LoadedModel:
             record = _with_selections(record, selections)
             if not stop:
                 self._stop_after = len(record)
-        first = record[0]
+        heads, kv_heads, head_dim = _shape(record, self.config)
         return Capture(
             self.info.name,
             self.info.path,
@@ -362,9 +363,9 @@ class LoadedModel:
             tuple(special),
             tuple(ids),
             tuple(record),
-            first.q.shape[0],
-            first.k.shape[0],
-            first.q.shape[2],
+            heads,
+            kv_heads,
+            head_dim,
             _config_int(self.config, "hidden_size", "n_embd", "d_model") or 0,
             seconds,
             _held_bytes(record),
@@ -379,12 +380,21 @@ class LoadedModel:
         """What each of the model's ``layers`` does, and the layer of each captured call
         (:mod:`attnviz.core.hf_layers`); :class:`ModelError` when no call was captured or a
         layer without one mixes its tokens in a way attnviz does not know."""
-        if not calls:
-            raise ModelError(
-                f"{self.info.name}: no layer ran its attention through the interface attnviz "
-                "captures (a module of its own, or relative position scores); not shown"
-            )
         blocks = decoder_layers(self.text_model, layers)
+        if not calls:
+            # A state-space model (Mamba-2, Falcon-Mamba): no softmax at all. It opens when
+            # every layer's mixer is one whose matrix attnviz captures and proves when drawn.
+            try:
+                kinds = layer_kinds(blocks, [], layers, self.info.name) if blocks else ()
+            except ModelError:  # a layer of a kind attnviz does not know: the line below
+                kinds = ()
+            if not kinds or not all(_captured_kind(k) for k in kinds):
+                raise ModelError(
+                    f"{self.info.name}: no layer ran its attention through the interface "
+                    "attnviz captures (a module of its own, or relative position scores); "
+                    "not shown"
+                )
+            return kinds, []
         if not blocks and len(calls) != layers:  # no list of that many layers to look in
             raise ModelError(
                 f"captured {len(calls)} attention layers of {layers}: this "
@@ -409,6 +419,24 @@ class LoadedModel:
                 "shows one softmax attention per layer"
             )
         return kinds, placed
+
+
+def _captured_kind(kind: str) -> bool:
+    """True for a mixer kind whose matrix attnviz captures (or a layer mixing nothing)."""
+    from attnviz.core.hf_mixing import KERNELS
+
+    return kind in KERNELS or kind == MLP_ONLY
+
+
+def _shape(record: list, config) -> tuple[int, int, int]:
+    """Query heads, KV heads and head width of the first softmax layer; of a state-space
+    model (no softmax layer) its SSM heads and their width, from its config."""
+    if record:
+        first = record[0]
+        return first.q.shape[0], first.k.shape[0], first.q.shape[2]
+    heads = _config_int(config, "num_heads", "mamba_n_heads") or 1
+    width = _config_int(config, "head_dim", "mamba_d_head") or 1
+    return heads, heads, width
 
 
 def _with_selections(record: list[LayerCapture], selections: list) -> list[LayerCapture]:

@@ -53,7 +53,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "gemma3": (D, "Gemma 3's language model"), "gemma4": (D, "Gemma 4's language model"),
     "mistral3": (D, "Mistral 3's language model"), "llama4": (D, "Llama 4's language model"),
     "qwen2_5_vl": (D, "Qwen2.5-VL's language model"), "qwen3_vl": (D, "Qwen3-VL's language model"),
-    # Hybrids: the softmax layers shown exactly, every other layer named.
+    # Hybrids: the softmax layers shown exactly, every other layer as its proven M.
     "qwen3_next": (D, "hybrid: Gated DeltaNet, gated softmax layers"),
     "qwen3_5": (D, "hybrid: Gated DeltaNet, gated softmax layers (language model)"),
     "qwen3_5_moe": (D, "hybrid: Gated DeltaNet, gated softmax layers (language model)"),
@@ -64,6 +64,10 @@ TABLE: dict[str, tuple[str, str]] = {
     "falcon_h1": (D, "hybrid: Mamba-2 beside attention in every layer"),
     "jamba": (D, "hybrid: Mamba"), "zamba2": (D, "hybrid: Mamba-2, a shared attention block"),
     "bamba": (D, "hybrid: Mamba-2"), "lfm2": (D, "hybrid: short convolutions"),
+    # State-space models: no softmax layer; every layer drawn as its proven M.
+    "mamba2": (D, "state-space: Mamba-2 in every layer"),
+    "mamba": (D, "state-space: Mamba in every layer, a head per channel"),
+    "falcon_mamba": (D, "state-space: Mamba in every layer, a head per channel"),
 }  # fmt: skip
 #: model_type → "encoder" or "decoder".
 FAMILIES = {name: kind for name, (kind, _shows) in TABLE.items()}

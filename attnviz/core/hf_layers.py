@@ -32,7 +32,8 @@ MIXER_KINDS = (
     (re.compile(r"DeltaAttention|DeltaNet"), "DeltaNet"),
     (re.compile(r"Lightning"), "lightning attention"),
     (re.compile(r"LinearAttention"), "linear attention"),
-    (re.compile(r"Jamba.*Mamba"), "Mamba"),
+    # Mamba (1): Jamba's, and the state-space models of its own (Mamba, Falcon-Mamba).
+    (re.compile(r"Jamba.*Mamba|^(Falcon)?MambaMixer$"), "Mamba"),
     (re.compile(r"Mamba|Bamba.*Mixer|FalconH1Mixer"), "Mamba-2"),
     (re.compile(r"ShortConv"), "short convolution"),
 )

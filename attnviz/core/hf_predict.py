@@ -191,7 +191,8 @@ def _shapes(head: LmHead, called: dict) -> tuple[dict, dict]:
     """layer → query heads and → each head's width of W^O's input, for the layers whose
     attention runs through attnviz's capture (all, for a family hooked outside it)."""
     heads = dict(called)
-    if not heads:  # BLOOM, Falcon: attention outside the interface; every layer softmax
+    if not heads and not _state_space(head.loaded):
+        # BLOOM, Falcon: attention outside the interface; every layer softmax.
         layers, count, _kv, _dim = head.loaded._shape()
         heads = dict.fromkeys(range(layers), count)
     dims = {}
@@ -199,6 +200,17 @@ def _shapes(head: LmHead, called: dict) -> tuple[dict, dict]:
         widths = {w for w in out_projection_widths(head, layer) if w % count == 0}
         dims[layer] = min(widths) // count if len(widths) == 1 else 0
     return heads, dims
+
+
+def _state_space(loaded) -> bool:
+    """True for a model whose every layer mixes its tokens without softmax attention (a
+    Mamba-2 or Falcon-Mamba): it has no attention heads to switch off."""
+    from attnviz.core.hf_layers import decoder_layers, mixer_kind
+
+    cfg = loaded.config
+    count = getattr(cfg, "num_hidden_layers", None) or getattr(cfg, "num_layers", None) or 0
+    blocks = decoder_layers(loaded.text_model, count)
+    return bool(blocks) and all(mixer_kind(b) is not None for b in blocks)
 
 
 def _check_interventions(head: LmHead, n: int, ablate, ablation, knockout):
@@ -392,6 +404,11 @@ def ablation_map(
         base = float(log_softmax(clean)[goal])
         layers = len(head.layers)
         width = max(head.heads.values(), default=0)
+        if width == 0:  # a state-space model (Mamba-2…): no softmax head in any layer
+            raise ModelError(
+                f"{loaded.info.name} has no attention heads to switch off: none of its "
+                f"{layers} layers is softmax attention"
+            )
         values = np.full((layers, width), np.nan)
         copying = np.full((layers, width), np.nan)
         near = 1e-4 * (1.0 + float(np.abs(clean).max()))

@@ -337,9 +337,10 @@ def test_every_family_the_app_lists_is_one_a_test_builds():
     from tests.core.test_hf_families import TINY
 
     built = set(TINY) | set(FAMILIES_2026)
-    # Built in tests/core/test_hf_capture.py (MiniLM, the tiny decoders) and
-    # tests/model/test_real_model.py: the families TINY does not repeat.
-    elsewhere = {"llama", "mistral", "qwen3"}
+    # Built in tests/core/test_hf_capture.py (MiniLM, the tiny decoders),
+    # tests/model/test_real_model.py and tests/model/test_state_space.py (the state-space
+    # models): the families TINY does not repeat.
+    elsewhere = {"llama", "mistral", "qwen3", "mamba", "mamba2", "falcon_mamba"}
     assert set(FAMILIES) == built | elsewhere
     assert all(SHOWS[name].strip() for name in FAMILIES)
 

@@ -194,6 +194,24 @@ class HeadsResolver(LazyResolver):
             return s.score_terms()
         return real_model.head_terms(cap.layer(s.layer), head)
 
+    def _other_kind(self, s, cap) -> HeadsResults:
+        """A layer without softmax heads (a hybrid's Gated DeltaNet, a state-space model's
+        Mamba-2): no heads to draw here, said in one line; the capture still goes to the
+        layers panel, which draws the layer's mixing matrices."""
+        n = len(s.tokens)
+        empty = np.zeros((0, n, 0))
+        message = (
+            f"layer {s.layer} of {cap.name} is a {cap.layer_kind(s.layer)} layer, not softmax "
+            "attention: it has no heads of q, k and v here; the layers panel and the heatmap "
+            "draw its mixing matrices"
+        )
+        return HeadsResults(
+            projections=True, tokens=tuple(s.tokens), n_heads=0, n_kv_heads=0, d_head=0,
+            d_model=cap.hidden_size, groups=kv_groups(1, 1), arrays={}, shapes=(), flops={},
+            capture=cap, layer=s.layer, q=empty, k=empty, v=empty, mask=None, scores=None,
+            weights=None, head_outputs=None, concat=None, output=None, too_large=message,
+        )  # fmt: skip
+
     def compute(self) -> HeadsResults:
         s = self.topic
         cap = s.capture()
@@ -201,6 +219,8 @@ class HeadsResolver(LazyResolver):
         n, d = s.n, s.d_k
         h, h_kv = (s.n_heads, s.n_kv_heads) if proj else (1, 1)
         d_model = s.d_model if proj else None
+        if cap is not None and cap.captured(s.layer) is None:
+            return self._other_kind(s, cap)
         if cap is not None:
             lc = cap.layer(s.layer)
             h, h_kv, d_model, arrays = lc.q.shape[0], lc.k.shape[0], cap.hidden_size, {}

@@ -261,6 +261,14 @@ class HeadsPanel(FigurePanel):
 
     def _on_results(self, res, _names: frozenset) -> None:
         s = self.state
+        if res.model and res.n_heads == 0:  # a Gated DeltaNet's, a Mamba-2's layer: no heads
+            self.grid.set_data(None, None, (), res.tokens, 0, res.too_large)
+            self.blocks.set_message(res.too_large)
+            self.shapes.setRowCount(0)
+            self.flops.setRowCount(0)
+            self.summary.setText(res.too_large)
+            self.through.set_results(res)
+            return
         head = s.head_index if res.projections else 0
         self.grid.set_data(
             res.weights, _allowed(res), res.groups, res.tokens, head, res.too_large or ""

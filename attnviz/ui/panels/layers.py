@@ -313,17 +313,33 @@ class LayersPanel(LayersMixingMixin, LayersViewsMixin, FigurePanel):
 
     def _write_caption(self, cap) -> None:
         special = [t for t, s in zip(self.state.tokens, cap.special, strict=False) if s]
-        text = self.tr("%1 · %2 · %3 × %4 (%5 KV) · d_head %6 · %7 as the model sees them")
-        text = fill(
-            text, cap.name, cap.kind,
-            counted(self.tr("%n layer(s)", "", cap.layer_count), cap.layer_count),
-            counted(self.tr("%n head(s)", "", cap.n_heads), cap.n_heads), cap.n_kv_heads,
-            cap.head_dim, counted(self.tr("%n token(s)", "", len(cap.tokens)), len(cap.tokens)),
-        )  # fmt: skip
+        layers = counted(self.tr("%n layer(s)", "", cap.layer_count), cap.layer_count)
+        tokens = counted(self.tr("%n token(s)", "", len(cap.tokens)), len(cap.tokens))
+        if cap.layers:
+            text = self.tr("%1 · %2 · %3 × %4 (%5 KV) · d_head %6 · %7 as the model sees them")
+            text = fill(
+                text, cap.name, cap.kind, layers,
+                counted(self.tr("%n head(s)", "", cap.n_heads), cap.n_heads), cap.n_kv_heads,
+                cap.head_dim, tokens,
+            )  # fmt: skip
+        else:  # a state-space model: no softmax heads to count
+            text = fill(
+                self.tr("%1 · %2 · %3 · %4 as the model sees them"), cap.name, cap.kind, layers,
+                tokens,
+            )  # fmt: skip
         if special:
             text += self.tr("; special: %1").replace("%1", " ".join(special))
         mixed = hybrid_summary(cap)
-        if mixed:
+        if mixed and not cap.layers:
+            text += "\n" + fill(
+                self.tr(
+                    "A state-space model (%1): no softmax attention; every layer is drawn as "
+                    "its mixing matrices M (out_t = Σ_s M[t, s] v_s), each proven against the "
+                    "model's own kernel."
+                ),
+                mixed,
+            )
+        elif mixed:
             text += "\n" + fill(
                 self.tr(
                     "A hybrid: %1; its other layers are drawn as their mixing matrices M "
