@@ -2105,8 +2105,16 @@
         </translation>
     </message>
     <message>
+        <source>%1 · %2 · %3 · %4 as the model sees them</source>
+        <translation>%1 · %2 · %3 · %4 como o modelo os vê</translation>
+    </message>
+    <message>
         <source>; special: %1</source>
         <translation>; especiais: %1</translation>
+    </message>
+    <message>
+        <source>A state-space model (%1): no softmax attention; every layer is drawn as its mixing matrices M (out_t = Σ_s M[t, s] v_s), each proven against the model&apos;s own kernel.</source>
+        <translation>Um modelo de espaço de estados (%1): sem atenção softmax; cada camada é desenhada como suas matrizes de mistura M (out_t = Σ_s M[t, s] v_s), cada uma provada contra o próprio kernel do modelo.</translation>
     </message>
     <message>
         <source>A hybrid: %1; its other layers are drawn as their mixing matrices M (out_t = Σ_s M[t, s] v_s), each proven against the model&apos;s own kernel.</source>
