@@ -389,8 +389,10 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
         self.clean_bars.setOpts(x=[], height=[])
         self.bars.setOpts(x=[], height=[])
         self.plot.getAxis("bottom").setTicks(None)
-        # Said in the figure too: an exported picture has no error line under it.
-        if reason:
+        # An exported picture has no error line under it: its figure says why. In the
+        # window the line says it (once).
+        exported = self.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        if reason and exported:
             self.summary.setText(fill(self.tr("No prediction: %1"), reason))
         else:
             self.summary.setText(self.tr("No prediction: see the line below."))
