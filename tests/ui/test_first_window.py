@@ -109,6 +109,10 @@ WHOLE_IN_A_TAB = (
     "embedding",
     "tiles",
     "lessons",
+    "prediction",
+    "mixers",
+    "attribution",
+    "training",
 )
 
 
