@@ -140,7 +140,8 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
             part = QWidget()
             part.setObjectName(name)
             part.setLayout(QHBoxLayout() if name == "part_costs" else QVBoxLayout())
-            part.layout().setContentsMargins(0, 0, 0, 0)
+            # A little margin: the table's last column ran to the page's edge, clipped.
+            part.layout().setContentsMargins(2, 2, 6, 2)
             self.parts.addTab(part, title)
             self.part_pages.append(part)
         self.parts.currentChanged.connect(self._on_q_part)
