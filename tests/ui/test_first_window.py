@@ -109,6 +109,10 @@ WHOLE_IN_A_TAB = (
     "embedding",
     "tiles",
     "lessons",
+    "prediction",
+    "mixers",
+    "attribution",
+    "training",
 )
 
 
@@ -166,3 +170,56 @@ def test_a_tall_dock_shows_the_rope_settings(hall_window):
     _show(w, "rope-yarn-qwen2.5")
     panel = w.panels["positions"]
     assert panel.settings_toggle.isChecked() and panel.base.isVisibleTo(panel)
+
+
+def test_docked_the_mixers_and_prediction_parts_are_pages_and_focused_one_figure(hall_window):
+    """In a tab at 1280×720 the parts of the mixers and prediction panels are pages (and
+    the prediction's interventions a closed section); focused, they stand together again;
+    a random walk over the pages, the focus and the section keeps every part reachable
+    and the user's choice of the section."""
+    import random
+
+    w = hall_window(1280, 720, "en")
+    mixers, pred = w.panels["mixers"], w.panels["prediction"]
+    w.docks["mixers"].raise_()
+    _settle(0.1)
+    assert mixers.parts.isVisibleTo(mixers) and not mixers.wide.isVisibleTo(mixers)
+    pages = [mixers.parts.widget(i) for i in range(3)]
+    assert mixers.matrix.parentWidget() is pages[0] and mixers.table.parentWidget() is pages[1]
+    assert mixers.recall_page.parentWidget() is pages[2]
+    w.set_focus_mode(True)
+    _settle(0.1)
+    assert mixers.wide.isVisibleTo(mixers) and not mixers.parts.isVisibleTo(mixers)
+    assert mixers.table.isVisibleTo(mixers) and mixers.recall.isVisibleTo(mixers)
+    w.set_focus_mode(False)
+    w.docks["prediction"].raise_()
+    _settle(0.1)
+    assert pred.picture_pages.isVisibleTo(pred) and not pred.interventions.isVisibleTo(pred)
+    assert pred.interventions_toggle.isVisibleTo(pred)
+    rng = random.Random("pages")
+    opened = False
+    for _ in range(30):
+        step = rng.choice(("page", "focus", "toggle", "mixers_page"))
+        if step == "page":
+            pred.picture_pages.setCurrentIndex(rng.randrange(3))
+        elif step == "mixers_page":
+            mixers.parts.setCurrentIndex(rng.randrange(3))
+        elif step == "toggle":
+            pred.interventions_toggle.click()
+            opened = pred.interventions_toggle.isChecked()
+        else:
+            w.set_focus_mode(not w.focused_panel)
+        _settle(0.02)
+        focused = w.focused_panel
+        assert pred.picture_pages.isVisibleTo(pred) != focused
+        shown = [pred.figure, pred.map_box, pred.head_logits]
+        if focused:  # all three in one column
+            assert all(part.isVisibleTo(pred) for part in shown)
+        else:  # the one page in front
+            assert [p.isVisibleTo(pred) for p in shown].count(True) == 1
+        assert pred.interventions.isVisibleTo(pred) == pred.interventions_toggle.isChecked()
+    w.set_focus_mode(False)
+    _settle(0.05)
+    if pred._interventions_chosen:
+        # The user chose: the dock no longer decides.
+        assert pred.interventions.isVisibleTo(pred) == opened

@@ -159,6 +159,12 @@ def test_soak_of_the_attribution_in_the_window(llama, qtbot, make_window):
     pred = window.document.prediction
     resolver = window.workspace.resolver_for("prediction")
     view = panel.head_logits.view
+    # Docked in a tab the pictures are pages, and a page behind computes nothing: the
+    # heads' page is brought forward, as the lecturer does.
+    assert panel.picture_pages.isVisibleTo(panel)
+    assert not panel.head_logits.isVisibleTo(panel)
+    panel.picture_pages.setCurrentWidget(panel.head_logits.parentWidget())
+    assert panel.head_logits.isVisibleTo(panel)
 
     def rest():
         send_mouse_move(view, rng.uniform(0, view.width()), rng.uniform(0, view.height()))

@@ -21,6 +21,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QSlider,
     QSpinBox,
     QStyle,
@@ -115,6 +116,10 @@ class DecodePagesMixin:
         body = QHBoxLayout()
         self.decode_view = DecodeView()
         self.decode_view.setObjectName("decode_view")
+        # It draws in the room it gets: beside the table in a dock at 1280 × 720 its own
+        # wish widened the panel past the dock.
+        self.decode_view.setMinimumWidth(140)
+        self.decode_view.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         body.addWidget(self.decode_view, 1)
         self.decode_table = QLabel()
         self.decode_table.setObjectName("decode_table")

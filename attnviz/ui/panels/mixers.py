@@ -21,6 +21,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDockWidget,
     QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
@@ -46,6 +47,7 @@ from attnviz.ui.panels._mixers_decode import DecodePagesMixin
 from attnviz.ui.panels._mixers_names import KIND_NAMES, kind_name  # noqa: F401 (the names' home)
 from attnviz.ui.theme import Theme
 from attnviz.ui.widgets.figure_theme import style_figure
+from attnviz.ui.widgets.flow_layout import FlowLayout, flow_of
 from attnviz.ui.widgets.matrix_view import MatrixView
 from attnviz.ui.widgets.numbers import fmt
 from attnviz.ui.widgets.placeholders import fill
@@ -90,8 +92,8 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         layout.addLayout(self._build_controls())
         self.matrix_page = QWidget()
         self.matrix_page.setObjectName("matrix_page")
-        grid = QGridLayout(self.matrix_page)
-        grid.setContentsMargins(0, 0, 0, 0)
+        page = QVBoxLayout(self.matrix_page)
+        page.setContentsMargins(0, 0, 0, 0)
         self.matrix = MatrixView("M")
         self.matrix.WRAP_TITLE = True  # "M of Gated DeltaNet: out_t = …": wrapped, never cut
         self.matrix.setMinimumSize(180, 180)
@@ -116,26 +118,43 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         self.recall = self._build_recall()
         # The recall curves cross the whole plot: their legend is a line beneath it.
         recall_page, self.recall_legend = with_legend_line(self.recall, "recall_legend")
-        # Three pictures side by side over the numbers: in a dock at 1280 × 720 the whole
-        # figure fits its height (the table beside a picture wrapped into a tall column).
         for plot in (self.costs, self.recall):
             plot.setMinimumSize(180, 150)  # the plots give way before the numbers do
-        grid.addWidget(self.matrix, 0, 0)
-        grid.addWidget(costs_page, 0, 1)
-        grid.addWidget(recall_page, 0, 2)
         self.costs_page, self.recall_page = costs_page, recall_page
         self.table_kinds = None  # the kinds the table lists (None: all; a slide: fewer)
-        grid.addWidget(self.table, 1, 0, 1, 2)
-        grid.addWidget(self.summary, 1, 2)
-        for i in range(3):
-            grid.setColumnStretch(i, 1)
-        grid.setRowStretch(0, 1)
+        # Two arrangements of the same parts (:meth:`_arrange`): on a slide, an export or
+        # the panel focused, three pictures side by side over the numbers; docked in a tab
+        # at 1280 × 720 that was taller and wider than the dock (the left column narrowed
+        # for it), so there the parts are pages of their own.
+        self.wide = QWidget()
+        self.wide.setObjectName("mixers_wide")
+        self.parts = QTabWidget()
+        self.parts.setObjectName("mixers_parts")
+        self.parts.setDocumentMode(True)
+        self.part_pages = []
+        for name, title in (
+            ("part_costs", self.tr("M and costs")),
+            ("part_table", self.tr("Every mixer")),
+            ("part_recall", self.tr("Recall")),
+        ):
+            part = QWidget()
+            part.setObjectName(name)
+            part.setLayout(QHBoxLayout() if name == "part_costs" else QVBoxLayout())
+            # A little margin: the table's last column ran to the page's edge, clipped.
+            part.layout().setContentsMargins(2, 2, 6, 2)
+            self.parts.addTab(part, title)
+            self.part_pages.append(part)
+        self.parts.currentChanged.connect(self._on_q_part)
+        page.addWidget(self.wide)
+        page.addWidget(self.parts)
+        self._compact: bool | None = None
+        self._arrange(False)
         # The pages are the figure: an export shows the one open (``mixers.view``).
         self.figure = self.tabs = QTabWidget()
         self.tabs.setObjectName("mixers_pages")
-        self.tabs.addTab(self.matrix_page, self.tr("Mixing matrices"))
-        self.tabs.addTab(self._build_decode_page(), self.tr("Decoding step"))
-        self.tabs.addTab(self._build_depth_page(), self.tr("Reach with depth"))
+        self.tabs.addTab(self.matrix_page, self.tr("Matrices"))
+        self.tabs.addTab(self._build_decode_page(), self.tr("Decoding"))
+        self.tabs.addTab(self._build_depth_page(), self.tr("Depth"))
         self.tabs.currentChanged.connect(
             lambda i: self._write(self.tabs, view=VIEWS[i]) if 0 <= i < len(VIEWS) else None
         )
@@ -156,6 +175,59 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         self._on_view_changed()
         self._draw_pages()
         self._finish(layout, scroll=True)
+
+    # --- arrangement -------------------------------------------------------------------
+    def compact(self) -> bool:
+        """True while docked in a tab group and not focused: the parts are pages then."""
+        window = self.window()
+        return isinstance(self.parentWidget(), QDockWidget) and not bool(
+            getattr(window, "focused_panel", False)
+        )
+
+    def _arrange(self, compact: bool) -> None:
+        """Lay the matrix page's parts out as pages (``compact``) or as one grid."""
+        if compact == self._compact:
+            return
+        self._compact = compact
+        if compact:
+            costs, table, recall = (p.layout() for p in self.part_pages)
+            costs.addWidget(self.matrix, 1)
+            costs.addWidget(self.costs_page, 1)
+            table.addWidget(self.table)
+            table.addWidget(self.summary)
+            table.addStretch(1)
+            recall.addWidget(self.recall_page)
+        else:
+            old = self.wide.layout()
+            if old is not None:
+                QWidget().setLayout(old)  # a widget holds one layout: the old one goes
+            grid = QGridLayout(self.wide)
+            grid.setContentsMargins(0, 0, 0, 0)
+            grid.addWidget(self.matrix, 0, 0)
+            grid.addWidget(self.costs_page, 0, 1)
+            grid.addWidget(self.recall_page, 0, 2)
+            grid.addWidget(self.table, 1, 0, 1, 2)
+            grid.addWidget(self.summary, 1, 2)
+            for i in range(3):
+                grid.setColumnStretch(i, 1)
+            grid.setRowStretch(0, 1)
+        self.wide.setVisible(not compact)
+        self.parts.setVisible(compact)
+        if self._theme is not None:
+            self._restyle(self._theme)
+
+    def _on_q_part(self, _index: int) -> None:
+        # A page brought forward is laid out now: its plots draw at their new size.
+        if self.results is not None:
+            self.redraw()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange(self.compact())
+
+    def showEvent(self, event) -> None:
+        self._arrange(self.compact())
+        super().showEvent(event)
 
     # --- building ----------------------------------------------------------------------
     def _spin(self, name: str, lo: int, hi: int, prefix: str, tip: str) -> QSpinBox:
@@ -187,7 +259,7 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         box.activated.connect(lambda i: self._write(box, **{name: box.itemData(i)}))
         return box
 
-    def _build_controls(self) -> QVBoxLayout:
+    def _build_controls(self) -> FlowLayout:
         c = self.controls
         c["kind"] = self._combo(
             "kind", [(k, kind_name(k)) for k in KINDS], self.tr("The mixer whose matrix M is drawn")
@@ -226,24 +298,17 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         c["decay"] = self._real("decay", self.tr("γ "), self.tr("Decay per step"))
         c["beta"] = self._real("beta", self.tr("β "), self.tr("The delta rule's writing strength"))
         c["alpha"] = self._real("alpha", self.tr("α "), self.tr("Gated DeltaNet's forgetting gate"))
-        first = QHBoxLayout()
-        first.addWidget(c["kind"], 2)
-        for name in ("n", "d", "seed", "recall_pairs"):
-            first.addWidget(c[name], 1)
-        second = QHBoxLayout()
-        for name in SETTING_NAMES:
-            second.addWidget(c[name], 1)
-        column = QVBoxLayout()
-        column.addLayout(first)
-        column.addLayout(second)
-        return column
+        # Flows: with Large Fonts in a tab at 1280 × 720 the thirteen fields wrap onto
+        # more lines rather than widen the panel past its dock.
+        return flow_of(*(c[name] for name in ("kind", "n", "d", "seed", "recall_pairs",
+                                               *SETTING_NAMES)))  # fmt: skip
 
     def _build_costs(self) -> SteadyPlot:
         plot = SteadyPlot()
         plot.setObjectName("costs_plot")
         plot.setLogMode(x=True, y=True)
         plot.setLabel("bottom", self.tr("tokens n"))
-        plot.setLabel("left", self.tr("FLOPs or bytes for n tokens"))
+        plot.setLabel("left", self.tr("FLOPs or bytes"))  # for n: the axis below
         # Powers of ten on the ticks, never a "×1e12" beside the title.
         plot.getAxis("left").enableAutoSIPrefix(False)
         plot.legend.hide()
@@ -268,6 +333,9 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         used = SETTINGS.get(self.state.kind, ())
         for name in SETTING_NAMES:
             self.controls[name].setEnabled(name in used)
+            # Only the kind's own settings show: the others greyed out took a line of
+            # their own in a narrow dock.
+            self.controls[name].setVisible(name in used)
         if self.results is not None:
             self.redraw()
         else:
@@ -439,7 +507,9 @@ class MixersPanel(DecodePagesMixin, FigurePanel):
         self.matrix.set_theme(theme)
         self.decode_view.set_theme(theme)
         self.reach_view.set_theme(theme)
-        self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * 18))
+        # Pages in a dock need fewer lines than the grid of three pictures over the table.
+        lines = 13 if self._compact else 18
+        self.figure.setMinimumHeight(round(QFontMetricsF(self.font()).height() * lines))
         for plot in (self.costs, self.recall):
             plot.set_style(theme, self.plot_font())
         self._redraw_styled()

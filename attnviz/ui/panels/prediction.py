@@ -46,6 +46,7 @@ from attnviz.ui.panel_base import FigurePanel, figure_box
 from attnviz.ui.panels._prediction_generate import GenerationMixin
 from attnviz.ui.panels._prediction_heads import HeadLogitsBox
 from attnviz.ui.panels._prediction_map import EXCEPTION_NAME, AblationMapMixin
+from attnviz.ui.panels._prediction_pages import PicturePagesMixin
 from attnviz.ui.presentation_form import OFF_STAGE
 from attnviz.ui.widgets.figure_theme import style_figure
 from attnviz.ui.widgets.flow_layout import FlowLayout, keep_together
@@ -84,7 +85,7 @@ def shown_tokens(results, count: int = SHOWN) -> list[int]:
     return ids
 
 
-class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
+class PredictionPanel(PicturePagesMixin, GenerationMixin, AblationMapMixin, FigurePanel):
     """Top tokens of a real model's prediction, clean beside intervened."""
 
     PANEL_ID = "prediction"
@@ -94,10 +95,10 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
         self.ids: list[int] = []  # the token ids of the bars drawn
         layout = QVBoxLayout()
         layout.setContentsMargins(4, 4, 4, 4)
+        self._build_interventions_toggle()
         layout.addLayout(self._build_sampling())
         layout.addLayout(self._build_generation())
-        layout.addLayout(self._build_ablation())
-        layout.addLayout(self._build_knockout())
+        layout.addWidget(self._build_interventions())
         self.plot = SteadyPlot()
         self.plot.setObjectName("prediction_plot")
         self.plot.setLabel("left", self.tr("probability"))
@@ -118,15 +119,13 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
         self.figure = figure_box(self.plot, self.summary, stretch=(1,))
         self.figure.setMinimumHeight(220)
 
-        layout.addWidget(self.figure, 1)
         self.hover = QLabel(" ")
         self.hover.setObjectName("hover")
-        layout.addWidget(self.hover)
-        layout.addWidget(self.busy)
         self.map_box = self._build_map()
-        layout.addWidget(self.map_box, 1)
         self.head_logits = HeadLogitsBox(self)  # heads through W^O: an attribution
-        layout.addWidget(self.head_logits, 1)
+        self._build_pages()
+        layout.addWidget(self.pictures, 1)
+        layout.addWidget(self.busy)
         # Set explicitly: the figures' style sheets stop a font set on the panel (the
         # stage's, Large Fonts) from reaching their labels.
         for label in (self.summary, self.map_note, self.head_logits.note):
@@ -189,6 +188,7 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
         )
         self.mirror("view", self.view)
         row.addWidget(self.view)
+        row.addWidget(self.interventions_toggle)
         self.mirror("temperature", self.temperature)
         self.mirror("top_k", self.top_k)
         self.mirror("top_p", self.top_p)
@@ -343,6 +343,12 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
         self.hover.setVisible(view in ("all", "bars"))
         self.map_box.setVisible(view in ("all", "map"))
         self.head_logits.setVisible(view in ("all", "heads"))
+        if self._compact:
+            # As pages: "all" offers the three, one picture shows alone.
+            for i, name in enumerate(("bars", "map", "heads")):
+                self.picture_pages.setTabVisible(i, view in ("all", name))
+            if view != "all":
+                self.picture_pages.setCurrentIndex(("bars", "map", "heads").index(view))
         res = self.results_if_drawn()
         if res is not None:  # a picture shown again follows the current inputs
             self._follow_pictures(res)
@@ -448,6 +454,7 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._arrange(self.compact())
         res = self.results_if_drawn()
         if res is not None and len(shown_tokens(res, self._bars_that_fit(res))) != len(self.ids):
             self._draw_bars(res)
@@ -512,6 +519,7 @@ class PredictionPanel(GenerationMixin, AblationMapMixin, FigurePanel):
 
     # --- showing and hiding (the map follows) ------------------------------------------
     def showEvent(self, event) -> None:
+        self._arrange(self.compact())
         super().showEvent(event)
         res = self.results_if_drawn()
         stale = res is not None and self.map_key != self.resolver.map_key()
