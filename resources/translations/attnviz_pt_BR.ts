@@ -3060,19 +3060,6 @@
         <translation>φ = identidade</translation>
     </message>
     <message>
-        <source>Mixing matrices</source>
-        <extracomment>The settings each kind reads (the others are greyed out while it is drawn). The kinds that drop causal pairs (their kept pairs are the nonzero weights of M). The kinds of the recall plot: softmax and the ones whose state does not grow with n.</extracomment>
-        <translation>Matrizes de mistura</translation>
-    </message>
-    <message>
-        <source>Decoding step</source>
-        <translation>Passo de decodificação</translation>
-    </message>
-    <message>
-        <source>Reach with depth</source>
-        <translation>Alcance com a profundidade</translation>
-    </message>
-    <message>
         <source>The mixer whose matrix M is drawn</source>
         <translation>O misturador cuja matriz M é desenhada</translation>
     </message>
@@ -3205,6 +3192,31 @@
         <translation> O primeiro token é alcançado: só existem %1 tokens.</translation>
     </message>
     <message>
+        <source>M and costs</source>
+        <extracomment>The settings each kind reads (the others are greyed out while it is drawn). The kinds that drop causal pairs (their kept pairs are the nonzero weights of M). The kinds of the recall plot: softmax and the ones whose state does not grow with n.</extracomment>
+        <translation>M e custos</translation>
+    </message>
+    <message>
+        <source>Every mixer</source>
+        <translation>Todos os misturadores</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <translation>Recuperação</translation>
+    </message>
+    <message>
+        <source>Matrices</source>
+        <translation>Matrizes</translation>
+    </message>
+    <message>
+        <source>Decoding</source>
+        <translation>Decodificação</translation>
+    </message>
+    <message>
+        <source>Depth</source>
+        <translation>Profundidade</translation>
+    </message>
+    <message>
         <source>k </source>
         <translation>k </translation>
     </message>
@@ -3261,8 +3273,8 @@
         <translation>tokens n</translation>
     </message>
     <message>
-        <source>FLOPs or bytes for n tokens</source>
-        <translation>FLOPs ou bytes para n tokens</translation>
+        <source>FLOPs or bytes</source>
+        <translation>FLOPs ou bytes</translation>
     </message>
     <message>
         <source>key–value pairs written</source>
@@ -4489,6 +4501,26 @@
     <message>
         <source>“%1” (id %2): clean %3, intervened %4</source>
         <translation>“%1” (id %2): limpa %3, com intervenção %4</translation>
+    </message>
+    <message>
+        <source>Interventions</source>
+        <translation>Intervenções</translation>
+    </message>
+    <message>
+        <source>Show or hide the fields that switch heads off, cut links and pick the target. In a short dock they start hidden, so the pictures keep their room</source>
+        <translation>Mostra ou esconde os campos que desligam cabeças, cortam ligações e escolhem o alvo. Num painel baixo eles começam escondidos, para que as figuras fiquem com o espaço</translation>
+    </message>
+    <message>
+        <source>Bars</source>
+        <translation>Barras</translation>
+    </message>
+    <message>
+        <source>Map</source>
+        <translation>Mapa</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>Cabeças</translation>
     </message>
 </context>
 <context>

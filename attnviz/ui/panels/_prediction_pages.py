@@ -14,7 +14,6 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDockWidget, QTabWidget, QToolButton, QVBoxLayout, QWidget
 
 PAGES = ("bars", "map", "heads")
-_C = "PredictionPanel"
 
 
 class PicturePagesMixin:
@@ -26,12 +25,14 @@ class PicturePagesMixin:
         self.interventions_toggle.setObjectName("interventions_toggle")
         self.interventions_toggle.setCheckable(True)
         self.interventions_toggle.setChecked(True)
-        self.interventions_toggle.setText(QCoreApplication.translate(_C, "Interventions"))
+        self.interventions_toggle.setText(
+            QCoreApplication.translate("PredictionPanel", "Interventions")
+        )
         self.interventions_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.interventions_toggle.setArrowType(Qt.ArrowType.DownArrow)
         self.interventions_toggle.setToolTip(
             QCoreApplication.translate(
-                _C,
+                "PredictionPanel",
                 "Show or hide the fields that switch heads off, cut links and pick the "
                 "target. In a short dock they start hidden, so the pictures keep their room",
             )
@@ -64,9 +65,9 @@ class PicturePagesMixin:
         self.picture_pages.setDocumentMode(True)
         self._pages = []
         for name, title in (
-            ("page_bars", QCoreApplication.translate(_C, "Bars")),
-            ("page_map", QCoreApplication.translate(_C, "Map")),
-            ("page_heads", QCoreApplication.translate(_C, "Heads")),
+            ("page_bars", QCoreApplication.translate("PredictionPanel", "Bars")),
+            ("page_map", QCoreApplication.translate("PredictionPanel", "Map")),
+            ("page_heads", QCoreApplication.translate("PredictionPanel", "Heads")),
         ):
             page = QWidget()
             page.setObjectName(name)
