@@ -234,9 +234,15 @@ def weights_block(rows, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
 def model_map(rows: RowBlockAttention, bins: int, reduce: str, progress=None, cancel=None):
     """The ``bins × bins`` map of the head's weights (groups as ``numpy.array_split``,
     each cell the ``reduce`` — "mean" or "max" — of the weights it covers)."""
-    n = rows.n
+    return _pooled_map(
+        rows.n, bins, reduce, lambda a, b: rows._block(a, b)[1], False, progress, cancel
+    )
+
+
+def _pooled_map(n: int, bins: int, reduce: str, rows_of, signed: bool, progress, cancel):
+    """``bins × bins`` cells of an n × n matrix whose rows ``a:b`` come from
+    ``rows_of(a, b)``, a strip of whole row groups at a time (:func:`pool` each)."""
     starts, sizes = split_starts(n, bins)
-    how = np.add if reduce == "mean" else np.maximum
     out = np.zeros((bins, bins))
     per_strip = max(1, BLOCK_ROWS // int(sizes[0]))
     for g0 in range(0, bins, per_strip):
@@ -244,9 +250,7 @@ def model_map(rows: RowBlockAttention, bins: int, reduce: str, progress=None, ca
             raise Cancelled("the map of the model's head was cancelled")
         g1 = min(g0 + per_strip, bins)
         a, b = int(starts[g0]), int(starts[g1 - 1] + sizes[g1 - 1])
-        weights = rows._block(a, b)[1]
-        cols = how.reduceat(weights, starts, axis=1)
-        out[g0:g1] = how.reduceat(cols, starts[g0:g1] - a, axis=0)
+        out[g0:g1] = pool(rows_of(a, b), starts[g0:g1] - a, starts, reduce, signed=signed)
         if progress is not None:
             progress(g1 / bins)
     if reduce == "mean":
@@ -304,21 +308,7 @@ def pool(a: np.ndarray, r_starts, c_starts, reduce: str, signed: bool = False) -
 def mixing_map(rows: MixingRows, bins: int, reduce: str, progress=None, cancel=None):
     """The ``bins × bins`` map of M (groups as ``numpy.array_split``): each cell the mean of
     its block ("mean") or its entry of largest |M|, signed ("max")."""
-    n = rows.n
-    starts, sizes = split_starts(n, bins)
-    out = np.zeros((bins, bins))
-    per_strip = max(1, BLOCK_ROWS // int(sizes[0]))
-    for g0 in range(0, bins, per_strip):
-        if cancel is not None and cancel():
-            raise Cancelled("the map of the model's head was cancelled")
-        g1 = min(g0 + per_strip, bins)
-        a, b = int(starts[g0]), int(starts[g1 - 1] + sizes[g1 - 1])
-        out[g0:g1] = pool(rows.m[a:b], starts[g0:g1] - a, starts, reduce, signed=True)
-        if progress is not None:
-            progress(g1 / bins)
-    if reduce == "mean":
-        out /= sizes[:, None] * sizes[None, :]
-    return out
+    return _pooled_map(rows.n, bins, reduce, lambda a, b: rows.m[a:b], True, progress, cancel)
 
 
 def mixing_bytes(n: int, capture_bytes: int, bins: int) -> int:
