@@ -73,7 +73,6 @@ def test_gated_deltanet_rows_are_their_mixing_matrices(panel, qtbot):
     assert ws.state.layer == 1
     QTest.keyClick(grid, Qt.Key.Key_Up)
     assert ws.state.layer == 0 and ws.state.model_head in grid.mixing_heads(0)
-    panel.grab().save("/tmp/layers-hybrid-grid.png")
 
 
 def test_rollout_of_a_hybrid_runs_through_its_matrices_and_says_so(panel, qtbot):
