@@ -44,7 +44,8 @@ class ComparePendingError(ValueError):
 
 #: Runs on their way: arguments → the redraws to call when they come.
 _WAITING: dict[tuple, list] = {}
-#: Runs that failed, by arguments (their one-line error is said, not run again), the last few.
+#: Runs that failed, by arguments and capture (their one-line error is said, not run again),
+#: the last few.
 _FAILED: dict[tuple, Exception] = {}
 _FAILED_KEPT = 8
 
@@ -61,8 +62,12 @@ def compared_now(workspace, redraw) -> Compared:
     found = kept_compared(args)
     if found is not None:
         return found
-    if args in _FAILED:
-        raise _FAILED[args]
+    from attnviz.model.real_model import STORE
+
+    # A failure is kept for this capture only: the folder loaded again is tried again.
+    failed = (args, id(STORE.cached(args[0], args[1])))
+    if failed in _FAILED:
+        raise _FAILED[failed]
     if workspace.runner is None:
         return compared(*args)
     waiting = _WAITING.get(args)
@@ -73,7 +78,7 @@ def compared_now(workspace, redraw) -> Compared:
             if isinstance(result, BaseException):  # said in one line, not run again
                 if not isinstance(result, ValueError):
                     result = ValueError(f"{type(result).__name__}: {result}".splitlines()[0])
-                _FAILED[args] = result
+                _FAILED[failed] = result
                 while len(_FAILED) > _FAILED_KEPT:
                     _FAILED.pop(next(iter(_FAILED)))
             for again in _WAITING.pop(args, []):

@@ -265,4 +265,11 @@ def test_the_intervened_run_goes_to_the_runner_and_a_failure_is_said_once(llama,
         with pytest.raises(ValueError, match="^RuntimeError: the model ran out of memory$"):
             compare_view.compared_now(ws, redrawn.append)
     assert jobs == []
+    from attnviz.model.real_model import STORE
+
+    STORE.clear()  # the folder loaded again: tried again, not the kept failure
+    with pytest.raises(compare_view.ComparePendingError):
+        compare_view.compared_now(ws, redrawn.append)
+    assert len(jobs) == 1
     compare_view._FAILED.clear()
+    compare_view._WAITING.clear()
