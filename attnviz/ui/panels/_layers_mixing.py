@@ -24,6 +24,7 @@ class LayersMixingMixin:
 
     def _init_mixing(self) -> None:
         self._mixing_line = ""  # the caption's line while the matrices are on their way
+        self._mixing_said = ""  # that line without its percentage
         # On the pool in the window; in place where the workspace has no runner (an
         # export, a notebook: the picture must hold the matrices, not their progress).
         runner = run_in_pool if self.workspace.runner is not None else None
@@ -51,7 +52,7 @@ class LayersMixingMixin:
             return model_mixing(path, text, progress=progress, cancel=cancel.is_set)
 
         count = len(mixing_layers(cap))
-        self._mixing_line = fill(
+        self._mixing_line = self._mixing_said = fill(
             QCoreApplication.translate(
                 "LayersMixing",
                 "Proving the mixing matrices of %1 other layers against the model's kernel…",
@@ -66,8 +67,7 @@ class LayersMixingMixin:
             self._mixing_timer.stop()
             return
         percent = round(100 * self._mixing_work.progress)
-        base = self._mixing_line.split(" (")[0]
-        self._mixing_line = f"{base} ({percent} %)"
+        self._mixing_line = f"{self._mixing_said} ({percent} %)"
         if self._capture is not None:
             self._write_caption(self._capture)
 
